@@ -1,0 +1,68 @@
+import { Database } from "bun:sqlite";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+
+export type Durability = "full" | "normal";
+
+/** An open database: the raw handle for hot prepared statements, drizzle for everything else. */
+export interface Db {
+  sqlite: Database;
+  orm: ReturnType<typeof drizzle>;
+  path: string;
+  close(): void;
+}
+
+/** A start-up failure with a reason fit for one line (the CLI prints it and exits 1). */
+export class StartupError extends Error {
+  override name = "StartupError";
+}
+
+export const DB_FILE = "weir.db";
+
+/** Makes sure the data dir exists and is a writable directory, or says why not. */
+export function prepareDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new StartupError(`data dir ${dir} cannot be created: ${reason(error)}`);
+  }
+  if (!statSync(dir).isDirectory()) throw new StartupError(`data dir ${dir} is not a directory`);
+  try {
+    accessSync(dir, constants.W_OK | constants.R_OK);
+  } catch (error) {
+    throw new StartupError(`data dir ${dir} is not writable: ${reason(error)}`);
+  }
+}
+
+/**
+ * Opens `<dataDir>/weir.db` in WAL mode. `full` durability makes every commit survive power
+ * loss; group commit (capture room) is what keeps that cheap.
+ */
+export function openDatabase(dataDir: string, durability: Durability = "full"): Db {
+  prepareDataDir(dataDir);
+  const path = join(dataDir, DB_FILE);
+  let sqlite: Database;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+    applyPragmas(sqlite, durability);
+  } catch (error) {
+    throw new StartupError(`database ${path} cannot be opened: ${reason(error)}`);
+  }
+  return { sqlite, orm: drizzle({ client: sqlite }), path, close: () => sqlite.close() };
+}
+
+function applyPragmas(sqlite: Database, durability: Durability): void {
+  sqlite.run("PRAGMA journal_mode = WAL");
+  // Writers wait for each other instead of failing with SQLITE_BUSY (CLI next to a running server).
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run(`PRAGMA synchronous = ${durability === "full" ? "FULL" : "NORMAL"}`);
+  sqlite.run("PRAGMA foreign_keys = ON");
+  sqlite.run("PRAGMA temp_store = MEMORY");
+  sqlite.run("PRAGMA cache_size = -16000");
+}
+
+/** The message of an unknown thrown value, for one-line reasons. */
+export function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,129 @@
+import {
+  anyText,
+  cidrList,
+  duration,
+  integer,
+  nonEmpty,
+  oneOf,
+  optionalHttpUrl,
+  type Validator,
+} from "./config.validators.ts";
+import { LOG_LEVELS } from "./logger.ts";
+
+/** One configuration key: where it comes from, its default, how it is checked and what it does. */
+export interface ConfigEntry<T> {
+  env: string;
+  default: NoInfer<T>;
+  parse: Validator<T>;
+  doc: string;
+  /** Redacted wherever config is shown. */
+  secret?: boolean;
+  /** Read from flags and env only: `weir.toml` lives inside the data dir, so it cannot move it. */
+  bootstrap?: boolean;
+}
+
+const entry = <T>(e: ConfigEntry<T>) => e;
+
+/**
+ * Every setting of Weir. Precedence: command-line flag > environment > `weir.toml` in the data
+ * dir > default. Later rooms add their keys here.
+ */
+export const CONFIG_TABLE = {
+  data_dir: entry({
+    env: "WEIR_DATA_DIR",
+    default: "./weir-data",
+    parse: nonEmpty,
+    doc: "Directory holding weir.db, its WAL, secret.key and weir.toml.",
+    bootstrap: true,
+  }),
+  port: entry({
+    env: "WEIR_PORT",
+    default: 8080,
+    parse: integer(0, 65535),
+    doc: "HTTP port (0 picks a free one).",
+  }),
+  host: entry({
+    env: "WEIR_HOST",
+    default: "0.0.0.0",
+    parse: nonEmpty,
+    doc: "Address to listen on.",
+  }),
+  base_url: entry({
+    env: "WEIR_BASE_URL",
+    default: "",
+    parse: optionalHttpUrl,
+    doc: "Public address used in capture and status URLs; defaults to http://localhost:<port>.",
+  }),
+  log_level: entry({
+    env: "WEIR_LOG_LEVEL",
+    default: "info",
+    parse: oneOf(LOG_LEVELS),
+    doc: "Lowest level logged (JSON lines on stdout).",
+  }),
+  durability: entry({
+    env: "WEIR_DURABILITY",
+    default: "full",
+    parse: oneOf(["full", "normal"] as const),
+    doc: "full: an acknowledged capture survives power loss (synchronous=FULL); normal: survives a process crash.",
+  }),
+  max_body_bytes: entry({
+    env: "WEIR_MAX_BODY_BYTES",
+    default: 1_048_576,
+    parse: integer(1, 1_073_741_824),
+    doc: "Largest captured body; larger ones get 413.",
+  }),
+  capture_rate_limit: entry({
+    env: "WEIR_CAPTURE_RATE_LIMIT",
+    default: "plan",
+    parse: oneOf(["plan", "off"] as const),
+    doc: "plan: per-endpoint token buckets sized by plan; off: no capture rate limit.",
+  }),
+  trusted_proxies: entry({
+    env: "WEIR_TRUSTED_PROXIES",
+    default: [],
+    parse: cidrList,
+    doc: "CIDRs whose X-Forwarded-For is believed (comma-separated).",
+  }),
+  registration: entry({
+    env: "WEIR_REGISTRATION",
+    default: "closed",
+    parse: oneOf(["closed", "open"] as const),
+    doc: "open: anyone may register after the first user.",
+  }),
+  default_plan: entry({
+    env: "WEIR_DEFAULT_PLAN",
+    default: "free",
+    parse: oneOf(["free", "team", "enterprise"] as const),
+    doc: "Plan of organizations created after the first.",
+  }),
+  jwt_ttl: entry({
+    env: "WEIR_JWT_TTL",
+    default: 86_400_000,
+    parse: duration,
+    doc: "Lifetime of a login token (e.g. 24h).",
+  }),
+  secret_key: entry({
+    env: "WEIR_SECRET_KEY",
+    default: "",
+    parse: anyText,
+    doc: "Server secret (signs tokens, encrypts secrets at rest); empty: use <data_dir>/secret.key.",
+    secret: true,
+  }),
+  sandbox_timeout_ms: entry({
+    env: "WEIR_SANDBOX_TIMEOUT_MS",
+    default: 1000,
+    parse: integer(1, 60_000),
+    doc: "CPU-time limit of one user script.",
+  }),
+  sandbox_memory_mb: entry({
+    env: "WEIR_SANDBOX_MEMORY_MB",
+    default: 32,
+    parse: integer(1, 1024),
+    doc: "Memory limit of one user script.",
+  }),
+} as const;
+
+export type ConfigKey = keyof typeof CONFIG_TABLE;
+export type Config = {
+  -readonly [K in ConfigKey]: (typeof CONFIG_TABLE)[K] extends ConfigEntry<infer T> ? T : never;
+};

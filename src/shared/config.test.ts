@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { ConfigError, describeConfig, loadConfig } from "./config.ts";
+
+const dirs: Array<{ remove: () => void }> = [];
+const tempDir = () => {
+  const dir = makeTempDir();
+  dirs.push(dir);
+  return dir.path;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) dir.remove();
+});
+
+describe("config precedence: flag > env > weir.toml > default", () => {
+  test("defaults when nothing is given", () => {
+    const { config, sources } = loadConfig({ env: {} });
+    expect(config.port).toBe(8080);
+    expect(config.data_dir).toBe("./weir-data");
+    expect(config.base_url).toBe("http://localhost:8080");
+    expect(config.durability).toBe("full");
+    expect(sources.port).toBe("default");
+  });
+
+  test("each layer overrides the one below", () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "weir.toml"),
+      'port = 7000\nlog_level = "warn"\nmax_body_bytes = 2048\n',
+    );
+    const env = { WEIR_DATA_DIR: dir, WEIR_PORT: "7100", WEIR_LOG_LEVEL: "debug" };
+    const { config, sources } = loadConfig({ env, flags: { port: "7200" } });
+    expect(config.port).toBe(7200);
+    expect(sources.port).toBe("flag");
+    expect(config.log_level).toBe("debug");
+    expect(sources.log_level).toBe("env");
+    expect(config.max_body_bytes).toBe(2048);
+    expect(sources.max_body_bytes).toBe("file");
+    expect(config.base_url).toBe("http://localhost:7200");
+  });
+
+  test("the data dir comes from flags or env, never from the file inside it", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "weir.toml"), 'data_dir = "/elsewhere"\n');
+    expect(loadConfig({ env: { WEIR_DATA_DIR: dir } }).config.data_dir).toBe(dir);
+  });
+});
+
+describe("invalid values fail naming the key", () => {
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ["port not a number", { WEIR_PORT: "abc" }, /invalid port \(WEIR_PORT\).*whole number/],
+    ["port out of range", { WEIR_PORT: "70000" }, /invalid port \(WEIR_PORT\)/],
+    [
+      "unknown durability",
+      { WEIR_DURABILITY: "sometimes" },
+      /invalid durability \(WEIR_DURABILITY\).*full, normal/,
+    ],
+    ["bad base url", { WEIR_BASE_URL: "ftp://x" }, /invalid base_url/],
+    [
+      "bad cidr",
+      { WEIR_TRUSTED_PROXIES: "10.0.0.0/8,not-an-ip" },
+      /invalid trusted_proxies.*not-an-ip/,
+    ],
+    ["bad duration", { WEIR_JWT_TTL: "soon" }, /invalid jwt_ttl/],
+    ["bad log level", { WEIR_LOG_LEVEL: "loud" }, /invalid log_level/],
+  ];
+  for (const [name, env, message] of cases) {
+    test(name, () => {
+      expect(() => loadConfig({ env })).toThrow(message);
+    });
+  }
+
+  test("a bad value in weir.toml names the file", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "weir.toml"), 'port = "x"\n');
+    expect(() => loadConfig({ env: { WEIR_DATA_DIR: dir } })).toThrow(/port in weir.toml/);
+  });
+
+  test("an unknown key in weir.toml is refused (typos must not be silently ignored)", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "weir.toml"), "prot = 1\n");
+    expect(() => loadConfig({ env: { WEIR_DATA_DIR: dir } })).toThrow(/unknown setting "prot"/);
+  });
+
+  test("broken TOML is a ConfigError", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "weir.toml"), "port = = 1\n");
+    expect(() => loadConfig({ env: { WEIR_DATA_DIR: dir } })).toThrow(ConfigError);
+  });
+
+  test("secrets are redacted when config is shown", () => {
+    const rows = describeConfig(loadConfig({ env: { WEIR_SECRET_KEY: "hunter2-very-secret" } }));
+    const secret = rows.find((row) => row.key === "secret_key");
+    expect(secret?.value).toBe("(redacted)");
+    expect(JSON.stringify(rows)).not.toContain("hunter2");
+  });
+});
+
+test("trusted proxies accept IPv4, IPv6 and bare addresses", () => {
+  const env = { WEIR_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.7, ::1, fd00::/8" };
+  expect(loadConfig({ env }).config.trusted_proxies).toEqual([
+    "10.0.0.0/8",
+    "192.168.1.7",
+    "::1",
+    "fd00::/8",
+  ]);
+});
+
+test("durations accept units", () => {
+  expect(loadConfig({ env: { WEIR_JWT_TTL: "90s" } }).config.jwt_ttl).toBe(90_000);
+  expect(loadConfig({ env: { WEIR_JWT_TTL: "2d" } }).config.jwt_ttl).toBe(172_800_000);
+});
