@@ -1,0 +1,40 @@
+import type { AppDeps } from "./deps.ts";
+import { healthRoutes } from "./http/health.routes.ts";
+import { createMetrics } from "./http/http.metrics.ts";
+import { apiDocs } from "./http/http.openapi.ts";
+import { createHttpBase } from "./http/http.server.ts";
+import { uiRoutes } from "./http/ui.routes.ts";
+
+export interface StartOptions {
+  port: number;
+  hostname: string;
+}
+
+/** The composition root: mounts every room on the HTTP base. Two apps may run in one process. */
+export function createApp(deps: AppDeps) {
+  const metrics = createMetrics();
+  const app = createHttpBase({ ids: deps.ids, logger: deps.logger, metrics })
+    .use(apiDocs(deps.version))
+    .use(healthRoutes(deps.db.sqlite, metrics, deps.version))
+    // The UI's catch-all goes last so every room's routes win over it.
+    .use(uiRoutes());
+
+  return {
+    app,
+    /** Starts listening; resolves to the bound port (useful with port 0). */
+    start(options: StartOptions): number {
+      app.listen({ port: options.port, hostname: options.hostname });
+      const port = app.server?.port;
+      if (port === undefined) throw new Error("server did not start");
+      deps.bus.publish("server.started", { baseUrl: deps.config.base_url, port });
+      return port;
+    },
+    /** Stops accepting requests and lets in-flight ones finish. */
+    async stop(): Promise<void> {
+      deps.bus.publish("server.stopping", {});
+      await app.stop();
+    },
+  };
+}
+
+export type WeirApp = ReturnType<typeof createApp>;
