@@ -1,0 +1,135 @@
+// Types, limits and error classification for the sandbox room. Pure: no QuickJS, no I/O.
+
+/** Resource ceilings for one script run. */
+export interface SandboxLimits {
+  cpuMs: number;
+  memoryBytes: number;
+  stackBytes?: number;
+}
+
+export type SandboxErrorKind = "script_error" | "timeout" | "memory_limit";
+
+export type ScriptLogLevel = "log" | "info" | "warn" | "error" | "debug";
+
+export interface ScriptLog {
+  level: ScriptLogLevel;
+  message: string;
+}
+
+export interface SandboxFailure {
+  kind: SandboxErrorKind;
+  message: string;
+}
+
+export type ScriptResult =
+  | { ok: true; output: unknown; logs: ScriptLog[]; durationMs: number }
+  | { ok: false; error: SandboxFailure; logs: ScriptLog[]; durationMs: number };
+
+export interface ScriptRequest {
+  code: string;
+  input?: unknown;
+  limits?: Partial<SandboxLimits>;
+  entry?: string;
+}
+
+export interface Sandbox {
+  runScript(args: ScriptRequest): Promise<ScriptResult>;
+  close(): void;
+}
+
+export const LOG_LEVELS: readonly ScriptLogLevel[] = ["log", "info", "warn", "error", "debug"];
+
+// A script must not be able to exhaust host memory through console output.
+export const MAX_LOG_LINES = 200;
+export const MAX_LOG_MESSAGE_CHARS = 4096;
+
+// The WASM build runs QuickJS frames on the host's native stack, and QuickJS only measures part
+// of what each frame uses; a small budget keeps its own "stack overflow" ahead of the host's.
+export const DEFAULT_STACK_BYTES = 256 * 1024;
+
+// Below this a fresh context cannot even hold the standard library.
+export const MIN_MEMORY_BYTES = 1024 * 1024;
+
+const MIB = 1024 * 1024;
+
+/** Merges per-call overrides onto the defaults and rejects nonsensical values. */
+export function resolveLimits(
+  defaults: SandboxLimits,
+  override: Partial<SandboxLimits> = {},
+): Required<SandboxLimits> {
+  const limits = {
+    cpuMs: override.cpuMs ?? defaults.cpuMs,
+    memoryBytes: override.memoryBytes ?? defaults.memoryBytes,
+    stackBytes: override.stackBytes ?? defaults.stackBytes ?? DEFAULT_STACK_BYTES,
+  };
+  if (!(Number.isFinite(limits.cpuMs) && limits.cpuMs > 0)) {
+    throw new RangeError(`sandbox cpuMs must be a positive number, got ${limits.cpuMs}`);
+  }
+  if (!(Number.isSafeInteger(limits.memoryBytes) && limits.memoryBytes >= MIN_MEMORY_BYTES)) {
+    throw new RangeError(`sandbox memoryBytes must be an integer >= ${MIN_MEMORY_BYTES}`);
+  }
+  if (!(Number.isSafeInteger(limits.stackBytes) && limits.stackBytes > 0)) {
+    throw new RangeError(`sandbox stackBytes must be a positive integer`);
+  }
+  return limits;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
+}
+
+/** The failure reported when the CPU deadline interrupted the script. */
+export function timeoutFailure(limits: SandboxLimits): SandboxFailure {
+  return { kind: "timeout", message: `script exceeded its ${limits.cpuMs} ms CPU limit` };
+}
+
+/** The failure reported when the script ran out of heap. */
+export function memoryFailure(limits: SandboxLimits): SandboxFailure {
+  return {
+    kind: "memory_limit",
+    message: `script exceeded its ${formatBytes(limits.memoryBytes)} memory limit`,
+  };
+}
+
+/** The failure reported when recursion went deeper than the stack allows. */
+export function stackFailure(): SandboxFailure {
+  return { kind: "memory_limit", message: "script exceeded its stack limit (recursion too deep)" };
+}
+
+/** A plain script error carrying the thrown value's description. */
+export function scriptFailure(message: string): SandboxFailure {
+  return { kind: "script_error", message };
+}
+
+// QuickJS reports resource exhaustion as ordinary exceptions; these exact descriptions are the
+// engine's own, so matching them is how a limit is told apart from a script's own error.
+const ENGINE_OOM = new Set(["InternalError: out of memory"]);
+// Rope strings let `s = s + s` reach the engine's length cap without touching the heap limit;
+// it is the same runaway allocation, so it counts against memory too.
+const ENGINE_TOO_LONG = new Set([
+  "InternalError: string too long",
+  "RangeError: invalid string length",
+]);
+const ENGINE_STACK = new Set([
+  "InternalError: stack overflow",
+  "SyntaxError: stack overflow",
+  "RangeError: Maximum call stack size exceeded",
+]);
+
+/** Maps the described exception of a run that was not interrupted to a failure. */
+export function classifyException(description: string, limits: SandboxLimits): SandboxFailure {
+  if (ENGINE_OOM.has(description) || ENGINE_TOO_LONG.has(description)) {
+    return memoryFailure(limits);
+  }
+  if (ENGINE_STACK.has(description)) return stackFailure();
+  if (description === "InternalError: interrupted") return timeoutFailure(limits);
+  return scriptFailure(description);
+}
+
+/** Thrown inside a run to abort it with a classified failure; never escapes the runner. */
+export class ScriptFailure extends Error {
+  constructor(readonly failure: SandboxFailure) {
+    super(failure.message);
+    this.name = "ScriptFailure";
+  }
+}

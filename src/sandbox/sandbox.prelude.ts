@@ -1,0 +1,112 @@
+// The VM-side prelude: installs `console` and hands back helpers the runner needs. It runs before
+// user code, so the helpers hold the pristine JSON/String built-ins even if a script later
+// replaces them.
+import type { QuickJSContext, QuickJSHandle, Scope } from "quickjs-emscripten-core";
+import {
+  LOG_LEVELS,
+  MAX_LOG_LINES,
+  MAX_LOG_MESSAGE_CHARS,
+  type ScriptLog,
+  type ScriptLogLevel,
+} from "./sandbox.model.ts";
+
+const PRELUDE_SOURCE = `(function (sink, maxChars, levels) {
+  "use strict";
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const toStr = String;
+  const ErrorCtor = Error;
+  const slice = Function.prototype.call.bind(String.prototype.slice);
+  const show = (v) => {
+    if (typeof v === "string") return v;
+    try {
+      const s = stringify(v);
+      return s === undefined ? toStr(v) : s;
+    } catch {
+      try { return toStr(v); } catch { return "[unprintable]"; }
+    }
+  };
+  const logger = (level) => (...args) => {
+    let line = "";
+    for (let i = 0; i < args.length && line.length <= maxChars; i++) {
+      line += (i === 0 ? "" : " ") + show(args[i]);
+    }
+    sink(level, slice(line, 0, maxChars));
+  };
+  const console = {};
+  for (let i = 0; i < levels.length; i++) console[levels[i]] = logger(levels[i]);
+  Object.defineProperty(globalThis, "console", { value: console, writable: true, configurable: true });
+  return {
+    parse,
+    toJson: (v) => {
+      const s = stringify(v);
+      return s === undefined ? "null" : s;
+    },
+    describe: (e) => {
+      try {
+        if (!(e instanceof ErrorCtor)) return toStr(e);
+        const message = toStr(e.message);
+        return message === "" ? toStr(e.name) : toStr(e.name) + ": " + message;
+      } catch {
+        return "uncaught exception (could not be described)";
+      }
+    },
+  };
+})`;
+
+/** VM functions captured by the prelude, owned by the run's scope. */
+export interface PreludeHelpers {
+  /** JSON.parse, for copying host input in. */
+  parse: QuickJSHandle;
+  /** JSON.stringify that maps undefined to "null", for copying output out. */
+  toJson: QuickJSHandle;
+  /** Turns any thrown value into "Name: message" (errors) or its string form. */
+  describe: QuickJSHandle;
+}
+
+function newSink(context: QuickJSContext, logs: ScriptLog[]): QuickJSHandle {
+  const levels = new Set<string>(LOG_LEVELS);
+  // Argument handles are owned (and disposed) by quickjs-emscripten after the call returns.
+  return context.newFunction("sink", (levelHandle, messageHandle) => {
+    if (logs.length >= MAX_LOG_LINES || !levelHandle || !messageHandle) return;
+    if (context.typeof(levelHandle) !== "string" || context.typeof(messageHandle) !== "string") {
+      return;
+    }
+    const level = context.getString(levelHandle);
+    if (!levels.has(level)) return;
+    const message = context.getString(messageHandle).slice(0, MAX_LOG_MESSAGE_CHARS);
+    logs.push({ level: level as ScriptLogLevel, message });
+  });
+}
+
+function newLevelArray(context: QuickJSContext, scope: Scope): QuickJSHandle {
+  const array = scope.manage(context.newArray());
+  LOG_LEVELS.forEach((level, index) => {
+    context.newString(level).consume((h) => context.setProp(array, index, h));
+  });
+  return array;
+}
+
+/** Evaluates the prelude in a fresh context; every handle it creates is managed by `scope`. */
+export function installPrelude(
+  context: QuickJSContext,
+  scope: Scope,
+  logs: ScriptLog[],
+): PreludeHelpers {
+  const factory = scope.manage(
+    context.unwrapResult(context.evalCode(PRELUDE_SOURCE, "prelude.js")),
+  );
+  const args = [
+    scope.manage(newSink(context, logs)),
+    scope.manage(context.newNumber(MAX_LOG_MESSAGE_CHARS)),
+    newLevelArray(context, scope),
+  ];
+  const helpers = scope.manage(
+    context.unwrapResult(context.callFunction(factory, context.undefined, args)),
+  );
+  return {
+    parse: scope.manage(context.getProp(helpers, "parse")),
+    toJson: scope.manage(context.getProp(helpers, "toJson")),
+    describe: scope.manage(context.getProp(helpers, "describe")),
+  };
+}
