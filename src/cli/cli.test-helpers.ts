@@ -1,0 +1,51 @@
+import { join } from "node:path";
+
+export const REPO_ROOT = join(import.meta.dir, "../..");
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `bun src/main.ts ...args` from the repo root with a clean WEIR_* environment. */
+export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
+  const result = Bun.spawnSync(["bun", "src/main.ts", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...cleanEnv(), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: result.stdout.toString(),
+    stderr: result.stderr.toString(),
+  };
+}
+
+/** Starts `bun src/main.ts ...args` in the background. */
+export function spawnCli(args: string[], env: Record<string, string> = {}) {
+  return Bun.spawn(["bun", "src/main.ts", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...cleanEnv(), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+/** The caller's environment without WEIR_* settings, so the developer's shell cannot leak in. */
+function cleanEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key, value]) => !key.startsWith("WEIR_") && value !== undefined,
+    ),
+  ) as Record<string, string>;
+}
+
+/** A free TCP port on 127.0.0.1 (bound, read, released). */
+export function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port as number;
+  server.stop(true);
+  return port;
+}

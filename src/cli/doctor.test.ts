@@ -1,0 +1,128 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { runCli as weir } from "./cli.test-helpers.ts";
+import { preparedDir, removeTempDirs, tempDir } from "./doctor.testkit.ts";
+
+afterAll(removeTempDirs);
+
+type Report = { ok: boolean; checks: { name: string; status: string; detail: string }[] };
+
+function doctorJson(dir: string, env: Record<string, string> = {}) {
+  const run = weir(["doctor", "--json"], { WEIR_DATA_DIR: dir, ...env });
+  expect(run.stderr).not.toContain("    at ");
+  expect(run.stdout).not.toContain("    at ");
+  const report = JSON.parse(run.stdout) as Report;
+  const status = (name: string) => report.checks.find((c) => c.name === name);
+  return { ...run, report, status };
+}
+
+describe("weir doctor", () => {
+  test("a migrated data dir with a private secret.key is healthy", () => {
+    const { exitCode: code, report, status } = doctorJson(preparedDir());
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => c.name)).toEqual([
+      "config",
+      "data_dir",
+      "database",
+      "migrations",
+      "secret_key",
+      "disk",
+    ]);
+    for (const c of report.checks) {
+      expect(["ok", "warn", "fail"]).toContain(c.status);
+      expect(typeof c.detail).toBe("string");
+    }
+    for (const name of ["config", "data_dir", "database", "migrations", "secret_key"]) {
+      expect(status(name)?.status).toBe("ok");
+    }
+    expect(status("database")?.detail).toMatch(/integrity ok, \d+ pages \(.+\), WAL/);
+  });
+
+  test("text output has one line per check and a summary", () => {
+    const dir = preparedDir();
+    const run = weir(["doctor", "--data-dir", dir]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^ok {4}database {5}integrity ok/m);
+    expect(run.stdout).toMatch(/^ok {4}migrations {3}/m);
+    expect(run.stdout).toMatch(/\d+ ok, \d+ warn, 0 fail/);
+  });
+
+  test("a missing data dir fails, and doctor does not create it", () => {
+    const dir = join(tempDir(), "absent");
+    const { exitCode: code, report, status, stderr } = doctorJson(dir);
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(status("data_dir")?.status).toBe("fail");
+    expect(status("data_dir")?.detail).toContain("does not exist; `weir serve` creates it");
+    expect(stderr).toMatch(/^weir: .*data_dir/m);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  test("a migration this weir does not know fails as a newer database", () => {
+    const dir = preparedDir();
+    const db = new Database(join(dir, "weir.db"));
+    db.run(
+      "INSERT INTO _migrations (name, checksum, applied_at) VALUES ('9999_future', 'x', 'now')",
+    );
+    db.close();
+    const { exitCode: code, status } = doctorJson(dir);
+    expect(code).toBe(1);
+    expect(status("migrations")?.status).toBe("fail");
+    expect(status("migrations")?.detail).toContain("database is newer than this weir");
+  });
+
+  test("an applied migration whose text changed fails as a checksum mismatch", () => {
+    const dir = preparedDir();
+    const db = new Database(join(dir, "weir.db"));
+    db.run("UPDATE _migrations SET checksum = 'x'");
+    db.close();
+    const { exitCode: code, status } = doctorJson(dir);
+    expect(code).toBe(1);
+    expect(status("migrations")?.status).toBe("fail");
+    expect(status("migrations")?.detail).toContain("checksum mismatch");
+  });
+
+  test("pending migrations are a warning, and doctor does not apply them", () => {
+    const dir = preparedDir();
+    const db = new Database(join(dir, "weir.db"));
+    db.run("DELETE FROM _migrations");
+    db.close();
+    const { exitCode: code, status, report } = doctorJson(dir);
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(status("migrations")?.status).toBe("warn");
+    expect(status("migrations")?.detail).toMatch(
+      /^\d+ pending; run weir migrate or start the server$/,
+    );
+    const after = new Database(join(dir, "weir.db"), { readonly: true });
+    expect(after.query("SELECT count(*) AS n FROM _migrations").get()).toEqual({ n: 0 });
+    after.close();
+  });
+
+  test("a secret.key readable by others fails", () => {
+    const dir = preparedDir();
+    chmodSync(join(dir, "secret.key"), 0o644);
+    const { exitCode: code, status } = doctorJson(dir);
+    expect(code).toBe(1);
+    expect(status("secret_key")?.status).toBe("fail");
+    expect(status("secret_key")?.detail).toContain("0644");
+  });
+
+  test("a bad WEIR_* value is a failed config check naming the key, not an abort", () => {
+    const dir = preparedDir();
+    const { exitCode: code, status, report } = doctorJson(dir, { WEIR_PORT: "abc" });
+    expect(code).toBe(1);
+    expect(status("config")?.status).toBe("fail");
+    expect(status("config")?.detail).toContain("WEIR_PORT");
+    // The other checks still ran against the data dir.
+    expect(status("database")?.status).toBe("ok");
+    expect(report.checks).toHaveLength(6);
+    const text = weir(["doctor"], { WEIR_DATA_DIR: dir, WEIR_PORT: "abc" });
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toMatch(/^fail {2}config {7}.*WEIR_PORT/m);
+    expect(text.stdout + text.stderr).not.toContain("    at ");
+  });
+});

@@ -1,0 +1,90 @@
+import type { Command } from "commander";
+import { reason } from "../db/db.open.ts";
+import { CONFIG_TABLE } from "../shared/config.table.ts";
+import { action, DATA_DIR_OPTION, printJson } from "./cli.common.ts";
+import {
+  type Check,
+  checkConfig,
+  checkDatabase,
+  checkDataDir,
+  checkDisk,
+  checkSecretKey,
+} from "./doctor.checks.ts";
+
+interface DoctorFlags {
+  dataDir?: string;
+  json?: boolean;
+}
+
+/** `weir doctor`: read-only health checks of config, data dir, database, secret key and disk. */
+export function registerDoctor(program: Command): void {
+  program
+    .command("doctor")
+    .description("check config, data dir, database, migrations, secret key and disk space")
+    .option(...DATA_DIR_OPTION)
+    .option("--json", "print the report as JSON")
+    .action(action(doctor));
+}
+
+function doctor(flags: DoctorFlags): void {
+  const checks = runChecks(flags);
+  const ok = checks.every((c) => c.status !== "fail");
+  if (flags.json) printJson({ ok, checks });
+  else printReport(checks);
+  if (!ok) {
+    const failed = checks.filter((c) => c.status === "fail").map((c) => c.name);
+    // Not fail(): its process.exit could cut off a report still being written to a pipe.
+    process.stderr.write(`weir: doctor found problems: ${failed.join(", ")}\n`);
+    process.exitCode = 1;
+  }
+}
+
+/** Runs every check; later checks still run (on a best guess of the data dir) when config fails. */
+function runChecks(flags: DoctorFlags): Check[] {
+  const { check: config, loaded } = checkConfig(flags);
+  const dataDir = loaded?.config.data_dir ?? fallbackDataDir(flags);
+  const secret = loaded?.config.secret_key ?? process.env[CONFIG_TABLE.secret_key.env] ?? "";
+  const secretSource = loaded?.sources.secret_key ?? "env";
+  return [
+    config,
+    guarded("data_dir", () => checkDataDir(dataDir)),
+    ...guardedPair(["database", "migrations"], () => checkDatabase(dataDir)),
+    guarded("secret_key", () => checkSecretKey(dataDir, secret, secretSource)),
+    guarded("disk", () => checkDisk(dataDir)),
+  ];
+}
+
+/** The data dir as config would resolve it; used only when config itself failed to load. */
+function fallbackDataDir(flags: DoctorFlags): string {
+  const spec = CONFIG_TABLE.data_dir;
+  return flags.dataDir || process.env[spec.env] || spec.default;
+}
+
+// An unexpected error in one check must become that check's failure, not abort the report.
+function guarded(name: string, run: () => Check): Check {
+  try {
+    return run();
+  } catch (error) {
+    return { name, status: "fail", detail: `check crashed: ${reason(error)}` };
+  }
+}
+
+function guardedPair(names: [string, string], run: () => [Check, Check]): Check[] {
+  try {
+    return run();
+  } catch (error) {
+    return names.map((name) => ({
+      name,
+      status: "fail",
+      detail: `check crashed: ${reason(error)}`,
+    }));
+  }
+}
+
+function printReport(checks: Check[]): void {
+  for (const c of checks) console.log(`${c.status.padEnd(6)}${c.name.padEnd(13)}${c.detail}`);
+  const count = (status: Check["status"]) => checks.filter((c) => c.status === status).length;
+  const [ok, warn, fail] = [count("ok"), count("warn"), count("fail")];
+  const verdict = fail > 0 ? "problems found" : warn > 0 ? "healthy, with warnings" : "healthy";
+  console.log(`\n${verdict}: ${ok} ok, ${warn} warn, ${fail} fail`);
+}

@@ -1,0 +1,35 @@
+import type { Command } from "commander";
+import { createSandbox } from "../sandbox/sandbox.runner.ts";
+import { action, fail, printJson } from "./cli.common.ts";
+
+/**
+ * `weir sandbox-selftest` (hidden): proves the QuickJS sandbox loads and enforces its CPU limit
+ * inside this very executable. The binary smoke test relies on it; operators may use it too.
+ */
+export function registerSandboxSelftest(program: Command): void {
+  program
+    .command("sandbox-selftest", { hidden: true })
+    .description("run a script and an endless loop in the sandbox of this executable")
+    .option("--json", "print the result as JSON")
+    .action(action(selftest));
+}
+
+async function selftest(flags: { json?: boolean }): Promise<void> {
+  const sandbox = await createSandbox({ cpuMs: 1000, memoryBytes: 16 * 1024 * 1024 });
+  try {
+    const run = await sandbox.runScript({
+      code: "function transform(x) { console.log('hi'); return { sum: x.a + x.b }; }",
+      entry: "transform",
+      input: { a: 1, b: 2 },
+    });
+    const loop = await sandbox.runScript({ code: "while (true) {}", limits: { cpuMs: 50 } });
+    const result = run.ok ? run.output : null;
+    const timeoutKind = loop.ok ? null : loop.error.kind;
+    const ok = JSON.stringify(result) === '{"sum":3}' && timeoutKind === "timeout";
+    if (flags.json) printJson({ ok, result, timeout_kind: timeoutKind, logs: run.logs });
+    else console.log(ok ? "sandbox ok" : "sandbox FAILED");
+    if (!ok) fail("sandbox self-test failed");
+  } finally {
+    sandbox.close();
+  }
+}

@@ -1,0 +1,50 @@
+import type { Command } from "commander";
+import { createApp } from "../app.ts";
+import { StartupError } from "../db/db.open.ts";
+import { closeDeps, createDeps } from "../deps.ts";
+import { action, configWithFlags, DATA_DIR_OPTION } from "./cli.common.ts";
+
+/** `weir serve`: the default command. */
+export function registerServe(program: Command): void {
+  program
+    .command("serve", { isDefault: true })
+    .description("run the server (the default command)")
+    .option("-p, --port <port>", "HTTP port (env WEIR_PORT, default 8080)")
+    .option("--host <host>", "address to listen on (env WEIR_HOST, default 0.0.0.0)")
+    .option(...DATA_DIR_OPTION)
+    .option(
+      "--base-url <url>",
+      "public base URL (env WEIR_BASE_URL, default http://localhost:<port>)",
+    )
+    .action(action(serve));
+}
+
+async function serve(flags: Record<string, string | undefined>): Promise<void> {
+  const { config } = configWithFlags(flags);
+  const deps = await createDeps(config);
+  const weir = createApp(deps);
+  let port: number;
+  try {
+    port = weir.start({ port: config.port, hostname: config.host });
+  } catch (error) {
+    closeDeps(deps);
+    throw new StartupError(
+      `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
+    );
+  }
+  deps.logger.info("weir started", {
+    version: deps.version,
+    url: `http://${config.host}:${port}`,
+    base_url: config.base_url,
+    data_dir: config.data_dir,
+    migrations_applied: deps.migrations.applied,
+  });
+  const shutdown = async (signal: string) => {
+    deps.logger.info("weir stopping", { signal });
+    await weir.stop();
+    closeDeps(deps);
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+}
