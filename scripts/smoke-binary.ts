@@ -1,0 +1,424 @@
+#!/usr/bin/env bun
+/**
+ * Smoke test of the compiled binary, the only place binary-only failures show (embedded files,
+ * migrations imported as text, the single-file QuickJS variant, .env/bunfig autoloading).
+ * Builds dist/weir (unless --no-build), then runs it from an EMPTY temp directory holding a
+ * hostile .env and a garbage bunfig.toml, and checks the CLI, the server and its data dir.
+ *
+ * Usage: bun scripts/smoke-binary.ts [--no-build]
+ */
+import { Database } from "bun:sqlite";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const binary = join(root, "dist/weir");
+const STARTUP_DEADLINE_MS = 15_000;
+const STOP_DEADLINE_MS = 5_000;
+
+type Outcome = { name: string; ok: boolean; detail: string };
+const outcomes: Outcome[] = [];
+const cleanups: (() => void)[] = [];
+const metrics: Record<string, string> = {};
+
+class CheckFailed extends Error {}
+
+/** Throws a CheckFailed with `message` unless `condition` holds. */
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new CheckFailed(message);
+}
+
+/** Runs one named check; a throw is a failure with its message, never an abort of the run. */
+async function check(name: string, run: () => unknown): Promise<boolean> {
+  try {
+    const detail = await run();
+    outcomes.push({ name, ok: true, detail: typeof detail === "string" ? detail : "" });
+    console.log(`  ok    ${name}${typeof detail === "string" && detail ? `  (${detail})` : ""}`);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    outcomes.push({ name, ok: false, detail: message });
+    console.log(`  FAIL  ${name}: ${message}`);
+    return false;
+  }
+}
+
+function cleanup(): void {
+  for (const undo of cleanups.splice(0).reverse()) {
+    try {
+      undo();
+    } catch {
+      // Best effort: the other cleanups still run.
+    }
+  }
+}
+
+/** The environment of every child: ours minus WEIR_* so only the temp dir's files could leak in. */
+function childEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("WEIR_")) env[key] = value;
+  }
+  return env;
+}
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the binary to completion (killed after `timeoutMs`). */
+function runWeir(args: string[], cwd: string, timeoutMs = 15_000): RunResult {
+  const result = Bun.spawnSync([binary, ...args], {
+    cwd,
+    env: childEnv(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: timeoutMs,
+  });
+  return {
+    code: result.exitCode,
+    stdout: result.stdout.toString(),
+    stderr: result.stderr.toString(),
+  };
+}
+
+function describe(result: RunResult): string {
+  const text = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" | ");
+  return `exit ${result.code}${text ? `: ${text}` : ""}`;
+}
+
+/** A port that was free a moment ago: bind port 0, read it, release it. */
+function freePort(): number {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true);
+  return port;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(1)} MiB`;
+}
+
+/** A temp dir with nothing but files that must NOT influence the binary. */
+function makeHostileDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "weir-smoke-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, ".env"), "WEIR_PORT=1\n");
+  writeFileSync(join(dir, "bunfig.toml"), "this is [[not toml\n preload = = ]]\n\u0000garbage\n");
+  return dir;
+}
+
+function build(): void {
+  console.log("smoke: building dist/weir (./scripts/build)");
+  const result = Bun.spawnSync(["bash", join(root, "scripts/build")], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (result.exitCode !== 0) {
+    console.error(`smoke: build failed (exit ${result.exitCode})`);
+    console.log("smoke: 0 passed, 1 failed");
+    process.exit(1);
+  }
+}
+
+async function cliChecks(cwd: string): Promise<void> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+  await check("weir version", () => {
+    const r = runWeir(["version"], cwd);
+    assert(r.code === 0, describe(r));
+    assert(r.stdout.trim() === `weir ${pkg.version}`, `printed ${JSON.stringify(r.stdout.trim())}`);
+    return r.stdout.trim();
+  });
+  await check("weir --help", () => {
+    const r = runWeir(["--help"], cwd);
+    assert(r.code === 0, describe(r));
+    for (const command of ["serve", "migrate", "healthcheck"]) {
+      assert(r.stdout.includes(command), `help does not mention ${command}`);
+    }
+  });
+  await check(".env and bunfig.toml in the cwd are not autoloaded", () => {
+    const r = runWeir(["config", "print", "--json"], cwd);
+    assert(r.code === 0, `${describe(r)} (a garbage bunfig.toml was read?)`);
+    const port = (JSON.parse(r.stdout) as Record<string, { value: unknown; source: string }>).port;
+    assert(
+      port?.value === 8080 && port.source === "default",
+      `port is ${JSON.stringify(port)}: .env was loaded`,
+    );
+  });
+  await check("unusable data dir: exit 1, one line on stderr, no stack", () => {
+    const file = join(cwd, "not-a-dir");
+    writeFileSync(file, "x");
+    const r = runWeir(
+      ["serve", "--host", "127.0.0.1", "--port", String(freePort()), "--data-dir", file],
+      cwd,
+    );
+    const lines = r.stderr.trim().split("\n").filter(Boolean);
+    assert(r.code === 1, `exit ${r.code}, wanted 1`);
+    assert(
+      lines.length === 1,
+      `stderr has ${lines.length} lines: ${r.stderr.trim().slice(0, 400)}`,
+    );
+    assert(!/^\s+at /m.test(r.stderr), "stderr holds a stack trace");
+    return lines[0];
+  });
+  await check("QuickJS sandbox runs in the binary (weir sandbox-selftest --json)", () => {
+    const r = runWeir(["sandbox-selftest", "--json"], cwd);
+    assert(r.code === 0, describe(r));
+    const out = JSON.parse(r.stdout) as { ok?: unknown; result?: unknown; timeout_kind?: unknown };
+    assert(out.ok === true, `ok is ${JSON.stringify(out.ok)}`);
+    assert("result" in out, "no result");
+    assert(out.timeout_kind === "timeout", `timeout_kind is ${JSON.stringify(out.timeout_kind)}`);
+    return `result ${JSON.stringify(out.result)}`;
+  });
+}
+
+interface Server {
+  proc: Bun.Subprocess;
+  cwd: string;
+  port: number;
+  dataDir: string;
+  log: string;
+  get(path: string): Promise<Response>;
+}
+
+function startServer(cwd: string): Server {
+  const port = freePort();
+  const dataDir = join(cwd, "data");
+  const log = join(cwd, "server.log");
+  const proc = Bun.spawn(
+    [binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir],
+    {
+      cwd,
+      env: childEnv(),
+      stdin: "ignore",
+      stdout: Bun.file(log),
+      stderr: Bun.file(`${log}.err`),
+    },
+  );
+  cleanups.push(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  });
+  const get = (path: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) });
+  return { proc, cwd, port, dataDir, log, get };
+}
+
+async function waitHealthy(server: Server, startedAt: number): Promise<number> {
+  while (performance.now() - startedAt < STARTUP_DEADLINE_MS) {
+    if (server.proc.exitCode !== null) {
+      const err = existsSync(`${server.log}.err`)
+        ? readFileSync(`${server.log}.err`, "utf8").trim()
+        : "";
+      throw new CheckFailed(`server exited with ${server.proc.exitCode}: ${err.slice(0, 400)}`);
+    }
+    const response = await server.get("/healthz").catch(() => undefined);
+    if (response?.status === 200) {
+      const body = (await response.json()) as { status?: string };
+      assert(body.status === "ok", `/healthz said ${JSON.stringify(body)}`);
+      return performance.now() - startedAt;
+    }
+    await Bun.sleep(10);
+  }
+  throw new CheckFailed(`/healthz did not answer 200 within ${STARTUP_DEADLINE_MS} ms`);
+}
+
+async function dataDirChecks(server: Server): Promise<void> {
+  await check("weir.db has every migration of migrations/", () => {
+    const path = join(server.dataDir, "weir.db");
+    assert(existsSync(path), `${path} does not exist`);
+    const expected = readdirSync(join(root, "migrations"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => f.slice(0, -4))
+      .sort();
+    const db = new Database(path, { readonly: true });
+    try {
+      const applied = db
+        .query<{ name: string }, []>("SELECT name FROM _migrations ORDER BY name")
+        .all()
+        .map((row) => row.name);
+      assert(
+        JSON.stringify(applied) === JSON.stringify(expected),
+        `applied ${applied.join(",")} != files ${expected.join(",")}`,
+      );
+      return `${applied.length} migration(s)`;
+    } finally {
+      db.close();
+    }
+  });
+  await check("secret.key exists with mode 0600", () => {
+    const path = join(server.dataDir, "secret.key");
+    assert(existsSync(path), `${path} does not exist`);
+    const mode = statSync(path).mode & 0o777;
+    assert(mode === 0o600, `mode is ${mode.toString(8)}`);
+  });
+}
+
+async function httpChecks(server: Server): Promise<void> {
+  await check("GET / serves the embedded UI (or placeholder) as text/html", async () => {
+    const r = await server.get("/");
+    const body = await r.text();
+    assert(r.status === 200, `status ${r.status}`);
+    assert(
+      r.headers.get("content-type")?.startsWith("text/html"),
+      `content-type ${r.headers.get("content-type")}`,
+    );
+    assert(/<html/i.test(body), "body is not an HTML page");
+    return `${body.length} bytes`;
+  });
+  await check("GET /api/openapi.json is an OpenAPI document", async () => {
+    const r = await server.get("/api/openapi.json");
+    assert(r.status === 200, `status ${r.status}`);
+    const doc = (await r.json()) as { openapi?: unknown; paths?: unknown };
+    assert(typeof doc.openapi === "string", "no openapi field");
+    assert(doc.paths !== null && typeof doc.paths === "object", "no paths object");
+    return `openapi ${doc.openapi}, ${Object.keys(doc.paths as object).length} path(s)`;
+  });
+  await check("GET /api/docs is HTML", async () => {
+    const r = await server.get("/api/docs");
+    await r.arrayBuffer();
+    assert(r.status === 200, `status ${r.status}`);
+    assert(
+      r.headers.get("content-type")?.startsWith("text/html"),
+      `content-type ${r.headers.get("content-type")}`,
+    );
+  });
+  await check("GET /api/v1/nope is 404 JSON {error:not_found}", async () => {
+    const r = await server.get("/api/v1/nope");
+    const text = await r.text();
+    assert(r.status === 404, `status ${r.status}`);
+    assert(
+      r.headers.get("content-type")?.includes("application/json"),
+      `content-type ${r.headers.get("content-type")}`,
+    );
+    assert(
+      (JSON.parse(text) as { error?: string }).error === "not_found",
+      `body ${text.slice(0, 200)}`,
+    );
+  });
+  if (existsSync(join(root, "ui/dist"))) await uiDistCheck(server);
+  await check("weir healthcheck --port exits 0 while the server runs", () => {
+    const r = runWeir(["healthcheck", "--port", String(server.port)], server.cwd);
+    assert(r.code === 0, describe(r));
+  });
+  await check("logs are JSON lines on stdout", () => {
+    const first = readFileSync(server.log, "utf8").split("\n")[0] ?? "";
+    assert(first.startsWith("{"), `first line: ${first.slice(0, 200)}`);
+    JSON.parse(first);
+  });
+}
+
+/** With a built UI, every file of ui/dist must come back from the binary byte for byte. */
+async function uiDistCheck(server: Server): Promise<void> {
+  await check("every file of ui/dist is embedded and served byte for byte", async () => {
+    const dist = join(root, "ui/dist");
+    const files = readdirSync(dist, { recursive: true, encoding: "utf8" }).filter((f) =>
+      statSync(join(dist, f)).isFile(),
+    );
+    for (const file of files) {
+      const path = `/${file.split("\\").join("/")}`;
+      const r = await server.get(path);
+      const body = Buffer.from(await r.arrayBuffer());
+      assert(r.status === 200, `${path}: status ${r.status}`);
+      assert(body.equals(readFileSync(join(dist, file))), `${path}: bytes differ from ui/dist`);
+    }
+    return `${files.length} file(s)`;
+  });
+}
+
+function readRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  assert(kb, "no VmRSS in /proc status");
+  return Number(kb) * 1024;
+}
+
+async function stopChecks(server: Server): Promise<void> {
+  await check(`SIGTERM stops the server with exit 0 within ${STOP_DEADLINE_MS} ms`, async () => {
+    const startedAt = performance.now();
+    server.proc.kill("SIGTERM");
+    const timeout = Bun.sleep(STOP_DEADLINE_MS).then(() => "timeout" as const);
+    const code = await Promise.race([server.proc.exited, timeout]);
+    assert(code !== "timeout", "still running after the deadline");
+    assert(code === 0, `exit ${code} (signal ${server.proc.signalCode})`);
+    return `${Math.round(performance.now() - startedAt)} ms`;
+  });
+  await check("weir healthcheck --port exits 1 once the server is stopped", () => {
+    const r = runWeir(
+      ["healthcheck", "--port", String(server.port), "--timeout", "1000"],
+      server.cwd,
+    );
+    assert(r.code === 1, describe(r));
+  });
+}
+
+async function serverChecks(cwd: string): Promise<void> {
+  const startedAt = performance.now();
+  const server = startServer(cwd);
+  const up = await check("GET /healthz answers 200 {status:ok}", async () => {
+    const ms = await waitHealthy(server, startedAt);
+    metrics["startup to /healthz"] = `${Math.round(ms)} ms`;
+    return `${Math.round(ms)} ms after spawn`;
+  });
+  if (!up) {
+    console.log(
+      `  (server stderr: ${existsSync(`${server.log}.err`) ? readFileSync(`${server.log}.err`, "utf8").slice(0, 800) : ""})`,
+    );
+  }
+  await dataDirChecks(server);
+  await httpChecks(server);
+  if (server.proc.exitCode === null) {
+    for (let i = 0; i < 20; i++)
+      await (await server.get("/healthz").catch(() => undefined))?.arrayBuffer();
+    await Bun.sleep(300);
+    await check("idle RSS readable from /proc", () => {
+      metrics["idle RSS"] = mib(readRss(server.proc.pid));
+      return metrics["idle RSS"];
+    });
+  }
+  await stopChecks(server);
+}
+
+async function main(): Promise<number> {
+  if (!process.argv.includes("--no-build")) build();
+  if (!existsSync(binary)) {
+    console.error(`smoke: ${binary} does not exist; run ./scripts/build`);
+    return 1;
+  }
+  metrics["binary size"] = mib(statSync(binary).size);
+  const cwd = makeHostileDir();
+  console.log(`smoke: running ${binary} from ${cwd}`);
+  await cliChecks(cwd);
+  await serverChecks(cwd);
+  for (const [name, value] of Object.entries(metrics)) console.log(`  metric ${name}: ${value}`);
+  const failed = outcomes.filter((o) => !o.ok).length;
+  console.log(`smoke: ${outcomes.length - failed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    cleanup();
+    process.exit(130);
+  });
+}
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  console.error(`smoke: aborted: ${error instanceof Error ? error.stack : String(error)}`);
+} finally {
+  cleanup();
+}
+process.exit(exitCode);
