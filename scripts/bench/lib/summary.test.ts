@@ -1,0 +1,91 @@
+import { describe, expect, test } from "bun:test";
+import type { EntryResult } from "./bench.ts";
+import { summarizeEntry } from "./summary.ts";
+import type { Measurement, Scenario } from "./types.ts";
+
+const measurement = (rate: number, extra: Partial<Measurement> = {}): Measurement => ({
+  rate,
+  latencyMs: { p50: 1, p90: 2, p99: rate / 1000 },
+  non2xx: 0,
+  errors: 0,
+  ...extra,
+});
+
+const entry = (
+  name: string,
+  rates: number[],
+  scenario?: Scenario,
+  extra?: Partial<Measurement>,
+): EntryResult => ({
+  name,
+  role: scenario ? "subject" : "baseline",
+  scenario,
+  rounds: rates.map((rate, i) => ({
+    round: i + 1,
+    measurement: measurement(rate, extra),
+    rssKiB: 1000 * (i + 1),
+  })),
+});
+
+const scenario = (targets: Scenario["targets"]): Scenario => ({
+  name: "s",
+  description: "",
+  subject: () => ({ command: ["x"], healthPath: "/" }),
+  request: { method: "GET", path: "/" },
+  targets,
+});
+
+describe("summarizeEntry", () => {
+  const baseline = entry("baseline", [100, 120, 80]);
+
+  test("medians, ratio of medians, paired round ratios, max RSS", () => {
+    const s = summarizeEntry(
+      entry("s", [40, 60, 50], scenario(undefined)),
+      baseline,
+      "GET /",
+      "req/s",
+    );
+    expect(s.rate).toBe(50);
+    expect(s.ratio).toBeCloseTo(0.5);
+    expect(s.roundRatios.map((r) => Number(r.toFixed(3)))).toEqual([0.4, 0.5, 0.625]);
+    expect(s.rssMaxKiB).toBe(3000);
+    expect(s.flagged).toBe(false);
+  });
+
+  test("PASS and MISS per target", () => {
+    const s = summarizeEntry(
+      entry("s", [50], scenario({ minRatio: 0.4, maxRatio: 0.45, maxP99Ms: 0.01 })),
+      baseline,
+      "",
+      "",
+    );
+    expect(s.targets.map((t) => [t.label, t.pass])).toEqual([
+      ["ratio >= 0.40", true],
+      ["ratio <= 0.45", false],
+      ["p99 <= 0.01 ms", false],
+    ]);
+  });
+
+  test("errors flag the run and turn its targets into MISS", () => {
+    const s = summarizeEntry(
+      entry("s", [50], scenario({ minRatio: 0.1 }), { non2xx: 7 }),
+      baseline,
+      "",
+      "",
+    );
+    expect(s.flagged).toBe(true);
+    expect(s.non2xx).toBe(7);
+    expect(s.targets[0]).toMatchObject({ pass: false, note: "run had errors" });
+  });
+
+  test("a subject with no measured round is a failure with no ratio", () => {
+    const failed: EntryResult = {
+      ...entry("s", [], scenario({ minRatio: 0.1 })),
+      failure: "server exited",
+    };
+    const s = summarizeEntry(failed, baseline, "", "");
+    expect(s.failure).toBe("server exited");
+    expect(s.ratio).toBeNaN();
+    expect(s.targets[0]?.pass).toBe(false);
+  });
+});

@@ -1,0 +1,120 @@
+/** Turns round results into medians, ratios and target verdicts. Pure, so it is unit-tested. */
+import type { EntryResult, GroupResult } from "./bench.ts";
+import { max, median, ratio, spread } from "./stats.ts";
+import type { Percentiles, Targets } from "./types.ts";
+
+export interface TargetCheck {
+  /** e.g. "ratio >= 0.40" or "p99 <= 20 ms". */
+  label: string;
+  actual: number;
+  pass: boolean;
+  /** Why a target whose number looks fine still misses (invalid or failed run). */
+  note?: string;
+}
+
+export interface EntrySummary {
+  name: string;
+  role: "baseline" | "subject";
+  load: string;
+  unit: string;
+  /** Medians over the measured rounds. */
+  rate: number;
+  latencyMs: Percentiles | null;
+  rssMaxKiB: number | null;
+  spread: number;
+  ratio: number;
+  roundRates: number[];
+  /** Per-round subject/baseline, paired by round; a second view on noise. */
+  roundRatios: number[];
+  non2xx: number;
+  errors: number;
+  errorDetails: string[];
+  failure?: string;
+  /** Non-2xx, socket errors or a failure: the figures must not be trusted. */
+  flagged: boolean;
+  targets: TargetCheck[];
+}
+
+function medianLatency(entry: EntryResult): Percentiles | null {
+  const all = entry.rounds.flatMap((r) =>
+    r.measurement.latencyMs ? [r.measurement.latencyMs] : [],
+  );
+  if (!all.length) return null;
+  return {
+    p50: median(all.map((l) => l.p50)),
+    p90: median(all.map((l) => l.p90)),
+    p99: median(all.map((l) => l.p99)),
+  };
+}
+
+function checkTargets(
+  targets: Targets | undefined,
+  summary: Omit<EntrySummary, "targets">,
+): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const invalid = summary.failure ? "run failed" : summary.flagged ? "run had errors" : undefined;
+  const add = (label: string, actual: number, ok: boolean) => {
+    const pass = ok && !invalid && Number.isFinite(actual);
+    checks.push({ label, actual, pass, note: pass ? undefined : invalid });
+  };
+  if (targets?.minRatio !== undefined)
+    add(
+      `ratio >= ${targets.minRatio.toFixed(2)}`,
+      summary.ratio,
+      summary.ratio >= targets.minRatio,
+    );
+  if (targets?.maxRatio !== undefined)
+    add(
+      `ratio <= ${targets.maxRatio.toFixed(2)}`,
+      summary.ratio,
+      summary.ratio <= targets.maxRatio,
+    );
+  if (targets?.maxP99Ms !== undefined) {
+    const p99 = summary.latencyMs?.p99 ?? Number.NaN;
+    add(`p99 <= ${targets.maxP99Ms} ms`, p99, p99 <= targets.maxP99Ms);
+  }
+  return checks;
+}
+
+export function summarizeEntry(
+  entry: EntryResult,
+  baseline: EntryResult,
+  load: string,
+  unit: string,
+): EntrySummary {
+  const rates = entry.rounds.map((r) => r.measurement.rate);
+  const baseRates = new Map(baseline.rounds.map((r) => [r.round, r.measurement.rate]));
+  const rss = entry.rounds.flatMap((r) => (r.rssKiB === null ? [] : [r.rssKiB]));
+  const non2xx = entry.rounds.reduce((sum, r) => sum + r.measurement.non2xx, 0);
+  const errors = entry.rounds.reduce((sum, r) => sum + r.measurement.errors, 0);
+  const partial = {
+    name: entry.name,
+    role: entry.role,
+    load,
+    unit,
+    rate: median(rates),
+    latencyMs: medianLatency(entry),
+    rssMaxKiB: rss.length ? max(rss) : null,
+    spread: spread(rates),
+    ratio: ratio(median(rates), median([...baseRates.values()])),
+    roundRates: rates,
+    roundRatios: entry.rounds.map((r) =>
+      ratio(r.measurement.rate, baseRates.get(r.round) ?? Number.NaN),
+    ),
+    non2xx,
+    errors,
+    errorDetails: entry.rounds.flatMap((r) =>
+      r.measurement.errorDetail ? [`round ${r.round}: ${r.measurement.errorDetail}`] : [],
+    ),
+    failure: entry.failure ?? (entry.rounds.length ? undefined : "no round measured"),
+    flagged: non2xx > 0 || errors > 0 || entry.failure !== undefined,
+  };
+  return { ...partial, targets: checkTargets(entry.scenario?.targets, partial) };
+}
+
+/** Baseline first, then its subjects, per group. */
+export function summarize(results: readonly GroupResult[]): EntrySummary[] {
+  return results.flatMap(({ group, baseline, subjects }) =>
+    [baseline, ...subjects].map((entry) => summarizeEntry(entry, baseline, group.load, group.unit)),
+  );
+}
