@@ -9,8 +9,12 @@ export interface CliResult {
 }
 
 /** Runs `bun src/main.ts ...args` from the repo root with a clean WEIR_* environment. */
-export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
-  const result = Bun.spawnSync(["bun", "src/main.ts", ...args], {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  prefix: string[] = [],
+): CliResult {
+  const result = Bun.spawnSync([...prefix, "bun", "src/main.ts", ...args], {
     cwd: REPO_ROOT,
     env: { ...cleanEnv(), ...env },
     stdout: "pipe",
@@ -48,4 +52,16 @@ export function freePort(): number {
   const port = server.port as number;
   server.stop(true);
   return port;
+}
+
+/**
+ * How to run the CLI as a user without write access to root-owned directories: root ignores
+ * file modes, so as root the CLI runs as `nobody` (when that user can read this checkout).
+ * Undefined when neither is possible here.
+ */
+export function unprivilegedPrefix(): string[] | undefined {
+  if (process.getuid?.() !== 0) return [];
+  const prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+  const probe = runCli(["version"], { HOME: "/tmp" }, prefix);
+  return probe.exitCode === 0 ? prefix : undefined;
 }

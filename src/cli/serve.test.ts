@@ -1,10 +1,10 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
-import { freePort, runCli, spawnCli } from "./cli.test-helpers.ts";
+import { freePort, runCli, spawnCli, unprivilegedPrefix } from "./cli.test-helpers.ts";
 
 const dirs: Array<{ path: string; remove: () => void }> = [];
 const tempDir = () => {
@@ -65,9 +65,27 @@ describe("weir serve", () => {
     writeFileSync(file, "x");
     expectOneLineFailure(
       runCli(["serve", "--port", "0", "--data-dir", file]),
-      /data dir .* (not a directory|cannot be created)/,
+      /data dir .* is not a directory$/,
     );
   });
+
+  const unprivileged = unprivilegedPrefix();
+  test.skipIf(unprivileged === undefined)(
+    "a data dir that is not writable stops start-up with one line and exit 1",
+    () => {
+      const parent = tempDir();
+      const dataDir = join(parent, "read-only");
+      mkdirSync(dataDir);
+      chmodSync(parent, 0o755);
+      chmodSync(dataDir, 0o555);
+      const result = runCli(
+        ["serve", "--port", "0", "--data-dir", dataDir],
+        { HOME: "/tmp" },
+        unprivileged,
+      );
+      expectOneLineFailure(result, /data dir .* is not writable/);
+    },
+  );
 
   test("a database newer than the binary stops start-up with one line and exit 1", () => {
     const dataDir = tempDir();

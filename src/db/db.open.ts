@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 
@@ -22,12 +22,14 @@ export const DB_FILE = "weir.db";
 
 /** Makes sure the data dir exists and is a writable directory, or says why not. */
 export function prepareDataDir(dir: string): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new StartupError(`data dir ${dir} is not a directory`);
+  }
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new StartupError(`data dir ${dir} cannot be created: ${reason(error)}`);
   }
-  if (!statSync(dir).isDirectory()) throw new StartupError(`data dir ${dir} is not a directory`);
   try {
     accessSync(dir, constants.W_OK | constants.R_OK);
   } catch (error) {

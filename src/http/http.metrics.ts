@@ -2,8 +2,17 @@
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 interface Histogram {
+  method: string;
+  route: string;
   counts: number[];
   sum: number;
+  count: number;
+}
+
+interface Counter {
+  method: string;
+  route: string;
+  status: number;
   count: number;
 }
 
@@ -13,17 +22,26 @@ export interface Metrics {
   render(): string;
 }
 
-/** Creates an empty registry. `route` must be the route pattern, never the raw path. */
+/**
+ * Creates an empty registry. `route` must be the route pattern, never the raw path. Observing is
+ * on every request's path, so it only concatenates a key and bumps numbers; label escaping
+ * happens when /metrics is rendered.
+ */
 export function createMetrics(): Metrics {
-  const requests = new Map<string, number>();
+  const requests = new Map<string, Counter>();
   const latency = new Map<string, Histogram>();
   return {
     observe(method, route, status, seconds) {
-      const key = labels({ method, route, status: String(status) });
-      requests.set(key, (requests.get(key) ?? 0) + 1);
-      const histogramKey = labels({ method, route });
-      const histogram = latency.get(histogramKey) ?? newHistogram();
-      latency.set(histogramKey, histogram);
+      const seriesKey = `${method} ${route}`;
+      const counterKey = `${seriesKey} ${status}`;
+      const counter = requests.get(counterKey);
+      if (counter) counter.count += 1;
+      else requests.set(counterKey, { method, route, status, count: 1 });
+      let histogram = latency.get(seriesKey);
+      if (!histogram) {
+        histogram = { method, route, counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
+        latency.set(seriesKey, histogram);
+      }
       const bucket = BUCKETS.findIndex((upper) => seconds <= upper);
       if (bucket >= 0) histogram.counts[bucket] = (histogram.counts[bucket] ?? 0) + 1;
       histogram.sum += seconds;
@@ -36,8 +54,6 @@ export function createMetrics(): Metrics {
   };
 }
 
-const newHistogram = (): Histogram => ({ counts: BUCKETS.map(() => 0), sum: 0, count: 0 });
-
 function labels(values: Record<string, string>): string {
   return Object.entries(values)
     .map(
@@ -47,19 +63,24 @@ function labels(values: Record<string, string>): string {
     .join(",");
 }
 
-function renderRequests(requests: Map<string, number>): string[] {
+function renderRequests(requests: Map<string, Counter>): string[] {
   const lines = [
     "# HELP weir_http_requests_total HTTP requests by route and status.",
     "# TYPE weir_http_requests_total counter",
   ];
-  for (const [key, count] of requests) lines.push(`weir_http_requests_total{${key}} ${count}`);
+  for (const { method, route, status, count } of requests.values()) {
+    lines.push(
+      `weir_http_requests_total{${labels({ method, route, status: String(status) })}} ${count}`,
+    );
+  }
   return lines;
 }
 
 function renderLatency(latency: Map<string, Histogram>): string[] {
   const name = "weir_http_request_duration_seconds";
   const lines = [`# HELP ${name} HTTP request latency by route.`, `# TYPE ${name} histogram`];
-  for (const [key, histogram] of latency) {
+  for (const histogram of latency.values()) {
+    const key = labels({ method: histogram.method, route: histogram.route });
     let cumulative = 0;
     BUCKETS.forEach((upper, i) => {
       cumulative += histogram.counts[i] ?? 0;
