@@ -1,16 +1,17 @@
 import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { spawnCli, runCli as weir } from "./cli.test-helpers.ts";
-import { preparedDir, removeTempDirs, tempDir, waitFor } from "./doctor.testkit.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { preparedDir, spawnCli, runCli as weir } from "./cli.test-helpers.ts";
 
-afterAll(removeTempDirs);
+const tempDir = useTempDirs();
 
 /** A prepared data dir whose weir.db also holds `rows` rows in a scratch table. */
 function dirWithRows(rows: number): string {
-  const dir = preparedDir();
+  const dir = preparedDir(tempDir());
   const db = new Database(join(dir, "weir.db"));
   db.run("CREATE TABLE scratch (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
   const insert = db.prepare("INSERT INTO scratch (v) VALUES (?)");
@@ -45,7 +46,7 @@ const leftovers = (dir: string) => readdirSync(dir).filter((name) => name.includ
 
 /** A prepared data dir whose weir.db holds `mib` MiB of blobs, written in one statement. */
 function bigDir(mib: number): string {
-  const dir = preparedDir();
+  const dir = preparedDir(tempDir());
   const db = new Database(join(dir, "weir.db"));
   db.run("CREATE TABLE big (b BLOB NOT NULL)");
   db.run(
@@ -122,7 +123,10 @@ describe("weir backup", () => {
       stderr: "inherit",
     });
     try {
-      await waitFor(() => inspect(source).count > 50, 10_000, "the writer to insert rows");
+      await pollUntil(() => inspect(source).count > 50, {
+        timeoutMs: 10_000,
+        what: "the writer to insert rows",
+      });
       const out = join(tempDir(), "live.db");
       const backup = spawnCli(["backup", out, "--data-dir", dir]);
       const [code, stderr] = await Promise.all([backup.exited, new Response(backup.stderr).text()]);
@@ -158,7 +162,10 @@ describe("weir backup", () => {
     const outDir = tempDir();
     const out = join(outDir, "cut.db");
     const backup = spawnCli(["backup", out, "--data-dir", dir]);
-    await waitFor(() => leftovers(outDir).length > 0, 10_000, "the temp file to appear");
+    await pollUntil(() => leftovers(outDir).length > 0, {
+      timeoutMs: 10_000,
+      what: "the temp file to appear",
+    });
     backup.kill("SIGTERM");
     const [code, stderr] = await Promise.all([backup.exited, new Response(backup.stderr).text()]);
     expect(code).toBe(1);

@@ -1,4 +1,6 @@
+import { expect } from "bun:test";
 import { join } from "node:path";
+import { loadSecretKey } from "../shared/secret-key.ts";
 
 export const REPO_ROOT = join(import.meta.dir, "../..");
 
@@ -64,4 +66,13 @@ export function unprivilegedPrefix(): string[] | undefined {
   const prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
   const probe = runCli(["version"], { HOME: "/tmp" }, prefix);
   return probe.exitCode === 0 ? prefix : undefined;
+}
+
+/** Makes `dir` what a started server leaves: a migrated weir.db plus secret.key. */
+export function preparedDir(dir: string): string {
+  const migrate = runCli(["migrate", "--data-dir", dir]);
+  expect(migrate.stderr).toBe("");
+  expect(migrate.exitCode).toBe(0);
+  loadSecretKey(dir, ""); // only `serve` creates it otherwise
+  return dir;
 }

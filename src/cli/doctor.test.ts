@@ -1,11 +1,11 @@
 import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { runCli as weir } from "./cli.test-helpers.ts";
-import { preparedDir, removeTempDirs, tempDir } from "./doctor.testkit.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { preparedDir, runCli as weir } from "./cli.test-helpers.ts";
 
-afterAll(removeTempDirs);
+const tempDir = useTempDirs();
 
 type Report = { ok: boolean; checks: { name: string; status: string; detail: string }[] };
 
@@ -20,7 +20,7 @@ function doctorJson(dir: string, env: Record<string, string> = {}) {
 
 describe("weir doctor", () => {
   test("a migrated data dir with a private secret.key is healthy", () => {
-    const { exitCode: code, report, status } = doctorJson(preparedDir());
+    const { exitCode: code, report, status } = doctorJson(preparedDir(tempDir()));
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual([
@@ -42,7 +42,7 @@ describe("weir doctor", () => {
   });
 
   test("text output has one line per check and a summary", () => {
-    const dir = preparedDir();
+    const dir = preparedDir(tempDir());
     const run = weir(["doctor", "--data-dir", dir]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^ok {4}database {5}integrity ok/m);
@@ -62,7 +62,7 @@ describe("weir doctor", () => {
   });
 
   test("a migration this weir does not know fails as a newer database", () => {
-    const dir = preparedDir();
+    const dir = preparedDir(tempDir());
     const db = new Database(join(dir, "weir.db"));
     db.run(
       "INSERT INTO _migrations (name, checksum, applied_at) VALUES ('9999_future', 'x', 'now')",
@@ -75,7 +75,7 @@ describe("weir doctor", () => {
   });
 
   test("an applied migration whose text changed fails as a checksum mismatch", () => {
-    const dir = preparedDir();
+    const dir = preparedDir(tempDir());
     const db = new Database(join(dir, "weir.db"));
     db.run("UPDATE _migrations SET checksum = 'x'");
     db.close();
@@ -86,7 +86,7 @@ describe("weir doctor", () => {
   });
 
   test("pending migrations are a warning, and doctor does not apply them", () => {
-    const dir = preparedDir();
+    const dir = preparedDir(tempDir());
     const db = new Database(join(dir, "weir.db"));
     db.run("DELETE FROM _migrations");
     db.close();
@@ -103,7 +103,7 @@ describe("weir doctor", () => {
   });
 
   test("a secret.key readable by others fails", () => {
-    const dir = preparedDir();
+    const dir = preparedDir(tempDir());
     chmodSync(join(dir, "secret.key"), 0o644);
     const { exitCode: code, status } = doctorJson(dir);
     expect(code).toBe(1);
@@ -112,7 +112,7 @@ describe("weir doctor", () => {
   });
 
   test("a bad WEIR_* value is a failed config check naming the key, not an abort", () => {
-    const dir = preparedDir();
+    const dir = preparedDir(tempDir());
     const { exitCode: code, status, report } = doctorJson(dir, { WEIR_PORT: "abc" });
     expect(code).toBe(1);
     expect(status("config")?.status).toBe("fail");

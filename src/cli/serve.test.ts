@@ -1,20 +1,12 @@
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pollUntil } from "../test-utils/poll.ts";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { freePort, runCli, spawnCli, unprivilegedPrefix } from "./cli.test-helpers.ts";
 
-const dirs: Array<{ path: string; remove: () => void }> = [];
-const tempDir = () => {
-  const dir = makeTempDir("weir-cli-");
-  dirs.push(dir);
-  return dir.path;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) dir.remove();
-});
+const tempDir = useTempDirs("weir-cli-");
 
 const expectOneLineFailure = (result: { exitCode: number; stderr: string }, pattern: RegExp) => {
   expect(result.exitCode).toBe(1);

@@ -1,18 +1,10 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { openDatabase, StartupError } from "./db.open.ts";
 
-const dirs: Array<{ remove: () => void }> = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) dir.remove();
-});
-const tempDir = () => {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir.path;
-};
+const tempDir = useTempDirs();
 
 test("full durability: WAL, synchronous=FULL, foreign keys on, busy timeout", () => {
   const db = openDatabase(tempDir(), "full");

@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { ConfigError, describeConfig, loadConfig } from "./config.ts";
 
-const dirs: Array<{ remove: () => void }> = [];
-const tempDir = () => {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir.path;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) dir.remove();
-});
+const tempDir = useTempDirs();
 
 describe("config precedence: flag > env > weir.toml > default", () => {
   test("defaults when nothing is given", () => {

@@ -1,18 +1,10 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { loadSecretKey } from "./secret-key.ts";
 
-const dirs: Array<{ remove: () => void }> = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) dir.remove();
-});
-const tempDir = () => {
-  const dir = makeTempDir();
-  dirs.push(dir);
-  return dir.path;
-};
+const tempDir = useTempDirs();
 
 test("created on first use with mode 0600, then read back unchanged", () => {
   const dir = tempDir();
