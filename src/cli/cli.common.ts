@@ -6,11 +6,17 @@ export interface DataDirFlags {
   dataDir?: string;
 }
 
-/** Prints `weir: <reason>` on stderr and exits 1: the one way a command fails. */
-export function fail(message: string): never {
-  process.stderr.write(`weir: ${message}\n`);
-  process.exit(1);
+/** An expected failure of a command; `action` turns it into one line on stderr and exit 1. */
+export class CommandFailure extends Error {
+  override name = "CommandFailure";
 }
+
+/** Ends the command with `weir: <message>` and exit code 1: the one way a command fails. */
+export function fail(message: string): never {
+  throw new CommandFailure(message);
+}
+
+const EXPECTED = [CommandFailure, StartupError, ConfigError];
 
 /**
  * Wraps a command action so expected failures (bad config, unusable data dir, newer database)
@@ -21,9 +27,13 @@ export function action<A extends unknown[]>(run: (...args: A) => unknown) {
     try {
       await run(...args);
     } catch (error) {
-      if (error instanceof StartupError || error instanceof ConfigError) fail(error.message);
-      if (process.env.WEIR_LOG_LEVEL === "debug") console.error(error);
-      fail(`unexpected error: ${reason(error)}`);
+      const expected = EXPECTED.some((type) => error instanceof type);
+      if (!expected && process.env.WEIR_LOG_LEVEL === "debug") console.error(error);
+      const message = expected ? (error as Error).message : `unexpected error: ${reason(error)}`;
+      process.stderr.write(`weir: ${message}\n`);
+      // exitCode rather than process.exit(): exiting at once drops output still buffered for a
+      // pipe (measured: 1.2 of 5 MB of a report reached `| wc -c`).
+      process.exitCode = 1;
     }
   };
 }

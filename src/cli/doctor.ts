@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { reason } from "../db/db.open.ts";
 import { CONFIG_TABLE } from "../shared/config.table.ts";
-import { action, DATA_DIR_OPTION, printJson } from "./cli.common.ts";
+import { action, DATA_DIR_OPTION, fail, printJson } from "./cli.common.ts";
 import {
   type Check,
   checkConfig,
@@ -33,9 +33,7 @@ function doctor(flags: DoctorFlags): void {
   else printReport(checks);
   if (!ok) {
     const failed = checks.filter((c) => c.status === "fail").map((c) => c.name);
-    // Not fail(): its process.exit could cut off a report still being written to a pipe.
-    process.stderr.write(`weir: doctor found problems: ${failed.join(", ")}\n`);
-    process.exitCode = 1;
+    fail(`doctor found problems: ${failed.join(", ")}`);
   }
 }
 
@@ -47,10 +45,10 @@ function runChecks(flags: DoctorFlags): Check[] {
   const secretSource = loaded?.sources.secret_key ?? "env";
   return [
     config,
-    guarded("data_dir", () => checkDataDir(dataDir)),
-    ...guardedPair(["database", "migrations"], () => checkDatabase(dataDir)),
-    guarded("secret_key", () => checkSecretKey(dataDir, secret, secretSource)),
-    guarded("disk", () => checkDisk(dataDir)),
+    ...guarded(["data_dir"], () => [checkDataDir(dataDir)]),
+    ...guarded(["database", "migrations"], () => checkDatabase(dataDir)),
+    ...guarded(["secret_key"], () => [checkSecretKey(dataDir, secret, secretSource)]),
+    ...guarded(["disk"], () => [checkDisk(dataDir)]),
   ];
 }
 
@@ -61,23 +59,12 @@ function fallbackDataDir(flags: DoctorFlags): string {
 }
 
 // An unexpected error in one check must become that check's failure, not abort the report.
-function guarded(name: string, run: () => Check): Check {
+function guarded(names: string[], run: () => Check[]): Check[] {
   try {
     return run();
   } catch (error) {
-    return { name, status: "fail", detail: `check crashed: ${reason(error)}` };
-  }
-}
-
-function guardedPair(names: [string, string], run: () => [Check, Check]): Check[] {
-  try {
-    return run();
-  } catch (error) {
-    return names.map((name) => ({
-      name,
-      status: "fail",
-      detail: `check crashed: ${reason(error)}`,
-    }));
+    const detail = `check crashed: ${reason(error)}`;
+    return names.map((name) => ({ name, status: "fail", detail }));
   }
 }
 

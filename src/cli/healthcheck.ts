@@ -13,13 +13,11 @@ export function registerHealthcheck(program: Command): void {
       action(async (flags: { port?: string; url?: string; timeout: string }) => {
         const port = flags.url ? 0 : configWithFlags({ port: flags.port }).config.port;
         const url = flags.url ?? `http://127.0.0.1:${port}/healthz`;
-        try {
-          const response = await fetch(url, { signal: AbortSignal.timeout(Number(flags.timeout)) });
-          if (!response.ok) fail(`${url} answered ${response.status}`);
-          console.log(`ok: ${url}`);
-        } catch (error) {
-          fail(`${url} did not answer: ${(error as Error).message}`);
-        }
+        const response = await fetch(url, {
+          signal: AbortSignal.timeout(Number(flags.timeout)),
+        }).catch((error: Error) => fail(`${url} did not answer: ${error.message}`));
+        if (!response.ok) fail(`${url} answered ${response.status}`);
+        console.log(`ok: ${url}`);
       }),
     );
 }
