@@ -19,6 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../src/test-utils/free-port.ts";
 
 const root = join(import.meta.dir, "..");
 const binary = join(root, "dist/weir");
@@ -102,14 +103,6 @@ function runWeir(args: string[], cwd: string, timeoutMs = 15_000): RunResult {
 function describe(result: RunResult): string {
   const text = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" | ");
   return `exit ${result.code}${text ? `: ${text}` : ""}`;
-}
-
-/** A port that was free a moment ago: bind port 0, read it, release it. */
-function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
 }
 
 function mib(bytes: number): string {
@@ -377,6 +370,7 @@ async function serverChecks(cwd: string): Promise<void> {
   if (server.proc.exitCode === null) {
     for (let i = 0; i < 20; i++)
       await (await server.get("/healthz").catch(() => undefined))?.arrayBuffer();
+    // Not a wait for a condition: a short quiet spell so the figure is idle RSS, not in-flight.
     await Bun.sleep(300);
     await check("idle RSS readable from /proc", () => {
       metrics["idle RSS"] = mib(readRss(server.proc.pid));

@@ -48,14 +48,6 @@ function cleanEnv(): Record<string, string> {
   ) as Record<string, string>;
 }
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-export function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = server.port as number;
-  server.stop(true);
-  return port;
-}
-
 /**
  * How to run the CLI as a user without write access to root-owned directories: root ignores
  * file modes, so as root the CLI runs as `nobody` (when that user can read this checkout).

@@ -1,10 +1,11 @@
 /** Runs the groups: per round, the baseline and each subject in turn, each on a fresh server. */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "../../../src/test-utils/free-port.ts";
 import type { Group } from "./groups.ts";
 import type { Pinning } from "./pinning.ts";
 import { readRssKiB } from "./proc.ts";
-import { freePort, launchServer, stopServer } from "./server.ts";
+import { launchServer, stopServer } from "./server.ts";
 import { formatMs, formatRate } from "./stats.ts";
 import type { LaunchContext, Measurement, Scenario, ServerSpec } from "./types.ts";
 

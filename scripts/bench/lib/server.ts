@@ -16,14 +16,6 @@ export interface RunningServer {
   logPath: string;
 }
 
-/** A port the OS says is free now (bind to 0, read it, release it). */
-export function freePort(): number {
-  const listener = Bun.listen({ hostname: HOST, port: 0, socket: { data() {} } });
-  const { port } = listener;
-  listener.stop(true);
-  return port;
-}
-
 /** The caller's environment without WEIR_* variables, so a run does not depend on who runs it. */
 function cleanEnv(extra: Record<string, string> | undefined): Record<string, string> {
   const env: Record<string, string> = {};
