@@ -8,6 +8,7 @@ import {
   optionalHttpUrl,
   type Validator,
 } from "./config.validators.ts";
+import { DEFAULT_PLANS, type PlanTable, parsePlanTable } from "../auth/plans.model.ts";
 import { LOG_LEVELS } from "./logger.ts";
 
 /** One configuration key: where it comes from, its default, how it is checked and what it does. */
@@ -101,6 +102,12 @@ export const CONFIG_TABLE = {
     default: 86_400_000,
     parse: duration,
     doc: "Lifetime of a login token (e.g. 24h).",
+  }),
+  plans: entry<PlanTable>({
+    env: "WEIR_PLANS",
+    default: DEFAULT_PLANS,
+    parse: parsePlanTable,
+    doc: "Plan quota overrides: `[plans.team]` tables in weir.toml, or JSON in the env (-1 = unlimited endpoints).",
   }),
   secret_key: entry({
     env: "WEIR_SECRET_KEY",

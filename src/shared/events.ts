@@ -1,3 +1,5 @@
+import type { CapturedRequest, CaptureTarget } from "../capture/capture.model.ts";
+
 /**
  * Domain events carried by the in-process bus, by name. Rooms talk through these so that, for
  * example, capture never imports realtime. Each room adds the events it publishes here.
@@ -5,4 +7,10 @@
 export interface DomainEvents {
   "server.started": { baseUrl: string; port: number };
   "server.stopping": Record<string, never>;
+  /** A capture was durably committed (published in capture order, after the commit). */
+  "request.captured": { request: CapturedRequest; endpoint: CaptureTarget };
+  /** An endpoint was deleted or paused; live subscribers of it should be told. */
+  "endpoint.deleted": { endpointId: string; organizationId: string | null };
+  /** An API key was revoked; sockets opened with it must close. */
+  "api_key.revoked": { apiKeyId: string; organizationId: string };
 }

@@ -1,0 +1,58 @@
+import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { debugEndpoints } from "../endpoints/endpoints.table.ts";
+
+/**
+ * Captured requests, stored byte-exact (decisions.md §6). Ids are UUIDv7, so ordering by id is
+ * ordering by capture time; lists read newest first through the (endpoint_id, id) index.
+ */
+export const capturedRequests = sqliteTable(
+  "captured_requests",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => debugEndpoints.id, { onDelete: "cascade" }),
+    method: text("method").notNull(),
+    /** The sub-path after the slug, "" when none; always starts with "/" otherwise. */
+    path: text("path").notNull(),
+    queryString: text("query_string").notNull(),
+    /** JSON object: lowercased names, repeated headers joined with ", ". */
+    headers: text("headers").notNull(),
+    /** JSON array of [name, value] pairs in the order received. */
+    rawHeaders: text("raw_headers").notNull(),
+    body: blob("body", { mode: "buffer" }).notNull(),
+    contentType: text("content_type"),
+    size: integer("size").notNull(),
+    remoteIp: text("remote_ip"),
+    status: integer("status").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("captured_requests_endpoint_idx").on(t.endpointId, t.id),
+    index("captured_requests_created_idx").on(t.createdAt),
+  ],
+);
+
+/** Every try to re-send a captured request to a forward URL or a replay target. */
+export const requestForwards = sqliteTable(
+  "request_forwards",
+  {
+    id: text("id").primaryKey(),
+    requestId: text("request_id")
+      .notNull()
+      .references(() => capturedRequests.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    method: text("method").notNull(),
+    statusCode: integer("status_code"),
+    responseHeaders: text("response_headers"),
+    responseBody: text("response_body"),
+    latencyMs: integer("latency_ms"),
+    error: text("error"),
+    attempt: integer("attempt").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("request_forwards_request_idx").on(t.requestId, t.id),
+    index("request_forwards_created_idx").on(t.createdAt),
+  ],
+);
