@@ -1,0 +1,192 @@
+import { and, count, desc, eq, inArray, max, sql } from "drizzle-orm";
+import { capturedRequests } from "../capture/capture.table.ts";
+import type { Db } from "../db/db.open.ts";
+import type { CustomResponse, Endpoint, EndpointStatus } from "./endpoints.model.ts";
+import { debugEndpoints } from "./endpoints.table.ts";
+
+type EndpointRow = typeof debugEndpoints.$inferSelect;
+
+/** What can change on an existing endpoint; `undefined` leaves a field as it is. */
+export interface EndpointChanges {
+  name?: string;
+  status?: EndpointStatus;
+  /** null removes the custom response. */
+  response?: CustomResponse | null;
+  /** null removes the forward target. */
+  forwardUrl?: string | null;
+  updatedAt: string;
+}
+
+/** How many requests an endpoint holds and when the newest arrived. */
+export interface EndpointStats {
+  requestCount: number;
+  lastRequestAt: string | null;
+}
+
+/** All SQL of the endpoints room. Every organization-facing lookup is scoped to the organization. */
+export function createEndpointsRepo(db: Db) {
+  const orm = db.orm;
+  const byIdInOrganization = orm
+    .select()
+    .from(debugEndpoints)
+    .where(
+      and(
+        eq(debugEndpoints.id, sql.placeholder("id")),
+        eq(debugEndpoints.organizationId, sql.placeholder("organizationId")),
+      ),
+    )
+    .prepare();
+  const byId = orm
+    .select()
+    .from(debugEndpoints)
+    .where(eq(debugEndpoints.id, sql.placeholder("id")))
+    .prepare();
+  const bySlug = orm
+    .select()
+    .from(debugEndpoints)
+    .where(eq(debugEndpoints.slug, sql.placeholder("slug")))
+    .prepare();
+
+  return {
+    /** Runs `work` in one transaction (bun:sqlite transactions are synchronous). */
+    transaction<T>(work: () => T): T {
+      return db.sqlite.transaction(work)();
+    },
+    /** The organization's endpoint with this id; null when it is unknown or another organization's. */
+    findInOrganization(id: string, organizationId: string): Endpoint | null {
+      const row = byIdInOrganization.get({ id, organizationId });
+      return row ? toEndpoint(row) : null;
+    },
+    /** Any endpoint by id, anonymous ones included (not for organization-facing reads). */
+    findById(id: string): Endpoint | null {
+      const row = byId.get({ id });
+      return row ? toEndpoint(row) : null;
+    },
+    /** The endpoint that owns a slug (slugs are global: organizations and anonymous alike). */
+    findBySlug(slug: string): Endpoint | null {
+      const row = bySlug.get({ slug });
+      return row ? toEndpoint(row) : null;
+    },
+    /** The organization's endpoints, newest first. */
+    listForOrganization(organizationId: string): Endpoint[] {
+      return orm
+        .select()
+        .from(debugEndpoints)
+        .where(eq(debugEndpoints.organizationId, organizationId))
+        .orderBy(desc(debugEndpoints.createdAt), desc(debugEndpoints.id))
+        .all()
+        .map(toEndpoint);
+    },
+    countForOrganization(organizationId: string): number {
+      return (
+        orm
+          .select({ n: count() })
+          .from(debugEndpoints)
+          .where(eq(debugEndpoints.organizationId, organizationId))
+          .get()?.n ?? 0
+      );
+    },
+    /** Inserts; throws the SQLite unique-constraint error when the slug is taken. */
+    insert(endpoint: Endpoint): void {
+      orm.insert(debugEndpoints).values(toRow(endpoint)).run();
+    },
+    /** Applies changes to the organization's endpoint; null when there is none. */
+    update(id: string, organizationId: string, changes: EndpointChanges): Endpoint | null {
+      const rows = orm
+        .update(debugEndpoints)
+        .set(changeColumns(changes))
+        .where(and(eq(debugEndpoints.id, id), eq(debugEndpoints.organizationId, organizationId)))
+        .returning()
+        .all();
+      return rows[0] ? toEndpoint(rows[0]) : null;
+    },
+    /** Deletes the organization's endpoint; its requests and forwards go with it (cascade). */
+    delete(id: string, organizationId: string): boolean {
+      const rows = orm
+        .delete(debugEndpoints)
+        .where(and(eq(debugEndpoints.id, id), eq(debugEndpoints.organizationId, organizationId)))
+        .returning({ id: debugEndpoints.id })
+        .all();
+      return rows.length > 0;
+    },
+    /** Request counts and newest capture times, for the endpoints given. */
+    stats(endpointIds: string[]): Map<string, EndpointStats> {
+      const result = new Map<string, EndpointStats>();
+      if (endpointIds.length === 0) return result;
+      const rows = orm
+        .select({
+          endpointId: capturedRequests.endpointId,
+          n: count(),
+          last: max(capturedRequests.createdAt),
+        })
+        .from(capturedRequests)
+        .where(inArray(capturedRequests.endpointId, endpointIds))
+        .groupBy(capturedRequests.endpointId)
+        .all();
+      for (const row of rows) {
+        result.set(row.endpointId, { requestCount: row.n, lastRequestAt: row.last });
+      }
+      return result;
+    },
+  };
+}
+
+export type EndpointsRepo = ReturnType<typeof createEndpointsRepo>;
+
+function toEndpoint(row: EndpointRow): Endpoint {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    slug: row.slug,
+    status: row.status,
+    response:
+      row.responseStatus === null
+        ? null
+        : {
+            status: row.responseStatus,
+            headers: JSON.parse(row.responseHeaders ?? "{}") as Record<string, string>,
+            body: row.responseBody ?? "",
+            delayMs: row.responseDelayMs,
+          },
+    forwardUrl: row.forwardUrl,
+    anonymousTokenHash: row.anonymousTokenHash,
+    expiresAt: row.expiresAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function toRow(endpoint: Endpoint): EndpointRow {
+  return {
+    id: endpoint.id,
+    organizationId: endpoint.organizationId,
+    name: endpoint.name,
+    slug: endpoint.slug,
+    status: endpoint.status,
+    ...responseColumns(endpoint.response),
+    forwardUrl: endpoint.forwardUrl,
+    anonymousTokenHash: endpoint.anonymousTokenHash,
+    expiresAt: endpoint.expiresAt,
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+  };
+}
+
+function responseColumns(response: CustomResponse | null) {
+  return {
+    responseStatus: response?.status ?? null,
+    responseHeaders: response ? JSON.stringify(response.headers) : null,
+    responseBody: response?.body ?? null,
+    responseDelayMs: response?.delayMs ?? 0,
+  };
+}
+
+function changeColumns(changes: EndpointChanges): Partial<EndpointRow> {
+  const columns: Partial<EndpointRow> = { updatedAt: changes.updatedAt };
+  if (changes.name !== undefined) columns.name = changes.name;
+  if (changes.status !== undefined) columns.status = changes.status;
+  if (changes.forwardUrl !== undefined) columns.forwardUrl = changes.forwardUrl;
+  if (changes.response !== undefined) Object.assign(columns, responseColumns(changes.response));
+  return columns;
+}
