@@ -1,3 +1,7 @@
+import { apiKeyRoutes } from "./auth/api-keys.routes.ts";
+import { createAuthRoom } from "./auth/auth.room.ts";
+import { authRoutes } from "./auth/auth.routes.ts";
+import { memberRoutes } from "./auth/members.routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { healthRoutes } from "./http/health.routes.ts";
 import { createMetrics } from "./http/http.metrics.ts";
@@ -13,9 +17,14 @@ export interface StartOptions {
 /** The composition root: mounts every room on the HTTP base. Two apps may run in one process. */
 export function createApp(deps: AppDeps) {
   const metrics = createMetrics();
+  const authRoom = createAuthRoom(deps);
+  const auth = authRoom.auth;
   const app = createHttpBase({ ids: deps.ids, logger: deps.logger, metrics })
     .use(apiDocs(deps.version))
     .use(healthRoutes(deps.db.sqlite, metrics, deps.version))
+    .use(authRoutes(authRoom))
+    .use(apiKeyRoutes(authRoom))
+    .use(memberRoutes(authRoom))
     // The UI's catch-all goes last so every room's routes win over it.
     .use(uiRoutes());
 

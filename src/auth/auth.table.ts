@@ -62,4 +62,3 @@ export const apiKeys = sqliteTable(
     index("api_keys_org_idx").on(t.organizationId, t.createdAt),
   ],
 );
-

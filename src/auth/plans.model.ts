@@ -82,7 +82,7 @@ function parseJsonObject(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new Error("must be JSON such as {\"team\":{\"debug_endpoints\":20}}");
+    throw new Error('must be JSON such as {"team":{"debug_endpoints":20}}');
   }
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_PLANS, type PlanTable, parsePlanTable } from "../auth/plans.model.ts";
 import {
   anyText,
   cidrList,
@@ -8,7 +9,6 @@ import {
   optionalHttpUrl,
   type Validator,
 } from "./config.validators.ts";
-import { DEFAULT_PLANS, type PlanTable, parsePlanTable } from "../auth/plans.model.ts";
 import { LOG_LEVELS } from "./logger.ts";
 
 /** One configuration key: where it comes from, its default, how it is checked and what it does. */

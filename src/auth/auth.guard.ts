@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import { notFound } from "../shared/errors.ts";
+import { authErrors } from "./auth.errors.ts";
+import { checkPermission, type Permission, type Principal } from "./auth.model.ts";
+import type { AuthService } from "./auth.service.ts";
+
+/**
+ * The one auth guard of every management route. Routes declared after `.use(authGuard(auth))`
+ * receive `principal`; anything else is 401 with the contract's message. Not named, so Elysia
+ * never de-duplicates it away from a second room that uses it too.
+ */
+export function authGuard(auth: AuthService) {
+  return new Elysia().resolve({ as: "scoped" }, ({ request }) => {
+    const headers = request.headers;
+    const result = auth.authenticate({
+      authorization: headers.get("authorization"),
+      apiKey: headers.get("x-api-key"),
+      organizationId: headers.get("x-organization-id"),
+    });
+    if (result === "not_member") throw notFound();
+    if (!result) throw authErrors.unauthorized();
+    return { principal: result };
+  });
+}
+
+/** The one role check of the HTTP layer: 403 `forbidden`, or `jwt_required` for key management. */
+export function requirePermission(principal: Principal, permission: Permission): void {
+  const verdict = checkPermission(principal, permission);
+  if (verdict === "jwt_required") throw authErrors.jwtRequired();
+  if (verdict === "forbidden") throw authErrors.forbidden();
+}
+
+/** The caller acting in the organization named by a path; another organization is a 404. */
+export function principalForPath(
+  auth: AuthService,
+  principal: Principal,
+  orgId: string,
+): Principal {
+  const scoped = auth.forOrganization(principal, orgId);
+  if (!scoped) throw notFound();
+  return scoped;
+}

@@ -1,0 +1,161 @@
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/db.open.ts";
+import type { Plan, Role } from "./auth.model.ts";
+import { apiKeys, memberships, organizations, users } from "./auth.table.ts";
+
+export type UserRow = typeof users.$inferSelect;
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export interface MembershipView {
+  organizationId: string;
+  name: string;
+  plan: Plan;
+  role: Role;
+}
+export interface MemberView {
+  userId: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+}
+/** An active key with what the guard needs to act for its organization. */
+export interface ActiveKey {
+  id: string;
+  organizationId: string;
+  plan: Plan;
+}
+
+/** All SQL of the auth room. The two per-request lookups are prepared once. */
+export function createAuthRepo(db: Db) {
+  const orm = db.orm;
+  const activeKeyByHash = orm
+    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, plan: organizations.plan })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare();
+  const membershipOf = orm
+    .select({ role: memberships.role, plan: organizations.plan })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(
+      and(
+        eq(memberships.userId, sql.placeholder("userId")),
+        eq(memberships.organizationId, sql.placeholder("organizationId")),
+      ),
+    )
+    .prepare();
+  const userById = orm
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder("id")))
+    .prepare();
+
+  return {
+    /** Runs `work` in one transaction (bun:sqlite transactions are synchronous). */
+    transaction<T>(work: () => T): T {
+      return db.sqlite.transaction(work)();
+    },
+    countUsers: () => orm.select({ n: count() }).from(users).get()?.n ?? 0,
+    countOrganizations: () => orm.select({ n: count() }).from(organizations).get()?.n ?? 0,
+    insertUser: (row: typeof users.$inferInsert) => orm.insert(users).values(row).run(),
+    insertOrganization: (row: typeof organizations.$inferInsert) =>
+      orm.insert(organizations).values(row).run(),
+    insertMembership: (row: typeof memberships.$inferInsert) =>
+      orm.insert(memberships).values(row).run(),
+    userById: (id: string): UserRow | undefined => userById.get({ id }),
+    userByEmailKey: (key: string): UserRow | undefined =>
+      orm.select().from(users).where(eq(users.emailKey, key)).get(),
+    setPassword: (userId: string, passwordHash: string, updatedAt: string) =>
+      orm.update(users).set({ passwordHash, updatedAt }).where(eq(users.id, userId)).run(),
+    listUsers: (): UserRow[] => orm.select().from(users).orderBy(asc(users.createdAt)).all(),
+    organizationById: (id: string): OrganizationRow | undefined =>
+      orm.select().from(organizations).where(eq(organizations.id, id)).get(),
+    organizationsByName: (name: string): OrganizationRow[] =>
+      orm.select().from(organizations).where(eq(organizations.name, name)).all(),
+    listOrganizations: (): OrganizationRow[] =>
+      orm.select().from(organizations).orderBy(asc(organizations.createdAt)).all(),
+    setPlan: (id: string, plan: Plan, updatedAt: string) =>
+      orm.update(organizations).set({ plan, updatedAt }).where(eq(organizations.id, id)).run(),
+    membership: (userId: string, organizationId: string) =>
+      membershipOf.get({ userId, organizationId }),
+    /** The user's organizations, oldest membership first (the first is the default). */
+    membershipsOf: (userId: string): MembershipView[] =>
+      orm
+        .select({
+          organizationId: organizations.id,
+          name: organizations.name,
+          plan: organizations.plan,
+          role: memberships.role,
+        })
+        .from(memberships)
+        .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+        .where(eq(memberships.userId, userId))
+        .orderBy(asc(memberships.createdAt), asc(organizations.id))
+        .all(),
+    membersOf: (organizationId: string): MemberView[] =>
+      orm
+        .select({
+          userId: users.id,
+          email: users.email,
+          role: memberships.role,
+          createdAt: memberships.createdAt,
+        })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(eq(memberships.organizationId, organizationId))
+        .orderBy(asc(memberships.createdAt), asc(users.id))
+        .all(),
+    countOwners: (organizationId: string) =>
+      orm
+        .select({ n: count() })
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")))
+        .get()?.n ?? 0,
+    setRole: (organizationId: string, userId: string, role: Role) =>
+      orm
+        .update(memberships)
+        .set({ role })
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+        .run(),
+    removeMembership: (organizationId: string, userId: string) =>
+      orm
+        .delete(memberships)
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
+        .run(),
+    insertApiKey: (row: typeof apiKeys.$inferInsert) => orm.insert(apiKeys).values(row).run(),
+    activeKeyByHash: (hash: string): ActiveKey | undefined => activeKeyByHash.get({ hash }),
+    listApiKeys: (organizationId: string): ApiKeyRow[] =>
+      orm
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.organizationId, organizationId))
+        .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+        .all(),
+    /** Revokes an active key of the organization; false when there is none to revoke. */
+    revokeApiKey(organizationId: string, id: string, revokedAt: string): boolean {
+      const revoked = orm
+        .update(apiKeys)
+        .set({ revokedAt })
+        .where(
+          and(
+            eq(apiKeys.id, id),
+            eq(apiKeys.organizationId, organizationId),
+            isNull(apiKeys.revokedAt),
+          ),
+        )
+        .returning({ id: apiKeys.id })
+        .all();
+      return revoked.length > 0;
+    },
+    /** Writes a batch of last-use times in one transaction. */
+    touchApiKeys(uses: Map<string, string>): void {
+      const update = db.sqlite.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+      db.sqlite.transaction(() => {
+        for (const [id, at] of uses) update.run(at, id);
+      })();
+    },
+  };
+}
+
+export type AuthRepo = ReturnType<typeof createAuthRepo>;

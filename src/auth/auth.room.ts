@@ -1,0 +1,47 @@
+import type { AppDeps } from "../deps.ts";
+import type { AccountsDeps } from "./accounts.service.ts";
+import type { ApiKeysDeps } from "./api-keys.service.ts";
+import { createApiKeyUsage } from "./api-keys.usage.ts";
+import { createAuthRepo } from "./auth.repo.ts";
+import { createAuthService } from "./auth.service.ts";
+import { createLoginLimiter } from "./login-limiter.ts";
+
+/**
+ * Builds the auth room once per app: the guard's service, and the deps of its use cases.
+ * Last-use times of API keys are written every 10 s and at shutdown, never on the request path.
+ */
+export function createAuthRoom(deps: AppDeps) {
+  const repo = createAuthRepo(deps.db);
+  const usage = createApiKeyUsage((uses) => repo.touchApiKeys(uses));
+  const auth = createAuthService({
+    repo,
+    clock: deps.clock,
+    secretKey: deps.secretKey,
+    jwtTtlMs: deps.config.jwt_ttl,
+    usage,
+  });
+  deps.scheduler.every("api-key-usage-flush", "*/10 * * * * *", () => usage.flush());
+  deps.bus.on("server.stopping", () => {
+    usage.flush();
+  });
+  const accounts: AccountsDeps = {
+    repo,
+    clock: deps.clock,
+    ids: deps.ids,
+    auth,
+    registration: deps.config.registration,
+    defaultPlan: deps.config.default_plan,
+  };
+  const apiKeys: ApiKeysDeps = {
+    repo,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger.child({ scope: "api-keys" }),
+    plans: deps.config.plans,
+    onRevoked: (apiKeyId, organizationId) =>
+      deps.bus.publish("api_key.revoked", { apiKeyId, organizationId }),
+  };
+  return { repo, auth, usage, accounts, apiKeys, loginLimiter: createLoginLimiter(deps.clock) };
+}
+
+export type AuthRoom = ReturnType<typeof createAuthRoom>;

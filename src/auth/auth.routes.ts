@@ -1,0 +1,97 @@
+import { Elysia, t } from "elysia";
+import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { login, publicMembership, publicUser, registerAccount } from "./accounts.service.ts";
+import { authErrors } from "./auth.errors.ts";
+import { authGuard } from "./auth.guard.ts";
+import type { AuthRoom } from "./auth.room.ts";
+
+const Credentials = t.Object({ email: t.String(), password: t.String() });
+const tags = ["accounts"];
+
+/** Registration, login, first-run state and `/me` (decisions.md §2). */
+export function authRoutes(room: AuthRoom) {
+  return new Elysia()
+    .get(
+      "/api/v1/auth/setup",
+      () => ({
+        needs_setup: room.repo.countUsers() === 0,
+        registration: room.accounts.registration,
+      }),
+      {
+        detail: { tags, summary: "Whether first-run setup is needed and registration is open" },
+      },
+    )
+    .post(
+      "/api/v1/auth/register",
+      async ({ body, set }) => {
+        const created = await registerAccount(body, room.accounts);
+        set.status = 201;
+        return created;
+      },
+      {
+        body: t.Object({
+          email: t.String(),
+          password: t.String(),
+          organization_name: t.String(),
+        }),
+        response: { 403: ErrorBody, 409: ErrorBody, 422: ValidationErrorBody },
+        detail: {
+          tags,
+          summary: "Register: the first user, or anyone when WEIR_REGISTRATION=open",
+        },
+      },
+    )
+    .post(
+      "/api/v1/auth/login",
+      async ({ body, set, request, server }) => {
+        const address = server?.requestIP(request)?.address ?? "unknown";
+        const wait = room.loginLimiter.take(address);
+        if (wait > 0) {
+          set.headers["retry-after"] = String(wait);
+          throw authErrors.rateLimited(wait);
+        }
+        return login(body, room.accounts);
+      },
+      {
+        body: Credentials,
+        response: { 401: ErrorBody, 422: ValidationErrorBody, 429: ErrorBody },
+        detail: {
+          tags,
+          summary: "Log in: a JWT (HS256, WEIR_JWT_TTL) and the user's organizations",
+        },
+      },
+    )
+    .use(authGuard(room.auth))
+    .get(
+      "/api/v1/me",
+      ({ principal }) => {
+        const user = principal.userId ? room.repo.userById(principal.userId) : undefined;
+        const organizations = user
+          ? room.repo.membershipsOf(user.id).map(publicMembership)
+          : [apiKeyOrganization(room, principal.organizationId)];
+        return {
+          user: user ? publicUser(user) : null,
+          organizations,
+          organization: organizations.find((o) => o.id === principal.organizationId) ?? null,
+          auth_method: principal.authMethod,
+        };
+      },
+      {
+        response: { 401: ErrorBody, 404: ErrorBody },
+        detail: {
+          tags,
+          summary: "Who is calling: the user (null for an API key), organizations, auth method",
+        },
+      },
+    );
+}
+
+function apiKeyOrganization(room: AuthRoom, organizationId: string) {
+  const org = room.repo.organizationById(organizationId);
+  return {
+    id: organizationId,
+    name: org?.name ?? "",
+    role: "owner" as const,
+    plan: org?.plan ?? "free",
+  };
+}
