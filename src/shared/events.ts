@@ -9,8 +9,10 @@ export interface DomainEvents {
   "server.stopping": Record<string, never>;
   /** A capture was durably committed (published in capture order, after the commit). */
   "request.captured": { request: CapturedRequest; endpoint: CaptureTarget };
-  /** An endpoint was deleted or paused; live subscribers of it should be told. */
-  "endpoint.deleted": { endpointId: string; organizationId: string | null };
+  /** An endpoint was deleted (its requests went with it); live subscribers of it should be told. */
+  "endpoint.deleted": { endpointId: string; organizationId: string | null; slug: string };
+  /** An endpoint's name, status, custom response or forward target changed (caches of it are stale). */
+  "endpoint.updated": { endpointId: string; organizationId: string | null; slug: string };
   /** An API key was revoked; sockets opened with it must close. */
   "api_key.revoked": { apiKeyId: string; organizationId: string };
 }
