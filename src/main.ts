@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { Command } from "commander";
+import { registerAdmin } from "./cli/admin.ts";
 import { registerBackup } from "./cli/backup.ts";
 import { registerConfig } from "./cli/config.ts";
 import { registerDoctor } from "./cli/doctor.ts";
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
     registerHealthcheck,
     registerDoctor,
     registerBackup,
+    registerAdmin,
     registerSandboxSelftest,
   ]) {
     register(program);
