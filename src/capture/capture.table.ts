@@ -29,7 +29,8 @@ export const capturedRequests = sqliteTable(
   },
   (t) => [
     index("captured_requests_endpoint_idx").on(t.endpointId, t.id),
-    index("captured_requests_created_idx").on(t.createdAt),
+    // Retention deletes per endpoint by age (each endpoint's plan sets its own cutoff): a range scan here.
+    index("captured_requests_endpoint_created_idx").on(t.endpointId, t.createdAt),
   ],
 );
 

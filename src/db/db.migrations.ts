@@ -4,8 +4,12 @@ import m0000_foundation from "../../migrations/0000_foundation.sql" with { type:
 import m0001_accounts_endpoints_capture from "../../migrations/0001_accounts_endpoints_capture.sql" with {
   type: "text",
 };
+import m0002_retention_index_per_endpoint from "../../migrations/0002_retention_index_per_endpoint.sql" with {
+  type: "text",
+};
 
 export const MIGRATIONS: Migration[] = [
   { name: "0000_foundation", sql: m0000_foundation },
   { name: "0001_accounts_endpoints_capture", sql: m0001_accounts_endpoints_capture },
+  { name: "0002_retention_index_per_endpoint", sql: m0002_retention_index_per_endpoint },
 ];
