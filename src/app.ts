@@ -26,7 +26,7 @@ export function createApp(deps: AppDeps) {
     .use(apiKeyRoutes(authRoom))
     .use(memberRoutes(authRoom))
     // The UI's catch-all goes last so every room's routes win over it.
-    .use(uiRoutes());
+    .use(uiRoutes({ dir: deps.config.ui_dir }));
 
   return {
     app,

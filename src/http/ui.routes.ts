@@ -1,28 +1,58 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve, sep } from "node:path";
 import { Elysia } from "elysia";
 import { notFound } from "../shared/errors.ts";
 import { UI_ASSETS } from "./ui-assets.generated.ts";
 
 /** Paths the UI must never answer, so their 404s stay JSON. */
 const NOT_UI = /^\/(api|debug|w|in|socket|status|healthz|metrics)(\/|$)/;
-const HASHED = /\/assets\//;
+const HASHED = /^\/assets\//;
+const HAS_EXTENSION = /\.[a-z0-9]+$/i;
+
+export interface UiOptions {
+  /**
+   * Serve the UI from this directory (a `ui/dist` build) instead of the files embedded in the
+   * binary. Read on every request, so a rebuild shows without a restart (`WEIR_UI_DIR`).
+   */
+  dir?: string;
+}
+
+/** The file serving `path`: embedded by default, or under `dir`; never outside it. */
+function fileLocator(dir: string | undefined): (path: string) => string | undefined {
+  if (!dir) return (path) => UI_ASSETS[path];
+  const root = resolve(dir);
+  return (path) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      return undefined;
+    }
+    const file = resolve(root, `.${decoded}`);
+    if (!file.startsWith(root + sep)) return undefined;
+    return existsSync(file) && statSync(file).isFile() ? file : undefined;
+  };
+}
 
 /**
- * Serves the embedded web UI: exact asset paths, `index.html` at `/`, and the SPA fallback for
- * other GETs that are not API, capture or socket paths.
+ * Serves the web UI: exact asset paths (hashed ones cached for a year), `index.html` at `/`
+ * (never cached, so a new binary's UI shows at once), and the SPA fallback for other GETs that
+ * are not API, capture or socket paths.
  */
-export function uiRoutes() {
-  return new Elysia({ name: "weir-ui" }).get(
+export function uiRoutes(options: UiOptions = {}) {
+  const locate = fileLocator(options.dir);
+  return new Elysia({ name: "weir-ui", seed: options.dir ?? "" }).get(
     "/*",
     ({ path, set }) => {
-      const asset = UI_ASSETS[path === "/" ? "/index.html" : path];
+      const asset = locate(path === "/" ? "/index.html" : path);
       if (asset) {
         set.headers["cache-control"] = HASHED.test(path)
           ? "public, max-age=31536000, immutable"
           : "no-cache";
         return Bun.file(asset);
       }
-      const index = UI_ASSETS["/index.html"];
-      if (NOT_UI.test(path) || !index || /\.[a-z0-9]+$/i.test(path)) throw notFound();
+      const index = locate("/index.html");
+      if (NOT_UI.test(path) || !index || HAS_EXTENSION.test(path)) throw notFound();
       set.headers["cache-control"] = "no-cache";
       return Bun.file(index);
     },

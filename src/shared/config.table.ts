@@ -122,6 +122,12 @@ export const CONFIG_TABLE = {
     parse: integer(1, 60_000),
     doc: "CPU-time limit of one user script.",
   }),
+  ui_dir: entry({
+    env: "WEIR_UI_DIR",
+    default: "",
+    parse: anyText,
+    doc: "Serve the web UI from this directory (a ui/dist build) instead of the embedded copy.",
+  }),
   sandbox_memory_mb: entry({
     env: "WEIR_SANDBOX_MEMORY_MB",
     default: 32,
