@@ -79,10 +79,12 @@ export async function registerAccount(
     if (deps.registration !== "open" && deps.repo.countUsers() > 0) {
       throw authErrors.registrationClosed();
     }
+    // Always a new organization: registering must never join an existing one by its name.
     return insertAccount(
       { email: input.email as string, organization: input.organization_name as string },
       passwordHash,
       deps,
+      { joinExisting: false },
     );
   });
   const { token } = deps.auth.issueToken(user, organization.id);
@@ -99,13 +101,16 @@ export async function createAccount(input: NewAccount, deps: AccountsDeps) {
     plan: input.plan === undefined ? null : planProblem(input.plan),
   });
   const passwordHash = await hashPassword(input.password);
-  return deps.repo.transaction(() => insertAccount(input, passwordHash, deps));
+  return deps.repo.transaction(() =>
+    insertAccount(input, passwordHash, deps, { joinExisting: true }),
+  );
 }
 
 function insertAccount(
   input: Pick<NewAccount, "email" | "organization" | "role" | "plan">,
   passwordHash: string,
   deps: AccountsDeps,
+  options: { joinExisting: boolean },
 ): { user: UserRow; organization: OrganizationRow; role: Role } {
   const now = isoAt(deps.clock.now());
   if (deps.repo.userByEmailKey(emailKey(input.email))) throw authErrors.emailTaken();
@@ -118,7 +123,9 @@ function insertAccount(
     updatedAt: now,
   };
   deps.repo.insertUser(user);
-  const existing = findOrganization(deps.repo, input.organization);
+  const existing = options.joinExisting
+    ? findOrganization(deps.repo, input.organization)
+    : undefined;
   const organization = existing ?? newOrganization(input, now, deps);
   const role: Role = existing ? (input.role ?? "member") : "owner";
   deps.repo.insertMembership({

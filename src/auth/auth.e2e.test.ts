@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signUp } from "../test-utils/accounts.ts";
+import { apiCall } from "../test-utils/api-call.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+
+const register = (server: TestServer, body: unknown) =>
+  apiCall(server, "POST", "/api/v1/auth/register", { body });
+const login = (server: TestServer, email: string, password: string) =>
+  apiCall(server, "POST", "/api/v1/auth/login", { body: { email, password } });
+const owner = {
+  email: "Owner@Example.com",
+  password: "s3cret-password",
+  organization_name: "Acme",
+};
+
+describe("first run, registration and login", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  test("the first user registers; the organization is enterprise; the password is never echoed", async () => {
+    expect((await apiCall(server, "GET", "/api/v1/auth/setup")).body).toEqual({
+      needs_setup: true,
+      registration: "closed",
+    });
+    const answer = await register(server, owner);
+    expect(answer.status).toBe(201);
+    expect(answer.body.user).toEqual({
+      id: expect.any(String),
+      email: owner.email,
+      created_at: expect.any(String),
+    });
+    expect(answer.body.organization).toMatchObject({ name: "Acme", plan: "enterprise" });
+    expect(answer.body.token.split(".")).toHaveLength(3);
+    expect(JSON.stringify(answer.body)).not.toContain(owner.password);
+    expect(server.logs.join("\n")).not.toContain(owner.password);
+    expect((await apiCall(server, "GET", "/api/v1/auth/setup")).body.needs_setup).toBe(false);
+  });
+
+  test("after the first user, registration is closed", async () => {
+    const answer = await register(server, { ...owner, email: "second@example.com" });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual({ error: "registration_closed" });
+  });
+
+  test("login answers a token, its expiry and the organizations, whatever the email's case", async () => {
+    const answer = await login(server, "owner@EXAMPLE.com", owner.password);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      token: expect.any(String),
+      expires_at: expect.any(String),
+      user: { id: expect.any(String), email: owner.email },
+      organizations: [{ id: expect.any(String), name: "Acme", role: "owner", plan: "enterprise" }],
+    });
+    const hours = (Date.parse(answer.body.expires_at) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+    const me = await apiCall(server, "GET", "/api/v1/me", {
+      headers: { authorization: `Bearer ${answer.body.token}` },
+    });
+    expect(me.body).toMatchObject({ auth_method: "jwt", user: { email: owner.email } });
+    expect(JSON.stringify(me.body)).not.toContain("password");
+  });
+
+  test("a wrong password and an unknown email get the same 401", async () => {
+    const wrong = await login(server, owner.email, "not-the-password");
+    const unknown = await login(server, "nobody@example.com", owner.password);
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual({ error: "Invalid email or password" });
+    expect(unknown.body).toEqual(wrong.body);
+  });
+});
+
+describe("registration input and open registration", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { registration: "open", default_plan: "team" } });
+  });
+  afterAll(() => server.stop());
+
+  test.each([
+    [{ email: "bad", password: "long-enough", organization_name: "X" }, "email"],
+    [{ email: "a@b.io", password: "short", organization_name: "X" }, "password"],
+    [{ email: "a@b.io", password: "long-enough", organization_name: " " }, "organization_name"],
+    [{ email: "a@b.io", password: "long-enough" }, "organization_name"],
+  ])("%p → 422 naming %s", async (body, field) => {
+    const answer = await register(server, body);
+    expect(answer.status).toBe(422);
+    expect(answer.body.error).toBe("validation_failed");
+    expect(Object.keys(answer.body.errors)).toContain(field);
+  });
+
+  test("malformed JSON is a 400", async () => {
+    const response = await fetch(`${server.url}/api/v1/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{nope",
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "invalid_json" });
+  });
+
+  test("open registration: later organizations get the default plan; emails are unique in any case", async () => {
+    const first = await register(server, { ...owner, email: "one@example.com" });
+    const second = await register(server, { ...owner, email: "two@example.com" });
+    expect(first.body.organization.plan).toBe("enterprise");
+    expect(second.body.organization.plan).toBe("team");
+    // The same organization name makes a second organization, never a way into the first.
+    expect(second.body.organization.id).not.toBe(first.body.organization.id);
+    const again = await register(server, { ...owner, email: "TWO@example.com" });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: "email_taken" });
+  });
+});
+
+describe("login rate limit", () => {
+  test("an address that keeps trying gets 429 with Retry-After, then may try again later", async () => {
+    const clock = createFakeClock();
+    const server = await startTestServer({ clock });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++)
+        statuses.push((await login(server, "x@example.com", "password1")).status);
+      expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+      const limited = await login(server, "x@example.com", "password1");
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toBe("rate_limited");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      clock.advance(60_000);
+      expect((await login(server, "x@example.com", "password1")).status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("tokens and organizations", () => {
+  test("a token expires after WEIR_JWT_TTL (fake clock)", async () => {
+    const clock = createFakeClock();
+    const server = await startTestServer({ clock, config: { jwt_ttl: 3_600_000 } });
+    try {
+      const account = await signUp(server);
+      const me = () => apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
+      clock.advance(3_599_000);
+      expect((await me()).status).toBe(200);
+      clock.advance(1_000);
+      const expired = await me();
+      expect(expired.status).toBe(401);
+      expect(expired.body).toEqual({ error: "Invalid or missing API key" });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("X-Organization-Id acts in another of the user's organizations; not a member → 404", async () => {
+    const server = await startTestServer();
+    try {
+      const alice = await signUp(server, { plan: "free" });
+      const bob = await signUp(server, { plan: "team" });
+      const aliceInBob = await signUp(server, {
+        email: "alice2@example.com",
+        organizationId: bob.organizationId,
+        role: "admin",
+      });
+      const me = (headers: Record<string, string>) =>
+        apiCall(server, "GET", "/api/v1/me", { headers });
+      const home = await me(aliceInBob.headers);
+      expect(home.body.organization).toMatchObject({
+        id: bob.organizationId,
+        role: "admin",
+        plan: "team",
+      });
+      const other = await me({ ...bob.headers, "x-organization-id": alice.organizationId });
+      expect(other.status).toBe(404);
+      const own = await me({ ...bob.headers, "x-organization-id": bob.organizationId });
+      expect(own.body.organization.id).toBe(bob.organizationId);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("resetting a password ends earlier sessions", async () => {
+    const server = await startTestServer();
+    try {
+      const account = await signUp(server);
+      const { resetPassword } = await import("./accounts.service.ts");
+      const { createAuthRepo } = await import("./auth.repo.ts");
+      const before = await apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
+      expect(before.status).toBe(200);
+      await resetPassword(
+        { email: account.email, password: "a-brand-new-one" },
+        { repo: createAuthRepo(server.deps.db), clock: server.deps.clock },
+      );
+      const after = await apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
+      expect(after.status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+  });
+});
