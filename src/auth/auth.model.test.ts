@@ -12,7 +12,7 @@ const principal = (role: Role, authMethod: Principal["authMethod"] = "jwt"): Pri
 });
 
 describe("checkPermission", () => {
-  const cases: [Role, Principal["authMethod"], Permission, string][] = [
+  const cases: [Role, Principal["authMethod"], Permission, ReturnType<typeof checkPermission>][] = [
     ["member", "jwt", "read", "ok"],
     ["member", "jwt", "write", "forbidden"],
     ["member", "jwt", "manage", "forbidden"],
