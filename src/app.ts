@@ -8,6 +8,8 @@ import { createMetrics } from "./http/http.metrics.ts";
 import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
+import { createRealtimeRoom } from "./realtime/realtime.room.ts";
+import { realtimeRoutes } from "./realtime/realtime.routes.ts";
 
 export interface StartOptions {
   port: number;
@@ -25,6 +27,7 @@ export function createApp(deps: AppDeps) {
     .use(authRoutes(authRoom))
     .use(apiKeyRoutes(authRoom))
     .use(memberRoutes(authRoom))
+    .use(realtimeRoutes({ hub: createRealtimeRoom(deps).hub, auth }))
     // The UI's catch-all goes last so every room's routes win over it.
     .use(uiRoutes({ dir: deps.config.ui_dir }));
 

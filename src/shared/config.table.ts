@@ -116,6 +116,18 @@ export const CONFIG_TABLE = {
     doc: "Server secret (signs tokens, encrypts secrets at rest); empty: use <data_dir>/secret.key.",
     secret: true,
   }),
+  realtime_heartbeat_timeout: entry({
+    env: "WEIR_REALTIME_HEARTBEAT_TIMEOUT",
+    default: 60_000,
+    parse: duration,
+    doc: "A realtime socket that sends nothing (not even a heartbeat) for this long is closed.",
+  }),
+  realtime_max_buffered_bytes: entry({
+    env: "WEIR_REALTIME_MAX_BUFFERED_BYTES",
+    default: 4_194_304,
+    parse: integer(65_536, 1_073_741_824),
+    doc: "Bytes queued for one slow realtime socket before it is closed as too far behind.",
+  }),
   sandbox_timeout_ms: entry({
     env: "WEIR_SANDBOX_TIMEOUT_MS",
     default: 1000,
