@@ -10,7 +10,7 @@ export interface DomainEvents {
   /** A capture was durably committed (published in capture order, after the commit). */
   "request.captured": { request: CapturedRequest; endpoint: CaptureTarget };
   /** An endpoint was deleted (its requests went with it); live subscribers of it should be told. */
-  "endpoint.deleted": { endpointId: string; organizationId: string | null; slug: string };
+  "endpoint.deleted": { endpointId: string; organizationId: string | null };
   /** An endpoint's name, status, custom response or forward target changed (caches of it are stale). */
   "endpoint.updated": { endpointId: string; organizationId: string | null; slug: string };
   /** An API key was revoked; sockets opened with it must close. */
