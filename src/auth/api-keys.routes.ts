@@ -21,47 +21,54 @@ const tags = ["api-keys"];
 
 /** API key management (interface.md: JWT required for these three; decisions.md §12). */
 export function apiKeyRoutes(room: AuthRoom) {
-  return new Elysia({ prefix: "/api/v1/organizations/:org_id/api-keys" })
-    .use(authGuard(room.auth))
-    .resolve(({ principal, params }) => {
-      const scoped = principalForPath(room.auth, principal, (params as { org_id: string }).org_id);
-      requirePermission(scoped, "manage_api_keys");
-      return { scoped };
-    })
-    .post(
-      "/",
-      ({ scoped, body, set }) => {
-        const name = assertCanCreateApiKey(
-          scoped,
-          (body as { name?: unknown } | null)?.name,
-          room.apiKeys.plans,
+  return (
+    new Elysia({ prefix: "/api/v1/organizations/:org_id/api-keys" })
+      .use(authGuard(room.auth))
+      // derive, like the guard: roles are checked before the body is validated.
+      .derive(({ principal, params }) => {
+        const scoped = principalForPath(
+          room.auth,
+          principal,
+          (params as { org_id: string }).org_id,
         );
-        const created = createApiKey(
-          { organizationId: scoped.organizationId, name, createdBy: scoped.userId },
-          room.apiKeys,
-        );
-        set.status = 201;
-        return created;
-      },
-      {
-        response: { 201: t.Object({ ...ApiKey.properties, key: t.String() }), ...errors },
-        detail: { tags, summary: "Create an API key (shown once; Team and Enterprise plans)" },
-      },
-    )
-    .get("/", ({ scoped }) => listApiKeys(scoped.organizationId, room.apiKeys), {
-      response: { 200: t.Array(ApiKey), ...errors },
-      detail: { tags, summary: "List API keys (never the key itself)" },
-    })
-    .delete(
-      "/:key_id",
-      ({ scoped, params }) =>
-        revokeApiKey(
-          { organizationId: scoped.organizationId, apiKeyId: params.key_id },
-          room.apiKeys,
-        ),
-      {
-        response: { 200: t.Object({ message: t.String() }), ...errors },
-        detail: { tags, summary: "Revoke an API key: it stops working at once" },
-      },
-    );
+        requirePermission(scoped, "manage_api_keys");
+        return { scoped };
+      })
+      .post(
+        "/",
+        ({ scoped, body, set }) => {
+          const name = assertCanCreateApiKey(
+            scoped,
+            (body as { name?: unknown } | null)?.name,
+            room.apiKeys.plans,
+          );
+          const created = createApiKey(
+            { organizationId: scoped.organizationId, name, createdBy: scoped.userId },
+            room.apiKeys,
+          );
+          set.status = 201;
+          return created;
+        },
+        {
+          response: { 201: t.Object({ ...ApiKey.properties, key: t.String() }), ...errors },
+          detail: { tags, summary: "Create an API key (shown once; Team and Enterprise plans)" },
+        },
+      )
+      .get("/", ({ scoped }) => listApiKeys(scoped.organizationId, room.apiKeys), {
+        response: { 200: t.Array(ApiKey), ...errors },
+        detail: { tags, summary: "List API keys (never the key itself)" },
+      })
+      .delete(
+        "/:key_id",
+        ({ scoped, params }) =>
+          revokeApiKey(
+            { organizationId: scoped.organizationId, apiKeyId: params.key_id },
+            room.apiKeys,
+          ),
+        {
+          response: { 200: t.Object({ message: t.String() }), ...errors },
+          detail: { tags, summary: "Revoke an API key: it stops working at once" },
+        },
+      )
+  );
 }

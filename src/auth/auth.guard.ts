@@ -6,11 +6,12 @@ import type { AuthService } from "./auth.service.ts";
 
 /**
  * The one auth guard of every management route. Routes declared after `.use(authGuard(auth))`
- * receive `principal`; anything else is 401 with the contract's message. Not named, so Elysia
- * never de-duplicates it away from a second room that uses it too.
+ * receive `principal`; anything else is 401 with the contract's message. It runs as `derive`
+ * (before body validation), so a caller without credentials learns nothing about the body a
+ * route expects. Not named, so Elysia never de-duplicates it away from a second room using it.
  */
 export function authGuard(auth: AuthService) {
-  return new Elysia().resolve({ as: "scoped" }, ({ request }) => {
+  return new Elysia().derive({ as: "scoped" }, ({ request }) => {
     const headers = request.headers;
     const result = auth.authenticate({
       authorization: headers.get("authorization"),
