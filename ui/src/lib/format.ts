@@ -1,0 +1,42 @@
+/** Human sizes: 0 B, 512 B, 1.5 KiB, 2.0 MiB. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "?";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** "just now", "5 s ago", "3 min ago", "2 h ago", "4 d ago"; older ones as a date. */
+export function formatRelative(iso: string | null | undefined, now: number): string {
+  if (!iso) return "never";
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return "unknown";
+  const seconds = Math.round((now - at) / 1000);
+  if (seconds < 2) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  if (seconds < 7 * 86_400) return `${Math.floor(seconds / 86_400)} d ago`;
+  return iso.slice(0, 10);
+}
+
+/** Local date and time with seconds and milliseconds, for detail views and tooltips. */
+export function formatTimestamp(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}.${pad(at.getMilliseconds(), 3)}`;
+}
+
+/** The clock time only (HH:MM:SS), for dense list rows. */
+export function formatClock(iso: string): string {
+  return formatTimestamp(iso).slice(11, 19);
+}
+
+/** Query string → ordered pairs, keeping repeats and empty values. */
+export function queryPairs(query: string): [string, string][] {
+  const text = query.startsWith("?") ? query.slice(1) : query;
+  if (!text) return [];
+  return [...new URLSearchParams(text)];
+}
