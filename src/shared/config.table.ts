@@ -128,6 +128,12 @@ export const CONFIG_TABLE = {
     parse: integer(65_536, 1_073_741_824),
     doc: "Bytes queued for one slow realtime socket before it is closed as too far behind.",
   }),
+  forward_timeout_ms: entry({
+    env: "WEIR_FORWARD_TIMEOUT_MS",
+    default: 30_000,
+    parse: integer(1, 300_000),
+    doc: "How long a forward or replay waits for the downstream answer before recording a timeout.",
+  }),
   sandbox_timeout_ms: entry({
     env: "WEIR_SANDBOX_TIMEOUT_MS",
     default: 1000,
