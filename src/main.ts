@@ -8,6 +8,7 @@ import { registerHealthcheck } from "./cli/healthcheck.ts";
 import { registerMigrate } from "./cli/migrate.ts";
 import { registerSandboxSelftest } from "./cli/sandbox-selftest.ts";
 import { registerServe } from "./cli/serve.ts";
+import { registerTail } from "./cli/tail.ts";
 import { registerVersion } from "./cli/version.ts";
 import { VERSION } from "./shared/version.ts";
 
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
     registerDoctor,
     registerBackup,
     registerAdmin,
+    registerTail,
     registerSandboxSelftest,
   ]) {
     register(program);

@@ -89,8 +89,12 @@ export async function subscribe(
   // biome-ignore lint/suspicious/noExplicitAny: tests inspect the pushed JSON as received.
   const events: any[] = [];
   const closes: unknown[] = [];
-  channel.on("webhook_received", (payload) => events.push(payload));
-  channel.onClose((payload: unknown) => closes.push(payload));
+  channel.on("webhook_received", (payload) => {
+    events.push(payload);
+  });
+  channel.onClose((payload: unknown) => {
+    closes.push(payload);
+  });
   const reply = await join(channel);
   return { channel, events, closes, reply };
 }

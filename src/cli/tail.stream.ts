@@ -1,0 +1,94 @@
+import { Socket } from "phoenix";
+
+/** A `webhook_received` payload as pushed (docs/realtime.md). */
+export interface PushedRequest {
+  request_id: string;
+  endpoint_id: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  status: string;
+  timestamp: string;
+  body_encoding?: "base64";
+  body_truncated?: true;
+  body_size?: number;
+}
+
+export interface TailStreamOptions {
+  server: string;
+  token: string;
+  endpointId: string;
+  /** Each captured request, once, in capture order (across reconnects too). */
+  onRequest(request: PushedRequest): void;
+  /** Connection news for the operator: lost, back, and so on. */
+  onNotice(message: string): void;
+  /** The stream cannot go on (endpoint deleted, access refused): the command must end. */
+  onFatal(message: string): void;
+  /** Asked after a failed connection: false when the token is no longer accepted. */
+  tokenAccepted(): Promise<boolean>;
+}
+
+const FATAL_JOIN_REASONS: Record<string, string> = {
+  unauthorized: "the token's organization has no such endpoint",
+  feature_not_available: "the organization's plan does not include realtime",
+};
+
+/**
+ * The live feed of one endpoint over the realtime socket, with the official phoenix client. After
+ * a network drop the client reconnects and rejoins with `since_request_id` set to the last request
+ * seen, so the server replays what was missed: nothing lost, nothing twice.
+ */
+export function openTailStream(options: TailStreamOptions) {
+  let lastId: string | null = null;
+  let down = false;
+  let closing = false;
+  const socket = new Socket(`${options.server.replace(/^http/, "ws")}/socket`, {
+    params: { token: options.token },
+    transport: WebSocket,
+  });
+  // A function: the phoenix client evaluates it on every (re)join.
+  const channel = socket.channel(`debug:${options.endpointId}`, () =>
+    lastId ? { since_request_id: lastId } : {},
+  );
+  channel.on("webhook_received", (payload: PushedRequest) => {
+    // Ids are time-ordered (UUIDv7); the server never repeats one, this guards the client side.
+    if (lastId !== null && payload.request_id <= lastId) return;
+    lastId = payload.request_id;
+    options.onRequest(payload);
+  });
+  channel.onClose((payload: { reason?: string } | undefined) => {
+    if (closing) return;
+    if (payload?.reason === "endpoint_deleted") options.onFatal("the endpoint was deleted");
+  });
+  socket.onClose((event: { code?: number }) => {
+    // Close codes of docs/realtime.md: 4401 means the key was revoked, reconnecting is pointless.
+    if (!closing && event.code === 4401) options.onFatal("the API key was revoked");
+  });
+  socket.onError(() => {
+    if (closing || down) return;
+    down = true;
+    options.onNotice("connection lost; reconnecting");
+    void options.tokenAccepted().then((accepted) => {
+      if (!accepted && !closing) options.onFatal("the server no longer accepts the token");
+    });
+  });
+  channel
+    .join()
+    .receive("ok", () => {
+      if (down) options.onNotice("reconnected; caught up from the last request seen");
+      down = false;
+    })
+    .receive("error", (response: { reason?: string } | undefined) => {
+      const reason = response?.reason ?? "unknown";
+      options.onFatal(`joining the endpoint failed: ${FATAL_JOIN_REASONS[reason] ?? reason}`);
+    });
+  socket.connect();
+
+  return {
+    lastId: () => lastId,
+    close(): void {
+      closing = true;
+      socket.disconnect();
+    },
+  };
+}
