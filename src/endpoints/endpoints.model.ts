@@ -24,3 +24,49 @@ export interface Endpoint {
   createdAt: string;
   updatedAt: string;
 }
+
+/** Slug shape of decisions.md §4: lowercase words of letters and digits joined by single hyphens. */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const SLUG_MIN = 3;
+export const SLUG_MAX = 63;
+export const NAME_MAX = 255;
+/** Longest name-derived part of a generated slug, leaving room for the suffix. */
+const SLUG_STEM_MAX = 40;
+export const SLUG_SUFFIX_LENGTH = 8;
+
+/** Why a slug is refused, or null when it is acceptable. */
+export function slugProblem(slug: string): string | null {
+  if (slug.length < SLUG_MIN || slug.length > SLUG_MAX) {
+    return `must be ${SLUG_MIN} to ${SLUG_MAX} characters`;
+  }
+  if (!SLUG_PATTERN.test(slug)) {
+    return "may contain only lowercase letters, digits and single hyphens between them";
+  }
+  return null;
+}
+
+/**
+ * The slug stem a name suggests: accents dropped, lowercased, every run of other characters made
+ * one hyphen, at most 40 characters; "endpoint" when nothing usable is left.
+ */
+export function slugStem(name: string): string {
+  const stem = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .slice(0, SLUG_STEM_MAX)
+    .replace(/^-+|-+$/g, "");
+  return stem === "" ? "endpoint" : stem;
+}
+
+/** A generated slug: the name's stem plus a random-looking lowercase suffix (from `randomText`). */
+export function generatedSlug(name: string, randomText: string): string {
+  const suffix = randomText.toLowerCase().replace(/[^a-z0-9]/g, "");
+  return `${slugStem(name)}-${suffix}`;
+}
+
+/** The capture URL of an endpoint in one of the two families (interface.md, Debug endpoint). */
+export function webhookUrl(baseUrl: string, family: "debug" | "w", slug: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/${family}/${slug}`;
+}

@@ -90,6 +90,16 @@ export function createEndpointsRepo(db: Db) {
     insert(endpoint: Endpoint): void {
       orm.insert(debugEndpoints).values(toRow(endpoint)).run();
     },
+    /** Inserts unless another endpoint (of any organization, or anonymous) owns the slug. */
+    insertUnlessSlugTaken(endpoint: Endpoint): boolean {
+      const inserted = orm
+        .insert(debugEndpoints)
+        .values(toRow(endpoint))
+        .onConflictDoNothing({ target: debugEndpoints.slug })
+        .returning({ id: debugEndpoints.id })
+        .all();
+      return inserted.length > 0;
+    },
     /** Applies changes to the organization's endpoint; null when there is none. */
     update(id: string, organizationId: string, changes: EndpointChanges): Endpoint | null {
       const rows = orm

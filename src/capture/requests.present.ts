@@ -1,0 +1,37 @@
+import type { CapturedRequest } from "./capture.model.ts";
+
+export type BodyEncoding = "utf8" | "base64";
+
+// ignoreBOM keeps a leading byte-order mark in the text, so the text is the bytes exactly.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A body as API text (decisions.md §6): the UTF-8 text when the bytes are valid UTF-8, else
+ * base64 of the bytes. Either way the exact bytes can be recovered.
+ */
+export function bodyText(body: Uint8Array): { body: string; body_encoding: BodyEncoding } {
+  try {
+    return { body: strictUtf8.decode(body), body_encoding: "utf8" };
+  } catch {
+    return { body: Buffer.from(body).toString("base64"), body_encoding: "base64" };
+  }
+}
+
+/** A captured request as both API families show it; `status` is text (interface.md). */
+export function presentRequest(request: CapturedRequest) {
+  return {
+    id: request.id,
+    debug_endpoint_id: request.endpointId,
+    method: request.method,
+    path: request.path,
+    query_string: request.queryString,
+    headers: request.headers,
+    raw_headers: request.rawHeaders,
+    ...bodyText(request.body),
+    content_type: request.contentType,
+    size: request.size,
+    remote_ip: request.remoteIp,
+    status: String(request.status),
+    created_at: request.createdAt,
+  };
+}

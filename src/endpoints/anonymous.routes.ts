@@ -1,0 +1,144 @@
+import { Elysia, t } from "elysia";
+import { presentRequest } from "../capture/requests.present.ts";
+import { genericPage, parsePageRequest } from "../db/db.pagination.ts";
+import { ErrorBody } from "../http/http.openapi.ts";
+import { isoAt } from "../shared/clock.ts";
+import {
+  createAnonymousEndpoint,
+  getAnonymousEndpoint,
+  getAnonymousRequest,
+  listAnonymousRequests,
+} from "./anonymous.service.ts";
+import { endpointErrors } from "./endpoints.errors.ts";
+import { webhookUrl } from "./endpoints.model.ts";
+import type { EndpointsRoom } from "./endpoints.room.ts";
+import {
+  CapturedRequestSchema,
+  errorResponses,
+  genericPageOf,
+  PageQuery,
+} from "./endpoints.schemas.ts";
+
+const tags = ["anonymous-endpoints"];
+const TOKEN_HEADER = "x-anonymous-token";
+const tokenHeaders = t.Object({
+  [TOKEN_HEADER]: t.Optional(t.String({ description: "The token returned at creation." })),
+});
+const AnonymousEndpointSchema = t.Object({
+  id: t.String(),
+  slug: t.String(),
+  webhook_url: t.String(),
+  expires_at: t.String(),
+  request_count: t.Integer(),
+  last_request_at: t.Nullable(t.String()),
+  created_at: t.String(),
+});
+
+/**
+ * Anonymous endpoints (decisions.md §6): created without credentials, read with the
+ * `X-Anonymous-Token` header. A missing or wrong token is 404, like an unknown id.
+ */
+export function anonymousEndpointRoutes(room: EndpointsRoom) {
+  const accessOf = (id: string, headers: Record<string, string | undefined>) => ({
+    id,
+    token: headers[TOKEN_HEADER] ?? "",
+  });
+  return new Elysia({ prefix: "/api/v1/anonymous-endpoints" })
+    .post(
+      "/",
+      ({ request, server, set }) => {
+        const peer = server?.requestIP(request)?.address ?? null;
+        const address = room.resolveClientIp(peer, request.headers.get("x-forwarded-for"));
+        const wait = room.anonymousLimiter.take(address ?? "unknown");
+        if (wait > 0) {
+          set.headers["retry-after"] = String(wait);
+          throw endpointErrors.rateLimited(wait);
+        }
+        const { endpoint, token } = createAnonymousEndpoint(room.anonymous);
+        set.status = 201;
+        return {
+          data: {
+            id: endpoint.id,
+            slug: endpoint.slug,
+            webhook_url: webhookUrl(room.baseUrl(), "w", endpoint.slug),
+            token,
+            expires_at: endpoint.expiresAt ?? isoAt(0),
+          },
+        };
+      },
+      {
+        response: {
+          201: t.Object({
+            data: t.Object({
+              id: t.String(),
+              slug: t.String(),
+              webhook_url: t.String(),
+              token: t.String({ description: "Shown once; send it as X-Anonymous-Token." }),
+              expires_at: t.String(),
+            }),
+          }),
+          429: ErrorBody,
+        },
+        detail: {
+          tags,
+          summary: "Create a temporary endpoint without an account (7 days, 1,000 requests)",
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ params, headers }) => {
+        const found = getAnonymousEndpoint(accessOf(params.id, headers), room.anonymous);
+        const { endpoint } = found;
+        return {
+          data: {
+            id: endpoint.id,
+            slug: endpoint.slug,
+            webhook_url: webhookUrl(room.baseUrl(), "w", endpoint.slug),
+            expires_at: endpoint.expiresAt ?? isoAt(0),
+            request_count: found.requestCount,
+            last_request_at: found.lastRequestAt,
+            created_at: endpoint.createdAt,
+          },
+        };
+      },
+      {
+        headers: tokenHeaders,
+        response: { 200: t.Object({ data: AnonymousEndpointSchema }), 404: ErrorBody },
+        detail: { tags, summary: "Get an anonymous endpoint (X-Anonymous-Token)" },
+      },
+    )
+    .get(
+      "/:id/requests",
+      ({ params, headers, query }) => {
+        const access = accessOf(params.id, headers);
+        const result = listAnonymousRequests(
+          { ...access, page: parsePageRequest(query) },
+          room.anonymous,
+        );
+        return genericPage(result.items.map(presentRequest), result.info);
+      },
+      {
+        headers: tokenHeaders,
+        query: PageQuery,
+        response: {
+          200: genericPageOf(CapturedRequestSchema),
+          404: ErrorBody,
+          422: errorResponses[422],
+        },
+        detail: { tags, summary: "List an anonymous endpoint's requests (X-Anonymous-Token)" },
+      },
+    )
+    .get(
+      "/:id/requests/:request_id",
+      ({ params, headers }) => {
+        const access = { ...accessOf(params.id, headers), requestId: params.request_id };
+        return { data: presentRequest(getAnonymousRequest(access, room.anonymous)) };
+      },
+      {
+        headers: tokenHeaders,
+        response: { 200: t.Object({ data: CapturedRequestSchema }), 404: ErrorBody },
+        detail: { tags, summary: "Get one request of an anonymous endpoint (X-Anonymous-Token)" },
+      },
+    );
+}

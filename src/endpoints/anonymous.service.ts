@@ -1,0 +1,109 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { CapturedRequest } from "../capture/capture.model.ts";
+import type { RequestsRepo } from "../capture/requests.repo.ts";
+import { pageOfEndpoint, type RequestPage } from "../capture/requests.service.ts";
+import type { PageRequest } from "../db/db.pagination.ts";
+import type { Clock } from "../shared/clock.ts";
+import { isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import { endpointErrors } from "./endpoints.errors.ts";
+import type { Endpoint } from "./endpoints.model.ts";
+import type { EndpointsRepo } from "./endpoints.repo.ts";
+import { insertWithSlug } from "./endpoints.service.ts";
+
+/** Anonymous endpoints live at most 7 days (interface.md, Limits). */
+export const ANONYMOUS_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+const TOKEN_LENGTH = 43; // base62: about 256 bits
+export const ANONYMOUS_NAME = "Anonymous endpoint";
+
+export interface AnonymousDeps {
+  repo: EndpointsRepo;
+  requests: RequestsRepo;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** An anonymous endpoint and its reading token, as of a token check. */
+export interface AnonymousAccess {
+  id: string;
+  token: string;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * Creates an endpoint without an organization (decisions.md §6): slug `anon-<suffix>`, expiry in
+ * 7 days, and a random token returned once; only its SHA-256 is kept.
+ */
+export function createAnonymousEndpoint(deps: AnonymousDeps): {
+  endpoint: Endpoint;
+  token: string;
+} {
+  const now = deps.clock.now();
+  const token = deps.ids.base62(TOKEN_LENGTH);
+  const draft: Endpoint = {
+    id: deps.ids.uuid(),
+    organizationId: null,
+    name: ANONYMOUS_NAME,
+    slug: "",
+    status: "active",
+    response: null,
+    forwardUrl: null,
+    anonymousTokenHash: sha256(token),
+    expiresAt: isoAt(now + ANONYMOUS_LIFETIME_MS),
+    createdAt: isoAt(now),
+    updatedAt: isoAt(now),
+  };
+  const endpoint = insertWithSlug(draft, null, deps, "anon");
+  return { endpoint, token };
+}
+
+/**
+ * The anonymous endpoint the token opens. Unknown id, another kind of endpoint, a missing or
+ * wrong token and an expired endpoint all answer the same 404, so nothing is learnt by probing.
+ */
+export function requireAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDeps): Endpoint {
+  const endpoint = deps.repo.findById(access.id);
+  const stored = endpoint?.anonymousTokenHash;
+  if (!endpoint || endpoint.organizationId !== null || !stored || !endpoint.expiresAt) {
+    throw endpointErrors.notFound();
+  }
+  const given = Buffer.from(sha256(access.token), "hex");
+  const expected = Buffer.from(stored, "hex");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw endpointErrors.notFound();
+  }
+  if (Date.parse(endpoint.expiresAt) <= deps.clock.now()) throw endpointErrors.notFound();
+  return endpoint;
+}
+
+/** The anonymous endpoint with its request count. */
+export function getAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDeps) {
+  const endpoint = requireAnonymousEndpoint(access, deps);
+  const stats = deps.repo.stats([endpoint.id]).get(endpoint.id);
+  return {
+    endpoint,
+    requestCount: stats?.requestCount ?? 0,
+    lastRequestAt: stats?.lastRequestAt ?? null,
+  };
+}
+
+/** A page of an anonymous endpoint's requests, newest first. */
+export function listAnonymousRequests(
+  input: AnonymousAccess & { page: PageRequest },
+  deps: AnonymousDeps,
+): RequestPage {
+  const endpoint = requireAnonymousEndpoint(input, deps);
+  return pageOfEndpoint(endpoint.id, input.page, deps.requests);
+}
+
+/** One request of an anonymous endpoint. */
+export function getAnonymousRequest(
+  input: AnonymousAccess & { requestId: string },
+  deps: AnonymousDeps,
+): CapturedRequest {
+  const endpoint = requireAnonymousEndpoint(input, deps);
+  const request = deps.requests.find(endpoint.id, input.requestId);
+  if (!request) throw endpointErrors.notFound();
+  return request;
+}

@@ -1,0 +1,166 @@
+import { Elysia, t } from "elysia";
+import { authGuard, requirePermission } from "../auth/auth.guard.ts";
+import type { Principal } from "../auth/auth.model.ts";
+import type { AuthService } from "../auth/auth.service.ts";
+import { presentRequest } from "../capture/requests.present.ts";
+import { getRequest, listRequests } from "../capture/requests.service.ts";
+import { parsePageRequest } from "../db/db.pagination.ts";
+import { presentDebugEndpoint } from "./endpoints.present.ts";
+import type { EndpointsRoom } from "./endpoints.room.ts";
+import {
+  CapturedRequestSchema,
+  DebugEndpointSchema,
+  endpointRequestBody,
+  errorResponses,
+  PageQuery,
+} from "./endpoints.schemas.ts";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  updateEndpoint,
+} from "./endpoints.service.ts";
+
+const tags = ["debug-endpoints"];
+const tenantOf = (principal: Principal) => ({
+  organizationId: principal.organizationId,
+  plan: principal.plan,
+});
+
+/**
+ * The `debug-endpoints` family (interface.md): bare endpoints, `{debug_endpoints}` lists and
+ * `{debug_requests, pagination}` pages. Every route needs credentials.
+ */
+export function debugEndpointsFamily(room: EndpointsRoom, auth: AuthService) {
+  const show = (view: Parameters<typeof presentDebugEndpoint>[0]) =>
+    presentDebugEndpoint(view, room.baseUrl());
+  return new Elysia({ prefix: "/api/v1/debug-endpoints" })
+    .use(authGuard(auth))
+    .post(
+      "/",
+      ({ principal, body, set }) => {
+        requirePermission(principal, "write");
+        set.status = 201;
+        return show(createEndpoint({ tenant: tenantOf(principal), body }, room.endpoints));
+      },
+      {
+        response: { 201: DebugEndpointSchema, ...errorResponses },
+        detail: {
+          tags,
+          summary: "Create a debug endpoint (admin)",
+          requestBody: endpointRequestBody(
+            "`{debug_endpoint: {name, slug?, response?, forward_url?}}`",
+          ),
+        },
+      },
+    )
+    .get(
+      "/",
+      ({ principal }) => ({
+        debug_endpoints: listEndpoints(principal.organizationId, room.endpoints).map(show),
+      }),
+      {
+        response: {
+          200: t.Object({ debug_endpoints: t.Array(DebugEndpointSchema) }),
+          ...errorResponses,
+        },
+        detail: { tags, summary: "List the organization's endpoints, newest first" },
+      },
+    )
+    .get(
+      "/:endpoint_id",
+      ({ principal, params }) =>
+        show(
+          getEndpoint(
+            { organizationId: principal.organizationId, endpointId: params.endpoint_id },
+            room.endpoints,
+          ),
+        ),
+      {
+        response: { 200: DebugEndpointSchema, ...errorResponses },
+        detail: { tags, summary: "Get an endpoint" },
+      },
+    )
+    .patch(
+      "/:endpoint_id",
+      ({ principal, params, body }) => {
+        requirePermission(principal, "write");
+        const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
+        return show(updateEndpoint({ ...ref, body }, room.endpoints));
+      },
+      {
+        response: { 200: DebugEndpointSchema, ...errorResponses },
+        detail: {
+          tags,
+          summary: "Rename, pause/resume, or change the custom response or forward target (admin)",
+          requestBody: endpointRequestBody(
+            "`{debug_endpoint: {name?, status?, response?, forward_url?}}`; null clears response or forward_url",
+          ),
+        },
+      },
+    )
+    .delete(
+      "/:endpoint_id",
+      ({ principal, params, set }) => {
+        requirePermission(principal, "write");
+        const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
+        deleteEndpoint(ref, room.endpoints);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errorResponses },
+        detail: { tags, summary: "Delete an endpoint and all its requests (admin)" },
+      },
+    )
+    .get(
+      "/:endpoint_id/requests",
+      ({ principal, params, query }) => {
+        const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
+        const page = listRequests({ ...ref, page: parsePageRequest(query) }, room.requests);
+        return {
+          debug_requests: page.items.map(presentRequest),
+          pagination: {
+            page: page.info.page,
+            page_size: page.info.pageSize,
+            total_count: page.info.total,
+            total_pages: page.info.totalPages,
+          },
+        };
+      },
+      {
+        query: PageQuery,
+        response: {
+          200: t.Object({
+            debug_requests: t.Array(CapturedRequestSchema),
+            pagination: t.Object({
+              page: t.Integer(),
+              page_size: t.Integer(),
+              total_count: t.Integer(),
+              total_pages: t.Integer(),
+            }),
+          }),
+          ...errorResponses,
+        },
+        detail: { tags, summary: "List captured requests, newest first" },
+      },
+    )
+    .get(
+      "/:endpoint_id/requests/:request_id",
+      ({ principal, params }) =>
+        presentRequest(
+          getRequest(
+            {
+              organizationId: principal.organizationId,
+              endpointId: params.endpoint_id,
+              requestId: params.request_id,
+            },
+            room.requests,
+          ),
+        ),
+      {
+        response: { 200: CapturedRequestSchema, ...errorResponses },
+        detail: { tags, summary: "Get one captured request" },
+      },
+    );
+}

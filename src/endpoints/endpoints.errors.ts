@@ -1,0 +1,14 @@
+import { AppError, validationFailed } from "../shared/errors.ts";
+
+/** Error bodies of the endpoints room (decisions.md §4). */
+export const endpointErrors = {
+  notFound: () => new AppError("not_found", 404),
+  limitReached: () => new AppError("endpoint_limit_reached", 403),
+  slugTaken: () => new AppError("slug_taken", 409),
+  slugUnchangeable: () => validationFailed({ slug: ["cannot be changed"] }),
+  noForwardTarget: () =>
+    validationFailed({ url: ["is required when the endpoint has no forward_url"] }),
+  slugGenerationFailed: () => new AppError("slug_generation_failed", 503),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError("rate_limited", 429, { retry_after: retryAfterSeconds }),
+};

@@ -1,0 +1,58 @@
+import { createLoginLimiter } from "../auth/login-limiter.ts";
+import { createClientIpResolver } from "../capture/capture.client-ip.ts";
+import { createForwardsRepo } from "../capture/forwards.repo.ts";
+import type { ForwardsDeps } from "../capture/forwards.service.ts";
+import { createForwarder } from "../capture/forwards.worker.ts";
+import { createRequestsRepo } from "../capture/requests.repo.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AnonymousDeps } from "./anonymous.service.ts";
+import { createEndpointsRepo } from "./endpoints.repo.ts";
+import type { EndpointsDeps } from "./endpoints.service.ts";
+
+/** Every second: retries of failed forwards are started once due (deps.clock decides). */
+const FORWARD_RETRY_PATTERN = "* * * * * *";
+/** Anonymous endpoint creation per client address: 10 at once, then one a minute. */
+const ANONYMOUS_CREATION = { burst: 10, perMinute: 1 };
+
+/**
+ * Builds the endpoints room once per app: repos, use-case deps, the forwarder listening to
+ * `request.captured`, its retry job, and the per-address limiter of anonymous creation.
+ */
+export function createEndpointsRoom(deps: AppDeps) {
+  const repo = createEndpointsRepo(deps.db);
+  const requests = createRequestsRepo(deps.db);
+  const send = {
+    forwards: createForwardsRepo(deps.db),
+    clock: deps.clock,
+    ids: deps.ids,
+    fetch: deps.fetch,
+    logger: deps.logger,
+    timeoutMs: deps.config.forward_timeout_ms,
+  };
+  const endpoints: EndpointsDeps = {
+    repo,
+    clock: deps.clock,
+    ids: deps.ids,
+    plans: deps.config.plans,
+    bus: deps.bus,
+  };
+  const forwards: ForwardsDeps = { endpoints: repo, requests, send };
+  const anonymous: AnonymousDeps = { repo, requests, clock: deps.clock, ids: deps.ids };
+  const forwarder = createForwarder({ ...send, requests, endpoints: repo });
+  deps.bus.on("request.captured", (event) => forwarder.onCaptured(event));
+  deps.bus.on("server.stopping", () => forwarder.stop());
+  deps.scheduler.every("forwards.retry", FORWARD_RETRY_PATTERN, () => forwarder.runDueRetries());
+  return {
+    endpoints,
+    requests: { endpoints: repo, requests },
+    forwards,
+    anonymous,
+    forwarder,
+    anonymousLimiter: createLoginLimiter(deps.clock, ANONYMOUS_CREATION),
+    resolveClientIp: createClientIpResolver(deps.config.trusted_proxies),
+    /** Read at call time: tests and `serve` settle the base URL after the app is built. */
+    baseUrl: () => deps.config.base_url,
+  };
+}
+
+export type EndpointsRoom = ReturnType<typeof createEndpointsRoom>;

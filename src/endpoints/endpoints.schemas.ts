@@ -1,0 +1,125 @@
+import { t } from "elysia";
+import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+
+/** Error answers every endpoints route may give, for the OpenAPI document. */
+export const errorResponses = {
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  422: ValidationErrorBody,
+};
+
+const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
+
+export const CustomResponseSchema = Nullable(
+  t.Object(
+    {
+      status: t.Integer({ minimum: 100, maximum: 599 }),
+      headers: t.Record(t.String(), t.String()),
+      body: t.String(),
+      delay_ms: t.Integer({ minimum: 0, maximum: 30_000 }),
+    },
+    { description: "What capture answers instead of the default 200; null: the default." },
+  ),
+);
+
+const endpointFields = {
+  id: t.String(),
+  name: t.String(),
+  slug: t.String(),
+  status: t.Union([t.Literal("active"), t.Literal("paused")]),
+  webhook_url: t.String({ description: "Capture URL built from the slug." }),
+  organization_id: Nullable(t.String()),
+  request_count: t.Integer(),
+  last_request_at: Nullable(t.String()),
+  forward_url: Nullable(t.String()),
+  response: CustomResponseSchema,
+  updated_at: t.String(),
+};
+
+/** Endpoint in the `debug-endpoints` family (`/debug/{slug}`, `created_at`). */
+export const DebugEndpointSchema = t.Object({ ...endpointFields, created_at: t.String() });
+/** Endpoint in the `endpoints` family (`/w/{slug}`, `inserted_at`). */
+export const FamilyEndpointSchema = t.Object({ ...endpointFields, inserted_at: t.String() });
+
+export const CapturedRequestSchema = t.Object({
+  id: t.String(),
+  debug_endpoint_id: t.String(),
+  method: t.String(),
+  path: t.String({ description: 'Sub-path after the slug; "" when none.' }),
+  query_string: t.String(),
+  headers: t.Record(t.String(), t.String(), {
+    description: 'Lowercased names; repeated headers joined with ", ".',
+  }),
+  raw_headers: t.Array(t.Tuple([t.String(), t.String()]), {
+    description: "[name, value] pairs in the order received.",
+  }),
+  body: t.String({ description: "UTF-8 text, or base64 when body_encoding is base64." }),
+  body_encoding: t.Union([t.Literal("utf8"), t.Literal("base64")]),
+  content_type: Nullable(t.String()),
+  size: t.Integer({ description: "Body size in bytes." }),
+  remote_ip: Nullable(t.String()),
+  status: t.String({ description: "Status code answered to the sender." }),
+  created_at: t.String(),
+});
+
+export const ForwardSchema = t.Object({
+  id: t.String(),
+  request_id: t.String(),
+  url: t.String(),
+  method: t.String(),
+  status_code: Nullable(t.Integer()),
+  response_headers: Nullable(t.Record(t.String(), t.String())),
+  response_body: Nullable(t.String({ description: "First 64 KiB of the answer." })),
+  latency_ms: Nullable(t.Integer()),
+  error: Nullable(t.String()),
+  attempt: t.Integer(),
+  created_at: t.String(),
+});
+
+/** The generic paginated envelope of interface.md (Pagination). */
+export const genericPageOf = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
+  t.Object({
+    data: t.Array(item),
+    page: t.Integer(),
+    page_size: t.Integer(),
+    total: t.Integer(),
+  });
+
+export const PageQuery = t.Object({
+  page: t.Optional(t.String({ description: "1-based page number (default 1)." })),
+  page_size: t.Optional(t.String({ description: "Items per page, 1–100 (default 20)." })),
+});
+
+const endpointBodyFields = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+  slug: t.Optional(
+    t.String({
+      pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$",
+      minLength: 3,
+      maxLength: 63,
+      description: "Create only; generated from the name when omitted; cannot be changed.",
+    }),
+  ),
+  status: t.Optional(t.Union([t.Literal("active"), t.Literal("paused")])),
+  response: t.Optional(CustomResponseSchema),
+  forward_url: t.Optional(Nullable(t.String({ format: "uri" }))),
+});
+
+/**
+ * The documented request body `{debug_endpoint: {...}}`. Routes check bodies in the service so
+ * that 422 names `name` and `slug` as decisions.md §4 says, so this is documentation only.
+ */
+export function endpointRequestBody(description: string) {
+  return {
+    required: true,
+    description,
+    content: {
+      "application/json": {
+        // Plain JSON Schema: TypeBox's symbol-keyed metadata is not part of an OpenAPI document.
+        schema: JSON.parse(JSON.stringify(t.Object({ debug_endpoint: endpointBodyFields }))),
+      },
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import type { Plan } from "../auth/auth.model.ts";
+import type { PlanTable } from "../auth/plans.model.ts";
+import type { Bus } from "../shared/bus.ts";
+import type { Clock } from "../shared/clock.ts";
+import { isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import { endpointErrors } from "./endpoints.errors.ts";
+import { type Endpoint, generatedSlug, SLUG_SUFFIX_LENGTH } from "./endpoints.model.ts";
+import type { EndpointStats, EndpointsRepo } from "./endpoints.repo.ts";
+import { validateCreate, validateUpdate } from "./endpoints.validate.ts";
+
+export interface EndpointsDeps {
+  repo: EndpointsRepo;
+  clock: Clock;
+  ids: Ids;
+  plans: PlanTable;
+  bus: Pick<Bus, "publish">;
+}
+
+/** An endpoint with its request count and newest capture time, as both API families show it. */
+export type EndpointView = Endpoint & EndpointStats;
+
+/** The organization asking, with the plan whose quota applies. */
+export interface Tenant {
+  organizationId: string;
+  plan: Plan;
+}
+
+/** Generated slugs retry on the rare clash of a random suffix. */
+const SLUG_ATTEMPTS = 5;
+
+/**
+ * Creates an endpoint (interface.md, States: create). Checks in the order 422 (input), 403
+ * `endpoint_limit_reached` (plan), 409 `slug_taken`; the count and insert share one transaction.
+ */
+export function createEndpoint(input: { tenant: Tenant; body: unknown }, deps: EndpointsDeps) {
+  const fields = validateCreate(input.body);
+  const now = isoAt(deps.clock.now());
+  const base: Endpoint = {
+    id: deps.ids.uuid(),
+    organizationId: input.tenant.organizationId,
+    name: fields.name,
+    slug: fields.slug ?? "",
+    status: "active",
+    response: fields.response,
+    forwardUrl: fields.forwardUrl,
+    anonymousTokenHash: null,
+    expiresAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const limit = deps.plans[input.tenant.plan].debug_endpoints;
+  const created = deps.repo.transaction(() => {
+    if (limit !== null && deps.repo.countForOrganization(input.tenant.organizationId) >= limit) {
+      throw endpointErrors.limitReached();
+    }
+    return insertWithSlug(base, fields.slug, deps);
+  });
+  return withNoRequests(created);
+}
+
+/**
+ * Inserts `endpoint` under the chosen slug, or under a generated one (the name plus a random
+ * suffix). Shared with anonymous endpoints: slugs are unique across every kind of endpoint.
+ */
+export function insertWithSlug(
+  endpoint: Endpoint,
+  chosen: string | null,
+  deps: Pick<EndpointsDeps, "repo" | "ids">,
+  stem = endpoint.name,
+): Endpoint {
+  if (chosen !== null) {
+    const row = { ...endpoint, slug: chosen };
+    if (!deps.repo.insertUnlessSlugTaken(row)) throw endpointErrors.slugTaken();
+    return row;
+  }
+  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+    const row = { ...endpoint, slug: generatedSlug(stem, deps.ids.base62(SLUG_SUFFIX_LENGTH)) };
+    if (deps.repo.insertUnlessSlugTaken(row)) return row;
+  }
+  throw endpointErrors.slugGenerationFailed();
+}
+
+/** The organization's endpoints with their request counts, newest first. */
+export function listEndpoints(organizationId: string, deps: Pick<EndpointsDeps, "repo">) {
+  const endpoints = deps.repo.listForOrganization(organizationId);
+  const stats = deps.repo.stats(endpoints.map((endpoint) => endpoint.id));
+  return endpoints.map((endpoint) => withStats(endpoint, stats.get(endpoint.id)));
+}
+
+/** One endpoint of the organization; 404 when unknown or another organization's. */
+export function getEndpoint(
+  input: { organizationId: string; endpointId: string },
+  deps: Pick<EndpointsDeps, "repo">,
+): EndpointView {
+  const endpoint = requireEndpoint(input.organizationId, input.endpointId, deps);
+  return withStats(endpoint, deps.repo.stats([endpoint.id]).get(endpoint.id));
+}
+
+/** The organization's endpoint or a 404: the one isolation check of the room. */
+export function requireEndpoint(
+  organizationId: string,
+  endpointId: string,
+  deps: Pick<EndpointsDeps, "repo">,
+): Endpoint {
+  const endpoint = deps.repo.findInOrganization(endpointId, organizationId);
+  if (!endpoint) throw endpointErrors.notFound();
+  return endpoint;
+}
+
+/**
+ * Renames, pauses/resumes, or changes the custom response or forward target. A slug sent back
+ * unchanged is accepted; a different one is a 422 (slugs never change). Publishes
+ * `endpoint.updated` so capture-side caches of the endpoint are refreshed.
+ */
+export function updateEndpoint(
+  input: { organizationId: string; endpointId: string; body: unknown },
+  deps: EndpointsDeps,
+): EndpointView {
+  const changes = validateUpdate(input.body);
+  const current = requireEndpoint(input.organizationId, input.endpointId, deps);
+  if (changes.slug !== undefined && changes.slug !== current.slug) {
+    throw endpointErrors.slugUnchangeable();
+  }
+  const updated = deps.repo.update(current.id, input.organizationId, {
+    name: changes.name,
+    status: changes.status,
+    response: changes.response,
+    forwardUrl: changes.forwardUrl,
+    updatedAt: isoAt(deps.clock.now()),
+  });
+  if (!updated) throw endpointErrors.notFound();
+  deps.bus.publish("endpoint.updated", {
+    endpointId: updated.id,
+    organizationId: updated.organizationId,
+    slug: updated.slug,
+  });
+  return withStats(updated, deps.repo.stats([updated.id]).get(updated.id));
+}
+
+/** Deletes an endpoint and, by cascade, every request and forward it holds; then tells the bus. */
+export function deleteEndpoint(
+  input: { organizationId: string; endpointId: string },
+  deps: EndpointsDeps,
+): void {
+  const endpoint = requireEndpoint(input.organizationId, input.endpointId, deps);
+  if (!deps.repo.delete(endpoint.id, input.organizationId)) throw endpointErrors.notFound();
+  deps.bus.publish("endpoint.deleted", {
+    endpointId: endpoint.id,
+    organizationId: endpoint.organizationId,
+  });
+}
+
+function withStats(endpoint: Endpoint, stats: EndpointStats | undefined): EndpointView {
+  return {
+    ...endpoint,
+    requestCount: stats?.requestCount ?? 0,
+    lastRequestAt: stats?.lastRequestAt ?? null,
+  };
+}
+
+function withNoRequests(endpoint: Endpoint): EndpointView {
+  return withStats(endpoint, undefined);
+}
