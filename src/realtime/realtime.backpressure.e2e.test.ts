@@ -1,5 +1,4 @@
 import { afterAll, expect, test } from "bun:test";
-import { pollUntil } from "../test-utils/poll.ts";
 import { connectSocket, subscribe, waitForEvents } from "./realtime.test-helpers.ts";
 import { capture, type RealtimeWorld, startWorld } from "./realtime.test-world.ts";
 
