@@ -44,19 +44,18 @@ export function forwardUrl(
 }
 
 /** Request headers to re-send: as captured, in order, without hop-by-hop ones, plus the loop guard. */
-export function forwardHeaders(request: Pick<StoredRequest, "raw_headers" | "headers">): Headers {
+export function forwardHeaders(
+  request: Pick<StoredRequest, "raw_headers" | "headers">,
+): [string, string][] {
   const named = (request.headers.connection ?? "")
     .split(",")
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
-  const headers = new Headers();
-  for (const [name, value] of request.raw_headers) {
+  const kept = request.raw_headers.filter(([name]) => {
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || named.includes(lower)) continue;
-    headers.append(name, value);
-  }
-  headers.set(FORWARDED_HEADER, "1");
-  return headers;
+    return !HOP_BY_HOP.has(lower) && !named.includes(lower) && lower !== FORWARDED_HEADER;
+  });
+  return [...kept, [FORWARDED_HEADER, "1"]];
 }
 
 /** Re-sends a captured request to the local app; never throws, the failure is in the result. */

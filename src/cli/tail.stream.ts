@@ -41,6 +41,7 @@ const FATAL_JOIN_REASONS: Record<string, string> = {
 export function openTailStream(options: TailStreamOptions) {
   let lastId: string | null = null;
   let down = false;
+  let joinedOnce = false;
   let closing = false;
   const socket = new Socket(`${options.server.replace(/^http/, "ws")}/socket`, {
     params: { token: options.token },
@@ -75,7 +76,9 @@ export function openTailStream(options: TailStreamOptions) {
   channel
     .join()
     .receive("ok", () => {
-      if (down) options.onNotice("reconnected; caught up from the last request seen");
+      if (!joinedOnce) options.onNotice("connected; waiting for requests");
+      else if (down) options.onNotice("reconnected; sending what was missed");
+      joinedOnce = true;
       down = false;
     })
     .receive("error", (response: { reason?: string } | undefined) => {
