@@ -1,0 +1,83 @@
+/** What a failed API call said: the status, the `error` code and per-field messages. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly fields: Record<string, string[]> = {},
+  ) {
+    super(describeError(status, code));
+  }
+}
+
+/** Sentences for the codes of decisions.md §4 and the auth room; others are shown as sent. */
+const MESSAGES: Record<string, string> = {
+  validation_failed: "Some fields need attention.",
+  slug_taken: "This slug is already used by another endpoint.",
+  endpoint_limit_reached:
+    "Your plan's endpoint limit is reached: delete an endpoint, or ask the administrator for a larger plan.",
+  registration_closed: "Registration is closed on this server. Log in instead.",
+  forbidden: "Your role in this organization does not allow this.",
+  jwt_required: "Log in with a password to manage API keys.",
+  rate_limited: "Too many attempts. Wait a moment and try again.",
+  not_found: "Not found: it may have been deleted.",
+  email_taken: "An account with this email already exists.",
+  already_member: "This person is already a member.",
+  invalid_json: "The server could not read the request.",
+  feature_not_available: "Your plan does not include this feature.",
+};
+
+function describeError(status: number, code: string): string {
+  if (MESSAGES[code]) return MESSAGES[code];
+  if (code) return code;
+  return status === 0 ? "The server cannot be reached." : `The server answered ${status}.`;
+}
+
+export interface ApiOptions {
+  token: () => string | null;
+  organizationId: () => string | null;
+  /** Called when a logged-in call answers 401: the token expired or was revoked. */
+  onUnauthorized: () => void;
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+/** The one way the UI calls the server: JSON in and out, credentials and organization added. */
+export function createApi(options: ApiOptions) {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    const token = options.token();
+    if (token) headers.authorization = `Bearer ${token}`;
+    const org = options.organizationId();
+    if (org) headers["x-organization-id"] = org;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new ApiError(0, "");
+    }
+    if (response.status === 204) return undefined as T;
+    const data = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+    if (response.ok) return data as T;
+    if (response.status === 401 && token) options.onUnauthorized();
+    const code = typeof data?.error === "string" ? data.error : "";
+    const fields = (data?.errors ?? {}) as Record<string, string[]>;
+    throw new ApiError(response.status, code, fields);
+  }
+  return {
+    get: <T>(path: string) => call<T>("GET", path),
+    post: <T>(path: string, body: unknown = {}) => call<T>("POST", path, body),
+    put: <T>(path: string, body: unknown) => call<T>("PUT", path, body),
+    patch: <T>(path: string, body: unknown) => call<T>("PATCH", path, body),
+    delete: <T = void>(path: string) => call<T>("DELETE", path),
+  };
+}
+
+/** The message to show for any thrown value. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

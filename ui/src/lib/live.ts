@@ -1,0 +1,75 @@
+import { Socket } from "phoenix";
+import type { WebhookReceived } from "./types.ts";
+
+/** What the connection indicator shows; every state has words, not only a colour. */
+export type LiveState = "connecting" | "live" | "reconnecting" | "unavailable" | "closed";
+
+export const LIVE_LABEL: Record<LiveState, string> = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  unavailable: "Live updates unavailable",
+  closed: "Disconnected",
+};
+
+export interface LiveOptions {
+  token: string;
+  organizationId: string | null;
+  endpointId: string;
+  /** The newest request already shown: sent on every (re)join so the server replays what was missed. */
+  sinceRequestId: () => string | undefined;
+  onEvent: (event: WebhookReceived) => void;
+  onState: (state: LiveState, reason?: string) => void;
+  /** After a rejoin (not the first join): the list may also want to re-read the newest page. */
+  onRejoined: () => void;
+}
+
+/**
+ * Follows one endpoint over the realtime socket (decisions.md §7) with the official phoenix
+ * client, which reconnects with backoff and rejoins by itself. Returns the function that stops.
+ */
+export function followEndpoint(options: LiveOptions): () => void {
+  const params: Record<string, string> = { token: options.token };
+  if (options.organizationId) params.organization_id = options.organizationId;
+  const socket = new Socket("/socket", { params });
+  let joins = 0;
+  let stopped = false;
+  const state = (next: LiveState, reason?: string) => {
+    if (!stopped) options.onState(next, reason);
+  };
+  socket.onError(() => state(joins > 0 ? "reconnecting" : "connecting"));
+  socket.onClose(() => state(joins > 0 ? "reconnecting" : "connecting"));
+
+  const since = () => {
+    const id = options.sinceRequestId();
+    return id ? { since_request_id: id } : {};
+  };
+  // A closure, not an object: phoenix calls it on every rejoin, so the cursor is always fresh.
+  const channel = socket.channel(`debug:${options.endpointId}`, since as unknown as object);
+  channel.on("webhook_received", (payload: WebhookReceived) => {
+    if (!stopped) options.onEvent(payload);
+  });
+  channel.onError(() => state("reconnecting"));
+  channel
+    .join()
+    .receive("ok", () => {
+      joins += 1;
+      state("live");
+      if (joins > 1 && !stopped) options.onRejoined();
+    })
+    .receive("error", (reply?: { reason?: string }) => {
+      // A refused join is final (wrong organization, plan without realtime): stop retrying.
+      state("unavailable", reply?.reason);
+      stopped = true;
+      channel.leave();
+      socket.disconnect();
+    })
+    .receive("timeout", () => state("reconnecting"));
+  socket.connect();
+  state("connecting");
+  return () => {
+    stopped = true;
+    channel.leave();
+    socket.disconnect();
+  };
+}

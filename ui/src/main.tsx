@@ -1,0 +1,8 @@
+import { render } from "preact";
+import { App } from "./app.tsx";
+
+const root = document.getElementById("app");
+if (root) {
+  root.textContent = "";
+  render(<App />, root);
+}

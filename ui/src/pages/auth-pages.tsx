@@ -1,0 +1,178 @@
+import { useState } from "preact/hooks";
+import { Field, Link, Notice } from "../components/ui.tsx";
+import { type Api, ApiError } from "../lib/api.ts";
+import type { Organization } from "../lib/types.ts";
+
+export interface LoggedIn {
+  token: string;
+  expiresAt: string | null;
+  organizations?: Organization[];
+}
+
+type Errors = Record<string, string[]>;
+
+/** Runs a form submission: busy flag, field errors from a 422, one message for the rest. */
+function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Errors>({});
+  const [message, setMessage] = useState("");
+  async function run(action: () => Promise<void>) {
+    setBusy(true);
+    setErrors({});
+    setMessage("");
+    try {
+      await action();
+    } catch (error) {
+      if (error instanceof ApiError) {
+        setErrors(error.fields);
+        setMessage(error.message);
+      } else setMessage(String(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, errors, message, run };
+}
+
+/** First run: no user exists yet, so this form creates the owner and their organization. */
+export function SetupPage(props: {
+  api: Api;
+  firstRun: boolean;
+  onDone: (login: LoggedIn) => void;
+}) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [orgName, setOrgName] = useState("");
+  const form = useSubmit();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    form.run(async () => {
+      const created = await props.api.post<{ token: string }>("/api/v1/auth/register", {
+        email,
+        password,
+        organization_name: orgName,
+      });
+      props.onDone({ token: created.token, expiresAt: null });
+    });
+  };
+  return (
+    <main id="main" class="auth-page">
+      <form class="card auth-card" onSubmit={submit} noValidate>
+        <h1>{props.firstRun ? "Welcome to Weir" : "Create an account"}</h1>
+        <p>
+          {props.firstRun
+            ? "Nobody has an account on this server yet. Create the first one: you become the owner of its organization and can add others later."
+            : "Create an account with a new organization of your own."}
+        </p>
+        {form.message ? <Notice kind="error">{form.message}</Notice> : null}
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={setEmail}
+          errors={form.errors.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          hint="At least 8 characters."
+          value={password}
+          onInput={setPassword}
+          errors={form.errors.password}
+        />
+        <Field
+          label="Organization name"
+          name="organization_name"
+          required
+          autoComplete="organization"
+          value={orgName}
+          onInput={setOrgName}
+          errors={form.errors.organization_name}
+        />
+        <button type="submit" class="button primary wide" disabled={form.busy}>
+          {form.busy ? "Creating account…" : "Create account"}
+        </button>
+        {props.firstRun ? null : (
+          <p class="muted">
+            Have an account? <Link href="/login">Log in</Link>.
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
+
+/** Password login; the token lives in this tab's session storage. */
+export function LoginPage(props: {
+  api: Api;
+  onDone: (login: LoggedIn) => void;
+  notice?: string;
+  canRegister: boolean;
+}) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const form = useSubmit();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    form.run(async () => {
+      const result = await props.api.post<{
+        token: string;
+        expires_at: string;
+        organizations: Organization[];
+      }>("/api/v1/auth/login", { email, password });
+      props.onDone({
+        token: result.token,
+        expiresAt: result.expires_at,
+        organizations: result.organizations,
+      });
+    });
+  };
+  return (
+    <main id="main" class="auth-page">
+      <form class="card auth-card" onSubmit={submit} noValidate>
+        <h1>Log in to Weir</h1>
+        {props.notice ? <Notice kind="info">{props.notice}</Notice> : null}
+        {form.message ? <Notice kind="error">{form.message}</Notice> : null}
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={setEmail}
+          errors={form.errors.email}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={setPassword}
+          errors={form.errors.password}
+        />
+        <button type="submit" class="button primary wide" disabled={form.busy}>
+          {form.busy ? "Logging in…" : "Log in"}
+        </button>
+        {props.canRegister ? (
+          <p class="muted">
+            No account? <Link href="/setup">Create one</Link>.
+          </p>
+        ) : (
+          <p class="muted">
+            Forgot your password? An administrator can reset it with{" "}
+            <code>weir admin reset-password</code>.
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}

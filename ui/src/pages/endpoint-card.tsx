@@ -1,0 +1,177 @@
+import { useState } from "preact/hooks";
+import { ConfirmDialog, CopyButton, Link, Notice, StatusBadge, Time } from "../components/ui.tsx";
+import { canWrite, useApp } from "../context.ts";
+import { ApiError, errorText } from "../lib/api.ts";
+import { patchEndpoint, renameEndpoint } from "../lib/endpoint-actions.ts";
+import type { Endpoint } from "../lib/types.ts";
+
+interface Props {
+  endpoint: Endpoint;
+  now: number;
+  highlight: boolean;
+  onChanged: (endpoint: Endpoint) => void;
+  onDeleted: (id: string) => void;
+}
+
+/** One endpoint in the list: what it is, where to send webhooks, and what can be done with it. */
+export function EndpointCard({ endpoint, now, highlight, onChanged, onDeleted }: Props) {
+  const { api, org, notify } = useApp();
+  const [renaming, setRenaming] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState("");
+  const writable = canWrite(org);
+  const count = endpoint.request_count ?? 0;
+
+  async function toggle() {
+    setError("");
+    const status = endpoint.status === "active" ? "paused" : "active";
+    try {
+      onChanged(await patchEndpoint(api, endpoint, { status }));
+      notify(
+        status === "paused"
+          ? `“${endpoint.name}” paused: its URL answers 404.`
+          : `“${endpoint.name}” resumed.`,
+      );
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  async function remove() {
+    try {
+      await api.delete(`/api/v1/endpoints/${endpoint.id}`);
+      onDeleted(endpoint.id);
+      notify(`Endpoint “${endpoint.name}” deleted.`);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  return (
+    <li class={`card endpoint-card${highlight ? " highlight" : ""}`} data-endpoint-id={endpoint.id}>
+      <div class="endpoint-head">
+        {renaming ? (
+          <RenameForm
+            endpoint={endpoint}
+            onDone={(updated) => {
+              setRenaming(false);
+              if (updated) onChanged(updated);
+            }}
+          />
+        ) : (
+          <h3 class="endpoint-name">
+            <Link href={`/endpoints/${endpoint.id}`}>{endpoint.name}</Link>
+          </h3>
+        )}
+        <StatusBadge status={endpoint.status} />
+      </div>
+      <div class="capture-url">
+        <span class="label">Capture URL</span>
+        <code>{endpoint.webhook_url}</code>
+        <CopyButton text={endpoint.webhook_url} label="Copy URL" />
+      </div>
+      <dl class="facts">
+        <div>
+          <dt>Requests</dt>
+          <dd class="request-count">{count.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>Last request</dt>
+          <dd>
+            <Time iso={endpoint.last_request_at} now={now} />
+          </dd>
+        </div>
+        <div>
+          <dt>Slug</dt>
+          <dd>
+            <code>{endpoint.slug}</code>
+          </dd>
+        </div>
+      </dl>
+      {endpoint.status === "paused" ? (
+        <p class="muted small">
+          Paused: the capture URL answers 404 and nothing is stored. Stored requests are kept.
+        </p>
+      ) : null}
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      <div class="actions">
+        <Link href={`/endpoints/${endpoint.id}`} class="button primary small">
+          Open inspector
+        </Link>
+        {writable ? (
+          <>
+            <button type="button" class="button small" onClick={toggle}>
+              {endpoint.status === "active" ? "Pause" : "Resume"}
+            </button>
+            <button
+              type="button"
+              class="button small"
+              onClick={() => setRenaming(true)}
+              disabled={renaming}
+            >
+              Rename
+            </button>
+            <Link href={`/endpoints/${endpoint.id}/settings`} class="button small">
+              Settings
+            </Link>
+            <button type="button" class="button small danger" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          </>
+        ) : null}
+      </div>
+      {confirming ? (
+        <ConfirmDialog
+          title={`Delete “${endpoint.name}”?`}
+          confirmLabel="Delete endpoint"
+          onConfirm={remove}
+          onClose={() => setConfirming(false)}
+        >
+          <p>
+            Its capture URL stops working at once and its {count.toLocaleString()} stored request
+            {count === 1 ? "" : "s"} are deleted. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </li>
+  );
+}
+
+function RenameForm(props: { endpoint: Endpoint; onDone: (updated?: Endpoint) => void }) {
+  const { api } = useApp();
+  const [name, setName] = useState(props.endpoint.name);
+  const [error, setError] = useState("");
+  async function submit(event: Event) {
+    event.preventDefault();
+    try {
+      props.onDone(await renameEndpoint(api, props.endpoint, name));
+    } catch (e) {
+      setError(e instanceof ApiError && e.fields.name ? e.fields.name.join(" ") : errorText(e));
+    }
+  }
+  return (
+    <form class="rename-form" onSubmit={submit}>
+      <label>
+        <span class="visually-hidden">New name for {props.endpoint.name}</span>
+        <input
+          value={name}
+          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+          aria-invalid={error ? "true" : undefined}
+          ref={(el) => el?.focus()}
+          onKeyDown={(e) => e.key === "Escape" && props.onDone()}
+        />
+      </label>
+      <button type="submit" class="button small primary">
+        Save
+      </button>
+      <button type="button" class="button small" onClick={() => props.onDone()}>
+        Cancel
+      </button>
+      {error ? (
+        <p class="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </form>
+  );
+}

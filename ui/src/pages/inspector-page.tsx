@@ -1,0 +1,276 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { ConfirmDialog, CopyButton, Link, Notice, StatusBadge } from "../components/ui.tsx";
+import { canWrite, useApp } from "../context.ts";
+import { errorText } from "../lib/api.ts";
+import { patchEndpoint } from "../lib/endpoint-actions.ts";
+import { filterRequests, methodsOf, type RequestFilter } from "../lib/filter.ts";
+import { LIVE_LABEL } from "../lib/live.ts";
+import { moveSelection } from "../lib/nav.ts";
+import { PLAN_LABEL } from "../lib/plans.ts";
+import type { Endpoint } from "../lib/types.ts";
+import { useLoad } from "../lib/use-load.ts";
+import { RequestDetail } from "./request-detail.tsx";
+import { RequestList } from "./request-list.tsx";
+import { useRequestFeed } from "./use-request-feed.ts";
+
+const TYPING = /^(INPUT|TEXTAREA|SELECT)$/;
+
+/** One endpoint's requests, live: list with filters on the left, the selected request on the right. */
+export function InspectorPage({ endpointId }: { endpointId: string }) {
+  const { api, org, notify } = useApp();
+  const endpoint = useLoad(() =>
+    api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`).then((r) => r.data),
+  );
+  const feed = useRequestFeed(endpointId);
+  const [filter, setFilter] = useState<RequestFilter>({ method: "", text: "" });
+  const [selectedId, setSelectedId] = useState<string | undefined>(
+    new URLSearchParams(location.search).get("request") ?? undefined,
+  );
+  const [confirmClear, setConfirmClear] = useState(false);
+  const [error, setError] = useState("");
+  const firstIds = useRef<Set<string> | null>(null);
+  const visible = useMemo(() => filterRequests(feed.rows, filter), [feed.rows, filter]);
+  const methods = useMemo(() => methodsOf(feed.rows), [feed.rows]);
+  if (firstIds.current === null && !feed.loading)
+    firstIds.current = new Set(feed.rows.map((r) => r.id));
+  const fresh = useMemo(
+    () =>
+      new Set(
+        feed.rows.filter((r) => firstIds.current && !firstIds.current.has(r.id)).map((r) => r.id),
+      ),
+    [feed.rows],
+  );
+  const selected = feed.rows.find((r) => r.id === selectedId);
+
+  function select(id: string | undefined) {
+    setSelectedId(id);
+    history.replaceState(
+      null,
+      "",
+      id ? `/endpoints/${endpointId}?request=${id}` : `/endpoints/${endpointId}`,
+    );
+  }
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      if (
+        event.ctrlKey ||
+        event.metaKey ||
+        event.altKey ||
+        TYPING.test(target.tagName) ||
+        document.querySelector("dialog[open]")
+      )
+        return;
+      if (event.key === "/") {
+        event.preventDefault();
+        document.getElementById("request-filter-text")?.focus();
+      } else if (event.key === "j" || event.key === "k") {
+        const next = moveSelection(
+          visible.map((r) => r.id),
+          selectedId,
+          event.key,
+        );
+        if (next) select(next);
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [visible, selectedId]);
+
+  if (endpoint.result.state === "loading")
+    return (
+      <main id="main" class="page">
+        <p class="muted">Loading endpoint…</p>
+      </main>
+    );
+  if (endpoint.result.state === "failed") {
+    return (
+      <main id="main" class="page">
+        <Notice kind="error">
+          {endpoint.result.status === 404
+            ? "This endpoint does not exist, or it was deleted."
+            : endpoint.result.message}
+        </Notice>
+        <Link href="/endpoints">Back to endpoints</Link>
+      </main>
+    );
+  }
+  const ep = endpoint.result.value;
+
+  async function toggle() {
+    try {
+      const status = ep.status === "active" ? "paused" : "active";
+      endpoint.set(await patchEndpoint(api, ep, { status }));
+      notify(status === "paused" ? "Endpoint paused: its URL answers 404." : "Endpoint resumed.");
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  async function clearAll() {
+    try {
+      await api.delete(`/api/v1/endpoints/${ep.id}/requests`);
+      feed.clear();
+      select(undefined);
+      notify("All requests deleted.");
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  const liveText =
+    feed.live.state === "unavailable"
+      ? feed.live.reason === "feature_not_available"
+        ? `Live updates are not on the ${PLAN_LABEL[org.plan]} plan: checking every 5 s`
+        : "Live updates unavailable: checking every 5 s"
+      : LIVE_LABEL[feed.live.state];
+
+  return (
+    <main id="main" class={`page inspector${selected ? " has-selection" : ""}`}>
+      <div class="inspector-head">
+        <div>
+          <p class="crumbs">
+            <Link href="/endpoints">Endpoints</Link> /
+          </p>
+          <h1>
+            {ep.name} <StatusBadge status={ep.status} />
+          </h1>
+          <div class="capture-url">
+            <span class="label">Capture URL</span>
+            <code>{ep.webhook_url}</code>
+            <CopyButton text={ep.webhook_url} label="Copy URL" />
+          </div>
+        </div>
+        <div class="inspector-tools">
+          <p class={`live live-${feed.live.state}`} role="status" data-live-state={feed.live.state}>
+            <span aria-hidden="true" class="live-dot" />
+            {liveText}
+          </p>
+          {canWrite(org) ? (
+            <div class="actions">
+              <button type="button" class="button small" onClick={toggle}>
+                {ep.status === "active" ? "Pause" : "Resume"}
+              </button>
+              <Link class="button small" href={`/endpoints/${ep.id}/settings`}>
+                Settings
+              </Link>
+              <button
+                type="button"
+                class="button small danger"
+                onClick={() => setConfirmClear(true)}
+                disabled={feed.total === 0}
+              >
+                Delete all requests
+              </button>
+            </div>
+          ) : null}
+        </div>
+      </div>
+      {ep.status === "paused" ? (
+        <Notice kind="warning">
+          Paused: the capture URL answers 404 and stores nothing until you resume.
+        </Notice>
+      ) : null}
+      {error || feed.error ? <Notice kind="error">{error || feed.error}</Notice> : null}
+      <div class="inspector-body">
+        <section class="list-pane" aria-label="Requests">
+          <FilterBar
+            filter={filter}
+            methods={methods}
+            onChange={setFilter}
+            shown={visible.length}
+            loaded={feed.rows.length}
+            total={feed.total}
+          />
+          {feed.loading ? <p class="muted">Loading requests…</p> : null}
+          {!feed.loading && feed.rows.length === 0 ? (
+            <div class="empty">
+              <p>No requests yet. Send one:</p>
+              <pre class="code">
+                curl -X POST {ep.webhook_url} -H 'content-type: application/json' -d '{"{"}
+                "hello":"weir"{"}"}'
+              </pre>
+            </div>
+          ) : null}
+          <RequestList rows={visible} selectedId={selectedId} onSelect={select} fresh={fresh} />
+          {feed.rows.length < feed.total ? (
+            <button type="button" class="button small wide" onClick={feed.loadOlder}>
+              Load older requests ({(feed.total - feed.rows.length).toLocaleString()} more)
+            </button>
+          ) : null}
+          <p class="muted small keys-hint">Keys: j/k or ↑/↓ move, / filters.</p>
+        </section>
+        <section class="detail-pane" aria-label="Selected request">
+          {selected ? (
+            <RequestDetail request={selected} endpoint={ep} onBack={() => select(undefined)} />
+          ) : (
+            <p class="muted">Select a request to see its headers, body and actions.</p>
+          )}
+        </section>
+      </div>
+      {confirmClear ? (
+        <ConfirmDialog
+          title="Delete all requests?"
+          confirmLabel="Delete all"
+          onConfirm={clearAll}
+          onClose={() => setConfirmClear(false)}
+        >
+          <p>
+            All {feed.total.toLocaleString()} stored requests of “{ep.name}” are deleted. The
+            endpoint and its URL stay. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </main>
+  );
+}
+
+interface FilterProps {
+  filter: RequestFilter;
+  methods: string[];
+  onChange: (filter: RequestFilter) => void;
+  shown: number;
+  loaded: number;
+  total: number;
+}
+
+function FilterBar({ filter, methods, onChange, shown, loaded, total }: FilterProps) {
+  return (
+    <div class="filter-bar">
+      <label>
+        <span class="visually-hidden">Method</span>
+        <select
+          value={filter.method}
+          onChange={(e) =>
+            onChange({ ...filter, method: (e.currentTarget as HTMLSelectElement).value })
+          }
+        >
+          <option value="">All methods</option>
+          {methods.map((m) => (
+            <option value={m} key={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="grow">
+        <span class="visually-hidden">Filter by text</span>
+        <input
+          id="request-filter-text"
+          type="search"
+          placeholder="Filter: path, header, body…"
+          value={filter.text}
+          onInput={(e) =>
+            onChange({ ...filter, text: (e.currentTarget as HTMLInputElement).value })
+          }
+        />
+      </label>
+      <p class="count muted small">
+        {shown === loaded
+          ? `${loaded.toLocaleString()} of ${total.toLocaleString()}`
+          : `${shown} shown of ${loaded} loaded`}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,133 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useApp } from "../context.ts";
+import { errorText } from "../lib/api.ts";
+import { followEndpoint, type LiveState } from "../lib/live.ts";
+import { limitsOf } from "../lib/plans.ts";
+import { mergeRequests, newestId, rowFromEvent } from "../lib/requests.ts";
+import type { CapturedRequest, Page, RequestRow } from "../lib/types.ts";
+
+export const PAGE_SIZE = 100;
+/** How often the list is re-read when the plan has no live socket. */
+const POLL_MS = 5000;
+/** Live rows are completed from the API at most this often (one read for a burst). */
+const COMPLETE_AFTER_MS = 250;
+
+export interface Feed {
+  rows: RequestRow[];
+  total: number;
+  loading: boolean;
+  error: string;
+  live: { state: LiveState; reason?: string };
+  polling: boolean;
+  loadOlder(): Promise<void>;
+  clear(): void;
+}
+
+/**
+ * The requests of one endpoint: the newest page from the API, then live events over the socket
+ * (catch-up on every rejoin), live rows completed from the API; polling when the plan has no socket.
+ */
+export function useRequestFeed(endpointId: string): Feed {
+  const { api, token, org } = useApp();
+  const [rows, setRows] = useState<RequestRow[]>([]);
+  const [total, setTotal] = useState(0);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState("");
+  const [live, setLive] = useState<Feed["live"]>({ state: "connecting" });
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  const completeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const base = `/api/v1/endpoints/${endpointId}/requests`;
+  const realtime = limitsOf(org).realtime;
+
+  async function readPage(page: number, pageSize = PAGE_SIZE) {
+    const result = await api.get<Page<CapturedRequest>>(
+      `${base}?page=${page}&page_size=${pageSize}`,
+    );
+    setRows((current) => mergeRequests(current, result.data));
+    setTotal((current) => Math.max(current, result.total));
+    return result;
+  }
+
+  async function refreshNewest() {
+    try {
+      const result = await api.get<Page<CapturedRequest>>(`${base}?page=1&page_size=${PAGE_SIZE}`);
+      setRows((current) => mergeRequests(current, result.data));
+      setTotal(result.total);
+      setError("");
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+
+  function completeSoon() {
+    if (completeTimer.current) return;
+    completeTimer.current = setTimeout(async () => {
+      completeTimer.current = undefined;
+      await refreshNewest();
+    }, COMPLETE_AFTER_MS);
+  }
+
+  useEffect(() => {
+    let stop = () => {};
+    let poll: ReturnType<typeof setInterval> | undefined;
+    let cancelled = false;
+    readPage(1)
+      .then(() => setError(""))
+      .catch((e) => setError(errorText(e)))
+      .finally(() => {
+        setLoading(false);
+        if (cancelled) return;
+        if (!realtime) {
+          setLive({ state: "unavailable", reason: "feature_not_available" });
+          poll = setInterval(refreshNewest, POLL_MS);
+          return;
+        }
+        stop = followEndpoint({
+          token,
+          organizationId: org.id,
+          endpointId,
+          sinceRequestId: () => newestId(rowsRef.current),
+          onEvent: (event) => {
+            setRows((current) => {
+              const merged = mergeRequests(current, [rowFromEvent(event)]);
+              if (merged !== current) setTotal((t) => t + 1);
+              return merged;
+            });
+            completeSoon();
+          },
+          onState: (state, reason) => {
+            setLive({ state, reason });
+            if (state === "unavailable" && !poll) poll = setInterval(refreshNewest, POLL_MS);
+          },
+          onRejoined: refreshNewest,
+        });
+      });
+    return () => {
+      cancelled = true;
+      stop();
+      if (poll) clearInterval(poll);
+      if (completeTimer.current) clearTimeout(completeTimer.current);
+    };
+  }, [endpointId]);
+
+  return {
+    rows,
+    total,
+    loading,
+    error,
+    live,
+    polling: live.state === "unavailable",
+    async loadOlder() {
+      try {
+        await readPage(Math.floor(rowsRef.current.length / PAGE_SIZE) + 1);
+      } catch (e) {
+        setError(errorText(e));
+      }
+    },
+    clear() {
+      setRows([]);
+      setTotal(0);
+    },
+  };
+}
