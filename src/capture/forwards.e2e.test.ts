@@ -1,0 +1,348 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import {
+  type CreatedEndpoint,
+  callAs,
+  captureAt,
+  createDebugEndpoint,
+} from "../endpoints/endpoints.test-helpers.ts";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { freePort } from "../test-utils/free-port.ts";
+import { type HttpSink, type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
+import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+
+const clock = createFakeClock();
+const scheduler = createManualScheduler();
+let server: TestServer;
+let owner: TestAccount;
+let sink: HttpSink;
+
+beforeAll(async () => {
+  server = await startTestServer({ clock, scheduler, config: { forward_timeout_ms: 500 } });
+  owner = await signUp(server, { plan: "enterprise" });
+  sink = startHttpSink();
+});
+afterAll(async () => {
+  await server.stop();
+  await sink.stop();
+});
+
+/** Tries recorded for a request, oldest first. */
+async function forwardsOf(endpoint: CreatedEndpoint, requestId: string) {
+  const url = `/api/v1/endpoints/${endpoint.id}/requests/${requestId}/forwards?page_size=100`;
+  const answer = await callAs(server, owner, "GET", url);
+  expect(answer.status).toBe(200);
+  return [...answer.body.data].reverse();
+}
+
+/** Polls until the request has `count` tries recorded; returns them oldest first. */
+function triesOf(endpoint: CreatedEndpoint, requestId: string, count: number) {
+  return pollUntil(
+    async () => {
+      const tries = await forwardsOf(endpoint, requestId);
+      return tries.length === count && tries;
+    },
+    { what: `${count} forward tries` },
+  );
+}
+
+/** The sink request whose body is `marker`, once it arrived. */
+const arrival = (marker: string) =>
+  pollUntil(() => sink.requests.find((r) => new TextDecoder().decode(r.body) === marker), {
+    what: `sink request ${marker}`,
+  });
+
+/** Sends raw HTTP/1.1 bytes, so headers a fetch client would not send reach the capture URL. */
+function rawRequest(lines: string[], body: Uint8Array): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk.toString("latin1");
+    });
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+    socket.write(`${lines.join("\r\n")}\r\nContent-Length: ${body.byteLength}\r\n\r\n`);
+    // No half-close: "Connection: close" makes the server end the exchange after answering.
+    socket.write(body);
+  });
+}
+
+describe("forward on capture (decisions.md §6)", () => {
+  test("byte-exact body, sub-path and query appended, hop-by-hop headers and Host dropped", async () => {
+    sink.answer(() => ({ status: 202, headers: { "x-down": "yes" }, body: "accepted" }));
+    const endpoint = await createDebugEndpoint(server, owner, {
+      forward_url: `${sink.url}/in?k=v`,
+    });
+    const body = new Uint8Array(256).map((_, i) => i);
+    const answer = await rawRequest(
+      [
+        `PUT /w/${endpoint.slug}/a/b?x=1 HTTP/1.1`,
+        "Host: weir.example",
+        "Connection: close, X-Private",
+        "X-Private: per-hop",
+        "Keep-Alive: timeout=5",
+        "Proxy-Authorization: Basic c2VjcmV0",
+        "X-Signature: sig-1",
+        "Content-Type: application/octet-stream",
+      ],
+      body,
+    );
+    expect(answer).toStartWith("HTTP/1.1 200");
+    const got = await pollUntil(() => sink.requests.find((r) => r.path === "/in/a/b"), {
+      what: "the forward",
+    });
+    expect([got.method, got.query]).toEqual(["PUT", "k=v&x=1"]);
+    expect(got.body).toEqual(body);
+    expect(got.headers.get("x-signature")).toBe("sig-1");
+    expect(got.headers.get("content-type")).toBe("application/octet-stream");
+    expect(got.headers.get("x-weir-forwarded")).toBe("1");
+    expect(got.headers.get("content-length")).toBe("256");
+    expect(got.headers.get("host")).toBe(new URL(sink.url).host);
+    for (const dropped of ["x-private", "keep-alive", "proxy-authorization"]) {
+      expect(got.headers.get(dropped)).toBeNull();
+    }
+    const list = await callAs(server, owner, "GET", `/api/v1/endpoints/${endpoint.id}/requests`);
+    const [tried] = await triesOf(endpoint, list.body.data[0].id, 1);
+    expect(tried).toEqual({
+      id: expect.any(String),
+      request_id: list.body.data[0].id,
+      url: `${sink.url}/in/a/b?k=v&x=1`,
+      method: "PUT",
+      status_code: 202,
+      response_headers: expect.objectContaining({ "x-down": "yes" }),
+      response_body: "accepted",
+      latency_ms: expect.any(Number),
+      error: null,
+      attempt: 1,
+      created_at: expect.any(String),
+    });
+  });
+
+  test("the capture is answered before the destination answers", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slowSink = startHttpSinkHolding(held);
+    const endpoint = await createDebugEndpoint(server, owner, {
+      forward_url: `${slowSink.url}/slow`,
+    });
+    const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
+    await pollUntil(() => slowSink.received > 0, { what: "the forward to arrive" });
+    expect(await forwardsOf(endpoint, requestId)).toEqual([]);
+    release();
+    const [tried] = await triesOf(endpoint, requestId, 1);
+    expect(tried.status_code).toBe(200);
+    slowSink.stop();
+  });
+
+  test("a request carrying x-weir-forwarded is never forwarded (loop guard)", async () => {
+    sink.answer(() => ({ status: 200, body: "ok" }));
+    const endpoint = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/loop` });
+    const guarded = await captureAt(server, `/debug/${endpoint.slug}`, {
+      method: "POST",
+      headers: { "x-weir-forwarded": "1" },
+      body: "guarded-marker",
+    });
+    await captureAt(server, `/debug/${endpoint.slug}`, { method: "POST", body: "control-marker" });
+    await arrival("control-marker");
+    expect(sink.requests.some((r) => new TextDecoder().decode(r.body) === "guarded-marker")).toBe(
+      false,
+    );
+    expect(await forwardsOf(endpoint, guarded)).toEqual([]);
+  });
+
+  test("GET is forwarded without a body; no forward_url means no forward", async () => {
+    const endpoint = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/get` });
+    const quiet = await createDebugEndpoint(server, owner, {});
+    const quietId = await captureAt(server, `/debug/${quiet.slug}`, { method: "GET" });
+    const requestId = await captureAt(server, `/debug/${endpoint.slug}?only=query`, {
+      method: "GET",
+    });
+    const got = await pollUntil(() => sink.requests.find((r) => r.path === "/get"));
+    expect([got.method, got.query, got.body.byteLength]).toEqual(["GET", "only=query", 0]);
+    expect((await triesOf(endpoint, requestId, 1))[0].status_code).toBe(200);
+    expect(await forwardsOf(quiet, quietId)).toEqual([]);
+  });
+
+  test("only the first 64 KiB of the destination's answer is kept", async () => {
+    sink.answer(() => ({ status: 200, body: "z".repeat(100 * 1024) }));
+    const endpoint = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/big` });
+    const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
+    const [tried] = await triesOf(endpoint, requestId, 1);
+    expect(tried.response_body).toBe("z".repeat(65_536));
+  });
+});
+
+describe("failures and retries", () => {
+  test("a destination that is down: the error is recorded, then retried after 10 s and 60 s", async () => {
+    const endpoint = await createDebugEndpoint(server, owner, {
+      forward_url: `http://127.0.0.1:${freePort()}/down`,
+    });
+    const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
+    const [first] = await triesOf(endpoint, requestId, 1);
+    expect(first).toMatchObject({ status_code: null, response_body: null, attempt: 1 });
+    expect(first.error).toContain("ECONNREFUSED");
+    clock.advance(9_999);
+    await scheduler.run("forwards.retry");
+    clock.advance(1);
+    await scheduler.run("forwards.retry");
+    await triesOf(endpoint, requestId, 2);
+    clock.advance(60_000);
+    await scheduler.run("forwards.retry");
+    const tries = await triesOf(endpoint, requestId, 3);
+    expect(tries.map((t: { attempt: number }) => t.attempt)).toEqual([1, 2, 3]);
+    clock.advance(3_600_000);
+    await scheduler.run("forwards.retry");
+    await captureControl();
+    expect(await forwardsOf(endpoint, requestId)).toHaveLength(3);
+  });
+
+  test("5xx is retried until the destination accepts; 4xx is not retried", async () => {
+    let calls = 0;
+    sink.answer((request) => {
+      if (request.path === "/flaky") return { status: ++calls === 1 ? 503 : 200, body: "x" };
+      return { status: 404, body: "no" };
+    });
+    const flaky = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/flaky` });
+    const missing = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/404` });
+    const flakyId = await captureAt(server, `/debug/${flaky.slug}`);
+    const missingId = await captureAt(server, `/debug/${missing.slug}`);
+    await triesOf(flaky, flakyId, 1);
+    await triesOf(missing, missingId, 1);
+    clock.advance(10_000);
+    await scheduler.run("forwards.retry");
+    const tries = await triesOf(flaky, flakyId, 2);
+    expect(tries.map((t: { status_code: number }) => t.status_code)).toEqual([503, 200]);
+    clock.advance(60_000);
+    await scheduler.run("forwards.retry");
+    await captureControl();
+    expect(await forwardsOf(flaky, flakyId)).toHaveLength(2);
+    expect(await forwardsOf(missing, missingId)).toHaveLength(1);
+  });
+
+  test("removing the forward_url stops the retries still pending", async () => {
+    const endpoint = await createDebugEndpoint(server, owner, {
+      forward_url: `http://127.0.0.1:${freePort()}/down`,
+    });
+    const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
+    await triesOf(endpoint, requestId, 1);
+    await callAs(server, owner, "PATCH", `/api/v1/debug-endpoints/${endpoint.id}`, {
+      debug_endpoint: { forward_url: null },
+    });
+    clock.advance(10_000);
+    await scheduler.run("forwards.retry");
+    await captureControl();
+    expect(await forwardsOf(endpoint, requestId)).toHaveLength(1);
+  });
+
+  test("a slow destination is a timeout (forward_timeout_ms)", async () => {
+    sink.answer(() => ({ status: 200, body: "slow", delayMs: 2_000 }));
+    const endpoint = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/t` });
+    const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
+    const [tried] = await triesOf(endpoint, requestId, 1);
+    expect([tried.status_code, tried.error]).toEqual([null, "timeout after 500 ms"]);
+  });
+});
+
+describe("replay", () => {
+  let endpoint: CreatedEndpoint;
+  let requestId: string;
+  const body = new Uint8Array([0, 1, 2, 254, 255]);
+
+  beforeAll(async () => {
+    endpoint = await createDebugEndpoint(server, owner, {});
+    requestId = await captureAt(server, `/w/${endpoint.slug}/sub?q=2`, {
+      method: "PATCH",
+      headers: { "x-tag": "replayed" },
+      body,
+    });
+  });
+  const replayUrl = () => `/api/v1/endpoints/${endpoint.id}/requests/${requestId}/replay`;
+
+  test("re-sends now to the given URL → 201 {data: forward}", async () => {
+    sink.answer(() => ({ status: 201, body: "again" }));
+    const answer = await callAs(server, owner, "POST", replayUrl(), { url: `${sink.url}/replay` });
+    expect(answer.status).toBe(201);
+    expect(answer.body.data).toMatchObject({
+      request_id: requestId,
+      url: `${sink.url}/replay/sub?q=2`,
+      method: "PATCH",
+      status_code: 201,
+      response_body: "again",
+      attempt: 1,
+      error: null,
+    });
+    const got = sink.requests.find((r) => r.path === "/replay/sub") as SinkRequest;
+    expect(got.body).toEqual(body);
+    expect(got.headers.get("x-tag")).toBe("replayed");
+    expect(got.headers.get("x-weir-forwarded")).toBe("1");
+    expect((await forwardsOf(endpoint, requestId)).map((f: { id: string }) => f.id)).toContain(
+      answer.body.data.id,
+    );
+  });
+
+  test("without a url: the endpoint's forward_url, else 422", async () => {
+    const none = await callAs(server, owner, "POST", replayUrl(), {});
+    expect([none.status, Object.keys(none.body.errors)]).toEqual([422, ["url"]]);
+    const noBody = await callAs(server, owner, "POST", replayUrl());
+    expect(noBody.status).toBe(422);
+    await callAs(server, owner, "PATCH", `/api/v1/debug-endpoints/${endpoint.id}`, {
+      debug_endpoint: { forward_url: `${sink.url}/configured` },
+    });
+    const answer = await callAs(server, owner, "POST", replayUrl(), {});
+    expect([answer.status, answer.body.data.url]).toEqual([201, `${sink.url}/configured/sub?q=2`]);
+  });
+
+  test.each(["ftp://x.example", "not a url", 42])("url %p → 422", async (url) => {
+    const answer = await callAs(server, owner, "POST", replayUrl(), { url });
+    expect([answer.status, Object.keys(answer.body.errors)]).toEqual([422, ["url"]]);
+  });
+
+  test("an unknown request → 404; a replay to a closed port → 201 with the error", async () => {
+    const unknown = replayUrl().replace(requestId, "01900000-0000-7000-8000-000000000000");
+    expect((await callAs(server, owner, "POST", unknown, { url: sink.url })).status).toBe(404);
+    const closed = await callAs(server, owner, "POST", replayUrl(), {
+      url: `http://127.0.0.1:${freePort()}`,
+    });
+    expect([closed.status, closed.body.data.status_code]).toEqual([201, null]);
+    expect(closed.body.data.error).toContain("ECONNREFUSED");
+  });
+});
+
+/**
+ * A forward through a fresh endpoint to the sink, awaited: tries started before it have had their
+ * turn, so "no further try" can be asserted without sleeping.
+ */
+async function captureControl(): Promise<void> {
+  sink.answer(() => ({ status: 200, body: "ok" }));
+  const control = await createDebugEndpoint(server, owner, { forward_url: `${sink.url}/control` });
+  const marker = `control-${control.id}`;
+  await captureAt(server, `/debug/${control.slug}`, { method: "POST", body: marker });
+  await arrival(marker);
+}
+
+/** A sink that holds every answer until `held` resolves. */
+function startHttpSinkHolding(held: Promise<void>) {
+  let received = 0;
+  const holding = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch() {
+      received += 1;
+      await held;
+      return new Response("held");
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${holding.port}`,
+    get received() {
+      return received;
+    },
+    stop: () => holding.stop(true),
+  };
+}

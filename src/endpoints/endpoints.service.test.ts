@@ -1,0 +1,238 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { DEFAULT_PLANS } from "../auth/plans.model.ts";
+import { createForwardsRepo } from "../capture/forwards.repo.ts";
+import { insertCapturedRequest, insertOrganization } from "../capture/requests.fixtures.ts";
+import { createRequestsRepo } from "../capture/requests.repo.ts";
+import { AppError } from "../shared/errors.ts";
+import type { DomainEvents } from "../shared/events.ts";
+import { createIds, type Ids } from "../shared/ids.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { createAnonymousEndpoint } from "./anonymous.service.ts";
+import { createEndpointsRepo } from "./endpoints.repo.ts";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  type EndpointsDeps,
+  getEndpoint,
+  listEndpoints,
+  type Tenant,
+  updateEndpoint,
+} from "./endpoints.service.ts";
+
+let db: TestDb;
+let deps: EndpointsDeps;
+let events: Array<[string, unknown]>;
+/** Random suffixes to hand out before falling back to real randomness. */
+let suffixes: string[];
+
+beforeEach(() => {
+  db = createTestDb();
+  insertOrganization(db, "org-a", "free");
+  insertOrganization(db, "org-b", "team");
+  events = [];
+  suffixes = [];
+  const real = createIds();
+  const ids: Ids = { uuid: real.uuid, base62: (n) => suffixes.shift() ?? real.base62(n) };
+  deps = {
+    repo: createEndpointsRepo(db),
+    clock: createFakeClock(),
+    ids,
+    plans: structuredClone(DEFAULT_PLANS),
+    bus: {
+      publish: <K extends keyof DomainEvents>(name: K, payload: DomainEvents[K]) => {
+        events.push([name, payload]);
+      },
+    },
+  };
+});
+afterEach(() => db.destroy());
+
+const freeA: Tenant = { organizationId: "org-a", plan: "free" };
+const teamB: Tenant = { organizationId: "org-b", plan: "team" };
+const create = (tenant: Tenant = freeA, fields: Record<string, unknown> = {}) =>
+  createEndpoint({ tenant, body: { debug_endpoint: { name: "Hooks", ...fields } } }, deps);
+
+function errorOf(call: () => unknown): AppError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected an AppError");
+}
+
+describe("create", () => {
+  test("new endpoints are active with a generated slug and no requests", () => {
+    suffixes.push("AbCd1234");
+    const view = create();
+    expect(view).toMatchObject({
+      name: "Hooks",
+      slug: "hooks-abcd1234",
+      status: "active",
+      organizationId: "org-a",
+      requestCount: 0,
+      lastRequestAt: null,
+      createdAt: "2026-01-01T00:00:00.000Z",
+    });
+  });
+
+  test("a generated slug that clashes is drawn again", () => {
+    create(freeA, { slug: "hooks-clash000" });
+    suffixes.push("clash000", "fresh111");
+    expect(create(freeA).slug).toBe("hooks-fresh111");
+  });
+
+  test("the plan limit counts the organization's endpoints only", () => {
+    for (let i = 0; i < 3; i++) create();
+    expect(errorOf(() => create()).toBody()).toEqual({ error: "endpoint_limit_reached" });
+    expect(errorOf(() => create()).status).toBe(403);
+    expect(create(teamB).organizationId).toBe("org-b");
+  });
+
+  test("null in the plan table means unlimited", () => {
+    deps.plans.free.debug_endpoints = null;
+    for (let i = 0; i < 5; i++) create();
+    expect(listEndpoints("org-a", deps)).toHaveLength(5);
+  });
+
+  test("slugs are unique across organizations and anonymous endpoints (409)", () => {
+    create(freeA, { slug: "shared-slug" });
+    const taken = errorOf(() => create(teamB, { slug: "shared-slug" }));
+    expect([taken.status, taken.code]).toEqual([409, "slug_taken"]);
+    const anonymous = createAnonymousEndpoint({
+      repo: deps.repo,
+      requests: createRequestsRepo(db),
+      clock: deps.clock,
+      ids: deps.ids,
+    });
+    const clash = errorOf(() => create(teamB, { slug: anonymous.endpoint.slug }));
+    expect(clash.code).toBe("slug_taken");
+  });
+
+  test("validation comes before the plan limit, the plan limit before the slug clash", () => {
+    for (let i = 0; i < 3; i++) create(freeA, { slug: `slug-${i}-x` });
+    expect(errorOf(() => create(freeA, { slug: "BAD" })).status).toBe(422);
+    expect(errorOf(() => create(freeA, { slug: "slug-0-x" })).status).toBe(403);
+  });
+});
+
+describe("update", () => {
+  test("pauses, renames and sets the custom response; tells the bus", () => {
+    const created = create();
+    const updated = updateEndpoint(
+      {
+        organizationId: "org-a",
+        endpointId: created.id,
+        body: {
+          debug_endpoint: {
+            status: "paused",
+            name: "Renamed",
+            response: { status: 201, body: "yo" },
+            forward_url: "http://127.0.0.1:9/in",
+          },
+        },
+      },
+      deps,
+    );
+    expect(updated).toMatchObject({
+      status: "paused",
+      name: "Renamed",
+      slug: created.slug,
+      response: { status: 201, headers: {}, body: "yo", delayMs: 0 },
+      forwardUrl: "http://127.0.0.1:9/in",
+    });
+    expect(events).toEqual([
+      ["endpoint.updated", { endpointId: created.id, organizationId: "org-a", slug: created.slug }],
+    ]);
+    const cleared = updateEndpoint(
+      {
+        organizationId: "org-a",
+        endpointId: created.id,
+        body: { debug_endpoint: { response: null, forward_url: null } },
+      },
+      deps,
+    );
+    expect([cleared.response, cleared.forwardUrl, cleared.name]).toEqual([null, null, "Renamed"]);
+  });
+
+  test("the same slug is accepted, another one is 422, another organization's endpoint 404", () => {
+    const created = create();
+    const ref = { organizationId: "org-a", endpointId: created.id };
+    const same = updateEndpoint({ ...ref, body: { debug_endpoint: { slug: created.slug } } }, deps);
+    expect(same.slug).toBe(created.slug);
+    const changed = errorOf(() =>
+      updateEndpoint({ ...ref, body: { debug_endpoint: { slug: "new-slug" } } }, deps),
+    );
+    expect(changed.toBody()).toEqual({
+      error: "validation_failed",
+      errors: { slug: ["cannot be changed"] },
+    });
+    const foreign = errorOf(() =>
+      updateEndpoint(
+        { ...ref, organizationId: "org-b", body: { debug_endpoint: { name: "x" } } },
+        deps,
+      ),
+    );
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe("read and delete", () => {
+  test("request counts and the newest capture time are reported", () => {
+    const created = create();
+    insertCapturedRequest(db, {
+      id: "r1",
+      endpointId: created.id,
+      createdAt: "2026-01-02T00:00:00.000Z",
+    });
+    insertCapturedRequest(db, {
+      id: "r2",
+      endpointId: created.id,
+      createdAt: "2026-01-03T00:00:00.000Z",
+    });
+    const view = getEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
+    expect([view.requestCount, view.lastRequestAt]).toEqual([2, "2026-01-03T00:00:00.000Z"]);
+    expect(listEndpoints("org-a", deps)[0]?.requestCount).toBe(2);
+    expect(
+      errorOf(() => getEndpoint({ organizationId: "org-b", endpointId: created.id }, deps)).status,
+    ).toBe(404);
+  });
+
+  test("delete removes the requests and their forwards at once and tells the bus", () => {
+    const created = create();
+    insertCapturedRequest(db, { id: "r1", endpointId: created.id });
+    createForwardsRepo(db).insert({
+      id: "f1",
+      requestId: "r1",
+      url: "http://x.example/",
+      method: "POST",
+      statusCode: 200,
+      responseHeaders: {},
+      responseBody: "",
+      latencyMs: 1,
+      error: null,
+      attempt: 1,
+      createdAt: "2026-01-01T00:00:00.000Z",
+    });
+    expect(
+      errorOf(() => deleteEndpoint({ organizationId: "org-b", endpointId: created.id }, deps))
+        .status,
+    ).toBe(404);
+    deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
+    const left = db.sqlite
+      .query<{ r: number; f: number }, []>(
+        "SELECT (SELECT count(*) FROM captured_requests) AS r, (SELECT count(*) FROM request_forwards) AS f",
+      )
+      .get();
+    expect(left).toEqual({ r: 0, f: 0 });
+    expect(events).toEqual([
+      ["endpoint.deleted", { endpointId: created.id, organizationId: "org-a" }],
+    ]);
+    expect(
+      errorOf(() => deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps))
+        .status,
+    ).toBe(404);
+  });
+});

@@ -1,0 +1,49 @@
+import { expect } from "bun:test";
+import type { TestAccount } from "../test-utils/accounts.ts";
+import { type ApiAnswer, apiCall } from "../test-utils/api-call.ts";
+import type { TestServer } from "../test-utils/test-server.ts";
+
+/** An endpoint as the `debug-endpoints` family returns it, loosely typed for assertions. */
+export interface CreatedEndpoint {
+  id: string;
+  slug: string;
+  webhook_url: string;
+  [field: string]: unknown;
+}
+
+/** Creates an endpoint through the `debug-endpoints` family and expects 201. */
+export async function createDebugEndpoint(
+  server: TestServer,
+  account: Pick<TestAccount, "headers">,
+  fields: Record<string, unknown> = {},
+): Promise<CreatedEndpoint> {
+  const answer = await apiCall(server, "POST", "/api/v1/debug-endpoints", {
+    headers: account.headers,
+    body: { debug_endpoint: { name: "Hooks", ...fields } },
+  });
+  expect(answer.status).toBe(201);
+  return answer.body;
+}
+
+/** Sends one request to a capture URL (no credentials) and expects it stored; returns its id. */
+export async function captureAt(
+  server: TestServer,
+  path: string,
+  init: RequestInit = { method: "POST", body: '{"hello":"world"}' },
+): Promise<string> {
+  const response = await fetch(`${server.url}${path}`, init);
+  const body = (await response.json()) as { request_id?: string };
+  expect(response.status).toBe(200);
+  return body.request_id as string;
+}
+
+/** `apiCall` with an account's credentials. */
+export function callAs(
+  server: TestServer,
+  account: Pick<TestAccount, "headers"> | null,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ApiAnswer> {
+  return apiCall(server, method, path, { headers: account?.headers ?? {}, body });
+}
