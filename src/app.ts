@@ -3,6 +3,7 @@ import { createAuthRoom } from "./auth/auth.room.ts";
 import { authRoutes } from "./auth/auth.routes.ts";
 import { memberRoutes } from "./auth/members.routes.ts";
 import type { AppDeps } from "./deps.ts";
+import { endpointsRoutes } from "./endpoints/endpoints.routes.ts";
 import { healthRoutes } from "./http/health.routes.ts";
 import { createMetrics } from "./http/http.metrics.ts";
 import { apiDocs } from "./http/http.openapi.ts";
@@ -28,6 +29,7 @@ export function createApp(deps: AppDeps) {
     .use(apiKeyRoutes(authRoom))
     .use(memberRoutes(authRoom))
     .use(realtimeRoutes({ hub: createRealtimeRoom(deps).hub, auth }))
+    .use(endpointsRoutes(deps, { auth }))
     // The UI's catch-all goes last so every room's routes win over it.
     .use(uiRoutes({ dir: deps.config.ui_dir }));
 
