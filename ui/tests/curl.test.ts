@@ -3,7 +3,7 @@ import { requestUrl, shellQuote, toCurl } from "../src/lib/curl.ts";
 
 const request = {
   method: "POST",
-  path: "/w/orders/sub",
+  path: "/sub",
   query_string: "a=1&b=x%20y",
   raw_headers: [
     ["Host", "localhost:8080"],
@@ -18,7 +18,7 @@ const request = {
 };
 
 describe("copy as curl", () => {
-  test("method, URL from the capture origin, ordered headers, exact body", () => {
+  test("method, capture URL with sub-path and query, ordered headers, exact body", () => {
     expect(toCurl(request, "http://hooks.example.com/w/orders")).toBe(
       [
         "curl -X POST 'http://hooks.example.com/w/orders/sub?a=1&b=x%20y'",
@@ -32,11 +32,11 @@ describe("copy as curl", () => {
   });
   test("a body-less GET has no --data-binary", () => {
     const get = { ...request, method: "GET", body: "", query_string: "", raw_headers: [] };
-    expect(toCurl(get, "http://h/w/x")).toBe("curl -X GET http://h/w/orders/sub");
+    expect(toCurl(get, "http://h/w/orders")).toBe("curl -X GET http://h/w/orders/sub");
   });
   test("a binary body goes through base64 -d on stdin", () => {
     const binary = { ...request, body: "AP8Q", body_encoding: "base64" as const, raw_headers: [] };
-    expect(toCurl(binary, "http://h/w/x")).toBe(
+    expect(toCurl(binary, "http://h/w/orders")).toBe(
       "printf %s AP8Q | base64 -d | curl -X POST 'http://h/w/orders/sub?a=1&b=x%20y' \\\n  --data-binary @-",
     );
   });
@@ -91,7 +91,10 @@ test("shell quoting leaves safe words bare and quotes the rest", () => {
 });
 
 test("request URL keeps the capture origin and the request's own path", () => {
-  expect(requestUrl({ path: "/w/a", query_string: "" }, "https://x.test:8443/w/a")).toBe(
+  expect(requestUrl({ path: "", query_string: "" }, "https://x.test:8443/w/a")).toBe(
     "https://x.test:8443/w/a",
+  );
+  expect(requestUrl({ path: "/b/c", query_string: "q=1" }, "https://x.test/w/a")).toBe(
+    "https://x.test/w/a/b/c?q=1",
   );
 });

@@ -20,14 +20,16 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The URL a captured request was sent to: the capture URL's origin + its path and query. */
+/**
+ * The URL a captured request was sent to: the capture URL, then the request's sub-path after
+ * the slug (`path`, "" when none, decisions.md §6) and its query.
+ */
 export function requestUrl(
   request: Pick<CapturedRequest, "path" | "query_string">,
   webhookUrl: string,
 ): string {
-  const origin = new URL(webhookUrl).origin;
   const query = request.query_string ? `?${request.query_string.replace(/^\?/, "")}` : "";
-  return `${origin}${request.path}${query}`;
+  return `${webhookUrl.replace(/\/+$/, "")}${request.path}${query}`;
 }
 
 /**

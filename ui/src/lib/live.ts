@@ -29,9 +29,11 @@ export interface LiveOptions {
  * client, which reconnects with backoff and rejoins by itself. Returns the function that stops.
  */
 export function followEndpoint(options: LiveOptions): () => void {
-  const params: Record<string, string> = { token: options.token };
+  const params: Record<string, string> = {};
   if (options.organizationId) params.organization_id = options.organizationId;
-  const socket = new Socket("/socket", { params });
+  // authToken travels in the WebSocket subprotocol header, which keeps the JWT out of URLs and
+  // access logs; the server accepts it as well as the `token` parameter (decisions.md §7).
+  const socket = new Socket("/socket", { params, authToken: options.token });
   let joins = 0;
   let stopped = false;
   const state = (next: LiveState, reason?: string) => {

@@ -1,0 +1,151 @@
+/**
+ * The web UI in a real browser (Debian's chromium through playwright-core) against a real server:
+ * what an operator does on first run, end to end, with nothing mocked.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { startHttpSink } from "../test-utils/http-sink.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { startUiWorld, type UiWorld } from "./ui.browser-world.ts";
+
+const PASSWORD = "correct horse battery";
+const STEP_MS = 10_000;
+let world: UiWorld;
+
+beforeAll(async () => {
+  world = await startUiWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+/** The capture as a webhook sender would send it (no browser involved). */
+function capture(slug: string, init: RequestInit & { sub?: string } = {}) {
+  return fetch(`${world.server.url}/w/${slug}${init.sub ?? ""}`, init);
+}
+
+async function setUp(page: Page, email: string, org: string) {
+  await page.goto(world.server.url);
+  await page.getByRole("heading", { name: "Welcome to Weir" }).waitFor({ timeout: STEP_MS });
+  expect(new URL(page.url()).pathname).toBe("/setup");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByLabel("Organization name").fill(org);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor({ timeout: STEP_MS });
+}
+
+describe("web UI in chromium", () => {
+  test("setup → create endpoint → live capture → curl → replay → pause → 404", async () => {
+    const page = await world.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await setUp(page, "owner@example.test", "Acme");
+    expect(await page.evaluate(() => sessionStorage.getItem("weir.session"))).toContain("token");
+
+    // Create: the API's slug error shows inline on the field, then a valid slug works.
+    await page.getByLabel("Name", { exact: true }).fill("Orders");
+    const slugField = page.getByLabel(/^Slug/);
+    await slugField.fill("Not A Slug");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await pollUntil(async () => (await slugField.getAttribute("aria-invalid")) === "true", {
+      what: "the slug field marked invalid",
+    });
+    expect(await page.locator(".field.invalid .error-text").innerText()).toContain("lowercase");
+    await slugField.fill("orders");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    const card = page.locator(".endpoint-card", { hasText: "Orders" });
+    await card.waitFor({ timeout: STEP_MS });
+    expect(await card.locator("code").first().innerText()).toBe(`${world.server.url}/w/orders`);
+    expect(await card.getByText("Active").count()).toBe(1);
+
+    // Inspector: the socket joins, then a capture appears without a reload.
+    await card.getByRole("link", { name: "Open inspector" }).click();
+    await page.locator('[data-live-state="live"]').waitFor({ timeout: STEP_MS });
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    const sent = await capture("orders", {
+      method: "PUT",
+      sub: "/hooks/github?delivery=7",
+      headers: { "content-type": "application/json", "x-test": "it's one" },
+      body: '{"order":"A-17","items":[1,2]}',
+    });
+    expect(sent.status).toBe(200);
+    const { request_id: requestId } = (await sent.json()) as { request_id: string };
+    const row = page.locator(`[role="option"][data-request-id="${requestId}"]`);
+    await row.waitFor({ timeout: STEP_MS });
+    expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
+
+    // Detail: method, sub-path, query, ordered headers, IP, size, pretty JSON.
+    await row.click();
+    const detail = page.locator(`article.request-detail[data-request-id="${requestId}"]`);
+    await detail
+      .locator(".detail-path", { hasText: "/hooks/github" })
+      .waitFor({ timeout: STEP_MS });
+    expect(await detail.locator(".method").first().innerText()).toBe("PUT");
+    expect(await detail.getByRole("table", { name: "Query parameters" }).innerText()).toContain(
+      "delivery\t7",
+    );
+    const headers = await detail.getByRole("table", { name: "Headers" }).innerText();
+    expect(headers).toContain("x-test\tit's one");
+    expect(await detail.innerText()).toContain("127.0.0.1");
+    expect(await detail.innerText()).toContain("30 bytes");
+    expect(await detail.locator('pre[data-body-view="json"]').innerText()).toBe(
+      '{\n  "order": "A-17",\n  "items": [\n    1,\n    2\n  ]\n}',
+    );
+
+    // Copy as curl: what lands on the clipboard is a command that sends the same request again.
+    await detail.getByRole("button", { name: "Copy as curl" }).click();
+    await detail.getByRole("button", { name: "Copied ✔" }).waitFor({ timeout: STEP_MS });
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(curl).toBe(await detail.getByTestId("curl-command").textContent());
+    expect(curl.split(" \\\n  ")[0]).toBe(
+      `curl -X PUT '${world.server.url}/w/orders/hooks/github?delivery=7'`,
+    );
+    expect(curl).toContain(`-H 'x-test: it'\\''s one'`);
+    expect(curl).toContain(`--data-binary '{"order":"A-17","items":[1,2]}'`);
+    const run = Bun.spawn(["bash", "-c", `${curl} --silent --show-error`], { stderr: "pipe" });
+    expect(await run.exited).toBe(0);
+    await page.locator('[role="option"]').nth(1).waitFor({ timeout: STEP_MS });
+    const again = page.locator('[role="option"]').first();
+    await again.click();
+    await detail.waitFor({ state: "detached", timeout: STEP_MS });
+    const second = page.locator("article.request-detail");
+    await second
+      .locator(".detail-path", { hasText: "/hooks/github" })
+      .waitFor({ timeout: STEP_MS });
+    expect(await second.locator('pre[data-body-view="json"]').innerText()).toContain('"A-17"');
+    expect(await second.getByRole("table", { name: "Headers" }).innerText()).toContain(
+      "x-test\tit's one",
+    );
+
+    // Replay to a sink: the forward record is shown and the sink got the bytes.
+    const sink = startHttpSink();
+    try {
+      sink.answer(() => ({ status: 202, body: "thanks", headers: { "x-sink": "yes" } }));
+      await second.getByLabel("Send this request again to").fill(`${sink.url}/replayed`);
+      await second.getByRole("button", { name: "Replay" }).click();
+      const forward = second.locator(".forward").first();
+      await forward.waitFor({ timeout: STEP_MS });
+      expect(await forward.locator(".forward-summary").innerText()).toContain("HTTP 202");
+      expect(await forward.innerText()).toContain("thanks");
+      expect(sink.requests).toHaveLength(1);
+      // The server appends the capture's sub-path to the target, as it does for forward_url.
+      expect(sink.requests[0]?.path).toStartWith("/replayed");
+      expect(new TextDecoder().decode(sink.requests[0]?.body)).toBe(
+        '{"order":"A-17","items":[1,2]}',
+      );
+    } finally {
+      await sink.stop();
+    }
+
+    // Pause: the status reads "Paused" and the capture URL answers 404.
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await page.locator("h1 .badge", { hasText: "Paused" }).waitFor({ timeout: STEP_MS });
+    expect((await capture("orders", { method: "POST", body: "x" })).status).toBe(404);
+    await page.getByRole("button", { name: "Resume" }).click();
+    await page.locator("h1 .badge", { hasText: "Active" }).waitFor({ timeout: STEP_MS });
+    expect((await capture("orders", { method: "POST", body: "x" })).status).toBe(200);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
