@@ -3,7 +3,7 @@
  * what an operator does on first run, end to end, with nothing mocked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startUiWorld, type UiWorld } from "./ui.browser-world.ts";
@@ -11,6 +11,16 @@ import { startUiWorld, type UiWorld } from "./ui.browser-world.ts";
 const PASSWORD = "correct horse battery";
 const STEP_MS = 10_000;
 let world: UiWorld;
+
+/** Rendered text (table cells tab-separated), as a user reads it. */
+// biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, not the DOM property.
+const textOf = (locator: Locator) => locator.innerText();
+
+/** The clipboard as the page sees it (the context grants clipboard-read). */
+const readClipboard = (page: Page) =>
+  page.evaluate(() =>
+    (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText(),
+  );
 
 beforeAll(async () => {
   world = await startUiWorld();
@@ -52,18 +62,18 @@ describe("web UI in chromium", () => {
     await pollUntil(async () => (await slugField.getAttribute("aria-invalid")) === "true", {
       what: "the slug field marked invalid",
     });
-    expect(await page.locator(".field.invalid .error-text").innerText()).toContain("lowercase");
+    expect(await textOf(page.locator(".field.invalid .error-text"))).toContain("lowercase");
     await slugField.fill("orders");
     await page.getByRole("button", { name: "Create endpoint" }).click();
     const card = page.locator(".endpoint-card", { hasText: "Orders" });
     await card.waitFor({ timeout: STEP_MS });
-    expect(await card.locator("code").first().innerText()).toBe(`${world.server.url}/w/orders`);
+    expect(await textOf(card.locator("code").first())).toBe(`${world.server.url}/w/orders`);
     expect(await card.getByText("Active").count()).toBe(1);
 
     // Inspector: the socket joins, then a capture appears without a reload.
     await card.getByRole("link", { name: "Open inspector" }).click();
     await page.locator('[data-live-state="live"]').waitFor({ timeout: STEP_MS });
-    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     const sent = await capture("orders", {
       method: "PUT",
       sub: "/hooks/github?delivery=7",
@@ -74,7 +84,7 @@ describe("web UI in chromium", () => {
     const { request_id: requestId } = (await sent.json()) as { request_id: string };
     const row = page.locator(`[role="option"][data-request-id="${requestId}"]`);
     await row.waitFor({ timeout: STEP_MS });
-    expect(await page.evaluate(() => "sameDocument" in window)).toBe(true);
+    expect(await page.evaluate(() => "sameDocument" in globalThis)).toBe(true);
 
     // Detail: method, sub-path, query, ordered headers, IP, size, pretty JSON.
     await row.click();
@@ -82,23 +92,23 @@ describe("web UI in chromium", () => {
     await detail
       .locator(".detail-path", { hasText: "/hooks/github" })
       .waitFor({ timeout: STEP_MS });
-    expect(await detail.locator(".method").first().innerText()).toBe("PUT");
-    expect(await detail.getByRole("table", { name: "Query parameters" }).innerText()).toContain(
+    expect(await textOf(detail.locator(".method").first())).toBe("PUT");
+    expect(await textOf(detail.getByRole("table", { name: "Query parameters" }))).toContain(
       "delivery\t7",
     );
-    const headers = await detail.getByRole("table", { name: "Headers" }).innerText();
+    const headers = await textOf(detail.getByRole("table", { name: "Headers" }));
     expect(headers).toContain("x-test\tit's one");
-    expect(await detail.innerText()).toContain("127.0.0.1");
-    expect(await detail.innerText()).toContain("30 bytes");
-    expect(await detail.locator('pre[data-body-view="json"]').innerText()).toBe(
+    expect(await textOf(detail)).toContain("127.0.0.1");
+    expect(await textOf(detail)).toContain("30 bytes");
+    expect(await textOf(detail.locator('pre[data-body-view="json"]'))).toBe(
       '{\n  "order": "A-17",\n  "items": [\n    1,\n    2\n  ]\n}',
     );
 
     // Copy as curl: what lands on the clipboard is a command that sends the same request again.
     await detail.getByRole("button", { name: "Copy as curl" }).click();
     await detail.getByRole("button", { name: "Copied ✔" }).waitFor({ timeout: STEP_MS });
-    const curl = await page.evaluate(() => navigator.clipboard.readText());
-    expect(curl).toBe(await detail.getByTestId("curl-command").textContent());
+    const curl = await readClipboard(page);
+    expect(curl).toBe((await detail.getByTestId("curl-command").textContent()) ?? "");
     expect(curl.split(" \\\n  ")[0]).toBe(
       `curl -X PUT '${world.server.url}/w/orders/hooks/github?delivery=7'`,
     );
@@ -114,8 +124,8 @@ describe("web UI in chromium", () => {
     await second
       .locator(".detail-path", { hasText: "/hooks/github" })
       .waitFor({ timeout: STEP_MS });
-    expect(await second.locator('pre[data-body-view="json"]').innerText()).toContain('"A-17"');
-    expect(await second.getByRole("table", { name: "Headers" }).innerText()).toContain(
+    expect(await textOf(second.locator('pre[data-body-view="json"]'))).toContain('"A-17"');
+    expect(await textOf(second.getByRole("table", { name: "Headers" }))).toContain(
       "x-test\tit's one",
     );
 
@@ -127,8 +137,8 @@ describe("web UI in chromium", () => {
       await second.getByRole("button", { name: "Replay" }).click();
       const forward = second.locator(".forward").first();
       await forward.waitFor({ timeout: STEP_MS });
-      expect(await forward.locator(".forward-summary").innerText()).toContain("HTTP 202");
-      expect(await forward.innerText()).toContain("thanks");
+      expect(await textOf(forward.locator(".forward-summary"))).toContain("HTTP 202");
+      expect(await textOf(forward)).toContain("thanks");
       expect(sink.requests).toHaveLength(1);
       // The server appends the capture's sub-path to the target, as it does for forward_url.
       expect(sink.requests[0]?.path).toStartWith("/replayed");
