@@ -68,7 +68,7 @@ function main(): void {
   if (!statSync(distDir).isDirectory()) fail("ui/dist exists but is not a directory");
   const files = listFiles(distDir);
   if (!files.includes("index.html"))
-    fail("ui/dist has no index.html; build the UI (cd ui && bun run build)");
+    fail("ui/dist has no index.html; build the UI (bun scripts/build-ui.ts)");
   writeFileSync(target, renderAssets(distDir, files));
   console.log(`gen-ui-assets: embedded ${files.length} file(s) of ui/dist`);
 }

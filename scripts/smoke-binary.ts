@@ -324,6 +324,29 @@ async function uiDistCheck(server: Server): Promise<void> {
     }
     return `${files.length} file(s)`;
   });
+  await check("the real UI is served: index.html no-cache, hashed assets immutable", async () => {
+    const index = await server.get("/");
+    const html = await index.text();
+    assert(html.includes('id="app"'), "GET / is not the built UI (placeholder embedded?)");
+    assert(index.headers.get("cache-control") === "no-cache", "index.html must not be cached");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert(script, "index.html references no /assets/*.js");
+    const asset = await server.get(script);
+    await asset.arrayBuffer();
+    assert(asset.status === 200, `${script}: status ${asset.status}`);
+    const cache = asset.headers.get("cache-control") ?? "";
+    assert(cache.includes("immutable"), `${script}: cache-control ${cache}`);
+  });
+  await check("SPA fallback for UI paths only; capture and API 404s stay JSON", async () => {
+    const deep = await server.get("/endpoints/some-id");
+    assert(deep.status === 200 && (await deep.text()).includes('id="app"'), "no SPA fallback");
+    for (const path of ["/w/no-such-slug", "/api/v1/no-such-thing"]) {
+      const r = await server.get(path);
+      await r.arrayBuffer();
+      assert(r.status === 404, `${path}: status ${r.status}`);
+      assertContentType(r, "application/json");
+    }
+  });
 }
 
 function readRss(pid: number): number {
