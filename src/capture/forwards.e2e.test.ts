@@ -9,10 +9,11 @@ import {
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { freePort } from "../test-utils/free-port.ts";
-import { type HttpSink, type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
+import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { forwardsOf as listForwards, triesOf as pollTries } from "./forwards.test-helpers.ts";
 
 const clock = createFakeClock();
 const scheduler = createManualScheduler();
@@ -30,24 +31,10 @@ afterAll(async () => {
   await sink.stop();
 });
 
-/** Tries recorded for a request, oldest first. */
-async function forwardsOf(endpoint: CreatedEndpoint, requestId: string) {
-  const url = `/api/v1/endpoints/${endpoint.id}/requests/${requestId}/forwards?page_size=100`;
-  const answer = await callAs(server, owner, "GET", url);
-  expect(answer.status).toBe(200);
-  return [...answer.body.data].reverse();
-}
-
-/** Polls until the request has `count` tries recorded; returns them oldest first. */
-function triesOf(endpoint: CreatedEndpoint, requestId: string, count: number) {
-  return pollUntil(
-    async () => {
-      const tries = await forwardsOf(endpoint, requestId);
-      return tries.length === count && tries;
-    },
-    { what: `${count} forward tries` },
-  );
-}
+const forwardsOf = (endpoint: CreatedEndpoint, requestId: string) =>
+  listForwards(server, owner, endpoint, requestId);
+const triesOf = (endpoint: CreatedEndpoint, requestId: string, count: number) =>
+  pollTries(server, owner, endpoint, requestId, count);
 
 /** The sink request whose body is `marker`, once it arrived. */
 const arrival = (marker: string) =>
@@ -217,7 +204,7 @@ describe("failures and retries", () => {
     clock.advance(10_000);
     await scheduler.run("forwards.retry");
     const tries = await triesOf(flaky, flakyId, 2);
-    expect(tries.map((t: { status_code: number }) => t.status_code)).toEqual([503, 200]);
+    expect(tries.map((t: { status_code: number | null }) => t.status_code)).toEqual([503, 200]);
     clock.advance(60_000);
     await scheduler.run("forwards.retry");
     await captureControl();
@@ -246,71 +233,6 @@ describe("failures and retries", () => {
     const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
     const [tried] = await triesOf(endpoint, requestId, 1);
     expect([tried.status_code, tried.error]).toEqual([null, "timeout after 500 ms"]);
-  });
-});
-
-describe("replay", () => {
-  let endpoint: CreatedEndpoint;
-  let requestId: string;
-  const body = new Uint8Array([0, 1, 2, 254, 255]);
-
-  beforeAll(async () => {
-    endpoint = await createDebugEndpoint(server, owner, {});
-    requestId = await captureAt(server, `/w/${endpoint.slug}/sub?q=2`, {
-      method: "PATCH",
-      headers: { "x-tag": "replayed" },
-      body,
-    });
-  });
-  const replayUrl = () => `/api/v1/endpoints/${endpoint.id}/requests/${requestId}/replay`;
-
-  test("re-sends now to the given URL → 201 {data: forward}", async () => {
-    sink.answer(() => ({ status: 201, body: "again" }));
-    const answer = await callAs(server, owner, "POST", replayUrl(), { url: `${sink.url}/replay` });
-    expect(answer.status).toBe(201);
-    expect(answer.body.data).toMatchObject({
-      request_id: requestId,
-      url: `${sink.url}/replay/sub?q=2`,
-      method: "PATCH",
-      status_code: 201,
-      response_body: "again",
-      attempt: 1,
-      error: null,
-    });
-    const got = sink.requests.find((r) => r.path === "/replay/sub") as SinkRequest;
-    expect(got.body).toEqual(body);
-    expect(got.headers.get("x-tag")).toBe("replayed");
-    expect(got.headers.get("x-weir-forwarded")).toBe("1");
-    expect((await forwardsOf(endpoint, requestId)).map((f: { id: string }) => f.id)).toContain(
-      answer.body.data.id,
-    );
-  });
-
-  test("without a url: the endpoint's forward_url, else 422", async () => {
-    const none = await callAs(server, owner, "POST", replayUrl(), {});
-    expect([none.status, Object.keys(none.body.errors)]).toEqual([422, ["url"]]);
-    const noBody = await callAs(server, owner, "POST", replayUrl());
-    expect(noBody.status).toBe(422);
-    await callAs(server, owner, "PATCH", `/api/v1/debug-endpoints/${endpoint.id}`, {
-      debug_endpoint: { forward_url: `${sink.url}/configured` },
-    });
-    const answer = await callAs(server, owner, "POST", replayUrl(), {});
-    expect([answer.status, answer.body.data.url]).toEqual([201, `${sink.url}/configured/sub?q=2`]);
-  });
-
-  test.each(["ftp://x.example", "not a url", 42])("url %p → 422", async (url) => {
-    const answer = await callAs(server, owner, "POST", replayUrl(), { url });
-    expect([answer.status, Object.keys(answer.body.errors)]).toEqual([422, ["url"]]);
-  });
-
-  test("an unknown request → 404; a replay to a closed port → 201 with the error", async () => {
-    const unknown = replayUrl().replace(requestId, "01900000-0000-7000-8000-000000000000");
-    expect((await callAs(server, owner, "POST", unknown, { url: sink.url })).status).toBe(404);
-    const closed = await callAs(server, owner, "POST", replayUrl(), {
-      url: `http://127.0.0.1:${freePort()}`,
-    });
-    expect([closed.status, closed.body.data.status_code]).toEqual([201, null]);
-    expect(closed.body.data.error).toContain("ECONNREFUSED");
   });
 });
 
