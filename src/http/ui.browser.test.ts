@@ -3,7 +3,8 @@
  * what an operator does on first run, end to end, with nothing mocked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Locator, Page } from "playwright-core";
+import type { Locator, Page, WebSocketRoute } from "playwright-core";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startUiWorld, type UiWorld } from "./ui.browser-world.ts";
@@ -157,5 +158,128 @@ describe("web UI in chromium", () => {
     await page.locator("h1 .badge", { hasText: "Active" }).waitFor({ timeout: STEP_MS });
     expect((await capture("orders", { method: "POST", body: "x" })).status).toBe(200);
     expect(errors).toEqual([]);
+  }, 60_000);
+});
+
+/** An account made directly in the database, logged in through the login page. */
+async function logIn(page: Page, account: TestAccount) {
+  await page.goto(`${world.server.url}/login`);
+  await page.getByRole("heading", { name: "Log in to Weir" }).waitFor({ timeout: STEP_MS });
+  await page.getByLabel("Email").fill(account.email);
+  await page.getByLabel("Password").fill(account.password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor({ timeout: STEP_MS });
+}
+
+async function createEndpoint(
+  account: TestAccount,
+  name: string,
+): Promise<{ id: string; slug: string }> {
+  const response = await world.server.request("/api/v1/endpoints", {
+    method: "POST",
+    headers: { ...account.headers, "content-type": "application/json" },
+    body: JSON.stringify({ debug_endpoint: { name } }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { data: { id: string; slug: string } }).data;
+}
+
+const selectedId = (page: Page) =>
+  page.locator('[role="option"][aria-selected="true"]').getAttribute("data-request-id");
+
+describe("web UI in chromium: inspector", () => {
+  test("keyboard, filters, body views, and catch-up after the socket drops", async () => {
+    const account = await signUp(world.server, { plan: "team" });
+    const endpoint = await createEndpoint(account, "Payments");
+    const ids: string[] = [];
+    for (const init of [
+      { method: "GET", sub: "/ping?probe=1" },
+      {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "amount=12&note=hello+world",
+      },
+      {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: new Uint8Array([0, 255, 16, 65]),
+      },
+    ]) {
+      const response = await capture(endpoint.slug, init);
+      ids.push(((await response.json()) as { request_id: string }).request_id);
+    }
+    const [getId, formId, binaryId] = ids as [string, string, string];
+
+    const page = await world.newPage();
+    // Every socket the page opens goes through here, so the test can cut it and hold it down.
+    let socketsDown = false;
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(/\/socket\/websocket/, (socket) => {
+      if (socketsDown) return socket.close({ code: 1001, reason: "network down" });
+      socket.connectToServer();
+      sockets.push(socket);
+    });
+    await logIn(page, account);
+    await page.getByRole("link", { name: "Payments" }).click();
+    await page.locator('[data-live-state="live"]').waitFor({ timeout: STEP_MS });
+    await page.locator('[role="option"]').nth(2).waitFor({ timeout: STEP_MS });
+
+    // j/k anywhere, arrows on the focused list; newest first.
+    await page.keyboard.press("j");
+    expect(await selectedId(page)).toBe(binaryId);
+    await page.keyboard.press("j");
+    expect(await selectedId(page)).toBe(formId);
+    await page.getByRole("listbox").focus();
+    await page.keyboard.press("ArrowDown");
+    expect(await selectedId(page)).toBe(getId);
+    await page.keyboard.press("k");
+    expect(await selectedId(page)).toBe(formId);
+
+    // Form bodies as fields; binary as hex only.
+    const detail = page.locator("article.request-detail");
+    await detail
+      .getByRole("button", { name: "Form fields", pressed: true })
+      .waitFor({ timeout: STEP_MS });
+    expect(await textOf(detail.getByRole("table", { name: "Form fields" }))).toContain(
+      "note\thello world",
+    );
+    await page.keyboard.press("Home");
+    expect(await selectedId(page)).toBe(binaryId);
+    await detail.locator('pre[data-body-view="hex"]').waitFor({ timeout: STEP_MS });
+    expect(await detail.getByRole("button", { name: "JSON" }).count()).toBe(0);
+    expect(await textOf(detail.locator('pre[data-body-view="hex"]'))).toStartWith(
+      "00000000  00 ff 10 41",
+    );
+
+    // Filters narrow the loaded list.
+    await page.getByLabel("Method").selectOption("GET");
+    await pollUntil(async () => (await page.locator('[role="option"]').count()) === 1, {
+      what: "GET only",
+    });
+    await page.getByLabel("Method").selectOption("");
+    await page.getByLabel("Filter by text").fill("AMOUNT=12");
+    await pollUntil(
+      async () =>
+        (await page.locator('[role="option"]').count()) === 1 &&
+        (await page.locator('[role="option"]').getAttribute("data-request-id")) === formId,
+      { what: "text filter" },
+    );
+    await page.getByLabel("Filter by text").fill("");
+
+    // The socket drops: the state says so; captures made meanwhile arrive once it is back.
+    socketsDown = true;
+    for (const socket of sockets.splice(0)) await socket.close({ code: 1006, reason: "cut" });
+    await page.locator('[data-live-state="reconnecting"]').waitFor({ timeout: STEP_MS });
+    const missed: string[] = [];
+    for (const n of [1, 2]) {
+      const response = await capture(endpoint.slug, { method: "POST", body: `missed ${n}` });
+      missed.push(((await response.json()) as { request_id: string }).request_id);
+    }
+    socketsDown = false;
+    await page.locator('[data-live-state="live"]').waitFor({ timeout: 15_000 });
+    for (const id of missed) {
+      await page.locator(`[role="option"][data-request-id="${id}"]`).waitFor({ timeout: STEP_MS });
+    }
+    expect(await page.locator('[role="option"]').count()).toBe(5);
   }, 60_000);
 });
