@@ -283,3 +283,157 @@ describe("web UI in chromium: inspector", () => {
     expect(await page.locator('[role="option"]').count()).toBe(5);
   }, 60_000);
 });
+
+/** Form controls without an accessible name (label, aria-label), by tag and name. */
+const unlabelled = (page: Page) =>
+  page.locator("input, select, textarea").evaluateAll((elements) =>
+    elements
+      .map(
+        (el) =>
+          el as unknown as {
+            labels: unknown[] | null;
+            name: string;
+            tagName: string;
+            getAttribute(n: string): string | null;
+          },
+      )
+      .filter((el) => !(el.labels?.length || el.getAttribute("aria-label")))
+      .map((el) => `${el.tagName}[name=${el.name}]`),
+  );
+
+/** How far the page is wider than the viewport (0 when nothing scrolls sideways). */
+const sidewaysOverflow = (page: Page) =>
+  page.evaluate(() => {
+    const root = (
+      globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number; clientWidth: number } };
+      }
+    ).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+
+describe("web UI in chromium: a phone, settings and limits", () => {
+  test("375 px wide: org switch, endpoint delete, API key shown once, members, logout", async () => {
+    const owner = await signUp(world.server, { plan: "team", orgName: "Phone Co" });
+    const other = await signUp(world.server, { plan: "team", orgName: "Side Project" });
+    const added = await world.server.request(
+      `/api/v1/organizations/${other.organizationId}/members`,
+      {
+        method: "POST",
+        headers: { ...other.headers, "content-type": "application/json" },
+        body: JSON.stringify({ email: owner.email, role: "admin" }),
+      },
+    );
+    expect(added.status).toBe(201);
+    const endpoint = await createEndpoint(owner, "Phone hooks");
+    await capture(endpoint.slug, {
+      method: "POST",
+      body: '{"from":"phone"}',
+      headers: { "content-type": "application/json" },
+    });
+
+    const page = await world.newPage({ width: 375, height: 740 });
+    await logIn(page, owner);
+    expect(await sidewaysOverflow(page)).toBe(0);
+    expect(await unlabelled(page)).toEqual([]);
+    const card = page.locator(".endpoint-card", { hasText: "Phone hooks" });
+    expect(await textOf(card.locator(".request-count"))).toBe("1");
+
+    // The inspector on a phone: the list, then the request alone with a way back.
+    await card.getByRole("link", { name: "Open inspector" }).click();
+    await page.locator('[role="option"]').first().click();
+    await page.getByRole("button", { name: "← Back to the list" }).waitFor({ timeout: STEP_MS });
+    expect(await page.getByRole("listbox").isVisible()).toBe(false);
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await page.getByRole("button", { name: "← Back to the list" }).click();
+    await page.getByRole("listbox").waitFor({ timeout: STEP_MS });
+
+    // Settings: plan limits, an API key shown once with its warning, members.
+    await page.getByRole("link", { name: "Settings", exact: true }).first().click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor({ timeout: STEP_MS });
+    expect(await textOf(page.getByRole("table", { name: "Plan limits" }))).toContain(
+      "Debug endpoints\t10",
+    );
+    expect(await unlabelled(page)).toEqual([]);
+    await page.getByLabel("Key name").fill("deploy");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = await textOf(page.getByTestId("new-api-key"));
+    expect(key).toMatch(/^svc_[A-Za-z0-9]{32}$/);
+    expect(await textOf(page.locator(".new-key"))).toContain("shown only once");
+    await page.getByRole("button", { name: "Copy key" }).click();
+    await pollUntil(async () => (await readClipboard(page)) === key, {
+      what: "the key on the clipboard",
+    });
+    const me = await world.server.request("/api/v1/me", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(me.status).toBe(200);
+    await page.getByRole("button", { name: "I have saved it" }).click();
+    expect(await page.getByTestId("new-api-key").count()).toBe(0);
+    await page.getByRole("button", { name: "Revoke deploy" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await page.getByRole("cell", { name: "✖ Revoked" }).waitFor({ timeout: STEP_MS });
+    const revoked = await world.server.request("/api/v1/me", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(revoked.status).toBe(401);
+
+    await page.getByLabel("Email", { exact: true }).fill(`new-${owner.email}`);
+    await page.getByLabel("Password for a new account").fill(PASSWORD);
+    await page.getByRole("button", { name: "Add member" }).click();
+    const newMember = page.locator(".member", { hasText: `new-${owner.email}` });
+    await newMember.waitFor({ timeout: STEP_MS });
+    await newMember.getByRole("combobox").selectOption("admin");
+    await page.locator(".toast", { hasText: "is now admin" }).waitFor({ timeout: STEP_MS });
+    await newMember.getByRole("button", { name: /^Remove/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove member" }).click();
+    await newMember.waitFor({ state: "detached", timeout: STEP_MS });
+
+    // Organization switcher: the other organization's endpoints (none yet).
+    await page.getByRole("combobox", { name: "Organization" }).selectOption(other.organizationId);
+    await page.getByText("No endpoints yet").waitFor({ timeout: STEP_MS });
+    await page.getByRole("combobox", { name: "Organization" }).selectOption(owner.organizationId);
+    const back = page.locator(".endpoint-card", { hasText: "Phone hooks" });
+
+    // Delete asks first; cancelling keeps the endpoint, confirming removes it and its URL.
+    await back.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    expect(await back.count()).toBe(1);
+    await back.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete endpoint" }).click();
+    await back.waitFor({ state: "detached", timeout: STEP_MS });
+    expect((await capture(endpoint.slug, { method: "POST", body: "x" })).status).toBe(404);
+
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByText("You are logged out.").waitFor({ timeout: STEP_MS });
+    expect(await page.evaluate(() => sessionStorage.getItem("weir.session"))).toBeNull();
+  }, 60_000);
+
+  test("free plan: the endpoint limit is shown, and the API's refusal too", async () => {
+    const account = await signUp(world.server, { plan: "free" });
+    for (const name of ["One", "Two", "Three"]) await createEndpoint(account, name);
+    const page = await world.newPage({ colorScheme: "dark" });
+    await logIn(page, account);
+    expect(await textOf(page.locator(".plan-usage"))).toContain("3 of 3 endpoints used");
+    await page.getByText("Endpoint limit reached.").waitFor({ timeout: STEP_MS });
+    await page.getByLabel("Name", { exact: true }).fill("Four");
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await page
+      .locator(".create-form [role=alert]", { hasText: "endpoint limit" })
+      .waitFor({ timeout: STEP_MS });
+    // Dark theme follows the system.
+    const background = await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        getComputedStyle(e: unknown): { backgroundColor: string };
+        document: { body: unknown };
+      };
+      return g.getComputedStyle(g.document.body).backgroundColor;
+    });
+    expect(background).toBe("rgb(15, 17, 21)");
+    // No socket on the free plan: the inspector says so and checks by itself.
+    await page.getByRole("link", { name: "One" }).click();
+    await page
+      .locator('[data-live-state="unavailable"]', { hasText: "not on the Free plan" })
+      .waitFor({ timeout: STEP_MS });
+  }, 30_000);
+});
