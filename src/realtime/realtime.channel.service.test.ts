@@ -22,7 +22,8 @@ class FakeLink implements SocketLink {
   send(text: string): number {
     if (this.closedWith) return 0;
     this.frames.push(JSON.parse(text));
-    return text.length;
+    // Like Bun: -1 when the text had to wait behind bytes the network has not taken yet.
+    return this.buffered > 0 ? -1 : text.length;
   }
   getBufferedAmount = () => this.buffered;
   cork = <R>(fn: () => R): R => fn();

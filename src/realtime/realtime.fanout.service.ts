@@ -91,27 +91,36 @@ export function frameText(event: LiveEvent, serializer: Serializer): string {
   return text;
 }
 
+/** Sockets written per event-loop turn while delivering, so capture requests get turns between. */
+const SOCKETS_PER_TURN = 200;
+
 /**
- * Subscribers by endpoint, and delivery of captures to them. Captures announced within one
- * event-loop turn are delivered together at the end of it, one corked write per socket (a group
- * commit announces many at once). A socket that cannot keep up is closed, never waited for, so
- * capture and the other subscribers never slow down because of it.
+ * Subscribers by endpoint, and delivery of captures to them. A write to a socket is one system
+ * call whatever it carries, and that call is the cost of fan-out (docs/performance.md), so captures
+ * are delivered in batches with one corked write per socket: everything announced since the last
+ * delivery goes out together. Deliveries are paced: the next one starts no sooner than the last one
+ * took, which keeps fan-out under about half the CPU however many captures arrive, and with few
+ * subscribers (a delivery of microseconds) adds no delay at all. A socket that cannot keep up is
+ * closed, never waited for, so capture and the other subscribers never slow down because of it.
  */
 export function createFanout(options: FanoutOptions) {
   const byEndpoint = new Map<string, Set<Subscription>>();
   let queued: CapturedRequest[] = [];
   let scheduled = false;
+  let delivering = false;
+  /** Pacing: when the next delivery may start, and what the current one has cost so far (ms). */
+  let nextDeliveryAt = 0;
+  let cost = 0;
 
   /** Writes texts to a session in one batch; closes it and answers false if it is too far behind. */
   function write(session: Session, texts: readonly string[]): boolean {
     if (session.closed) return false;
     if (texts.length === 0) return true;
     const link = session.link;
-    const dropped = link.cork(() => {
-      for (const text of texts) if (link.send(text) === 0) return true;
-      return false;
-    });
-    if (dropped || link.getBufferedAmount() > options.maxBufferedBytes) {
+    // send() answers 0 when it dropped the text, -1 when the text is queued behind others.
+    const status =
+      texts.length === 1 ? link.send(texts[0] as string) : link.cork(() => sendAll(link, texts));
+    if (status === 0 || (status < 0 && link.getBufferedAmount() > options.maxBufferedBytes)) {
       options.close(session, CLOSE.tooFarBehind);
       return false;
     }
@@ -119,6 +128,9 @@ export function createFanout(options: FanoutOptions) {
   }
 
   function deliverLive(subscription: Subscription, events: readonly LiveEvent[]): void {
+    const { session, topic } = subscription;
+    // Left or ended while a paced delivery was under way: nothing more goes to it.
+    if (session.channels.get(topic) !== subscription) return;
     if (subscription.pending) {
       subscription.pending.push(...events);
       if (subscription.pending.length > options.maxPendingEvents) {
@@ -134,23 +146,55 @@ export function createFanout(options: FanoutOptions) {
     );
   }
 
-  function flush(): void {
-    scheduled = false;
+  /** Splits the queue into events per endpoint, skipping endpoints nobody watches any more. */
+  function takeQueued(): Map<string, LiveEvent[]> {
     const requests = queued;
     queued = [];
     const byTopic = new Map<string, LiveEvent[]>();
     for (const request of requests) {
-      // Re-checked here: the last subscriber may have left since the capture was announced.
       if (!byEndpoint.has(request.endpointId)) continue;
       const events = byTopic.get(request.endpointId) ?? [];
       events.push(liveEvent(request, options.bodyLimit));
       byTopic.set(request.endpointId, events);
     }
-    for (const [endpointId, events] of byTopic) {
-      for (const subscription of [...(byEndpoint.get(endpointId) ?? [])]) {
-        deliverLive(subscription, events);
-      }
+    return byTopic;
+  }
+
+  function startDelivery(): void {
+    scheduled = false;
+    delivering = true;
+    cost = 0;
+    const work: [Subscription, LiveEvent[]][] = [];
+    for (const [endpointId, events] of takeQueued()) {
+      for (const subscription of byEndpoint.get(endpointId) ?? [])
+        work.push([subscription, events]);
     }
+    deliverSlice(work, 0);
+  }
+
+  function deliverSlice(work: [Subscription, LiveEvent[]][], start: number): void {
+    const began = performance.now();
+    const end = Math.min(work.length, start + SOCKETS_PER_TURN);
+    for (let i = start; i < end; i++) {
+      const [subscription, events] = work[i] as [Subscription, LiveEvent[]];
+      deliverLive(subscription, events);
+    }
+    cost += performance.now() - began;
+    if (end < work.length) {
+      setImmediate(() => deliverSlice(work, end));
+      return;
+    }
+    delivering = false;
+    nextDeliveryAt = performance.now() + cost;
+    if (queued.length > 0) schedule();
+  }
+
+  function schedule(): void {
+    if (scheduled || delivering) return;
+    scheduled = true;
+    const wait = nextDeliveryAt - performance.now();
+    if (wait > 0) setTimeout(startDelivery, wait);
+    else setImmediate(startDelivery);
   }
 
   return {
@@ -169,15 +213,12 @@ export function createFanout(options: FanoutOptions) {
     subscribersOf(endpointId: string): Subscription[] {
       return [...(byEndpoint.get(endpointId) ?? [])];
     },
-    /** Announces a stored capture; it is delivered at the end of this event-loop turn. */
+    /** Announces a stored capture; it goes out with the next delivery (this turn's end, if idle). */
     captured(request: CapturedRequest): void {
       // The common case costs one map lookup: nobody watches this endpoint.
       if (!byEndpoint.has(request.endpointId)) return;
       queued.push(request);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      schedule();
     },
     /** Ends a catch-up: sends the live events held meanwhile, minus the replayed ones. */
     goLive(subscription: Subscription): boolean {
@@ -194,6 +235,16 @@ export function createFanout(options: FanoutOptions) {
 }
 
 export type Fanout = ReturnType<typeof createFanout>;
+
+/** Sends each text; the first 0 (dropped) stops it, else the last status counts. */
+function sendAll(link: SocketLink, texts: readonly string[]): number {
+  let status = 1;
+  for (const text of texts) {
+    status = link.send(text);
+    if (status === 0) return 0;
+  }
+  return status;
+}
 
 /** Events the catch-up did not already send; forgets the replayed ids once past them. */
 function unseen(subscription: Subscription, events: readonly LiveEvent[]): LiveEvent[] {
