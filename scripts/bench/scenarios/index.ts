@@ -1,6 +1,7 @@
 /** Every scenario, in the order `run.ts` runs them. Adding one: one file + one line here. */
 import type { Scenario } from "../lib/types.ts";
 import { bunServeJsonBody } from "./bun-serve-json-body.ts";
+import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
 
-export const scenarios: readonly Scenario[] = [bunServeJsonBody, healthz];
+export const scenarios: readonly Scenario[] = [bunServeJsonBody, healthz, fanout];
