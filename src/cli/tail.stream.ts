@@ -51,9 +51,10 @@ export function openTailStream(options: TailStreamOptions) {
   const channel = socket.channel(`debug:${options.endpointId}`, () =>
     lastId ? { since_request_id: lastId } : {},
   );
+  const seen = createRecentIds(10_000);
   channel.on("webhook_received", (payload: PushedRequest) => {
-    // Ids are time-ordered (UUIDv7); the server never repeats one, this guards the client side.
-    if (lastId !== null && payload.request_id <= lastId) return;
+    // The server sends each request once per join; this guards against a stray rejoin race.
+    if (!seen.add(payload.request_id)) return;
     lastId = payload.request_id;
     options.onRequest(payload);
   });
@@ -92,6 +93,19 @@ export function openTailStream(options: TailStreamOptions) {
     close(): void {
       closing = true;
       socket.disconnect();
+    },
+  };
+}
+
+/** The last `capacity` ids seen; `add` answers false for one already among them. */
+function createRecentIds(capacity: number) {
+  const ids = new Set<string>();
+  return {
+    add(id: string): boolean {
+      if (ids.has(id)) return false;
+      ids.add(id);
+      if (ids.size > capacity) ids.delete(ids.values().next().value as string);
+      return true;
     },
   };
 }

@@ -186,8 +186,7 @@ export function createRealtimeHub(deps: RealtimeDeps) {
       await waitForDrain(session);
       if (!isCurrent(subscription)) return;
     }
-    if (replayed.size > 0) subscription.replayed = { ids: replayed, newest: newestOf(replayed) };
-    fanout.goLive(subscription);
+    fanout.goLive(subscription, replayed);
   }
 
   function leave(session: Session, subscription: Subscription, frame: Frame): void {
@@ -291,10 +290,4 @@ function sinceOf(payload: unknown): string | null | undefined {
   const since = (payload as Record<string, unknown>).since_request_id;
   if (since === undefined || since === null || since === "") return null;
   return typeof since === "string" && since.length <= 100 ? since : undefined;
-}
-
-function newestOf(ids: Set<string>): string {
-  let newest = "";
-  for (const id of ids) if (id > newest) newest = id;
-  return newest;
 }

@@ -45,15 +45,18 @@ export interface Subscription {
   /** Live events held back while stored ones are replayed (catch-up); null once live. */
   pending: LiveEvent[] | null;
   /**
-   * Ids the catch-up replayed: a capture stored before the replay read it but announced after
-   * must not be sent twice. Dropped at the first live event newer than all of them.
+   * Ids the catch-up replayed. A capture announced before the subscription went live may still be
+   * on its way in a delivery and must not be sent twice; one announced later cannot have been
+   * replayed, so the set is dropped at the first such event (`untilSeq`).
    */
-  replayed: { ids: Set<string>; newest: string } | null;
+  replayed: { ids: Set<string>; untilSeq: number } | null;
 }
 
 /** One capture, encoded at most once per serializer however many sockets receive it. */
 export interface LiveEvent {
   readonly requestId: string;
+  /** Announcement order (0 for replayed events): capture order, whatever the ids say. */
+  readonly seq: number;
   readonly topic: string;
   readonly payload: WebhookReceived;
   readonly frames: Partial<Record<Serializer, string>>;
@@ -71,9 +74,10 @@ export interface FanoutOptions {
 }
 
 /** The event for one stored request. */
-export function liveEvent(request: CapturedRequest, bodyLimit: number): LiveEvent {
+export function liveEvent(request: CapturedRequest, bodyLimit: number, seq = 0): LiveEvent {
   return {
     requestId: request.id,
+    seq,
     topic: debugTopic(request.endpointId),
     payload: webhookReceived(request, bodyLimit),
     frames: {},
@@ -105,7 +109,8 @@ const SOCKETS_PER_TURN = 200;
  */
 export function createFanout(options: FanoutOptions) {
   const byEndpoint = new Map<string, Set<Subscription>>();
-  let queued: CapturedRequest[] = [];
+  let queued: { request: CapturedRequest; seq: number }[] = [];
+  let announced = 0;
   let scheduled = false;
   let delivering = false;
   /** Pacing: when the next delivery may start, and what the current one has cost so far (ms). */
@@ -138,7 +143,7 @@ export function createFanout(options: FanoutOptions) {
       }
       return;
     }
-    const fresh = subscription.replayed ? unseen(subscription, events) : events;
+    const fresh = unseen(subscription, events);
     const serializer = subscription.session.serializer;
     write(
       subscription.session,
@@ -151,10 +156,10 @@ export function createFanout(options: FanoutOptions) {
     const requests = queued;
     queued = [];
     const byTopic = new Map<string, LiveEvent[]>();
-    for (const request of requests) {
+    for (const { request, seq } of requests) {
       if (!byEndpoint.has(request.endpointId)) continue;
       const events = byTopic.get(request.endpointId) ?? [];
-      events.push(liveEvent(request, options.bodyLimit));
+      events.push(liveEvent(request, options.bodyLimit, seq));
       byTopic.set(request.endpointId, events);
     }
     return byTopic;
@@ -217,14 +222,17 @@ export function createFanout(options: FanoutOptions) {
     captured(request: CapturedRequest): void {
       // The common case costs one map lookup: nobody watches this endpoint.
       if (!byEndpoint.has(request.endpointId)) return;
-      queued.push(request);
+      announced += 1;
+      queued.push({ request, seq: announced });
       schedule();
     },
     /** Ends a catch-up: sends the live events held meanwhile, minus the replayed ones. */
-    goLive(subscription: Subscription): boolean {
+    goLive(subscription: Subscription, replayedIds: Set<string>): boolean {
       const pending = subscription.pending ?? [];
       subscription.pending = null;
-      const fresh = subscription.replayed ? unseen(subscription, pending) : pending;
+      subscription.replayed =
+        replayedIds.size > 0 ? { ids: replayedIds, untilSeq: announced } : null;
+      const fresh = unseen(subscription, pending);
       const serializer = subscription.session.serializer;
       return write(
         subscription.session,
@@ -247,11 +255,10 @@ function sendAll(link: SocketLink, texts: readonly string[]): number {
 }
 
 /** Events the catch-up did not already send; forgets the replayed ids once past them. */
-function unseen(subscription: Subscription, events: readonly LiveEvent[]): LiveEvent[] {
+function unseen(subscription: Subscription, events: readonly LiveEvent[]): readonly LiveEvent[] {
   const replayed = subscription.replayed;
-  if (!replayed) return [...events];
+  if (!replayed) return events;
   const fresh = events.filter((event) => !replayed.ids.has(event.requestId));
-  // Ids are time-ordered (UUIDv7): past the newest replayed one, no duplicate can follow.
-  if (fresh.some((event) => event.requestId > replayed.newest)) subscription.replayed = null;
+  if (events.some((event) => event.seq > replayed.untilSeq)) subscription.replayed = null;
   return fresh;
 }
