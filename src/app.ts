@@ -2,6 +2,8 @@ import { apiKeyRoutes } from "./auth/api-keys.routes.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { authRoutes } from "./auth/auth.routes.ts";
 import { memberRoutes } from "./auth/members.routes.ts";
+import { createCaptureRoom } from "./capture/capture.room.ts";
+import { captureRoutes } from "./capture/capture.routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { endpointsRoutes } from "./endpoints/endpoints.routes.ts";
 import { healthRoutes } from "./http/health.routes.ts";
@@ -30,6 +32,7 @@ export function createApp(deps: AppDeps) {
     .use(memberRoutes(authRoom))
     .use(realtimeRoutes({ hub: createRealtimeRoom(deps).hub, auth }))
     .use(endpointsRoutes(deps, { auth }))
+    .use(captureRoutes(createCaptureRoom(deps)))
     // The UI's catch-all goes last so every room's routes win over it.
     .use(uiRoutes({ dir: deps.config.ui_dir }));
 

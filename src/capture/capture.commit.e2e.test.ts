@@ -1,0 +1,174 @@
+import { describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { closeDeps } from "../deps.ts";
+import type { DomainEvents } from "../shared/events.ts";
+import { readJson } from "../test-utils/json.ts";
+import { storedRequest } from "./capture.fixtures.ts";
+import { startCaptureServer, useCaptureServers } from "./capture.test-helpers.ts";
+
+const startServer = useCaptureServers();
+type Captured = DomainEvents["request.captured"];
+
+describe("custom response", () => {
+  test("status, headers and body replace the default answer; the stored status is the one sent", async () => {
+    const server = await startServer();
+    const endpoint = server.endpoint({
+      response: {
+        status: 202,
+        headers: { "Content-Type": "text/plain", "X-Reply": "yes" },
+        body: "accepted, thanks",
+        delayMs: 0,
+      },
+    });
+    const response = await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "x" });
+    expect(response.status).toBe(202);
+    expect(response.headers.get("x-reply")).toBe("yes");
+    expect(response.headers.get("content-type")).toBe("text/plain");
+    expect(await response.text()).toBe("accepted, thanks");
+    expect(server.stored(endpoint.id)[0]?.status).toBe(202);
+  });
+
+  test("a delayed answer holds only its own sender", async () => {
+    const server = await startServer();
+    const slow = server.endpoint({
+      response: { status: 200, headers: {}, body: "slow", delayMs: 800 },
+    });
+    const fast = server.endpoint();
+    const started = performance.now();
+    const slowAnswer = server.request(`/w/${slow.slug}`, { method: "POST" }).then(async (r) => ({
+      status: r.status,
+      body: await r.text(),
+      ms: performance.now() - started,
+    }));
+    const fastAnswer = await server.request(`/w/${fast.slug}`, { method: "POST" });
+    const fastMs = performance.now() - started;
+    expect(fastAnswer.status).toBe(200);
+    const answered = await slowAnswer;
+    expect(answered).toMatchObject({ status: 200, body: "slow" });
+    expect(answered.ms).toBeGreaterThanOrEqual(800);
+    expect(fastMs).toBeLessThan(answered.ms);
+    // Stored before the wait: the delay is on the answer, not on durability.
+    expect(server.stored(slow.id)).toHaveLength(1);
+  });
+});
+
+describe("request.captured", () => {
+  test("is published after the commit, once per request, in capture order", async () => {
+    const server = await startServer();
+    const endpoint = server.endpoint();
+    const seen: Array<{ event: Captured; storedThen: boolean }> = [];
+    server.deps.bus.on("request.captured", (event) => {
+      seen.push({
+        event,
+        storedThen: storedRequest(server.deps.db.sqlite, event.request.id) !== null,
+      });
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        server.request(`/w/${endpoint.slug}/n${i}`, { method: "POST", body: `body ${i}` }),
+      ),
+    );
+    const ids = await Promise.all(answers.map(async (a) => (await readJson(a)).request_id));
+    expect(seen).toHaveLength(40);
+    expect(seen.every((s) => s.storedThen)).toBe(true);
+    expect(new Set(seen.map((s) => s.event.request.id))).toEqual(new Set(ids));
+    // Capture order: ids are time-ordered and taken when a request is queued for its commit.
+    const order = seen.map((s) => s.event.request.id);
+    expect(order).toEqual([...order].sort());
+    const first = seen[0]?.event;
+    expect(first?.endpoint).toEqual({
+      id: endpoint.id,
+      organizationId: endpoint.organizationId,
+      slug: endpoint.slug,
+      forwardUrl: null,
+    });
+    expect(new TextDecoder().decode(first?.request.body)).toMatch(/^body \d+$/);
+  });
+
+  test("is not published for a refused request", async () => {
+    const server = await startServer({ config: { max_body_bytes: 10 } });
+    const endpoint = server.endpoint();
+    let events = 0;
+    server.deps.bus.on("request.captured", () => {
+      events += 1;
+    });
+    expect(
+      (await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "x".repeat(11) }))
+        .status,
+    ).toBe(413);
+    expect((await server.request("/w/unknown-hook", { method: "POST" })).status).toBe(404);
+    expect(events).toBe(0);
+  });
+});
+
+describe("a failed commit", () => {
+  test("answers 500 to every request of the batch and never 200 for a row that is not stored", async () => {
+    const server = await startServer();
+    const endpoint = server.endpoint();
+    let events = 0;
+    server.deps.bus.on("request.captured", () => {
+      events += 1;
+    });
+    // Every insert fails from now on, as a full disk or an I/O error would make it.
+    server.deps.db.sqlite.run(
+      "CREATE TRIGGER refuse BEFORE INSERT ON captured_requests BEGIN SELECT RAISE(ABORT, 'disk trouble'); END",
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        server.request(`/w/${endpoint.slug}`, { method: "POST", body: "x" }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(500));
+    const body = await readJson(answers[0] as Response);
+    expect(body).toEqual({ error: "internal_error", request_id: expect.any(String) });
+    expect(server.stored(endpoint.id)).toHaveLength(0);
+    expect(events).toBe(0);
+    // Once the disk is fine again, capture is too.
+    server.deps.db.sqlite.run("DROP TRIGGER refuse");
+    expect((await server.request(`/w/${endpoint.slug}`, { method: "POST" })).status).toBe(200);
+  });
+
+  test("a failure of some rows fails their whole batch: each 200 is stored, each missing row got 500", async () => {
+    const server = await startServer();
+    const endpoint = server.endpoint();
+    server.deps.db.sqlite.run(
+      "CREATE TRIGGER refuse_put BEFORE INSERT ON captured_requests WHEN NEW.method = 'PUT' BEGIN SELECT RAISE(ABORT, 'no'); END",
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        server.request(`/w/${endpoint.slug}`, { method: i % 10 === 0 ? "PUT" : "POST" }),
+      ),
+    );
+    const ok = await Promise.all(
+      answers.filter((a) => a.status === 200).map(async (a) => (await readJson(a)).request_id),
+    );
+    const stored = server.stored(endpoint.id).map((row) => row.id);
+    expect(new Set(stored)).toEqual(new Set(ok));
+    expect(answers.every((a) => a.status === 200 || a.status === 500)).toBe(true);
+    expect(answers.filter((a) => a.status === 500).length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+test("stopping the app lets in-flight captures finish and keeps them", async () => {
+  const server = await startCaptureServer();
+  let stopped = false;
+  try {
+    const endpoint = server.endpoint({
+      response: { status: 200, headers: {}, body: "bye", delayMs: 300 },
+    });
+    const inFlight = server.request(`/w/${endpoint.slug}`, { method: "POST", body: "last words" });
+    // Wait until the request is stored (its answer is being held by the delay), then stop.
+    while (server.stored(endpoint.id).length === 0) await Bun.sleep(5);
+    await server.weir.stop();
+    stopped = true;
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe("bye");
+    expect(new TextDecoder().decode(server.stored(endpoint.id)[0]?.body)).toBe("last words");
+  } finally {
+    if (stopped) {
+      closeDeps(server.deps);
+      rmSync(server.dataDir, { recursive: true, force: true });
+    } else await server.stop();
+  }
+});

@@ -1,0 +1,118 @@
+import { Elysia, t } from "elysia";
+import { ErrorBody } from "../http/http.openapi.ts";
+import {
+  type CaptureAnswer,
+  type CaptureRefusal,
+  type HeaderValues,
+  headerViews,
+  locateCapture,
+  REFUSALS,
+} from "./capture.model.ts";
+import type { CaptureRoom } from "./capture.room.ts";
+
+/** What capture needs of the Bun server: the socket peer of a request. */
+interface PeerSource {
+  requestIP(request: Request): { address: string } | null;
+}
+
+const EMPTY = new Uint8Array(0);
+/** Statuses whose responses carry no body (fetch spec "null body status"). */
+const NULL_BODY = new Set([204, 205, 304]);
+
+/**
+ * Reads the raw body, refusing it (null) once it is larger than `max`: at once when
+ * Content-Length says so, else while streaming a chunked body, without buffering the excess.
+ */
+export async function readBody(request: Request, max: number): Promise<Uint8Array | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) return Number(declared) > max ? null : request.bytes();
+  if (request.body === null) return EMPTY;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+}
+
+function refusalResponse(refusal: CaptureRefusal): Response {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "access-control-allow-origin": "*",
+  };
+  if (refusal.retryAfterSeconds !== undefined) {
+    headers["retry-after"] = String(refusal.retryAfterSeconds);
+  }
+  return new Response(`{"error":"${refusal.error}"}`, { status: refusal.status, headers });
+}
+
+function answerResponse(answer: CaptureAnswer): Response {
+  const body = NULL_BODY.has(answer.status) ? null : answer.body;
+  return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+/** One capture: admit by slug, read the raw body, store durably, answer (interface.md, Capture). */
+async function capture(room: CaptureRoom, request: Request, server: PeerSource | null) {
+  const location = locateCapture(request.url);
+  if (!location) return refusalResponse(REFUSALS.notFound);
+  const admission = room.service.admitRequest(location.slug);
+  if ("refusal" in admission) return refusalResponse(admission.refusal);
+  const body = await readBody(request, room.maxBodyBytes);
+  if (body === null) return refusalResponse(REFUSALS.tooLarge);
+  const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
+  const peer = server?.requestIP(request)?.address ?? null;
+  const stored = await room.service.storeRequest(admission.endpoint, {
+    method: request.method,
+    path: location.path,
+    queryString: location.queryString,
+    headers,
+    rawHeaders,
+    body,
+    remoteIp: room.resolveClientIp(peer, headers["x-forwarded-for"] ?? null),
+  });
+  if ("refusal" in stored) return refusalResponse(stored.refusal);
+  if (stored.delayMs > 0) await Bun.sleep(stored.delayMs);
+  return answerResponse(stored.answer);
+}
+
+const CaptureAccepted = t.Object({ message: t.String(), request_id: t.String() });
+
+/**
+ * Capture URLs `/debug/{slug}` and `/w/{slug}` with any sub-path and any method, no auth.
+ * `parse: "none"` keeps Elysia away from the body, which is read raw here; no hook is added,
+ * so the hot path pays for nothing else (docs/performance.md).
+ */
+export function captureRoutes(room: CaptureRoom) {
+  const handle = ({ request, server }: { request: Request; server: PeerSource | null }) =>
+    capture(room, request, server);
+  const documented = {
+    parse: "none" as const,
+    response: { 200: CaptureAccepted, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
+    detail: {
+      tags: ["capture"],
+      summary: "Capture a webhook: any method, any body, any sub-path; no authentication",
+      description:
+        "Stores the request byte-exact and answers 200 `{message, request_id}` once it is durably committed (or the endpoint's custom response). 404 `not_found` for an unknown, paused or expired endpoint; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After, or `webhook_limit_reached` for a full anonymous endpoint.",
+    },
+  };
+  const hidden = { parse: "none" as const, detail: { hide: true } };
+  // GET is routed on its own too: Elysia prefers a method's own routes (the UI's GET /*) to ALL.
+  return new Elysia({ name: "weir-capture" })
+    .all("/debug/:slug", handle, documented)
+    .all("/debug/:slug/*", handle, hidden)
+    .all("/w/:slug", handle, documented)
+    .all("/w/:slug/*", handle, hidden)
+    .get("/debug/:slug", handle, hidden)
+    .get("/debug/:slug/*", handle, hidden)
+    .get("/w/:slug", handle, hidden)
+    .get("/w/:slug/*", handle, hidden)
+    .onStop(() => room.stop());
+}

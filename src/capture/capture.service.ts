@@ -1,0 +1,160 @@
+import type { PlanTable } from "../auth/plans.model.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import {
+  ANONYMOUS_REQUEST_LIMIT,
+  applyOverride,
+  type CaptureAnswer,
+  type CapturedRequest,
+  type CaptureEndpoint,
+  type CaptureRefusal,
+  customAnswer,
+  defaultAnswer,
+  isExpired,
+  isPreflight,
+  preflightAnswer,
+  REFUSALS,
+  type ResponseOverride,
+} from "./capture.model.ts";
+import type { CaptureRepo } from "./capture.repo.ts";
+import type { CaptureWriter } from "./capture.writer.ts";
+import { createRateLimiter } from "./rate-limit.model.ts";
+
+/** The longest custom response delay (decisions.md §12). */
+export const MAX_DELAY_MS = 30_000;
+
+export interface CaptureServiceDeps {
+  repo: Pick<CaptureRepo, "findEndpoint" | "countRequests">;
+  writer: Pick<CaptureWriter, "write">;
+  clock: Clock;
+  ids: Ids;
+  plans: PlanTable;
+  /** `off` disables the per-endpoint buckets (decisions.md §10). */
+  rateLimit: "plan" | "off";
+}
+
+/** What the HTTP layer read from the sender, body included (already within max_body_bytes). */
+export interface CaptureInput {
+  method: string;
+  path: string;
+  queryString: string;
+  headers: Record<string, string>;
+  rawHeaders: [string, string][];
+  body: Uint8Array;
+  remoteIp: string | null;
+}
+
+/** A stored capture: the answer to give and how long to hold it back first. */
+export interface StoredCapture {
+  request: CapturedRequest;
+  answer: CaptureAnswer;
+  delayMs: number;
+}
+
+export type Admission = { endpoint: CaptureEndpoint } | { refusal: CaptureRefusal };
+
+/**
+ * The capture use cases: `admitRequest` decides from the slug alone whether a request is taken
+ * (so a refused sender's body is never read), `storeRequest` stores it durably and says what to
+ * answer. `setResponseOverride` is how another room (actions) takes over the answer.
+ */
+export function createCaptureService(deps: CaptureServiceDeps) {
+  const limiter = createRateLimiter();
+  /** Anonymous requests queued but not yet committed, so the cap also holds under a burst. */
+  const inFlight = new Map<string, number>();
+  let override: ResponseOverride | null = null;
+
+  const anonymousLimitReached = (endpointId: string) =>
+    deps.repo.countRequests(endpointId) + (inFlight.get(endpointId) ?? 0) >=
+    ANONYMOUS_REQUEST_LIMIT;
+
+  const admitRequest = (slug: string): Admission => {
+    const endpoint = deps.repo.findEndpoint(slug);
+    const now = deps.clock.now();
+    if (endpoint?.status !== "active" || isExpired(endpoint, now)) {
+      return { refusal: REFUSALS.notFound };
+    }
+    if (endpoint.organizationId === null && anonymousLimitReached(endpoint.id)) {
+      return { refusal: REFUSALS.webhookLimit };
+    }
+    if (deps.rateLimit === "plan") {
+      const quota = deps.plans[endpoint.plan];
+      const wait = limiter.take(
+        endpoint.id,
+        { ratePerSecond: quota.capture_rate_per_second, burst: quota.capture_burst },
+        now,
+      );
+      if (wait > 0)
+        return { refusal: { status: 429, error: "rate_limited", retryAfterSeconds: wait } };
+    }
+    return { endpoint };
+  };
+
+  /** The answer as the registered override changes it. */
+  const overridden = async (
+    change: ResponseOverride,
+    answer: CaptureAnswer,
+    request: CapturedRequest,
+    endpoint: CaptureEndpoint,
+  ) => {
+    const changes = await change({ request, endpoint });
+    return changes ? applyOverride(answer, changes) : answer;
+  };
+
+  const storeRequest = async (
+    endpoint: CaptureEndpoint,
+    input: CaptureInput,
+  ): Promise<StoredCapture | { refusal: CaptureRefusal }> => {
+    const request: CapturedRequest = {
+      id: deps.ids.uuid(),
+      endpointId: endpoint.id,
+      method: input.method,
+      path: input.path,
+      queryString: input.queryString,
+      headers: input.headers,
+      rawHeaders: input.rawHeaders,
+      body: input.body,
+      contentType: input.headers["content-type"] ?? null,
+      size: input.body.byteLength,
+      remoteIp: input.remoteIp,
+      status: 200,
+      createdAt: isoAt(deps.clock.now()),
+    };
+    // A preflight is answered for the browser's sake whatever the endpoint's custom answer is.
+    const preflight = isPreflight(request.method, request.headers);
+    let answer = preflight
+      ? preflightAnswer(request.headers)
+      : endpoint.response
+        ? customAnswer(endpoint.response)
+        : defaultAnswer(request.id);
+    if (override && !preflight) answer = await overridden(override, answer, request, endpoint);
+    request.status = answer.status;
+    if (!(await write(request, endpoint))) return { refusal: REFUSALS.notFound };
+    const delayMs = preflight ? 0 : (endpoint.response?.delayMs ?? 0);
+    return { request, answer, delayMs: Math.min(MAX_DELAY_MS, Math.max(0, delayMs)) };
+  };
+
+  /** Queues the request for the next group commit; false when its endpoint was deleted meanwhile. */
+  const write = async (request: CapturedRequest, endpoint: CaptureEndpoint): Promise<boolean> => {
+    if (endpoint.organizationId !== null) return deps.writer.write(request, endpoint);
+    inFlight.set(endpoint.id, (inFlight.get(endpoint.id) ?? 0) + 1);
+    try {
+      return await deps.writer.write(request, endpoint);
+    } finally {
+      const left = (inFlight.get(endpoint.id) ?? 1) - 1;
+      if (left > 0) inFlight.set(endpoint.id, left);
+      else inFlight.delete(endpoint.id);
+    }
+  };
+
+  return {
+    admitRequest,
+    storeRequest,
+    /** Registers the room that may change answers (null removes it). One at a time. */
+    setResponseOverride(next: ResponseOverride | null): void {
+      override = next;
+    },
+  };
+}
+
+export type CaptureService = ReturnType<typeof createCaptureService>;

@@ -1,0 +1,67 @@
+import type { Database } from "bun:sqlite";
+import type { Plan } from "../auth/auth.model.ts";
+
+/** An endpoint as the sweep sees it: its plan (anonymous: free) and, if anonymous, its end. */
+export interface SweptEndpoint {
+  id: string;
+  organizationId: string | null;
+  plan: Plan;
+}
+
+/**
+ * The SQL of the retention sweep. Every delete is bounded by a LIMIT so one transaction stays
+ * short and capture commits can run between batches.
+ */
+export function createRetentionRepo(sqlite: Database) {
+  const endpoints = sqlite.prepare<SweptEndpoint & { plan: Plan | null }, [string, number]>(
+    `SELECT e.id, e.organization_id AS organizationId, o.plan
+       FROM debug_endpoints e LEFT JOIN organizations o ON o.id = e.organization_id
+      WHERE e.id > ? ORDER BY e.id LIMIT ?`,
+  );
+  const expired = sqlite.prepare<{ id: string }, [string, number]>(
+    `SELECT id FROM debug_endpoints
+      WHERE organization_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ?
+      ORDER BY expires_at LIMIT ?`,
+  );
+  // (endpoint_id, created_at) index: a range scan of exactly the rows to delete.
+  const deleteOld = sqlite.prepare<never, [string, string, number]>(
+    `DELETE FROM captured_requests WHERE id IN (
+       SELECT id FROM captured_requests WHERE endpoint_id = ? AND created_at < ? LIMIT ?)`,
+  );
+  const deleteAny = sqlite.prepare<never, [string, number]>(
+    `DELETE FROM captured_requests WHERE id IN (
+       SELECT id FROM captured_requests WHERE endpoint_id = ? LIMIT ?)`,
+  );
+  const deleteEndpoint = sqlite.prepare<never, [string]>(
+    "DELETE FROM debug_endpoints WHERE id = ?",
+  );
+
+  return {
+    /** Endpoints after `afterId` in id order, `limit` at a time (keyset paging). */
+    endpointsAfter(afterId: string, limit: number): SweptEndpoint[] {
+      return endpoints.all(afterId, limit).map((row) => ({
+        id: row.id,
+        organizationId: row.organizationId,
+        plan: row.plan ?? "free",
+      }));
+    },
+    /** Ids of anonymous endpoints whose `expires_at` is at or before `nowIso`. */
+    expiredAnonymous(nowIso: string, limit: number): string[] {
+      return expired.all(nowIso, limit).map((row) => row.id);
+    },
+    /** Deletes up to `limit` of the endpoint's requests created before `cutoffIso`; their forwards go by cascade. */
+    deleteRequestsBefore(endpointId: string, cutoffIso: string, limit: number): number {
+      return deleteOld.run(endpointId, cutoffIso, limit).changes;
+    },
+    /** Deletes up to `limit` of the endpoint's requests, whatever their age. */
+    deleteSomeRequests(endpointId: string, limit: number): number {
+      return deleteAny.run(endpointId, limit).changes;
+    },
+    /** Deletes the endpoint row (its remaining requests go by cascade). */
+    deleteEndpoint(endpointId: string): boolean {
+      return deleteEndpoint.run(endpointId).changes > 0;
+    },
+  };
+}
+
+export type RetentionRepo = ReturnType<typeof createRetentionRepo>;

@@ -1,0 +1,170 @@
+import type { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import { DEFAULT_PLANS } from "../auth/plans.model.ts";
+import { isoAt } from "../shared/clock.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { seedEndpoint, seedOrganization } from "./capture.fixtures.ts";
+import { startCaptureServer } from "./capture.test-helpers.ts";
+import { createRetentionRepo } from "./retention.repo.ts";
+import { RETENTION_JOB } from "./retention.schedule.ts";
+import { sweepRetention } from "./retention.service.ts";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 5, 1);
+
+/** Stores `count` requests for an endpoint, `ageDays` old (ids sort by age). */
+function seedRequests(sqlite: Database, endpointId: string, ageDays: number, count = 1): string[] {
+  const insert = sqlite.prepare(
+    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers, raw_headers, body, size, status, created_at)
+     VALUES (?, ?, 'POST', '', '', '{}', '[]', x'00', 1, 200, ?)`,
+  );
+  const ids: string[] = [];
+  sqlite.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const id = `${endpointId}-${String(1000 - ageDays).padStart(4, "0")}-${String(i).padStart(6, "0")}`;
+      insert.run(id, endpointId, isoAt(NOW - ageDays * DAY - i));
+      ids.push(id);
+    }
+  })();
+  return ids;
+}
+
+const remaining = (sqlite: Database, endpointId: string) =>
+  (
+    sqlite
+      .query("SELECT count(*) AS n FROM captured_requests WHERE endpoint_id = ?")
+      .get(endpointId) as {
+      n: number;
+    }
+  ).n;
+
+describe("the retention job", () => {
+  test("is registered hourly, and deletes by each organization's plan, with forwards and expired anonymous endpoints", async () => {
+    const clock = createFakeClock(NOW);
+    const scheduler = createManualScheduler();
+    const server = await startCaptureServer({ clock, scheduler, plan: "team" });
+    try {
+      const sqlite = server.deps.db.sqlite;
+      expect(scheduler.patterns()[RETENTION_JOB]).toBe("0 * * * *");
+      seedOrganization(sqlite, "org-free", "free");
+      seedOrganization(sqlite, "org-ent", "enterprise");
+      const team = server.endpoint();
+      const free = server.endpoint({ organizationId: "org-free" });
+      const ent = server.endpoint({ organizationId: "org-ent" });
+      const anonymous = server.endpoint({ organizationId: null, expiresAt: isoAt(NOW + DAY) });
+      const expired = server.endpoint({ organizationId: null, expiresAt: isoAt(NOW - 1) });
+      for (const endpoint of [team, free, ent, anonymous, expired]) {
+        for (const age of [1, 8, 31, 91]) seedRequests(sqlite, endpoint.id, age);
+      }
+      // A forward of a request that retention removes goes with it.
+      const [oldFree] = seedRequests(sqlite, free.id, 20);
+      sqlite.run(
+        "INSERT INTO request_forwards (id, request_id, url, method, attempt, created_at) VALUES ('f1', ?, 'http://x', 'POST', 1, ?)",
+        [oldFree ?? "", isoAt(NOW - 20 * DAY)],
+      );
+      const removed: string[] = [];
+      server.deps.bus.on("endpoint.deleted", (event) => {
+        removed.push(event.endpointId);
+      });
+
+      await scheduler.run(RETENTION_JOB);
+
+      expect(remaining(sqlite, team.id)).toBe(2); // 30 days: 1 and 8 kept
+      expect(remaining(sqlite, free.id)).toBe(1); // 7 days
+      expect(remaining(sqlite, ent.id)).toBe(3); // 90 days
+      expect(remaining(sqlite, anonymous.id)).toBe(1); // free plan's 7 days
+      expect(remaining(sqlite, expired.id)).toBe(0);
+      expect(
+        sqlite.query("SELECT id FROM debug_endpoints WHERE id = ?").get(expired.id),
+      ).toBeNull();
+      expect(
+        sqlite.query("SELECT id FROM debug_endpoints WHERE id = ?").get(anonymous.id),
+      ).not.toBeNull();
+      expect(sqlite.query("SELECT count(*) AS n FROM request_forwards").get()).toEqual({ n: 0 });
+      expect(removed).toEqual([expired.id]);
+
+      // Weeks later the cutoffs have moved with the clock.
+      clock.advance(23 * DAY);
+      await scheduler.run(RETENTION_JOB);
+      expect(remaining(sqlite, team.id)).toBe(1);
+      expect(remaining(sqlite, anonymous.id)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("captures keep being answered while a large backlog is deleted", async () => {
+    const clock = createFakeClock(NOW);
+    const scheduler = createManualScheduler();
+    const server = await startCaptureServer({ clock, scheduler, plan: "free" });
+    try {
+      const endpoint = server.endpoint();
+      seedRequests(server.deps.db.sqlite, endpoint.id, 30, 20_000);
+      const sweep = scheduler.run(RETENTION_JOB);
+      const answer = await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "now" });
+      expect(answer.status).toBe(200);
+      // The capture was answered before the backlog was cleared: the sweep yields between batches.
+      expect(remaining(server.deps.db.sqlite, endpoint.id)).toBeGreaterThan(1);
+      await sweep;
+      expect(remaining(server.deps.db.sqlite, endpoint.id)).toBe(1);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("sweepRetention", () => {
+  let db: TestDb | null = null;
+  afterEach(() => {
+    db?.destroy();
+    db = null;
+  });
+
+  test("deletes in bounded batches and yields between them", async () => {
+    db = createTestDb();
+    seedOrganization(db.sqlite, "org", "free");
+    seedEndpoint(db.sqlite, { id: "ep", slug: "hook", organizationId: "org" });
+    seedEndpoint(db.sqlite, {
+      id: "anon",
+      slug: "anon",
+      organizationId: null,
+      expiresAt: isoAt(NOW - DAY),
+    });
+    seedRequests(db.sqlite, "ep", 10, 2_500);
+    seedRequests(db.sqlite, "ep", 1, 10);
+    seedRequests(db.sqlite, "anon", 1, 1_200);
+    const batches: number[] = [];
+    const repo = createRetentionRepo(db.sqlite);
+    const counted = {
+      ...repo,
+      deleteRequestsBefore: (id: string, cutoff: string, limit: number) => {
+        const n = repo.deleteRequestsBefore(id, cutoff, limit);
+        batches.push(n);
+        return n;
+      },
+      deleteSomeRequests: (id: string, limit: number) => {
+        const n = repo.deleteSomeRequests(id, limit);
+        batches.push(n);
+        return n;
+      },
+    };
+    let yields = 0;
+    const report = await sweepRetention({
+      repo: counted,
+      clock: createFakeClock(NOW),
+      plans: DEFAULT_PLANS,
+      onEndpointRemoved: () => {},
+      yieldTurn: async () => {
+        yields += 1;
+      },
+      batchSize: 1000,
+    });
+    expect(report).toEqual({ requestsDeleted: 3_700, endpointsDeleted: 1 });
+    expect(Math.max(...batches)).toBe(1000);
+    expect(batches.filter((n) => n > 0)).toEqual([1000, 200, 1000, 1000, 500]);
+    expect(yields).toBeGreaterThanOrEqual(4);
+    expect(remaining(db.sqlite, "ep")).toBe(10);
+  });
+});
