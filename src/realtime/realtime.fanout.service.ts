@@ -132,23 +132,24 @@ export function createFanout(options: FanoutOptions) {
     return true;
   }
 
-  function deliverLive(subscription: Subscription, events: readonly LiveEvent[]): void {
+  function deliverLive(subscription: Subscription, batch: Batch): void {
     const { session, topic } = subscription;
     // Left or ended while a paced delivery was under way: nothing more goes to it.
     if (session.channels.get(topic) !== subscription) return;
     if (subscription.pending) {
-      subscription.pending.push(...events);
+      subscription.pending.push(...batch.events);
       if (subscription.pending.length > options.maxPendingEvents) {
-        options.close(subscription.session, CLOSE.tooFarBehind);
+        options.close(session, CLOSE.tooFarBehind);
       }
       return;
     }
-    const fresh = unseen(subscription, events);
-    const serializer = subscription.session.serializer;
-    write(
-      subscription.session,
-      fresh.map((event) => frameText(event, serializer)),
-    );
+    const fresh = unseen(subscription, batch.events);
+    // The common case shares one array of texts among all sockets of a serializer.
+    const texts =
+      fresh === batch.events
+        ? batchTexts(batch, session.serializer)
+        : fresh.map((event) => frameText(event, session.serializer));
+    write(session, texts);
   }
 
   /** Splits the queue into events per endpoint, skipping endpoints nobody watches any more. */
@@ -169,20 +170,20 @@ export function createFanout(options: FanoutOptions) {
     scheduled = false;
     delivering = true;
     cost = 0;
-    const work: [Subscription, LiveEvent[]][] = [];
+    const work: [Subscription, Batch][] = [];
     for (const [endpointId, events] of takeQueued()) {
-      for (const subscription of byEndpoint.get(endpointId) ?? [])
-        work.push([subscription, events]);
+      const batch: Batch = { events, texts: {} };
+      for (const subscription of byEndpoint.get(endpointId) ?? []) work.push([subscription, batch]);
     }
     deliverSlice(work, 0);
   }
 
-  function deliverSlice(work: [Subscription, LiveEvent[]][], start: number): void {
+  function deliverSlice(work: [Subscription, Batch][], start: number): void {
     const began = performance.now();
     const end = Math.min(work.length, start + SOCKETS_PER_TURN);
     for (let i = start; i < end; i++) {
-      const [subscription, events] = work[i] as [Subscription, LiveEvent[]];
-      deliverLive(subscription, events);
+      const [subscription, batch] = work[i] as [Subscription, Batch];
+      deliverLive(subscription, batch);
     }
     cost += performance.now() - began;
     if (end < work.length) {
@@ -243,6 +244,21 @@ export function createFanout(options: FanoutOptions) {
 }
 
 export type Fanout = ReturnType<typeof createFanout>;
+
+/** One endpoint's events of one delivery, with their texts per serializer made once. */
+interface Batch {
+  events: readonly LiveEvent[];
+  texts: Partial<Record<Serializer, string[]>>;
+}
+
+function batchTexts(batch: Batch, serializer: Serializer): string[] {
+  let texts = batch.texts[serializer];
+  if (!texts) {
+    texts = batch.events.map((event) => frameText(event, serializer));
+    batch.texts[serializer] = texts;
+  }
+  return texts;
+}
 
 /** Sends each text; the first 0 (dropped) stops it, else the last status counts. */
 function sendAll(link: SocketLink, texts: readonly string[]): number {
