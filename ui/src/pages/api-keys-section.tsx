@@ -72,7 +72,7 @@ export function ApiKeysSection() {
             </div>
           ) : null}
           {error ? <Notice kind="error">{error}</Notice> : null}
-          <form class="form-row" onSubmit={create} noValidate>
+          <form class="form-row two" onSubmit={create} noValidate>
             <Field
               label="Key name"
               name="key_name"

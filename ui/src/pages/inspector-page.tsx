@@ -29,6 +29,7 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
   const [confirmClear, setConfirmClear] = useState(false);
   const [error, setError] = useState("");
   const firstIds = useRef<Set<string> | null>(null);
+  const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const visible = useMemo(() => filterRequests(feed.rows, filter), [feed.rows, filter]);
   const methods = useMemo(() => methodsOf(feed.rows), [feed.rows]);
   if (firstIds.current === null && !feed.loading)
@@ -44,11 +45,14 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
 
   function select(id: string | undefined) {
     setSelectedId(id);
-    history.replaceState(
-      null,
-      "",
-      id ? `/endpoints/${endpointId}?request=${id}` : `/endpoints/${endpointId}`,
-    );
+    // The address follows the selection (a link to one request) once j/k settle: browsers make
+    // history.replaceState slow when it runs on every key press.
+    clearTimeout(urlTimer.current);
+    urlTimer.current = setTimeout(() => {
+      const path = `/endpoints/${endpointId}`;
+      if (location.pathname === path)
+        history.replaceState(null, "", id ? `${path}?request=${id}` : path);
+    }, 300);
   }
 
   useEffect(() => {

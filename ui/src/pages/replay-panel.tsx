@@ -49,7 +49,7 @@ export function ReplayPanel({ request, endpoint }: { request: RequestRow; endpoi
     <section aria-labelledby="replay-title" class="replay">
       <h3 id="replay-title">Replay</h3>
       {canWrite(org) ? (
-        <form class="form-row" onSubmit={replay} noValidate>
+        <form class="form-row two" onSubmit={replay} noValidate>
           <Field
             label="Send this request again to"
             name="replay_url"

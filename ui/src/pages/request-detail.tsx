@@ -53,7 +53,7 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
           value={`${formatBytes(request.size)} (${request.size.toLocaleString()} bytes)`}
         />
         <Meta term="Content type" value={request.content_type ?? "—"} />
-        <Meta term="Answered" value={String(request.status)} />
+        <Meta term="Answered with" value={`HTTP ${request.status}`} />
         <Meta term="Request ID" value={request.id} mono />
       </dl>
       {query.length > 0 ? (
@@ -62,13 +62,13 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
           <PairTable pairs={query} label="Query parameters" first="Name" />
         </section>
       ) : null}
-      <section aria-labelledby="headers-title">
-        <h3 id="headers-title">Headers ({request.raw_headers.length}, in the order received)</h3>
-        <PairTable pairs={request.raw_headers} label="Headers" first="Header" />
-      </section>
       <section aria-labelledby="body-title">
         <h3 id="body-title">Body</h3>
         <BodyViewer request={request} key={request.id} />
+      </section>
+      <section aria-labelledby="headers-title">
+        <h3 id="headers-title">Headers ({request.raw_headers.length}, in the order received)</h3>
+        <PairTable pairs={request.raw_headers} label="Headers" first="Header" />
       </section>
       {curl ? (
         <details class="curl">

@@ -1,4 +1,5 @@
-import { useEffect, useRef } from "preact/hooks";
+import { Component } from "preact";
+import { useEffect } from "preact/hooks";
 import { MethodBadge } from "../components/ui.tsx";
 import { formatBytes, formatClock, formatTimestamp } from "../lib/format.ts";
 import { isNavigationKey, moveSelection } from "../lib/nav.ts";
@@ -14,10 +15,10 @@ interface Props {
 
 /**
  * The request list as a listbox: arrow keys, Home/End while it has focus, j/k anywhere outside
- * text fields (handled by the page). The selection follows aria-activedescendant.
+ * text fields (handled by the page). The selection follows aria-activedescendant; one click
+ * handler on the list serves every row, so rows re-render only when their own data changes.
  */
 export function RequestList({ rows, selectedId, onSelect, fresh }: Props) {
-  const listRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!selectedId) return;
     document.getElementById(`req-${selectedId}`)?.scrollIntoView({ block: "nearest" });
@@ -34,9 +35,14 @@ export function RequestList({ rows, selectedId, onSelect, fresh }: Props) {
     if (next) onSelect(next);
   }
 
+  function onClick(event: MouseEvent) {
+    const option = (event.target as HTMLElement).closest<HTMLElement>("[data-request-id]");
+    const id = option?.dataset.requestId;
+    if (id) onSelect(id);
+  }
+
   return (
     <div
-      ref={listRef}
       class="request-list"
       role="listbox"
       aria-label="Captured requests, newest first"
@@ -45,38 +51,56 @@ export function RequestList({ rows, selectedId, onSelect, fresh }: Props) {
         selectedId && rows.some((r) => r.id === selectedId) ? `req-${selectedId}` : undefined
       }
       onKeyDown={onKeyDown}
+      onClick={onClick}
     >
       {rows.map((row) => (
-        // biome-ignore lint/a11y/useKeyWithClickEvents: keys are handled on the listbox, which owns focus.
-        // biome-ignore lint/a11y/useFocusableInteractive: options are reached through aria-activedescendant, not focus.
-        <div
-          key={row.id}
-          id={`req-${row.id}`}
-          role="option"
-          aria-selected={row.id === selectedId}
-          class={`request-row${row.id === selectedId ? " selected" : ""}${fresh.has(row.id) ? " fresh" : ""}`}
-          data-request-id={row.id}
-          onClick={() => onSelect(row.id)}
-        >
-          <MethodBadge method={row.method} />
-          <span class="row-path">
-            {row.partial ? (
-              <em class="muted">{row.content_type ?? "new request"}</em>
-            ) : (
-              pathWithQuery(row)
-            )}
-          </span>
-          <span class="row-meta">
-            <time dateTime={row.created_at} title={formatTimestamp(row.created_at)}>
-              {formatClock(row.created_at)}
-            </time>
-            <span>{formatBytes(row.size)}</span>
-          </span>
-          {fresh.has(row.id) ? <span class="visually-hidden">(new)</span> : null}
-        </div>
+        <Row key={row.id} row={row} selected={row.id === selectedId} fresh={fresh.has(row.id)} />
       ))}
     </div>
   );
+}
+
+interface RowProps {
+  row: RequestRow;
+  selected: boolean;
+  fresh: boolean;
+}
+
+/** One option; skips re-rendering unless its request, selection or freshness changed. */
+class Row extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const now = this.props;
+    return next.row !== now.row || next.selected !== now.selected || next.fresh !== now.fresh;
+  }
+
+  override render({ row, selected, fresh }: RowProps) {
+    return (
+      // biome-ignore lint/a11y/useFocusableInteractive: options are reached through aria-activedescendant, not focus.
+      <div
+        id={`req-${row.id}`}
+        role="option"
+        aria-selected={selected}
+        class={`request-row${selected ? " selected" : ""}${fresh ? " fresh" : ""}`}
+        data-request-id={row.id}
+      >
+        <MethodBadge method={row.method} />
+        <span class="row-path">
+          {row.partial ? (
+            <em class="muted">{row.content_type ?? "new request"}</em>
+          ) : (
+            pathWithQuery(row)
+          )}
+        </span>
+        <span class="row-meta">
+          <time dateTime={row.created_at} title={formatTimestamp(row.created_at)}>
+            {formatClock(row.created_at)}
+          </time>
+          <span>{formatBytes(row.size)}</span>
+        </span>
+        {fresh ? <span class="visually-hidden">(new)</span> : null}
+      </div>
+    );
+  }
 }
 
 function pathWithQuery(row: RequestRow): string {

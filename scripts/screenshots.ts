@@ -1,0 +1,210 @@
+#!/usr/bin/env bun
+/**
+ * Regenerates docs/screenshots/*.png: the main screens of the web UI, from a fresh build served
+ * by a real server with sample data, in Debian's chromium (the browser tests' setup).
+ *
+ * Usage: bun scripts/screenshots.ts [--out DIR]
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { startUiWorld, type UiWorld } from "../src/http/ui.browser-world.ts";
+
+const root = join(import.meta.dir, "..");
+const at = process.argv.indexOf("--out");
+const outDir = at > 0 ? (process.argv[at + 1] ?? "") : join(root, "docs/screenshots");
+const WAIT = { timeout: 10_000 };
+
+/** Webhooks as real senders send them: JSON, a form post, XML, and a binary upload. */
+const SAMPLES: Array<RequestInit & { sub?: string }> = [
+  {
+    method: "POST",
+    sub: "/github",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "push",
+      "x-github-delivery": "7c1e0a34-2f1b-11ef-9c4e-0242ac120002",
+      "x-hub-signature-256":
+        "sha256=3f1c9a0e6b2d4c8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7",
+    },
+    body: JSON.stringify({
+      ref: "refs/heads/main",
+      before: "9f8e7d6c",
+      after: "1a2b3c4d",
+      repository: { id: 4242, full_name: "acme/shop", private: true },
+      pusher: { name: "octo", email: "octo@example.com" },
+      commits: [
+        { id: "1a2b3c4d", message: "Fix checkout rounding", added: [], modified: ["cart.ts"] },
+      ],
+    }),
+  },
+  {
+    method: "POST",
+    sub: "/stripe",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "stripe-signature": "t=1718000000,v1=abc123",
+    },
+    body: "type=charge.succeeded&amount=1999&currency=eur&customer=cus_Q1w2e3&metadata%5Border%5D=A-17",
+  },
+  {
+    method: "PUT",
+    sub: "/erp/orders/17?source=sap",
+    headers: { "content-type": "application/xml" },
+    body: '<?xml version="1.0"?><order id="17"><customer>ACME GmbH</customer><lines><line sku="B-2" qty="3"/></lines><total currency="EUR">59.97</total></order>',
+  },
+  {
+    method: "POST",
+    sub: "/upload",
+    headers: { "content-type": "application/octet-stream" },
+    body: new Uint8Array([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3,
+    ]),
+  },
+  {
+    method: "POST",
+    sub: "/github",
+    headers: { "content-type": "application/json", "x-github-event": "issues" },
+    body: JSON.stringify({
+      action: "opened",
+      issue: { number: 17, title: "Checkout shows the wrong total" },
+    }),
+  },
+];
+
+async function shoot(page: Page, name: string): Promise<void> {
+  // Finished transitions and no blinking caret: the same pixels on every run.
+  await page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts
+        .ready,
+  );
+  await page.screenshot({
+    path: join(outDir, `${name}.png`),
+    caret: "hide",
+    animations: "disabled",
+  });
+  console.log(`  ${name}.png`);
+}
+
+async function setupScreens(world: UiWorld): Promise<Page> {
+  const page = await world.newPage();
+  await page.goto(world.server.url);
+  await page.getByRole("heading", { name: "Welcome to Weir" }).waitFor(WAIT);
+  await page.getByLabel("Email").fill("ops@acme.example");
+  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByLabel("Organization name").fill("Acme");
+  await shoot(page, "setup");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor(WAIT);
+  return page;
+}
+
+async function createEndpoints(page: Page): Promise<void> {
+  for (const [name, slug] of [
+    ["Shop webhooks", "shop"],
+    ["Billing (staging)", "billing-staging"],
+    ["Legacy ERP", "erp"],
+  ] as const) {
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.getByLabel(/^Slug/).fill(slug);
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await page.locator(".endpoint-card", { hasText: name }).waitFor(WAIT);
+  }
+  await page
+    .locator(".endpoint-card", { hasText: "Legacy ERP" })
+    .getByRole("button", { name: "Pause" })
+    .click();
+  await page
+    .locator(".endpoint-card", { hasText: "Legacy ERP" })
+    .locator(".badge-paused")
+    .waitFor(WAIT);
+}
+
+async function sendSamples(world: UiWorld, slug: string): Promise<void> {
+  for (const { sub, ...init } of SAMPLES) {
+    const response = await fetch(`${world.server.url}/w/${slug}${sub ?? ""}`, init);
+    if (!response.ok) throw new Error(`capture answered ${response.status}`);
+  }
+}
+
+async function inspectorScreens(world: UiWorld, page: Page): Promise<string> {
+  await page
+    .locator(".endpoint-card", { hasText: "Shop webhooks" })
+    .getByRole("link", { name: "Open inspector" })
+    .click();
+  await page.locator('[data-live-state="live"]').waitFor(WAIT);
+  await sendSamples(world, "shop");
+  await page
+    .locator('[role="option"]')
+    .nth(SAMPLES.length - 1)
+    .waitFor(WAIT);
+  await page.locator('[role="option"]').last().click();
+  await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
+  await page.reload();
+  await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
+  await page.locator('[data-live-state="live"]').waitFor(WAIT);
+  await shoot(page, "inspector");
+  await page.locator('[role="option"]', { hasText: "/stripe" }).click();
+  await page.locator('table[aria-label="Form fields"]').waitFor(WAIT);
+  await shoot(page, "inspector-form");
+  await page.goto(`${world.server.url}/endpoints`);
+  await page.locator(".endpoint-card").nth(2).waitFor(WAIT);
+  await shoot(page, "endpoints");
+  return page.url();
+}
+
+async function settingsScreen(page: Page): Promise<void> {
+  await page.getByRole("link", { name: "Settings", exact: true }).first().click();
+  await page.getByLabel("Key name").fill("CI deploys");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.getByTestId("new-api-key").waitFor(WAIT);
+  await shoot(page, "settings");
+}
+
+async function phoneAndDarkScreens(world: UiWorld, token: string | null): Promise<void> {
+  for (const [name, options] of [
+    ["inspector-phone", { width: 375, height: 740 }],
+    ["inspector-dark", { colorScheme: "dark" as const }],
+  ] as const) {
+    const page = await world.newPage(options);
+    // The same login as the main page: sessionStorage is per tab, so hand the session over.
+    await page.goto(`${world.server.url}/login`);
+    await page.evaluate((value) => sessionStorage.setItem("weir.session", value ?? ""), token);
+    await page.goto(`${world.server.url}/endpoints`);
+    await page
+      .locator(".endpoint-card", { hasText: "Shop webhooks" })
+      .getByRole("link", { name: "Open inspector" })
+      .click();
+    await page
+      .locator('[role="option"]')
+      .nth(SAMPLES.length - 1)
+      .waitFor(WAIT);
+    await page.locator('[data-live-state="live"]').waitFor(WAIT);
+    await page.locator('[role="option"]', { hasText: "/erp" }).click();
+    await page.locator('pre[data-body-view="xml"]').waitFor(WAIT);
+    await shoot(page, name);
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(outDir, { recursive: true });
+  const world = await startUiWorld();
+  try {
+    console.log(`screenshots: writing to ${outDir}`);
+    const page = await setupScreens(world);
+    await createEndpoints(page);
+    await inspectorScreens(world, page);
+    await settingsScreen(page);
+    const token = await page.evaluate(() => sessionStorage.getItem("weir.session"));
+    await phoneAndDarkScreens(world, token);
+    const login = await world.newPage();
+    await login.goto(`${world.server.url}/login`);
+    await login.getByRole("heading", { name: "Log in to Weir" }).waitFor(WAIT);
+    await shoot(login, "login");
+  } finally {
+    await world.stop();
+  }
+}
+
+await main();
