@@ -17,7 +17,7 @@ function startRelay(targetPort: number) {
   let port = 0;
   const listen = () =>
     new Promise<void>((resolve) => {
-      server = createServer((client) => {
+      const listener = createServer((client) => {
         const upstream = tcpConnect(targetPort, "127.0.0.1");
         for (const socket of [client, upstream]) {
           open.add(socket);
@@ -31,8 +31,9 @@ function startRelay(targetPort: number) {
         client.pipe(upstream);
         upstream.pipe(client);
       });
-      server.listen(port, "127.0.0.1", () => {
-        port = (server?.address() as { port: number }).port;
+      server = listener;
+      listener.listen(port, "127.0.0.1", () => {
+        port = (listener.address() as { port: number }).port;
         resolve();
       });
     });
