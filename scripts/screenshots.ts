@@ -141,6 +141,8 @@ async function inspectorScreens(world: UiWorld, page: Page): Promise<string> {
     .waitFor(WAIT);
   await page.locator('[role="option"]').last().click();
   await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
+  // A reload keeps the selection (it is in the address) and drops the "new" highlights.
+  await page.waitForURL(/\?request=/, WAIT);
   await page.reload();
   await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
   await page.locator('[data-live-state="live"]').waitFor(WAIT);
