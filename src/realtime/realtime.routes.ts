@@ -32,6 +32,8 @@ export function realtimeRoutes(input: { hub: RealtimeHub; auth: SocketAuth }) {
   const sessions = new WeakMap<object, Session>();
 
   return new Elysia({ name: "realtime-routes" }).ws("/socket/websocket", {
+    // OpenAPI has no WebSocket operation; the protocol is documented in docs/realtime.md.
+    detail: { hide: true },
     upgrade({ request, query, set }) {
       const serializer = serializerFor(query.vsn);
       if (!serializer) throw badRequest("unsupported_vsn");
