@@ -76,7 +76,10 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
         permissions: ["clipboard-read", "clipboard-write"],
       });
       contexts.push(context);
-      return context.newPage();
+      const page = await context.newPage();
+      // A step that cannot happen fails in seconds, naming what it waited for.
+      page.setDefaultTimeout(10_000);
+      return page;
     },
     async stop() {
       for (const context of contexts) await context.close().catch(() => {});

@@ -437,3 +437,76 @@ describe("web UI in chromium: a phone, settings and limits", () => {
       .waitFor({ timeout: STEP_MS });
   }, 30_000);
 });
+
+describe("web UI in chromium: endpoint settings and request actions", () => {
+  test("wrong password, rename, forward URL and custom response, download, delete all", async () => {
+    const account = await signUp(world.server, { plan: "team" });
+    const endpoint = await createEndpoint(account, "Settings demo");
+    const page = await world.newPage();
+
+    await page.goto(`${world.server.url}/login`);
+    await page.getByLabel("Email").fill(account.email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "Invalid email or password" })
+      .waitFor({ timeout: STEP_MS });
+    await logIn(page, account);
+
+    // Rename in place.
+    const card = page.locator(`.endpoint-card[data-endpoint-id="${endpoint.id}"]`);
+    await card.getByRole("button", { name: "Rename" }).click();
+    await card.getByLabel("New name for Settings demo").fill("Renamed demo");
+    await card.getByRole("button", { name: "Save" }).click();
+    await card.getByRole("link", { name: "Renamed demo" }).waitFor({ timeout: STEP_MS });
+    const stored = await world.server.request(`/api/v1/endpoints/${endpoint.id}`, {
+      headers: account.headers,
+    });
+    expect(((await stored.json()) as { data: { name: string } }).data.name).toBe("Renamed demo");
+
+    // Forward URL and custom response, then a capture sees both.
+    const sink = startHttpSink();
+    try {
+      await card.getByRole("link", { name: "Settings" }).click();
+      await page.getByLabel("Forward URL").fill(`${sink.url}/fwd`);
+      await page.getByLabel(/Answer with a custom response/).check();
+      await page.getByLabel("Status code").fill("201");
+      await page.getByLabel("Headers").fill("x-weir-test: custom");
+      await page.getByLabel(/^Body/).fill("created!");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await page.locator(".toast", { hasText: "Settings saved." }).waitFor({ timeout: STEP_MS });
+      const answered = await capture(endpoint.slug, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: new Uint8Array([1, 2, 3, 254, 255]),
+      });
+      expect(answered.status).toBe(201);
+      expect(answered.headers.get("x-weir-test")).toBe("custom");
+      expect(await answered.text()).toBe("created!");
+      await pollUntil(() => sink.requests.length === 1, { what: "the forward to the sink" });
+      expect([...(sink.requests[0]?.body ?? [])]).toEqual([1, 2, 3, 254, 255]);
+    } finally {
+      await sink.stop();
+    }
+
+    // Download the body byte for byte, then empty the endpoint.
+    await page.getByRole("link", { name: "Back to the inspector" }).click();
+    await page.locator('[role="option"]').first().click();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download body" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toEndWith(".bin");
+    expect([...new Uint8Array(await Bun.file(await download.path()).arrayBuffer())]).toEqual([
+      1, 2, 3, 254, 255,
+    ]);
+    await page.getByRole("button", { name: "Delete all requests" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete all" }).click();
+    await page.getByText("No requests yet").waitFor({ timeout: STEP_MS });
+    const left = await world.server.request(`/api/v1/endpoints/${endpoint.id}/requests`, {
+      headers: account.headers,
+    });
+    expect(((await left.json()) as { total: number }).total).toBe(0);
+  }, 60_000);
+});

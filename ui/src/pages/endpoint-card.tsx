@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ConfirmDialog, CopyButton, Link, Notice, StatusBadge, Time } from "../components/ui.tsx";
 import { canWrite, useApp } from "../context.ts";
 import { ApiError, errorText } from "../lib/api.ts";
@@ -141,6 +141,9 @@ function RenameForm(props: { endpoint: Endpoint; onDone: (updated?: Endpoint) =>
   const { api } = useApp();
   const [name, setName] = useState(props.endpoint.name);
   const [error, setError] = useState("");
+  const input = useRef<HTMLInputElement>(null);
+  // The field the user asked for gets the focus once, when the form opens.
+  useEffect(() => input.current?.select(), []);
   async function submit(event: Event) {
     event.preventDefault();
     try {
@@ -157,7 +160,7 @@ function RenameForm(props: { endpoint: Endpoint; onDone: (updated?: Endpoint) =>
           value={name}
           onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
           aria-invalid={error ? "true" : undefined}
-          ref={(el) => el?.focus()}
+          ref={input}
           onKeyDown={(e) => e.key === "Escape" && props.onDone()}
         />
       </label>

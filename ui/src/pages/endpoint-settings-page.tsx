@@ -85,7 +85,14 @@ function SettingsForm({
     if (!custom) return null;
     const parsed = parseHeaderLines(headers);
     if (typeof parsed === "number") return `Line ${parsed} is not “Name: value”.`;
-    return { status: Number(status), headers: parsed, body, delay_ms: Number(delay) || 0 };
+    // Numbers as numbers; anything else as typed, so the API's message names the field.
+    const number = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text) : text);
+    return {
+      status: number(status) as number,
+      headers: parsed,
+      body,
+      delay_ms: number(delay || "0") as number,
+    };
   }
 
   async function save(event: Event) {

@@ -11,6 +11,10 @@ export const PAGE_SIZE = 100;
 const POLL_MS = 5000;
 /** Live rows are completed from the API at most this often (one read for a burst). */
 const COMPLETE_AFTER_MS = 250;
+/** What polling and reconnects re-read first; more only when more arrived. */
+const QUICK_SIZE = 20;
+/** Rows kept while live events keep coming. */
+const MAX_ROWS = 2000;
 
 export interface Feed {
   rows: RequestRow[];
@@ -36,6 +40,8 @@ export function useRequestFeed(endpointId: string): Feed {
   const [live, setLive] = useState<Feed["live"]>({ state: "connecting" });
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
+  const totalRef = useRef(total);
+  totalRef.current = total;
   const completeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const base = `/api/v1/endpoints/${endpointId}/requests`;
   const realtime = limitsOf(org).realtime;
@@ -49,9 +55,16 @@ export function useRequestFeed(endpointId: string): Feed {
     return result;
   }
 
-  async function refreshNewest() {
+  /**
+   * Re-reads the newest `size` requests (full records for live rows, or what polling finds); when
+   * more than that arrived since the last known total, reads up to a whole page so no gap opens.
+   */
+  async function refreshNewest(size = QUICK_SIZE) {
     try {
-      const result = await api.get<Page<CapturedRequest>>(`${base}?page=1&page_size=${PAGE_SIZE}`);
+      const read = (n: number) => api.get<Page<CapturedRequest>>(`${base}?page=1&page_size=${n}`);
+      let result = await read(size);
+      const arrived = result.total - totalRef.current;
+      if (arrived > size && size < PAGE_SIZE) result = await read(Math.min(PAGE_SIZE, arrived));
       setRows((current) => mergeRequests(current, result.data));
       setTotal(result.total);
       setError("");
@@ -60,11 +73,13 @@ export function useRequestFeed(endpointId: string): Feed {
     }
   }
 
+  /** Live rows carry no path, query or full body: read them once a burst is over. */
   function completeSoon() {
     if (completeTimer.current) return;
     completeTimer.current = setTimeout(async () => {
       completeTimer.current = undefined;
-      await refreshNewest();
+      const partial = rowsRef.current.filter((row) => row.partial).length;
+      await refreshNewest(Math.min(PAGE_SIZE, Math.max(1, partial)));
     }, COMPLETE_AFTER_MS);
   }
 
@@ -80,7 +95,7 @@ export function useRequestFeed(endpointId: string): Feed {
         if (cancelled) return;
         if (!realtime) {
           setLive({ state: "unavailable", reason: "feature_not_available" });
-          poll = setInterval(refreshNewest, POLL_MS);
+          poll = setInterval(() => refreshNewest(), POLL_MS);
           return;
         }
         stop = followEndpoint({
@@ -92,15 +107,17 @@ export function useRequestFeed(endpointId: string): Feed {
             setRows((current) => {
               const merged = mergeRequests(current, [rowFromEvent(event)]);
               if (merged !== current) setTotal((t) => t + 1);
-              return merged;
+              // A tab left open on a busy endpoint keeps the newest rows only.
+              return merged.length > MAX_ROWS ? merged.slice(0, MAX_ROWS) : merged;
             });
             completeSoon();
           },
           onState: (state, reason) => {
             setLive({ state, reason });
-            if (state === "unavailable" && !poll) poll = setInterval(refreshNewest, POLL_MS);
+            if (state === "unavailable" && !poll)
+              poll = setInterval(() => refreshNewest(), POLL_MS);
           },
-          onRejoined: refreshNewest,
+          onRejoined: () => refreshNewest(),
         });
       });
     return () => {
