@@ -15,7 +15,7 @@
  */
 import type { Page } from "playwright-core";
 import { startUiWorld, type UiWorld } from "../../src/http/ui.browser-world.ts";
-import { signUp, type TestAccount } from "../../src/test-utils/accounts.ts";
+import { signUp } from "../../src/test-utils/accounts.ts";
 
 const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
@@ -42,15 +42,6 @@ function sampleBody(n: number): string {
       },
     },
   });
-}
-
-async function createEndpoint(world: UiWorld, account: TestAccount, name: string) {
-  const response = await world.server.request("/api/v1/endpoints", {
-    method: "POST",
-    headers: { ...account.headers, "content-type": "application/json" },
-    body: JSON.stringify({ debug_endpoint: { name } }),
-  });
-  return ((await response.json()) as { data: { id: string; slug: string } }).data;
 }
 
 async function fill(world: UiWorld, slug: string, count: number): Promise<void> {
@@ -184,15 +175,11 @@ async function main(): Promise<void> {
   const world = await startUiWorld();
   try {
     const account = await signUp(world.server, { plan: "team" });
-    const full = await createEndpoint(world, account, "Bench full");
-    const empty = await createEndpoint(world, account, "Bench empty");
+    const full = await world.createEndpoint(account, "Bench full");
+    const empty = await world.createEndpoint(account, "Bench empty");
     await fill(world, full.slug, REQUESTS);
     const page = await world.newPage();
-    await page.goto(`${world.server.url}/login`);
-    await page.getByLabel("Email").fill(account.email);
-    await page.getByLabel("Password").fill(account.password);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor(WAIT);
+    await world.logIn(page, account);
 
     const results = {
       emptyTti: [] as number[],

@@ -4,8 +4,15 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from "playwright-core";
 import { buildUi } from "../../scripts/build-ui.ts";
+import type { TestAccount } from "../test-utils/accounts.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import {
   startTestServer,
@@ -43,6 +50,12 @@ export interface UiWorld {
   }): Promise<Page>;
   /** Gzipped size of the built UI, in bytes. */
   gzipBytes: number;
+  /** A capture as a webhook sender sends it (no browser involved); `sub` is the sub-path. */
+  capture(slug: string, init?: RequestInit & { sub?: string }): Promise<Response>;
+  /** An endpoint made through the API for `account`. */
+  createEndpoint(account: TestAccount, name: string): Promise<{ id: string; slug: string }>;
+  /** Logs `account` in through the login page and waits for the endpoints screen. */
+  logIn(page: Page, account: Pick<TestAccount, "email" | "password">): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +82,24 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
     server,
     browser,
     gzipBytes: files.reduce((sum, file) => sum + file.gzipBytes, 0),
+    capture: (slug, { sub = "", ...init } = {}) => fetch(`${server.url}/w/${slug}${sub}`, init),
+    async createEndpoint(account, name) {
+      const response = await server.request("/api/v1/endpoints", {
+        method: "POST",
+        headers: { ...account.headers, "content-type": "application/json" },
+        body: JSON.stringify({ debug_endpoint: { name } }),
+      });
+      if (response.status !== 201) throw new Error(`creating ${name}: ${response.status}`);
+      return ((await response.json()) as { data: { id: string; slug: string } }).data;
+    },
+    async logIn(page, account) {
+      await page.goto(`${server.url}/login`);
+      await page.getByRole("heading", { name: "Log in to Weir" }).waitFor();
+      await page.getByLabel("Email").fill(account.email);
+      await page.getByLabel("Password").fill(account.password);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor();
+    },
     async newPage({ width = 1280, height = 800, colorScheme = "light" } = {}) {
       const context = await browser.newContext({
         viewport: { width, height },
@@ -89,3 +120,41 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
     },
   };
 }
+
+/** Rendered text (table cells tab-separated), as a user reads it. */
+// biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, not the DOM property.
+export const textOf = (locator: Locator) => locator.innerText();
+
+/** The clipboard as the page sees it (contexts grant clipboard-read). */
+export const readClipboard = (page: Page) =>
+  page.evaluate(() =>
+    (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText(),
+  );
+
+/** Form controls without an accessible name (label, aria-label), by tag and name. */
+export const unlabelledControls = (page: Page) =>
+  page.locator("input, select, textarea").evaluateAll((elements) =>
+    elements
+      .map(
+        (el) =>
+          el as unknown as {
+            labels: unknown[] | null;
+            name: string;
+            tagName: string;
+            getAttribute(n: string): string | null;
+          },
+      )
+      .filter((el) => !(el.labels?.length || el.getAttribute("aria-label")))
+      .map((el) => `${el.tagName}[name=${el.name}]`),
+  );
+
+/** How far the page is wider than the viewport (0 when nothing scrolls sideways). */
+export const sidewaysOverflow = (page: Page) =>
+  page.evaluate(() => {
+    const root = (
+      globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number; clientWidth: number } };
+      }
+    ).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
