@@ -9,6 +9,7 @@ import { moveSelection } from "../lib/nav.ts";
 import { PLAN_LABEL } from "../lib/plans.ts";
 import type { Endpoint } from "../lib/types.ts";
 import { useLoad } from "../lib/use-load.ts";
+import { FilterBar } from "./filter-bar.tsx";
 import { RequestDetail } from "./request-detail.tsx";
 import { RequestList } from "./request-list.tsx";
 import { useRequestFeed } from "./use-request-feed.ts";
@@ -227,54 +228,5 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
         </ConfirmDialog>
       ) : null}
     </main>
-  );
-}
-
-interface FilterProps {
-  filter: RequestFilter;
-  methods: string[];
-  onChange: (filter: RequestFilter) => void;
-  shown: number;
-  loaded: number;
-  total: number;
-}
-
-function FilterBar({ filter, methods, onChange, shown, loaded, total }: FilterProps) {
-  return (
-    <div class="filter-bar">
-      <label>
-        <span class="visually-hidden">Method</span>
-        <select
-          value={filter.method}
-          onChange={(e) =>
-            onChange({ ...filter, method: (e.currentTarget as HTMLSelectElement).value })
-          }
-        >
-          <option value="">All methods</option>
-          {methods.map((m) => (
-            <option value={m} key={m}>
-              {m}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label class="grow">
-        <span class="visually-hidden">Filter by text</span>
-        <input
-          id="request-filter-text"
-          type="search"
-          placeholder="Filter: path, header, body…"
-          value={filter.text}
-          onInput={(e) =>
-            onChange({ ...filter, text: (e.currentTarget as HTMLInputElement).value })
-          }
-        />
-      </label>
-      <p class="count muted small">
-        {shown === loaded
-          ? `${loaded.toLocaleString()} of ${total.toLocaleString()}`
-          : `${shown} shown of ${loaded} loaded`}
-      </p>
-    </div>
   );
 }
