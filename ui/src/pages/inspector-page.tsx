@@ -29,19 +29,9 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
   );
   const [confirmClear, setConfirmClear] = useState(false);
   const [error, setError] = useState("");
-  const firstIds = useRef<Set<string> | null>(null);
   const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const visible = useMemo(() => filterRequests(feed.rows, filter), [feed.rows, filter]);
   const methods = useMemo(() => methodsOf(feed.rows), [feed.rows]);
-  if (firstIds.current === null && !feed.loading)
-    firstIds.current = new Set(feed.rows.map((r) => r.id));
-  const fresh = useMemo(
-    () =>
-      new Set(
-        feed.rows.filter((r) => firstIds.current && !firstIds.current.has(r.id)).map((r) => r.id),
-      ),
-    [feed.rows],
-  );
   const selected = feed.rows.find((r) => r.id === selectedId);
 
   function select(id: string | undefined) {
@@ -198,7 +188,12 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
               </pre>
             </div>
           ) : null}
-          <RequestList rows={visible} selectedId={selectedId} onSelect={select} fresh={fresh} />
+          <RequestList
+            rows={visible}
+            selectedId={selectedId}
+            onSelect={select}
+            fresh={feed.liveIds}
+          />
           {feed.rows.length < feed.total ? (
             <button type="button" class="button small wide" onClick={feed.loadOlder}>
               Load older requests ({(feed.total - feed.rows.length).toLocaleString()} more)

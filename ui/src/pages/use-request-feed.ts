@@ -23,6 +23,8 @@ export interface Feed {
   error: string;
   live: { state: LiveState; reason?: string };
   polling: boolean;
+  /** Requests that arrived over the socket while the page was open (marked as new). */
+  liveIds: Set<string>;
   loadOlder(): Promise<void>;
   clear(): void;
 }
@@ -41,6 +43,7 @@ export function useRequestFeed(endpointId: string): Feed {
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
   const totalRef = useRef(total);
+  const liveIds = useRef(new Set<string>()).current;
   totalRef.current = total;
   const completeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const base = `/api/v1/endpoints/${endpointId}/requests`;
@@ -104,6 +107,7 @@ export function useRequestFeed(endpointId: string): Feed {
           endpointId,
           sinceRequestId: () => newestId(rowsRef.current),
           onEvent: (event) => {
+            liveIds.add(event.request_id);
             setRows((current) => {
               const merged = mergeRequests(current, [rowFromEvent(event)]);
               if (merged !== current) setTotal((t) => t + 1);
@@ -135,6 +139,7 @@ export function useRequestFeed(endpointId: string): Feed {
     error,
     live,
     polling: live.state === "unavailable",
+    liveIds,
     async loadOlder() {
       try {
         await readPage(Math.floor(rowsRef.current.length / PAGE_SIZE) + 1);
