@@ -206,6 +206,13 @@ describe("web UI in chromium: inspector", () => {
       "00000000  00 ff 10 41",
     );
 
+    // Presses faster than the page re-renders are not lost.
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await pollUntil(async () => (await selectedId(page)) === getId, {
+      what: "two quick j presses",
+    });
+
     // Filters narrow the loaded list.
     await page.getByLabel("Method").selectOption("GET");
     await pollUntil(async () => (await page.locator('[role="option"]').count()) === 1, {

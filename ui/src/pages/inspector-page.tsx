@@ -36,6 +36,8 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
 
   function select(id: string | undefined) {
     setSelectedId(id);
+    // Seen at once by the key handler: a second press before the re-render moves on from here.
+    latest.current.selectedId = id;
     // The address follows the selection (a link to one request) once j/k settle: browsers make
     // history.replaceState slow when it runs on every key press.
     clearTimeout(urlTimer.current);
@@ -46,6 +48,10 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
     }, 300);
   }
 
+  // One listener for the page's life, reading the latest state: re-adding it after every render
+  // would leave a stale one in place until effects run, and a fast second key press would be lost.
+  const latest = useRef({ visible, selectedId, select });
+  latest.current = { visible, selectedId, select };
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
@@ -61,17 +67,18 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
         event.preventDefault();
         document.getElementById("request-filter-text")?.focus();
       } else if (event.key === "j" || event.key === "k") {
+        const now = latest.current;
         const next = moveSelection(
-          visible.map((r) => r.id),
-          selectedId,
+          now.visible.map((r) => r.id),
+          now.selectedId,
           event.key,
         );
-        if (next) select(next);
+        if (next) now.select(next);
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [visible, selectedId]);
+  }, []);
 
   if (endpoint.result.state === "loading")
     return (
