@@ -13,6 +13,7 @@ import {
   planProblem,
   roleProblem,
 } from "./auth.validate.ts";
+import type { PlanTable } from "./plans.model.ts";
 
 export interface AccountsDeps {
   repo: AuthRepo;
@@ -21,6 +22,7 @@ export interface AccountsDeps {
   auth: AuthService;
   registration: "open" | "closed";
   defaultPlan: Plan;
+  plans: PlanTable;
 }
 
 export interface NewAccount {
@@ -181,16 +183,15 @@ export async function login(input: { email: unknown; password: unknown }, deps: 
     token,
     expires_at: expiresAt,
     user: { id: user.id, email: user.email },
-    organizations: organizations.map(publicMembership),
+    organizations: organizations.map((m) => publicMembership(m, deps.plans)),
   };
 }
 
-export const publicMembership = (m: {
-  organizationId: string;
-  name: string;
-  role: Role;
-  plan: Plan;
-}) => ({ id: m.organizationId, name: m.name, role: m.role, plan: m.plan });
+/** An organization as its member sees it, with the effective quotas of its plan (weir.toml included). */
+export const publicMembership = (
+  m: { organizationId: string; name: string; role: Role; plan: Plan },
+  plans: PlanTable,
+) => ({ id: m.organizationId, name: m.name, role: m.role, plan: m.plan, limits: plans[m.plan] });
 
 /** Sets a new password; earlier login tokens of the user stop working. */
 export async function resetPassword(

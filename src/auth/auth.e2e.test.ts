@@ -3,6 +3,7 @@ import { signUp } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { DEFAULT_PLANS, parsePlanTable } from "./plans.model.ts";
 
 const register = (server: TestServer, body: unknown) =>
   apiCall(server, "POST", "/api/v1/auth/register", { body });
@@ -53,7 +54,15 @@ describe("first run, registration and login", () => {
       token: expect.any(String),
       expires_at: expect.any(String),
       user: { id: expect.any(String), email: owner.email },
-      organizations: [{ id: expect.any(String), name: "Acme", role: "owner", plan: "enterprise" }],
+      organizations: [
+        {
+          id: expect.any(String),
+          name: "Acme",
+          role: "owner",
+          plan: "enterprise",
+          limits: DEFAULT_PLANS.enterprise,
+        },
+      ],
     });
     const hours = (Date.parse(answer.body.expires_at) - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(23.9);
@@ -178,6 +187,25 @@ describe("tokens and organizations", () => {
       expect(other.status).toBe(404);
       const own = await me({ ...bob.headers, "x-organization-id": bob.organizationId });
       expect(own.body.organization.id).toBe(bob.organizationId);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("organizations carry their plan's effective limits, overrides included", async () => {
+    const plans = parsePlanTable({ team: { debug_endpoints: 25, realtime: false } });
+    const server = await startTestServer({ config: { plans } });
+    try {
+      const account = await signUp(server, { plan: "team" });
+      const key = await account.createApiKey();
+      for (const headers of [account.headers, { "x-api-key": key }]) {
+        const me = await apiCall(server, "GET", "/api/v1/me", { headers });
+        expect(me.body.organization.limits).toEqual({
+          ...DEFAULT_PLANS.team,
+          debug_endpoints: 25,
+          realtime: false,
+        });
+      }
     } finally {
       await server.stop();
     }

@@ -31,6 +31,7 @@ export function createAuthRoom(deps: AppDeps) {
     auth,
     registration: deps.config.registration,
     defaultPlan: deps.config.default_plan,
+    plans: deps.config.plans,
   };
   const apiKeys: ApiKeysDeps = {
     repo,

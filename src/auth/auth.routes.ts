@@ -67,7 +67,7 @@ export function authRoutes(room: AuthRoom) {
       ({ principal }) => {
         const user = principal.userId ? room.repo.userById(principal.userId) : undefined;
         const organizations = user
-          ? room.repo.membershipsOf(user.id).map(publicMembership)
+          ? room.repo.membershipsOf(user.id).map((m) => publicMembership(m, room.accounts.plans))
           : [apiKeyOrganization(room, principal.organizationId)];
         return {
           user: user ? publicUser(user) : null,
@@ -88,10 +88,12 @@ export function authRoutes(room: AuthRoom) {
 
 function apiKeyOrganization(room: AuthRoom, organizationId: string) {
   const org = room.repo.organizationById(organizationId);
+  const plan = org?.plan ?? "free";
   return {
     id: organizationId,
     name: org?.name ?? "",
     role: "owner" as const,
-    plan: org?.plan ?? "free",
+    plan,
+    limits: room.accounts.plans[plan],
   };
 }

@@ -102,7 +102,13 @@ function accountsDeps(ctx: AdminContext) {
     jwtTtlMs: ctx.config.jwt_ttl,
     usage: createApiKeyUsage(() => {}),
   });
-  return { ...ctx, auth, registration: "open" as const, defaultPlan: ctx.config.default_plan };
+  return {
+    ...ctx,
+    auth,
+    registration: "open" as const,
+    defaultPlan: ctx.config.default_plan,
+    plans: ctx.config.plans,
+  };
 }
 
 function orgOrFail(ctx: AdminContext, idOrName: string) {

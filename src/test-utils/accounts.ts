@@ -57,7 +57,15 @@ export async function signUp(
       plan: options.plan ?? "team",
       role: options.role,
     },
-    { repo, clock: deps.clock, ids: deps.ids, auth, registration: "open", defaultPlan: "free" },
+    {
+      repo,
+      clock: deps.clock,
+      ids: deps.ids,
+      auth,
+      registration: "open",
+      defaultPlan: "free",
+      plans: deps.config.plans,
+    },
   );
   const { token } = auth.issueToken(user, organization.id);
   const account: TestAccount = {

@@ -23,8 +23,8 @@ export interface Organization {
   name: string;
   role: Role;
   plan: Plan;
-  /** Present when the server reports the effective quotas; else the defaults apply. */
-  limits?: Partial<PlanLimits>;
+  /** The effective quotas of the plan, as the server applies them. */
+  limits: PlanLimits;
 }
 
 export interface Me {

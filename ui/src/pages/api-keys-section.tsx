@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { ConfirmDialog, CopyButton, Field, Notice, Time } from "../components/ui.tsx";
 import { useApp } from "../context.ts";
 import { errorText } from "../lib/api.ts";
-import { limitsOf, PLAN_LABEL } from "../lib/plans.ts";
+import { PLAN_LABEL } from "../lib/plans.ts";
 import type { ApiKey } from "../lib/types.ts";
 import { useLoad } from "../lib/use-load.ts";
 
@@ -10,7 +10,7 @@ import { useLoad } from "../lib/use-load.ts";
 export function ApiKeysSection() {
   const { api, org, notify } = useApp();
   const base = `/api/v1/organizations/${org.id}/api-keys`;
-  const allowed = limitsOf(org).api_keys;
+  const allowed = org.limits.api_keys;
   const keys = useLoad(() => (allowed ? api.get<ApiKey[]>(base) : Promise.resolve([])), [org.id]);
   const [name, setName] = useState("");
   const [created, setCreated] = useState<ApiKey | null>(null);

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { Notice, useNow } from "../components/ui.tsx";
 import { canWrite, useApp } from "../context.ts";
-import { endpointUsage, limitsOf, PLAN_LABEL } from "../lib/plans.ts";
+import { endpointUsage, PLAN_LABEL } from "../lib/plans.ts";
 import type { Endpoint } from "../lib/types.ts";
 import { useLoad } from "../lib/use-load.ts";
 import { CreateEndpointForm } from "./create-endpoint-form.tsx";
@@ -15,7 +15,7 @@ export function EndpointsPage() {
     api.get<{ data: Endpoint[] }>("/api/v1/endpoints").then((r) => r.data),
   );
   const [justCreated, setJustCreated] = useState<string | null>(null);
-  const limits = limitsOf(org);
+  const limits = org.limits;
   const list = endpoints.result.state === "ready" ? endpoints.result.value : [];
   const usage = endpointUsage(list.length, limits.debug_endpoints);
 

@@ -1,13 +1,13 @@
 import { Notice } from "../components/ui.tsx";
 import { useApp } from "../context.ts";
-import { limitsOf, PLAN_LABEL } from "../lib/plans.ts";
+import { PLAN_LABEL } from "../lib/plans.ts";
 import { ApiKeysSection } from "./api-keys-section.tsx";
 import { MembersSection } from "./members-section.tsx";
 
 /** The organization: its plan and limits, API keys, members. */
 export function SettingsPage() {
   const { org, me } = useApp();
-  const limits = limitsOf(org);
+  const limits = org.limits;
   const rows: [string, string][] = [
     [
       "Debug endpoints",

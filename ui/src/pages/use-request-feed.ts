@@ -2,7 +2,6 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../context.ts";
 import { errorText } from "../lib/api.ts";
 import { followEndpoint, type LiveState } from "../lib/live.ts";
-import { limitsOf } from "../lib/plans.ts";
 import { mergeRequests, newestId, rowFromEvent } from "../lib/requests.ts";
 import type { CapturedRequest, Page, RequestRow } from "../lib/types.ts";
 
@@ -47,7 +46,7 @@ export function useRequestFeed(endpointId: string): Feed {
   totalRef.current = total;
   const completeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const base = `/api/v1/endpoints/${endpointId}/requests`;
-  const realtime = limitsOf(org).realtime;
+  const realtime = org.limits.realtime;
 
   async function readPage(page: number, pageSize = PAGE_SIZE) {
     const result = await api.get<Page<CapturedRequest>>(
