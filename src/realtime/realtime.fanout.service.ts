@@ -107,7 +107,7 @@ const SOCKETS_PER_TURN = 200;
  * are delivered in batches with one corked write per socket: everything announced since the last
  * delivery goes out together. Deliveries are paced: after one that took T, the next starts no
  * sooner than T/2 later, which keeps fan-out under about two thirds of the CPU however many
- * captures arrive (measured: a longer pause raised latency, a shorter one bought little), and with
+ * captures arrive, so capture keeps at least a third however many subscribers there are, and with
  * few subscribers (a delivery of microseconds) adds no delay at all. A socket that cannot keep up is
  * closed, never waited for, so capture and the other subscribers never slow down because of it.
  */
