@@ -23,7 +23,7 @@ const API_KEY = `svc_${"Fanout42".repeat(4)}`;
 /** Subscribers on the one endpoint (issue 5: 1,000). `BENCH_FANOUT_SUBSCRIBERS` overrides. */
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 /** Captures per second offered to both servers alike. `BENCH_FANOUT_RATE` overrides. */
-const RATE = Number(process.env.BENCH_FANOUT_RATE ?? 200);
+const RATE = Number(process.env.BENCH_FANOUT_RATE ?? 100);
 
 /** `weir serve` with an enterprise organization, its endpoint and its API key seeded. */
 function seededWeir(ctx: LaunchContext): ServerSpec {
