@@ -7,6 +7,8 @@ const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
 /** `::ffff:1.2.3.4` (an IPv4 peer on a dual-stack socket) as `1.2.3.4`; others unchanged. */
 export function normalizeIp(address: string): string {
+  // Every request passes here: skip the regex unless the address can be a mapped one.
+  if (address.charCodeAt(0) !== 58 /* ":" */) return address;
   return MAPPED_V4.exec(address)?.[1] ?? address;
 }
 

@@ -20,12 +20,16 @@ const EMPTY = new Uint8Array(0);
 const NULL_BODY = new Set([204, 205, 304]);
 
 /**
- * Reads the raw body, refusing it (null) once it is larger than `max`: at once when
- * Content-Length says so, else while streaming a chunked body, without buffering the excess.
+ * Reads the raw body, refusing it (null) once it is larger than `max`: at once when its
+ * Content-Length (`declared`) says so, else while streaming a chunked body, without buffering
+ * the excess.
  */
-export async function readBody(request: Request, max: number): Promise<Uint8Array | null> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null) return Number(declared) > max ? null : request.bytes();
+export async function readBody(
+  request: Request,
+  declared: string | undefined,
+  max: number,
+): Promise<Uint8Array | null> {
+  if (declared !== undefined) return Number(declared) > max ? null : request.bytes();
   if (request.body === null) return EMPTY;
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -65,9 +69,9 @@ async function capture(room: CaptureRoom, request: Request, server: PeerSource |
   if (!location) return refusalResponse(REFUSALS.notFound);
   const admission = room.service.admitRequest(location.slug);
   if ("refusal" in admission) return refusalResponse(admission.refusal);
-  const body = await readBody(request, room.maxBodyBytes);
-  if (body === null) return refusalResponse(REFUSALS.tooLarge);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
+  const body = await readBody(request, headers["content-length"], room.maxBodyBytes);
+  if (body === null) return refusalResponse(REFUSALS.tooLarge);
   const peer = server?.requestIP(request)?.address ?? null;
   const stored = await room.service.storeRequest(admission.endpoint, {
     method: request.method,

@@ -63,13 +63,29 @@ export function createCaptureService(deps: CaptureServiceDeps) {
   /** Anonymous requests queued but not yet committed, so the cap also holds under a burst. */
   const inFlight = new Map<string, number>();
   let override: ResponseOverride | null = null;
+  /**
+   * Endpoints looked up during the current event-loop turn. Requests that arrive together share
+   * one lookup; the memo is dropped at the end of the turn, so a pause or delete made by any
+   * later request is seen by the next capture.
+   */
+  const turnMemo = new Map<string, CaptureEndpoint | null>();
+  const forgetTurn = () => turnMemo.clear();
+  const findEndpoint = (slug: string) => {
+    let endpoint = turnMemo.get(slug);
+    if (endpoint === undefined) {
+      endpoint = deps.repo.findEndpoint(slug);
+      if (turnMemo.size === 0) setImmediate(forgetTurn);
+      turnMemo.set(slug, endpoint);
+    }
+    return endpoint;
+  };
 
   const anonymousLimitReached = (endpointId: string) =>
     deps.repo.countRequests(endpointId) + (inFlight.get(endpointId) ?? 0) >=
     ANONYMOUS_REQUEST_LIMIT;
 
   const admitRequest = (slug: string): Admission => {
-    const endpoint = deps.repo.findEndpoint(slug);
+    const endpoint = findEndpoint(slug);
     const now = deps.clock.now();
     if (endpoint?.status !== "active" || isExpired(endpoint, now)) {
       return { refusal: REFUSALS.notFound };
@@ -135,8 +151,13 @@ export function createCaptureService(deps: CaptureServiceDeps) {
   };
 
   /** Queues the request for the next group commit; false when its endpoint was deleted meanwhile. */
-  const write = async (request: CapturedRequest, endpoint: CaptureEndpoint): Promise<boolean> => {
-    if (endpoint.organizationId !== null) return deps.writer.write(request, endpoint);
+  const write = (request: CapturedRequest, endpoint: CaptureEndpoint): Promise<boolean> =>
+    endpoint.organizationId !== null
+      ? deps.writer.write(request, endpoint)
+      : writeCounted(request, endpoint);
+
+  /** An anonymous endpoint's write, counted in flight for the request cap. */
+  const writeCounted = async (request: CapturedRequest, endpoint: CaptureEndpoint) => {
     inFlight.set(endpoint.id, (inFlight.get(endpoint.id) ?? 0) + 1);
     try {
       return await deps.writer.write(request, endpoint);

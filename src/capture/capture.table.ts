@@ -3,7 +3,9 @@ import { debugEndpoints } from "../endpoints/endpoints.table.ts";
 
 /**
  * Captured requests, stored byte-exact (decisions.md §6). Ids are UUIDv7, so ordering by id is
- * ordering by capture time; lists read newest first through the (endpoint_id, id) index.
+ * ordering by capture time; lists read newest first through the (endpoint_id, id) index, and
+ * retention deletes oldest first through it. No other index: each one costs every capture
+ * (~5 % of the capture rate for an (endpoint_id, created_at) index; docs/performance.md).
  */
 export const capturedRequests = sqliteTable(
   "captured_requests",
@@ -27,11 +29,7 @@ export const capturedRequests = sqliteTable(
     status: integer("status").notNull(),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [
-    index("captured_requests_endpoint_idx").on(t.endpointId, t.id),
-    // Retention deletes per endpoint by age (each endpoint's plan sets its own cutoff): a range scan here.
-    index("captured_requests_endpoint_created_idx").on(t.endpointId, t.createdAt),
-  ],
+  (t) => [index("captured_requests_endpoint_idx").on(t.endpointId, t.id)],
 );
 
 /** Every try to re-send a captured request to a forward URL or a replay target. */

@@ -135,9 +135,13 @@ describe("group commit", () => {
     expect(await Promise.all(later)).toEqual([true, true, true]);
   });
 
-  test("a closed writer refuses new requests", async () => {
-    const writer = createCaptureWriter(recordingStore());
+  test("closing commits what is queued at once, then refuses new requests", async () => {
+    const store = recordingStore();
+    const writer = createCaptureWriter(store);
+    const queued = writer.write(request("a"), endpoint);
     writer.close();
-    await expect(writer.write(request("a"), endpoint)).rejects.toThrow("closed");
+    expect(store.transactions).toEqual([["a"]]);
+    expect(await queued).toBe(true);
+    await expect(writer.write(request("b"), endpoint)).rejects.toThrow("closed");
   });
 });

@@ -34,7 +34,7 @@ export interface CaptureWriter {
   write(request: CapturedRequest, endpoint: CaptureTarget): Promise<boolean>;
   /** Requests queued and not yet committed. */
   pending(): number;
-  /** Refuses new writes; what is queued is still committed. */
+  /** Refuses new writes and commits what is queued now (with a synchronous store). */
   close(): void;
 }
 
@@ -120,6 +120,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     pending: () => queue.length,
     close() {
       closed = true;
+      while (!inFlight && queue.length > 0) commitNext();
     },
   };
 }

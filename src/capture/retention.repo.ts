@@ -23,10 +23,12 @@ export function createRetentionRepo(sqlite: Database) {
       WHERE organization_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ?
       ORDER BY expires_at LIMIT ?`,
   );
-  // (endpoint_id, created_at) index: a range scan of exactly the rows to delete.
-  const deleteOld = sqlite.prepare<never, [string, string, number]>(
-    `DELETE FROM captured_requests WHERE id IN (
-       SELECT id FROM captured_requests WHERE endpoint_id = ? AND created_at < ? LIMIT ?)`,
+  // The oldest `limit` requests of the endpoint by id (the (endpoint_id, id) index; ids are
+  // UUIDv7, so id order is capture order), of which those created before the cutoff go.
+  const deleteOld = sqlite.prepare<never, [string, number, string]>(
+    `DELETE FROM captured_requests
+      WHERE id IN (SELECT id FROM captured_requests WHERE endpoint_id = ?1 ORDER BY id LIMIT ?2)
+        AND created_at < ?3`,
   );
   const deleteAny = sqlite.prepare<never, [string, number]>(
     `DELETE FROM captured_requests WHERE id IN (
@@ -49,9 +51,13 @@ export function createRetentionRepo(sqlite: Database) {
     expiredAnonymous(nowIso: string, limit: number): string[] {
       return expired.all(nowIso, limit).map((row) => row.id);
     },
-    /** Deletes up to `limit` of the endpoint's requests created before `cutoffIso`; their forwards go by cascade. */
+    /**
+     * Deletes, among the endpoint's `limit` oldest requests, those created before `cutoffIso`;
+     * their forwards go by cascade. Fewer than `limit` deleted means the old ones are gone
+     * (capture time follows id order), so callers stop there.
+     */
     deleteRequestsBefore(endpointId: string, cutoffIso: string, limit: number): number {
-      return deleteOld.run(endpointId, cutoffIso, limit).changes;
+      return deleteOld.run(endpointId, limit, cutoffIso).changes;
     },
     /** Deletes up to `limit` of the endpoint's requests, whatever their age. */
     deleteSomeRequests(endpointId: string, limit: number): number {

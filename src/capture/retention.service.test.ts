@@ -14,7 +14,7 @@ import { sweepRetention } from "./retention.service.ts";
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 1);
 
-/** Stores `count` requests for an endpoint, `ageDays` old (ids sort by age). */
+/** Stores `count` requests for an endpoint, `ageDays` old, with UUIDv7 ids of their creation time as capture gives them. */
 function seedRequests(sqlite: Database, endpointId: string, ageDays: number, count = 1): string[] {
   const insert = sqlite.prepare(
     `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers, raw_headers, body, size, status, created_at)
@@ -23,8 +23,9 @@ function seedRequests(sqlite: Database, endpointId: string, ageDays: number, cou
   const ids: string[] = [];
   sqlite.transaction(() => {
     for (let i = 0; i < count; i++) {
-      const id = `${endpointId}-${String(1000 - ageDays).padStart(4, "0")}-${String(i).padStart(6, "0")}`;
-      insert.run(id, endpointId, isoAt(NOW - ageDays * DAY - i));
+      const createdAt = NOW - ageDays * DAY - i;
+      const id = Bun.randomUUIDv7("hex", createdAt);
+      insert.run(id, endpointId, isoAt(createdAt));
       ids.push(id);
     }
   })();

@@ -7,9 +7,16 @@ import m0001_accounts_endpoints_capture from "../../migrations/0001_accounts_end
 import m0002_retention_index_per_endpoint from "../../migrations/0002_retention_index_per_endpoint.sql" with {
   type: "text",
 };
+import m0003_retention_walks_the_endpoint_index from "../../migrations/0003_retention_walks_the_endpoint_index.sql" with {
+  type: "text",
+};
 
 export const MIGRATIONS: Migration[] = [
   { name: "0000_foundation", sql: m0000_foundation },
   { name: "0001_accounts_endpoints_capture", sql: m0001_accounts_endpoints_capture },
   { name: "0002_retention_index_per_endpoint", sql: m0002_retention_index_per_endpoint },
+  {
+    name: "0003_retention_walks_the_endpoint_index",
+    sql: m0003_retention_walks_the_endpoint_index,
+  },
 ];

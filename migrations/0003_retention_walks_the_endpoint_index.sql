@@ -1,0 +1,1 @@
+DROP INDEX `captured_requests_endpoint_created_idx`;
