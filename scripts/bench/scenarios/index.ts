@@ -1,7 +1,14 @@
 /** Every scenario, in the order `run.ts` runs them. Adding one: one file + one line here. */
 import type { Scenario } from "../lib/types.ts";
 import { bunServeJsonBody } from "./bun-serve-json-body.ts";
+import { capture1k, capture16k } from "./capture.ts";
 import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
 
-export const scenarios: readonly Scenario[] = [bunServeJsonBody, healthz, fanout];
+export const scenarios: readonly Scenario[] = [
+  bunServeJsonBody,
+  healthz,
+  capture1k,
+  capture16k,
+  fanout,
+];
