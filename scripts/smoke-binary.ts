@@ -349,6 +349,68 @@ async function uiDistCheck(server: Server): Promise<void> {
   });
 }
 
+/**
+ * A capture through the binary: an endpoint row is written straight into its database (the
+ * server reads it on the next request), then a binary body goes to a capture URL and must come
+ * back from weir.db byte for byte, acknowledged only once committed.
+ */
+async function captureChecks(server: Server): Promise<void> {
+  const slug = "smoke-capture";
+  const body = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256);
+  await check(
+    "POST /w/{slug}/sub?q=1 stores the body byte-exact before answering 200",
+    async () => {
+      const db = new Database(join(server.dataDir, "weir.db"));
+      try {
+        const stamp = new Date().toISOString();
+        db.run(
+          "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+          ["smoke-org", "smoke", "team", stamp, stamp],
+        );
+        db.run(
+          "INSERT INTO debug_endpoints (id, organization_id, name, slug, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)",
+          ["smoke-endpoint", "smoke-org", "smoke", slug, stamp, stamp],
+        );
+        const r = await fetch(`http://127.0.0.1:${server.port}/w/${slug}/sub?q=1`, {
+          method: "POST",
+          headers: { "content-type": "application/octet-stream" },
+          body,
+          signal: AbortSignal.timeout(5000),
+        });
+        const answer = (await r.json()) as { message?: string; request_id?: string };
+        assert(r.status === 200, `status ${r.status}`);
+        assert(answer.message === "Webhook received", `body ${JSON.stringify(answer)}`);
+        const row = db
+          .query<{ body: Uint8Array; path: string; query_string: string }, [string]>(
+            "SELECT body, path, query_string FROM captured_requests WHERE id = ?",
+          )
+          .get(answer.request_id ?? "");
+        assert(row, `request ${answer.request_id} is not in weir.db`);
+        assert(
+          Buffer.from(row.body).equals(Buffer.from(body)),
+          "stored body differs from the one sent",
+        );
+        assert(
+          row.path === "/sub" && row.query_string === "q=1",
+          `path ${row.path} query ${row.query_string}`,
+        );
+        return `request ${answer.request_id}`;
+      } finally {
+        db.close();
+      }
+    },
+  );
+  await check("a capture URL with an unknown slug is 404 {error:not_found}", async () => {
+    const r = await server.get("/debug/no-such-endpoint");
+    const text = await r.text();
+    assert(r.status === 404, `status ${r.status}`);
+    assert(
+      (JSON.parse(text) as { error?: string }).error === "not_found",
+      `body ${text.slice(0, 200)}`,
+    );
+  });
+}
+
 function readRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
@@ -390,6 +452,7 @@ async function serverChecks(cwd: string): Promise<void> {
   }
   await dataDirChecks(server);
   await httpChecks(server);
+  await captureChecks(server);
   if (server.proc.exitCode === null) {
     for (let i = 0; i < 20; i++)
       await (await server.get("/healthz").catch(() => undefined))?.arrayBuffer();
