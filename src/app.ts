@@ -23,6 +23,8 @@ export interface StartOptions {
 export function createApp(deps: AppDeps) {
   const metrics = createMetrics();
   const authRoom = createAuthRoom(deps);
+  // Other rooms may take over capture answers through captureRoom.service.setResponseOverride.
+  const captureRoom = createCaptureRoom(deps);
   const auth = authRoom.auth;
   const app = createHttpBase({ ids: deps.ids, logger: deps.logger, metrics })
     .use(apiDocs(deps.version))
@@ -32,7 +34,7 @@ export function createApp(deps: AppDeps) {
     .use(memberRoutes(authRoom))
     .use(realtimeRoutes({ hub: createRealtimeRoom(deps).hub, auth }))
     .use(endpointsRoutes(deps, { auth }))
-    .use(captureRoutes(createCaptureRoom(deps)))
+    .use(captureRoutes(captureRoom))
     // The UI's catch-all goes last so every room's routes win over it.
     .use(uiRoutes({ dir: deps.config.ui_dir }));
 
