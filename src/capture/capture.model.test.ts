@@ -97,6 +97,22 @@ describe("answers", () => {
     });
   });
 
+  test("headers no response could carry are dropped, the others kept", () => {
+    const answer = customAnswer({
+      status: 200,
+      headers: { "X-Ok": "1", "Bad Name": "x", "X-Split": "a\r\nInjected: yes" },
+      body: "",
+      delayMs: 0,
+    });
+    expect(answer.headers).toEqual({ "access-control-allow-origin": "*", "x-ok": "1" });
+  });
+
+  test("a 1xx status cannot end a request: it is answered as 200", () => {
+    expect(customAnswer({ status: 101, headers: {}, body: "", delayMs: 0 }).status).toBe(200);
+    expect(applyOverride(defaultAnswer("x"), { status: 100 }).status).toBe(200);
+    expect(applyOverride(defaultAnswer("x"), { status: 599 }).status).toBe(599);
+  });
+
   test("an override changes only what it names", () => {
     const base = customAnswer({ status: 202, headers: { a: "1" }, body: "x", delayMs: 0 });
     expect(applyOverride(base, { status: 418, headers: { B: "2" } })).toEqual({

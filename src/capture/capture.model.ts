@@ -176,10 +176,18 @@ export function defaultAnswer(requestId: string): CaptureAnswer {
   };
 }
 
+/**
+ * A status a final HTTP answer can carry: 1xx ones (which the endpoint settings allow) cannot
+ * end a request, so they are answered, and stored, as 200.
+ */
+export function answerableStatus(status: number): number {
+  return status >= 200 && status <= 599 ? status : 200;
+}
+
 /** The endpoint's custom answer (decisions.md §6); CORS stays open unless it says otherwise. */
 export function customAnswer(response: CustomResponse): CaptureAnswer {
   return {
-    status: response.status,
+    status: answerableStatus(response.status),
     headers: { "access-control-allow-origin": "*", ...lowercaseKeys(response.headers) },
     body: response.body,
   };
@@ -191,14 +199,24 @@ export function applyOverride(
   override: Partial<CaptureAnswer>,
 ): CaptureAnswer {
   return {
-    status: override.status ?? answer.status,
+    status: override.status === undefined ? answer.status : answerableStatus(override.status),
     headers: { ...answer.headers, ...lowercaseKeys(override.headers ?? {}) },
     body: override.body ?? answer.body,
   };
 }
 
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[^\0\r\n]*$/;
+
+/**
+ * Lowercased names; a header no HTTP response could carry (bad name, CR/LF in the value) is
+ * dropped here, before the request is stored, rather than failing the answer after it.
+ */
 function lowercaseKeys(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(headers)) {
+    const text = String(value);
+    if (HEADER_NAME.test(name) && HEADER_VALUE.test(text)) out[name.toLowerCase()] = text;
+  }
   return out;
 }
