@@ -95,8 +95,10 @@ const CaptureAccepted = t.Object({ message: t.String(), request_id: t.String() }
  * so the hot path pays for nothing else (docs/performance.md).
  */
 export function captureRoutes(room: CaptureRoom) {
-  const handle = ({ request, server }: { request: Request; server: PeerSource | null }) =>
-    capture(room, request, server);
+  // The Bun server is taken once at start: naming `server` in the handler's context makes Elysia
+  // define a getter on every request's context (Object.defineProperty, measurable here).
+  let server: PeerSource | null = null;
+  const handle = ({ request }: { request: Request }) => capture(room, request, server);
   const documented = {
     parse: "none" as const,
     response: { 200: CaptureAccepted, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
@@ -118,5 +120,8 @@ export function captureRoutes(room: CaptureRoom) {
     .get("/debug/:slug/*", handle, hidden)
     .get("/w/:slug", handle, hidden)
     .get("/w/:slug/*", handle, hidden)
+    .onStart((app) => {
+      server = app.server;
+    })
     .onStop(() => room.stop());
 }
