@@ -52,6 +52,7 @@ export function createCaptureRoom(deps: AppDeps): CaptureRoom {
     ids: deps.ids,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
+    onOverrideError: (error) => logger.error("capture answer override failed", { error }),
   });
   deps.scheduler.every("capture.checkpoint", CHECKPOINT_PATTERN, () => repo.checkpoint());
   scheduleRetention(deps);

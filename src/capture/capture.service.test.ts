@@ -118,6 +118,16 @@ describe("storeRequest", () => {
     service.setResponseOverride(null);
   });
 
+  test("an override that throws leaves the endpoint's answer and the capture stored", async () => {
+    const { db, service } = setup();
+    service.setResponseOverride(() => {
+      throw new Error("action broke");
+    });
+    const result = await service.storeRequest(admitted(service), input());
+    expect("answer" in result && result.answer.status).toBe(200);
+    expect(storedRequests(db.sqlite, "ep")).toHaveLength(1);
+  });
+
   test("the custom delay is capped at 30 s", async () => {
     const { db, service } = setup();
     db.sqlite.run(

@@ -31,6 +31,8 @@ export interface CaptureServiceDeps {
   plans: PlanTable;
   /** `off` disables the per-endpoint buckets (decisions.md §10). */
   rateLimit: "plan" | "off";
+  /** Told when the registered override throws; the endpoint's own answer is used then. */
+  onOverrideError?(error: unknown): void;
 }
 
 /** What the HTTP layer read from the sender, body included (already within max_body_bytes). */
@@ -113,8 +115,14 @@ export function createCaptureService(deps: CaptureServiceDeps) {
     request: CapturedRequest,
     endpoint: CaptureEndpoint,
   ) => {
-    const changes = await change({ request, endpoint });
-    return changes ? applyOverride(answer, changes) : answer;
+    try {
+      const changes = await change({ request, endpoint });
+      return changes ? applyOverride(answer, changes) : answer;
+    } catch (error) {
+      // A failing override must not cost the sender its capture.
+      deps.onOverrideError?.(error);
+      return answer;
+    }
   };
 
   const storeRequest = async (
