@@ -29,5 +29,5 @@ ${names.map((n) => `  { name: "${n}", sql: ${ident(n)} },`).join("\n")}
 ];
 `;
 await Bun.write(join(root, "src/db/db.migrations.ts"), source);
-Bun.spawnSync(["bunx", "biome", "format", "--write", "src/db/db.migrations.ts"], { cwd: root });
+Bun.spawnSync(["bunx", "biome", "check", "--write", "src/db/db.migrations.ts"], { cwd: root });
 console.log(`registered ${names.length} migration(s) in src/db/db.migrations.ts`);
