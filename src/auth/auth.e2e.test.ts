@@ -147,6 +147,40 @@ describe("login rate limit", () => {
   });
 });
 
+describe("login rate limit behind a proxy", () => {
+  const attempts = async (server: TestServer, forwardedFor: string, count: number) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const answer = await apiCall(server, "POST", "/api/v1/auth/login", {
+        headers: { "x-forwarded-for": forwardedFor },
+        body: { email: "x@example.com", password: "password1" },
+      });
+      statuses.push(answer.status);
+    }
+    return statuses;
+  };
+
+  test("a trusted proxy's clients each get their own bucket", async () => {
+    const server = await startTestServer({ config: { trusted_proxies: ["127.0.0.1"] } });
+    try {
+      expect((await attempts(server, "203.0.113.1", 11)).at(-1)).toBe(429);
+      expect(await attempts(server, "203.0.113.2", 1)).toEqual([401]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("without a trusted proxy, a forged X-Forwarded-For does not buy more attempts", async () => {
+    const server = await startTestServer();
+    try {
+      await attempts(server, "203.0.113.1", 10);
+      expect(await attempts(server, "203.0.113.99", 1)).toEqual([429]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("tokens and organizations", () => {
   test("a token expires after WEIR_JWT_TTL (fake clock)", async () => {
     const clock = createFakeClock();

@@ -1,4 +1,5 @@
 import type { AppDeps } from "../deps.ts";
+import { createClientIpResolver } from "../http/http.client-ip.ts";
 import type { AccountsDeps } from "./accounts.service.ts";
 import type { ApiKeysDeps } from "./api-keys.service.ts";
 import { createApiKeyUsage } from "./api-keys.usage.ts";
@@ -42,7 +43,16 @@ export function createAuthRoom(deps: AppDeps) {
     onRevoked: (apiKeyId, organizationId) =>
       deps.bus.publish("api_key.revoked", { apiKeyId, organizationId }),
   };
-  return { repo, auth, usage, accounts, apiKeys, loginLimiter: createLoginLimiter(deps.clock) };
+  return {
+    repo,
+    auth,
+    usage,
+    accounts,
+    apiKeys,
+    loginLimiter: createLoginLimiter(deps.clock),
+    /** Behind a trusted reverse proxy, each client gets its own login bucket. */
+    clientIp: createClientIpResolver(deps.config.trusted_proxies),
+  };
 }
 
 export type AuthRoom = ReturnType<typeof createAuthRoom>;

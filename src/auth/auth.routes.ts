@@ -44,7 +44,8 @@ export function authRoutes(room: AuthRoom) {
     .post(
       "/api/v1/auth/login",
       async ({ body, set, request, server }) => {
-        const address = server?.requestIP(request)?.address ?? "unknown";
+        const peer = server?.requestIP(request)?.address ?? null;
+        const address = room.clientIp(peer, request.headers.get("x-forwarded-for")) ?? "unknown";
         const wait = room.loginLimiter.take(address);
         if (wait > 0) {
           set.headers["retry-after"] = String(wait);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createClientIpResolver, normalizeIp } from "./capture.client-ip.ts";
+import { createClientIpResolver, normalizeIp } from "../http/http.client-ip.ts";
 import {
   applyOverride,
   customAnswer,

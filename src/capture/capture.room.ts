@@ -1,5 +1,5 @@
 import type { AppDeps } from "../deps.ts";
-import { type ClientIpResolver, createClientIpResolver } from "./capture.client-ip.ts";
+import { type ClientIpResolver, createClientIpResolver } from "../http/http.client-ip.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
 import { createCaptureWriter } from "./capture.writer.ts";

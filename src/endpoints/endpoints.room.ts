@@ -1,10 +1,10 @@
 import { createLoginLimiter } from "../auth/login-limiter.ts";
-import { createClientIpResolver } from "../capture/capture.client-ip.ts";
 import { createForwardsRepo } from "../capture/forwards.repo.ts";
 import type { ForwardsDeps } from "../capture/forwards.service.ts";
 import { createForwarder } from "../capture/forwards.worker.ts";
 import { createRequestsRepo } from "../capture/requests.repo.ts";
 import type { AppDeps } from "../deps.ts";
+import { createClientIpResolver } from "../http/http.client-ip.ts";
 import type { AnonymousDeps } from "./anonymous.service.ts";
 import { createEndpointsRepo } from "./endpoints.repo.ts";
 import type { EndpointsDeps } from "./endpoints.service.ts";
