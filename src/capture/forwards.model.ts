@@ -9,18 +9,25 @@ export const FORWARD_RETRY_DELAYS_MS = [10_000, 60_000] as const;
 /** How much of a downstream answer is kept (decisions.md §6). */
 export const RESPONSE_BODY_LIMIT = 65_536;
 
-/** Connection-level headers (RFC 9110 §7.6.1) that a proxy must not pass on, plus Host and length. */
-const DROPPED = new Set([
+/**
+ * Headers that describe one connection, not the request (RFC 9110 §7.6.1), plus Host and the
+ * length: whoever re-sends a captured request (forwards, replay, `weir tail`) drops them.
+ */
+export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
   "te",
   "trailer",
   "transfer-encoding",
   "upgrade",
   "host",
   "content-length",
-  LOOP_GUARD_HEADER,
 ]);
+
+const DROPPED = new Set([...HOP_BY_HOP_HEADERS, LOOP_GUARD_HEADER]);
 
 /** One try to re-send a captured request, as stored and listed (decisions.md §6). */
 export interface ForwardRecord {

@@ -1,22 +1,8 @@
+import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, LOOP_GUARD_HEADER } from "../capture/forwards.model.ts";
 import { bodyBytes, type StoredRequest } from "./tail.api.ts";
 
-/** Headers that describe one connection, not the request (RFC 9110 §7.6.1), plus Host and length. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-]);
-
 /** The loop guard Weir's own forwards carry (decisions.md §6): such a request is never re-sent. */
-export const FORWARDED_HEADER = "x-weir-forwarded";
+export const FORWARDED_HEADER = LOOP_GUARD_HEADER;
 
 /** What the local app answered to one re-sent request. */
 export interface ForwardResult {

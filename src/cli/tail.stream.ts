@@ -1,18 +1,8 @@
 import { Socket } from "phoenix";
+import type { WebhookReceived } from "../realtime/realtime.payload.model.ts";
 
 /** A `webhook_received` payload as pushed (docs/realtime.md). */
-export interface PushedRequest {
-  request_id: string;
-  endpoint_id: string;
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-  status: string;
-  timestamp: string;
-  body_encoding?: "base64";
-  body_truncated?: true;
-  body_size?: number;
-}
+export type PushedRequest = WebhookReceived;
 
 export interface TailStreamOptions {
   server: string;
