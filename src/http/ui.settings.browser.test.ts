@@ -128,6 +128,8 @@ describe("web UI in chromium: a phone, settings and limits", () => {
     for (const name of ["One", "Two", "Three"]) await world.createEndpoint(account, name);
     const page = await world.newPage({ colorScheme: "dark" });
     await world.logIn(page, account);
+    // The count fills in once the endpoint list has loaded: wait for it rather than read at once.
+    await page.locator(".plan-usage", { hasText: "3 of 3 endpoints used" }).waitFor();
     expect(await textOf(page.locator(".plan-usage"))).toContain("3 of 3 endpoints used");
     await page.getByText("Endpoint limit reached.").waitFor();
     await page.getByLabel("Name", { exact: true }).fill("Four");
