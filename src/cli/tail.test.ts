@@ -142,6 +142,10 @@ test("weir tail --forward re-sends every request byte-exact, survives a network 
       timeoutMs: 15_000,
     });
     expect(new TextDecoder().decode(sink.requests[1]?.body)).toBe(big);
+    // tail prints a line once the local app has answered, so the line can trail the sink.
+    await pollUntil(() => stdout.text.trim().split("\n").length === 3, {
+      what: "a line for each missed request",
+    });
     const ids = stdout.text
       .trim()
       .split("\n")
