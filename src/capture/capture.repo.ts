@@ -1,6 +1,7 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Plan } from "../auth/auth.model.ts";
 import type { EndpointStatus } from "../endpoints/endpoints.model.ts";
+import { customResponseOf } from "../endpoints/endpoints.repo.ts";
 import type { CapturedRequest, CaptureEndpoint } from "./capture.model.ts";
 
 interface EndpointRow {
@@ -145,14 +146,6 @@ function toEndpoint(row: EndpointRow): CaptureEndpoint {
     status: row.status,
     plan: row.plan ?? "free",
     expiresAt: row.expiresAt,
-    response:
-      row.responseStatus === null
-        ? null
-        : {
-            status: row.responseStatus,
-            headers: JSON.parse(row.responseHeaders ?? "{}") as Record<string, string>,
-            body: row.responseBody ?? "",
-            delayMs: row.responseDelayMs,
-          },
+    response: customResponseOf(row),
   };
 }

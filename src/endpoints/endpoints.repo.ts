@@ -150,15 +150,7 @@ function toEndpoint(row: EndpointRow): Endpoint {
     name: row.name,
     slug: row.slug,
     status: row.status,
-    response:
-      row.responseStatus === null
-        ? null
-        : {
-            status: row.responseStatus,
-            headers: JSON.parse(row.responseHeaders ?? "{}") as Record<string, string>,
-            body: row.responseBody ?? "",
-            delayMs: row.responseDelayMs,
-          },
+    response: customResponseOf(row),
     forwardUrl: row.forwardUrl,
     anonymousTokenHash: row.anonymousTokenHash,
     expiresAt: row.expiresAt,
@@ -180,6 +172,22 @@ function toRow(endpoint: Endpoint): EndpointRow {
     expiresAt: endpoint.expiresAt,
     createdAt: endpoint.createdAt,
     updatedAt: endpoint.updatedAt,
+  };
+}
+
+/** The custom response stored in an endpoint's response_* columns; null means the default answer. */
+export function customResponseOf(columns: {
+  responseStatus: number | null;
+  responseHeaders: string | null;
+  responseBody: string | null;
+  responseDelayMs: number;
+}): CustomResponse | null {
+  if (columns.responseStatus === null) return null;
+  return {
+    status: columns.responseStatus,
+    headers: JSON.parse(columns.responseHeaders ?? "{}") as Record<string, string>,
+    body: columns.responseBody ?? "",
+    delayMs: columns.responseDelayMs,
   };
 }
 
