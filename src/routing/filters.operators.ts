@@ -1,0 +1,199 @@
+import { RE2JS } from "re2js";
+import type { Resolved } from "../shared/field-path.ts";
+
+/**
+ * The operators of decisions.md §8, each turned into a predicate on what a path resolved to.
+ * Building one checks its operand, so a filter that cannot be evaluated fails when it is saved
+ * (a thrown OperandError becomes the 422), never as a silent no-match at run time.
+ */
+export type ValueMatcher = (resolved: Resolved) => boolean;
+
+/** Compiles a nested expression (operator object, partial object, array or scalar). */
+export type CompileExpression = (expression: unknown, where: string) => ValueMatcher;
+
+export class OperandError extends Error {
+  constructor(
+    readonly where: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `$regex` runs on RE2's linear-time engine, so no pattern can hang the process; only the first
+ * 64 KiB of a string is searched, which bounds one test to a few milliseconds.
+ */
+export const REGEX_SUBJECT_MAX = 64 * 1024;
+export const REGEX_PATTERN_MAX = 1024;
+
+type Scalar = string | number | boolean | null;
+
+export const isScalar = (value: unknown): value is Scalar =>
+  value === null || ["string", "number", "boolean"].includes(typeof value);
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** Strict equality for scalars, deep structural equality (key order ignored) otherwise. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
+  );
+}
+
+/** A scalar or operator against an array field matches when any element matches. */
+export function anyElement(resolved: Resolved, test: (value: unknown) => boolean): boolean {
+  if (!resolved.found) return false;
+  const { value } = resolved;
+  return Array.isArray(value) ? value.some(test) : test(value);
+}
+
+/** `$neq`/`$nin` against an array field: no element matches (a missing field still fails). */
+function noElement(resolved: Resolved, test: (value: unknown) => boolean): boolean {
+  return resolved.found && !anyElement(resolved, test);
+}
+
+function eq(operand: unknown): ValueMatcher {
+  if (isScalar(operand)) return (r) => anyElement(r, (v) => v === operand);
+  return (r) => r.found && deepEqual(r.value, operand);
+}
+
+function neq(operand: unknown): ValueMatcher {
+  if (isScalar(operand)) return (r) => noElement(r, (v) => v === operand);
+  return (r) => r.found && !deepEqual(r.value, operand);
+}
+
+function membership(operand: unknown, where: string, op: string): (value: unknown) => boolean {
+  if (typeof operand === "string") return (v) => typeof v === "string" && v.includes(operand);
+  if (Array.isArray(operand) && operand.every(isScalar)) {
+    return (v) => operand.some((item) => item === v);
+  }
+  throw new OperandError(where, `${op} takes an array of scalars or a string`);
+}
+
+const ORDERINGS = {
+  $gt: (a: number | string, b: number | string) => a > b,
+  $gte: (a: number | string, b: number | string) => a >= b,
+  $lt: (a: number | string, b: number | string) => a < b,
+  $lte: (a: number | string, b: number | string) => a <= b,
+};
+
+function ordering(op: string, where: string, operand: unknown): ValueMatcher {
+  if (typeof operand !== "number" && typeof operand !== "string") {
+    throw new OperandError(where, `${op} takes a number or a string`);
+  }
+  const holds = ORDERINGS[op as keyof typeof ORDERINGS];
+  return (r) => anyElement(r, (v) => typeof v === typeof operand && holds(v as never, operand));
+}
+
+function affix(op: string, where: string, operand: unknown): ValueMatcher {
+  const options = typeof operand === "string" ? [operand] : operand;
+  if (!Array.isArray(options) || options.length === 0 || !options.every(isString)) {
+    throw new OperandError(where, `${op} takes a string or a non-empty array of strings`);
+  }
+  const test =
+    op === "$startsWith"
+      ? (v: string) => options.some((o) => v.startsWith(o))
+      : (v: string) => options.some((o) => v.endsWith(o));
+  return (r) => anyElement(r, (v) => typeof v === "string" && test(v));
+}
+
+const isString = (value: unknown): value is string => typeof value === "string";
+
+function contains(where: string, operand: unknown): ValueMatcher {
+  if (typeof operand === "string") {
+    return (r) => anyElement(r, (v) => typeof v === "string" && v.includes(operand));
+  }
+  if (isScalar(operand)) return (r) => anyElement(r, (v) => v === operand);
+  throw new OperandError(where, "$contains takes a string or another scalar");
+}
+
+function regex(where: string, operand: unknown): ValueMatcher {
+  if (typeof operand !== "string" || operand.length > REGEX_PATTERN_MAX) {
+    throw new OperandError(
+      where,
+      `$regex takes a pattern of at most ${REGEX_PATTERN_MAX} characters`,
+    );
+  }
+  let pattern: RE2JS;
+  try {
+    pattern = RE2JS.compile(operand);
+  } catch (error) {
+    throw new OperandError(where, `$regex is not a valid pattern: ${(error as Error).message}`);
+  }
+  return (r) =>
+    anyElement(r, (v) => typeof v === "string" && pattern.test(v.slice(0, REGEX_SUBJECT_MAX)));
+}
+
+function exist(where: string, operand: unknown): ValueMatcher {
+  if (typeof operand !== "boolean") throw new OperandError(where, "$exist takes true or false");
+  return (r) => r.found === operand;
+}
+
+function combination(op: string, where: string, operand: unknown, compile: CompileExpression) {
+  if (!Array.isArray(operand) || operand.length === 0) {
+    throw new OperandError(where, `${op} takes a non-empty array`);
+  }
+  const parts = operand.map((item, i) => compile(item, `${where}[${i}]`));
+  return op === "$or"
+    ? (r: Resolved) => parts.some((part) => part(r))
+    : (r: Resolved) => parts.every((part) => part(r));
+}
+
+function not(where: string, operand: unknown, compile: CompileExpression): ValueMatcher {
+  if (!isPlainObject(operand)) throw new OperandError(where, "$not takes one operator object");
+  const inner = compile(operand, `${where}.$not`);
+  return (r) => !inner(r);
+}
+
+/** Builds the predicate of one operator and its operand, or throws OperandError. */
+export function compileOperator(
+  op: string,
+  operand: unknown,
+  where: string,
+  compile: CompileExpression,
+): ValueMatcher {
+  switch (op) {
+    case "$eq":
+      return eq(operand);
+    case "$neq":
+      return neq(operand);
+    case "$in": {
+      const test = membership(operand, where, op);
+      return (r) => anyElement(r, test);
+    }
+    case "$nin": {
+      const test = membership(operand, where, op);
+      return (r) => noElement(r, test);
+    }
+    case "$gt":
+    case "$gte":
+    case "$lt":
+    case "$lte":
+      return ordering(op, where, operand);
+    case "$startsWith":
+    case "$endsWith":
+      return affix(op, where, operand);
+    case "$contains":
+      return contains(where, operand);
+    case "$regex":
+      return regex(where, operand);
+    case "$exist":
+      return exist(where, operand);
+    case "$or":
+    case "$and":
+      return combination(op, where, operand, compile);
+    case "$not":
+      return not(where, operand, compile);
+    default:
+      throw new OperandError(where, `unknown operator ${op}`);
+  }
+}
