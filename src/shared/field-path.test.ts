@@ -31,7 +31,7 @@ describe("field paths: parsing", () => {
     ["body.grid[0][*]", "body", 3, true],
   ])("%s", (text, root, steps, many) => {
     const path = parsed(text);
-    expect([path.root, path.steps.length, path.selectsMany]).toEqual([root, steps, many]);
+    expect([path.root as string, path.steps.length, path.selectsMany]).toEqual([root, steps, many]);
   });
 
   test("header names are lowercased, body keys are not", () => {
