@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
 import { createClientIpResolver, normalizeIp } from "../http/http.client-ip.ts";
 import {
   applyOverride,
@@ -92,7 +93,11 @@ describe("answers", () => {
     });
     expect(answer).toEqual({
       status: 202,
-      headers: { "x-reply": "yes", "access-control-allow-origin": "https://a.example" },
+      headers: {
+        "x-reply": "yes",
+        "access-control-allow-origin": "https://a.example",
+        ...CAPTURE_SAFETY_HEADERS,
+      },
       body: "ok",
     });
   });
@@ -104,7 +109,11 @@ describe("answers", () => {
       body: "",
       delayMs: 0,
     });
-    expect(answer.headers).toEqual({ "access-control-allow-origin": "*", "x-ok": "1" });
+    expect(answer.headers).toEqual({
+      "access-control-allow-origin": "*",
+      "x-ok": "1",
+      ...CAPTURE_SAFETY_HEADERS,
+    });
   });
 
   test("a 1xx status cannot end a request: it is answered as 200", () => {
@@ -117,9 +126,26 @@ describe("answers", () => {
     const base = customAnswer({ status: 202, headers: { a: "1" }, body: "x", delayMs: 0 });
     expect(applyOverride(base, { status: 418, headers: { B: "2" } })).toEqual({
       status: 418,
-      headers: { "access-control-allow-origin": "*", a: "1", b: "2" },
+      headers: { "access-control-allow-origin": "*", a: "1", b: "2", ...CAPTURE_SAFETY_HEADERS },
       body: "x",
     });
+  });
+
+  test("an override can neither set session headers nor loosen the sandbox", () => {
+    const base = defaultAnswer("x");
+    const changed = applyOverride(base, {
+      headers: {
+        "Set-Cookie": "sid=1",
+        "clear-site-data": '"*"',
+        "content-security-policy": "default-src *",
+        "x-kept": "yes",
+      },
+    });
+    expect(changed.headers["set-cookie"]).toBeUndefined();
+    expect(changed.headers["clear-site-data"]).toBeUndefined();
+    expect(changed.headers["content-security-policy"]).toBe("sandbox");
+    expect(changed.headers["x-content-type-options"]).toBe("nosniff");
+    expect(changed.headers["x-kept"]).toBe("yes");
   });
 });
 

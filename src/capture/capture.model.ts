@@ -1,5 +1,10 @@
 import type { Plan } from "../auth/auth.model.ts";
-import type { CustomResponse, EndpointStatus } from "../endpoints/endpoints.model.ts";
+import {
+  CAPTURE_SAFETY_HEADERS,
+  type CustomResponse,
+  type EndpointStatus,
+  SESSION_HEADERS,
+} from "../endpoints/endpoints.model.ts";
 
 /** One captured request as stored (decisions.md §6): what the bus carries after the commit. */
 export interface CapturedRequest {
@@ -161,6 +166,7 @@ export function preflightAnswer(headers: Record<string, string>): CaptureAnswer 
       "access-control-allow-methods": headers["access-control-request-method"] || "*",
       "access-control-allow-headers": headers["access-control-request-headers"] || "*",
       "access-control-max-age": "86400",
+      ...CAPTURE_SAFETY_HEADERS,
     },
     body: "",
   };
@@ -170,7 +176,11 @@ export function preflightAnswer(headers: Record<string, string>): CaptureAnswer 
 export function defaultAnswer(requestId: string): CaptureAnswer {
   return {
     status: 200,
-    headers: { "content-type": "application/json", "access-control-allow-origin": "*" },
+    headers: {
+      "content-type": "application/json",
+      "access-control-allow-origin": "*",
+      ...CAPTURE_SAFETY_HEADERS,
+    },
     // Ids are UUIDs: no escaping needed, and concatenation is cheaper than JSON.stringify here.
     body: `{"message":"Webhook received","request_id":"${requestId}"}`,
   };
@@ -188,7 +198,11 @@ export function answerableStatus(status: number): number {
 export function customAnswer(response: CustomResponse): CaptureAnswer {
   return {
     status: answerableStatus(response.status),
-    headers: { "access-control-allow-origin": "*", ...lowercaseKeys(response.headers) },
+    headers: {
+      "access-control-allow-origin": "*",
+      ...lowercaseKeys(response.headers),
+      ...CAPTURE_SAFETY_HEADERS,
+    },
     body: response.body,
   };
 }
@@ -200,7 +214,11 @@ export function applyOverride(
 ): CaptureAnswer {
   return {
     status: override.status === undefined ? answer.status : answerableStatus(override.status),
-    headers: { ...answer.headers, ...lowercaseKeys(override.headers ?? {}) },
+    headers: {
+      ...answer.headers,
+      ...lowercaseKeys(override.headers ?? {}),
+      ...CAPTURE_SAFETY_HEADERS,
+    },
     body: override.body ?? answer.body,
   };
 }
@@ -210,13 +228,17 @@ const HEADER_VALUE = /^[^\0\r\n]*$/;
 
 /**
  * Lowercased names; a header no HTTP response could carry (bad name, CR/LF in the value) is
- * dropped here, before the request is stored, rather than failing the answer after it.
+ * dropped here, before the request is stored, rather than failing the answer after it. So is a
+ * session header stored before they were refused on save.
  */
 function lowercaseKeys(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const text = String(value);
-    if (HEADER_NAME.test(name) && HEADER_VALUE.test(text)) out[name.toLowerCase()] = text;
+    const lower = name.toLowerCase();
+    if (HEADER_NAME.test(name) && HEADER_VALUE.test(text) && !SESSION_HEADERS.includes(lower)) {
+      out[lower] = text;
+    }
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import {
   type CaptureAnswer,
@@ -51,6 +52,7 @@ function refusalResponse(refusal: CaptureRefusal): Response {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "access-control-allow-origin": "*",
+    ...CAPTURE_SAFETY_HEADERS,
   };
   if (refusal.retryAfterSeconds !== undefined) {
     headers["retry-after"] = String(refusal.retryAfterSeconds);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DEFAULT_PLANS } from "../auth/plans.model.ts";
+import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
 import { createIds } from "../shared/ids.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
@@ -106,6 +107,7 @@ describe("storeRequest", () => {
         "content-type": "application/json",
         "access-control-allow-origin": "*",
         "x-by": "actions",
+        ...CAPTURE_SAFETY_HEADERS,
       },
       body: "teapot",
     });

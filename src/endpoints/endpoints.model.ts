@@ -70,3 +70,19 @@ export function generatedSlug(name: string, randomText: string): string {
 export function webhookUrl(baseUrl: string, family: "debug" | "w", slug: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/${family}/${slug}`;
 }
+
+/**
+ * Headers that act on the browser's session with the host that served them, which is also the
+ * UI's: no custom answer or override may set them (decisions.md §14).
+ */
+export const SESSION_HEADERS: readonly string[] = ["set-cookie", "set-cookie2", "clear-site-data"];
+
+/**
+ * Carried by every answer from a capture URL (decisions.md §14): HTML served there runs in an
+ * opaque origin (no cookies, no storage, no same-origin requests to the UI's API) and is never
+ * sniffed into something else. Weir owns them: an answer's own values are replaced.
+ */
+export const CAPTURE_SAFETY_HEADERS: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "content-security-policy": "sandbox",
+};

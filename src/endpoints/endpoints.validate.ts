@@ -1,8 +1,10 @@
 import { type FieldErrors, validationFailed } from "../shared/errors.ts";
 import {
+  CAPTURE_SAFETY_HEADERS,
   type CustomResponse,
   type EndpointStatus,
   NAME_MAX,
+  SESSION_HEADERS,
   slugProblem,
 } from "./endpoints.model.ts";
 
@@ -30,6 +32,7 @@ export const MAX_URL_LENGTH = 2048;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Headers whose value Weir itself must own in an answer (framing and connection management). */
 const RESERVED_RESPONSE_HEADERS = new Set([
+  ...Object.keys(CAPTURE_SAFETY_HEADERS),
   "content-length",
   "transfer-encoding",
   "connection",
@@ -197,6 +200,8 @@ function readHeaders(raw: unknown, errors: FieldErrors): Record<string, string> 
     if (!TOKEN.test(name)) problems.push(`"${name}" is not a valid header name`);
     else if (RESERVED_RESPONSE_HEADERS.has(name.toLowerCase())) {
       problems.push(`"${name}" is set by Weir and cannot be customised`);
+    } else if (SESSION_HEADERS.includes(name.toLowerCase())) {
+      problems.push(`"${name}" would act on the browser's session with Weir and is not allowed`);
     } else if (typeof value !== "string") problems.push(`"${name}" must have a text value`);
     else if (/[\r\n\0]/.test(value)) problems.push(`"${name}" has a line break in its value`);
   }

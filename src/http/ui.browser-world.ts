@@ -48,6 +48,8 @@ export interface UiWorld {
     height?: number;
     colorScheme?: "light" | "dark";
   }): Promise<Page>;
+  /** CSP violations the page reported so far (every page made by newPage is watched). */
+  cspViolations(page: Page): string[];
   /** Gzipped size of the built UI, in bytes. */
   gzipBytes: number;
   /** A capture as a webhook sender sends it (no browser involved); `sub` is the sub-path. */
@@ -78,9 +80,11 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
     args: CHROMIUM_ARGS,
   });
   const contexts: BrowserContext[] = [];
+  const violations = new WeakMap<Page, string[]>();
   return {
     server,
     browser,
+    cspViolations: (page) => violations.get(page) ?? [],
     gzipBytes: files.reduce((sum, file) => sum + file.gzipBytes, 0),
     capture: (slug, { sub = "", ...init } = {}) => fetch(`${server.url}/w/${slug}${sub}`, init),
     async createEndpoint(account, name) {
@@ -108,6 +112,7 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
       });
       contexts.push(context);
       const page = await context.newPage();
+      violations.set(page, watchCsp(page));
       // A step that cannot happen fails in seconds, naming what it waited for.
       page.setDefaultTimeout(10_000);
       return page;
@@ -119,6 +124,28 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
       dist.remove();
     },
   };
+}
+
+const CSP_MARK = "csp-violation:";
+
+/**
+ * Collects the page's CSP violations: a `securitypolicyviolation` listener installed before any
+ * page script reports each one on the console, and Chromium's own "Refused to…" console errors
+ * are kept too.
+ */
+function watchCsp(page: Page): string[] {
+  const seen: string[] = [];
+  void page.addInitScript((mark: string) => {
+    globalThis.addEventListener("securitypolicyviolation", (event) => {
+      const e = event as unknown as { violatedDirective: string; blockedURI: string };
+      console.error(`${mark} ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  }, CSP_MARK);
+  page.on("console", (message) => {
+    const text = message.text();
+    if (text.startsWith(CSP_MARK) || text.includes("Content Security Policy")) seen.push(text);
+  });
+  return seen;
 }
 
 /** Rendered text (table cells tab-separated), as a user reads it. */

@@ -138,6 +138,7 @@ describe("web UI in chromium", () => {
     await page.locator("h1 .badge", { hasText: "Active" }).waitFor();
     expect((await world.capture("orders", { method: "POST", body: "x" })).status).toBe(200);
     expect(errors).toEqual([]);
+    expect(world.cspViolations(page)).toEqual([]);
   }, 60_000);
 });
 
@@ -243,5 +244,23 @@ describe("web UI in chromium: inspector", () => {
       await page.locator(`[role="option"][data-request-id="${id}"]`).waitFor();
     }
     expect(await page.locator('[role="option"]').count()).toBe(5);
+    expect(world.cspViolations(page)).toEqual([]);
+
+    // The watcher sees a violation when there is one: an inline script is refused.
+    await page.evaluate(() => {
+      type Node = { textContent: string };
+      const doc = (
+        globalThis as unknown as {
+          document: { createElement(tag: string): Node; body: { append(node: Node): void } };
+        }
+      ).document;
+      const script = doc.createElement("script");
+      script.textContent = "window.inlineRan = true";
+      doc.body.append(script);
+    });
+    await pollUntil(() => world.cspViolations(page).length > 0, { what: "a CSP violation seen" });
+    expect(await page.evaluate(() => (globalThis as { inlineRan?: boolean }).inlineRan)).toBe(
+      undefined,
+    );
   }, 60_000);
 });

@@ -57,3 +57,19 @@ describe("web UI served from WEIR_UI_DIR", () => {
     expect(text).not.toContain('id="app"');
   });
 });
+
+describe("the UI's security headers", () => {
+  test.each(["/", "/endpoints/0190-abc", "/assets/index-abc123.js"])(
+    "GET %s carries the CSP, frame and referrer policies",
+    async (path) => {
+      const response = await server.request(path);
+      expect(response.status).toBe(200);
+      const csp = response.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain("unsafe-inline");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    },
+  );
+});

@@ -9,6 +9,19 @@ const NOT_UI = /^\/(api|debug|w|in|socket|status|healthz|metrics)(\/|$)/;
 const HASHED = /^\/assets\//;
 const HAS_EXTENSION = /\.[a-z0-9]+$/i;
 
+/**
+ * The UI's own security headers (decisions.md §14): scripts, styles and connections only from
+ * Weir itself (no inline script; `data:` images for the favicon), never framed, no referrer
+ * leaked to links the user follows (capture URLs, docs).
+ */
+export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy":
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+};
+
 export interface UiOptions {
   /**
    * Serve the UI from this directory (a `ui/dist` build) instead of the files embedded in the
@@ -44,6 +57,7 @@ export function uiRoutes(options: UiOptions = {}) {
   return new Elysia({ name: "weir-ui", seed: options.dir ?? "" }).get(
     "/*",
     ({ path, set }) => {
+      Object.assign(set.headers, UI_SECURITY_HEADERS);
       const asset = locate(path === "/" ? "/index.html" : path);
       if (asset) {
         set.headers["cache-control"] = HASHED.test(path)

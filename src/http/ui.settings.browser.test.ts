@@ -219,5 +219,6 @@ describe("web UI in chromium: endpoint settings and request actions", () => {
       headers: account.headers,
     });
     expect(((await left.json()) as { total: number }).total).toBe(0);
+    expect(world.cspViolations(page)).toEqual([]);
   }, 60_000);
 });
