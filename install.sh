@@ -16,6 +16,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SERVICE_FILE="/etc/systemd/system/weir.service"
+# Read by every weir command (see docs/configuration.md): names the service's data dir once.
+SYSTEM_CONFIG="/etc/weir/weir.toml"
 SERVICE_USER="weir"
 DEFAULT_SERVICE_DATA_DIR="/var/lib/weir"
 
@@ -162,6 +164,26 @@ WantedBy=multi-user.target
 UNIT
 }
 
+# /etc/weir/weir.toml tells every weir command (admin, backup, doctor) where the service keeps
+# its data, so none needs --data-dir. An operator's own file is left alone unless it points
+# elsewhere, which is reported.
+write_system_config() {
+  local line="data_dir = \"$DATA_DIR\""
+  if [[ -f "$SYSTEM_CONFIG" ]]; then
+    if grep -qxF "$line" "$SYSTEM_CONFIG"; then
+      echo "$SYSTEM_CONFIG unchanged"
+    else
+      warn "$SYSTEM_CONFIG exists and does not say $line: left as it is"
+    fi
+    return 0
+  fi
+  mkdir -p "$(dirname "$SYSTEM_CONFIG")" || die "cannot create $(dirname "$SYSTEM_CONFIG")"
+  printf '# Weir settings for every command on this machine (docs/configuration.md).\n%s\n' "$line" >"$SYSTEM_CONFIG" ||
+    die "cannot write $SYSTEM_CONFIG"
+  chmod 0644 "$SYSTEM_CONFIG"
+  echo "wrote $SYSTEM_CONFIG ($line)"
+}
+
 install_systemd() {
   say "systemd service ($SERVICE_FILE)"
   if [[ "$DEST" == /tmp/* || "$DEST" == /var/tmp/* ]]; then
@@ -183,6 +205,7 @@ install_systemd() {
     chmod 0644 "$SERVICE_FILE"
     echo "wrote $SERVICE_FILE"
   fi
+  write_system_config
   if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
     systemctl daemon-reload || die "systemctl daemon-reload failed"
     echo "systemctl daemon-reload done"
@@ -216,6 +239,7 @@ if [[ $WITH_SYSTEMD -eq 1 ]]; then
     next "systemctl daemon-reload && systemctl enable --now weir" "on a host where systemd runs"
   fi
   next "journalctl -u weir -f" "logs (JSON lines)"
+  next "sudo -u $SERVICE_USER $DEST admin list-users" "admin commands find $DATA_DIR through $SYSTEM_CONFIG"
 else
   next "$WEIR_CMD serve${DATA_DIR:+ --data-dir $DATA_DIR}" "data in ${DATA_DIR:-./weir-data}; Ctrl-C stops it"
 fi

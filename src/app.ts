@@ -42,7 +42,9 @@ export function createApp(deps: AppDeps) {
     app,
     /** Starts listening; resolves to the bound port (useful with port 0). */
     start(options: StartOptions): number {
-      app.listen({ port: options.port, hostname: options.hostname });
+      // Elysia asks Bun for SO_REUSEPORT by default: a second server on the port would then
+      // start too and the kernel would split connections between them. Weir wants EADDRINUSE.
+      app.listen({ port: options.port, hostname: options.hostname, reusePort: false });
       const port = app.server?.port;
       if (port === undefined) throw new Error("server did not start");
       deps.bus.publish("server.started", { baseUrl: deps.config.base_url, port });

@@ -37,4 +37,23 @@ export function buildProgram(): Command {
   return program;
 }
 
-if (import.meta.main) await buildProgram().parseAsync(process.argv);
+/**
+ * `serve` is the default command, so commander would take `weir nonsense` as an argument to it
+ * and start a server. A first word that names no command is refused in one line instead.
+ */
+export function unknownCommand(program: Command, args: string[]): string | undefined {
+  const first = args[0];
+  if (first === undefined || first.startsWith("-")) return undefined;
+  const known = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  return known.includes(first) || first === "help" ? undefined : first;
+}
+
+if (import.meta.main) {
+  const program = buildProgram();
+  const unknown = unknownCommand(program, process.argv.slice(2));
+  if (unknown !== undefined) {
+    process.stderr.write(`weir: unknown command "${unknown}" (see weir --help)\n`);
+    process.exit(1);
+  }
+  await program.parseAsync(process.argv);
+}

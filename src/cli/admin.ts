@@ -61,37 +61,43 @@ type CreateUserFlags = Flags & {
 
 async function createUser(flags: CreateUserFlags) {
   const password = await passwordFrom(flags);
-  await withAdminData(flags, async (ctx) => {
-    const organization = flags.org ?? `${flags.email.split("@")[0]}'s organization`;
-    const existing = flags.org ? findOrganization(ctx.repo, flags.org) : undefined;
-    if (existing && flags.plan) fail("--plan applies to a new organization; use set-plan");
-    if (!existing && flags.role && flags.role !== "owner") {
-      fail("the first user of a new organization is its owner; --role applies to an existing one");
-    }
-    const result = await createAccount(
-      {
-        email: flags.email,
-        password,
-        organization,
-        role: flags.role as Role | undefined,
-        plan: flags.plan as Plan | undefined,
-      },
-      accountsDeps(ctx),
-    );
-    const out = {
-      user_id: result.user.id,
-      email: result.user.email,
-      organization_id: result.organization.id,
-      organization: result.organization.name,
-      role: result.role,
-      plan: result.organization.plan,
-    };
-    if (flags.json) return printJson(out);
-    console.log(`created user ${out.email} (${out.user_id})`);
-    console.log(
-      `organization ${out.organization} (${out.organization_id}), role ${out.role}, plan ${out.plan}`,
-    );
-  });
+  await withAdminData(
+    flags,
+    async (ctx) => {
+      const organization = flags.org ?? `${flags.email.split("@")[0]}'s organization`;
+      const existing = flags.org ? findOrganization(ctx.repo, flags.org) : undefined;
+      if (existing && flags.plan) fail("--plan applies to a new organization; use set-plan");
+      if (!existing && flags.role && flags.role !== "owner") {
+        fail(
+          "the first user of a new organization is its owner; --role applies to an existing one",
+        );
+      }
+      const result = await createAccount(
+        {
+          email: flags.email,
+          password,
+          organization,
+          role: flags.role as Role | undefined,
+          plan: flags.plan as Plan | undefined,
+        },
+        accountsDeps(ctx),
+      );
+      const out = {
+        user_id: result.user.id,
+        email: result.user.email,
+        organization_id: result.organization.id,
+        organization: result.organization.name,
+        role: result.role,
+        plan: result.organization.plan,
+      };
+      if (flags.json) return printJson(out);
+      console.log(`created user ${out.email} (${out.user_id})`);
+      console.log(
+        `organization ${out.organization} (${out.organization_id}), role ${out.role}, plan ${out.plan}`,
+      );
+    },
+    { mayCreate: true },
+  );
 }
 
 function accountsDeps(ctx: AdminContext) {

@@ -60,6 +60,8 @@ export async function vacuumInChild(
  */
 export function vacuumInto(source: string, target: string): void {
   let db: Database | undefined;
+  // The copy holds password hashes and payloads: owner-only from its first byte.
+  process.umask(0o077);
   try {
     db = new Database(source, { readonly: true });
     db.run("PRAGMA busy_timeout = 5000");

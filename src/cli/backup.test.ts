@@ -57,13 +57,18 @@ function bigDir(mib: number): string {
 }
 
 describe("weir backup", () => {
-  test("writes a copy that opens, passes integrity_check and holds the rows", () => {
+  test("writes an owner-only copy that opens, passes integrity_check and holds the rows", () => {
     const dir = dirWithRows(250);
     const out = join(tempDir(), "copy.db");
     const run = weir(["backup", out, "--data-dir", dir]);
     expect(run.stderr).toBe("");
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^backed up .*weir\.db to .*copy\.db \(\d+ bytes, \d+ ms\)\n$/);
+    const [done, note] = run.stdout.trimEnd().split("\n");
+    expect(done).toMatch(/^backed up .*weir\.db to .*copy\.db \(\d+ bytes, \d+ ms\)$/);
+    expect(note).toBe(
+      `keep a copy of ${join(dir, "secret.key")} with this backup (it is not inside): a restore without it cannot read stored secrets or logins`,
+    );
+    expect(statSync(out).mode & 0o777).toBe(0o600);
     expect(inspect(out)).toEqual({ integrity: "ok", count: 250, top: 250 });
   });
 
@@ -89,7 +94,14 @@ describe("weir backup", () => {
     const run = weir(["backup", out, "--json"], { WEIR_DATA_DIR: dir });
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report).sort()).toEqual(["bytes", "duration_ms", "file", "migrations"]);
+    expect(Object.keys(report).sort()).toEqual([
+      "bytes",
+      "duration_ms",
+      "file",
+      "migrations",
+      "secret_key",
+    ]);
+    expect(report.secret_key).toBe(join(dir, "secret.key"));
     expect(report.file).toBe(out);
     expect(report.bytes).toBe(statSync(out).size);
     expect(report.duration_ms).toBeGreaterThanOrEqual(0);
@@ -101,8 +113,11 @@ describe("weir backup", () => {
     const out = join(tempDir(), "copy.db");
     const missing = weir(["backup", out, "--data-dir", empty]);
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr).toMatch(/^weir: no database at .*weir\.db; nothing to back up\n$/);
+    expect(missing.stderr).toBe(
+      `weir: no Weir database at ${join(empty, "weir.db")}: point --data-dir or WEIR_DATA_DIR at the server's data dir (weir serve creates it)\n`,
+    );
     expect(existsSync(out)).toBe(false);
+    expect(readdirSync(empty)).toEqual([]);
     const badTarget = weir([
       "backup",
       join(empty, "nope", "copy.db"),

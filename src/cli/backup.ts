@@ -1,11 +1,27 @@
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { DB_FILE, reason, StartupError } from "../db/db.open.ts";
+import { reason, StartupError } from "../db/db.open.ts";
+import { SECRET_KEY_FILE } from "../shared/secret-key.ts";
 import { VACUUM_COMMAND, vacuumInChild, vacuumInto } from "./backup.copy.ts";
 import { startProgress } from "./backup.progress.ts";
-import { action, configWithFlags, DATA_DIR_OPTION, printJson } from "./cli.common.ts";
+import {
+  action,
+  configWithFlags,
+  DATA_DIR_OPTION,
+  printJson,
+  requireDatabase,
+} from "./cli.common.ts";
 
 type BackupFlags = {
   dataDir?: string;
@@ -33,22 +49,46 @@ export function registerBackup(program: Command): void {
 async function backup(file: string, flags: BackupFlags): Promise<void> {
   const started = performance.now();
   const { config } = configWithFlags(flags);
-  const source = join(config.data_dir, DB_FILE);
+  const source = requireDatabase(config.data_dir);
   const target = resolve(file);
   checkPaths(source, target, flags.force === true);
   // Same directory as FILE, so the final rename is atomic and FILE is never a half copy.
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
   const migrations = await copyVerified(source, temp);
+  // Password hashes and payloads: only the owner may read the copy (the child's umask made it
+  // so from its first byte; this covers a filesystem that ignored it).
+  chmodSync(temp, 0o600);
   renameSync(temp, target);
   syncDirectory(dirname(target));
   const bytes = statSync(target).size;
   const duration_ms = Math.round(performance.now() - started);
-  if (flags.json) return printJson({ file: target, bytes, duration_ms, migrations });
+  const key = secretKeyNote(config.data_dir, config.secret_key !== "");
+  if (flags.json)
+    return printJson({ file: target, bytes, duration_ms, migrations, secret_key: key.source });
   console.log(`backed up ${source} to ${target} (${bytes} bytes, ${duration_ms} ms)`);
+  console.log(key.note);
+}
+
+/**
+ * The backup holds no key: it signs logins and decrypts stored secrets, so a restore needs the
+ * same one. Kept apart on purpose (a backup shipped off-site should not carry its own key);
+ * the operator is told once, on every backup, where it is.
+ */
+function secretKeyNote(dataDir: string, fromEnv: boolean): { source: string; note: string } {
+  if (fromEnv) {
+    return {
+      source: "WEIR_SECRET_KEY",
+      note: "keep WEIR_SECRET_KEY with this backup: a restore without it cannot read stored secrets or logins",
+    };
+  }
+  const path = resolve(join(dataDir, SECRET_KEY_FILE));
+  return {
+    source: path,
+    note: `keep a copy of ${path} with this backup (it is not inside): a restore without it cannot read stored secrets or logins`,
+  };
 }
 
 function checkPaths(source: string, target: string, force: boolean): void {
-  if (!existsSync(source)) throw new StartupError(`no database at ${source}; nothing to back up`);
   const live = resolve(source);
   if ([live, `${live}-wal`, `${live}-shm`, `${live}-journal`].includes(target)) {
     throw new StartupError(

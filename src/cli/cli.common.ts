@@ -1,4 +1,6 @@
-import { reason, StartupError } from "../db/db.open.ts";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DB_FILE, reason, StartupError } from "../db/db.open.ts";
 import { ConfigError, type LoadedConfig, loadConfig } from "../shared/config.ts";
 
 /** Flags shared by commands that work on a data dir. */
@@ -48,6 +50,20 @@ export function configWithFlags(flags: DataDirFlags & Record<string, unknown>): 
       base_url: flags.baseUrl,
     },
   });
+}
+
+/**
+ * The database of a data dir that must already hold one. Commands that only read or manage an
+ * existing installation refuse an empty place rather than create a second, empty Weir there.
+ */
+export function requireDatabase(dataDir: string): string {
+  const path = resolve(join(dataDir, DB_FILE));
+  if (!existsSync(path)) {
+    fail(
+      `no Weir database at ${path}: point --data-dir or WEIR_DATA_DIR at the server's data dir (weir serve creates it)`,
+    );
+  }
+  return path;
 }
 
 /** Prints a value as pretty JSON on stdout. */

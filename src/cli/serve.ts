@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { createApp } from "../app.ts";
-import { StartupError } from "../db/db.open.ts";
-import { closeDeps, createDeps } from "../deps.ts";
+import { acquireDataDirLock } from "../db/db.lock.ts";
+import { prepareDataDir, StartupError } from "../db/db.open.ts";
+import { type AppDeps, closeDeps, createDeps } from "../deps.ts";
 import { action, configWithFlags, DATA_DIR_OPTION } from "./cli.common.ts";
 
 /** `weir serve`: the default command. */
@@ -21,13 +22,22 @@ export function registerServe(program: Command): void {
 
 async function serve(flags: Record<string, string | undefined>): Promise<void> {
   const { config } = configWithFlags(flags);
-  const deps = await createDeps(config);
+  prepareDataDir(config.data_dir);
+  const lock = acquireDataDirLock(config.data_dir);
+  let deps: AppDeps;
+  try {
+    deps = await createDeps(config);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const weir = createApp(deps);
   let port: number;
   try {
     port = weir.start({ port: config.port, hostname: config.host });
   } catch (error) {
     closeDeps(deps);
+    lock.release();
     throw new StartupError(
       `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
     );
@@ -43,6 +53,7 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     deps.logger.info("weir stopping", { signal });
     await weir.stop();
     closeDeps(deps);
+    lock.release();
     process.exit(0);
   };
   process.once("SIGINT", () => void shutdown("SIGINT"));

@@ -76,6 +76,24 @@ describe("invalid values fail naming the key", () => {
     expect(() => loadConfig({ env: { WEIR_DATA_DIR: dir } })).toThrow(/unknown setting "prot"/);
   });
 
+  test("the system file (WEIR_CONFIG) may set the data dir; the data dir's weir.toml wins over it", () => {
+    const dir = tempDir();
+    const system = join(tempDir(), "system.toml");
+    writeFileSync(system, `data_dir = "${dir}"\nport = 9001\nlog_level = "warn"\n`);
+    writeFileSync(join(dir, "weir.toml"), "port = 9002\n");
+    const { config, sources } = loadConfig({ env: { WEIR_CONFIG: system } });
+    expect(config.data_dir).toBe(dir);
+    expect([config.port, config.log_level]).toEqual([9002, "warn"]);
+    expect(sources.data_dir).toBe("file");
+    expect(loadConfig({ env: { WEIR_CONFIG: system, WEIR_DATA_DIR: "/x" } }).config.data_dir).toBe(
+      "/x",
+    );
+    writeFileSync(system, "datadir = 1\n");
+    expect(() => loadConfig({ env: { WEIR_CONFIG: system } })).toThrow(
+      `${system}: unknown setting "datadir"`,
+    );
+  });
+
   test("broken TOML is a ConfigError", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "weir.toml"), "port = = 1\n");

@@ -22,28 +22,45 @@ export interface ConfigInputs {
 }
 
 export const CONFIG_FILE = "weir.toml";
+/**
+ * The machine-wide settings file: the one place where an installed Weir says where its data dir
+ * is, so every command (`weir admin …`, `weir backup`, run by hand or by cron) finds the
+ * server's data without a flag. `WEIR_CONFIG` points elsewhere.
+ */
+export const SYSTEM_CONFIG_FILE = "/etc/weir/weir.toml";
+const SYSTEM_CONFIG_ENV = "WEIR_CONFIG";
 const KEYS = Object.keys(CONFIG_TABLE) as ConfigKey[];
 
 /** Resolves every key by precedence flag > env > weir.toml > default, validating each. */
 export function loadConfig({ flags = {}, env = process.env }: ConfigInputs = {}): LoadedConfig {
-  const resolve = (key: ConfigKey, file: Record<string, unknown>) =>
-    pick(key, CONFIG_TABLE[key], flags[key], env, file);
-  const [dataDir] = resolve("data_dir", {});
-  const file = readConfigFile(String(dataDir));
-  const unknown = Object.keys(file).filter((key) => !(key in CONFIG_TABLE));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `${CONFIG_FILE}: unknown setting ${unknown.map((k) => `"${k}"`).join(", ")}`,
-    );
-  }
+  const systemPath = env[SYSTEM_CONFIG_ENV] || SYSTEM_CONFIG_FILE;
+  const system = labelled(readConfigFile(systemPath), systemPath);
+  const [dataDir] = pick("data_dir", CONFIG_TABLE.data_dir, flags.data_dir, env, [system]);
+  const local = labelled(readConfigFile(join(String(dataDir), CONFIG_FILE)), CONFIG_FILE);
   const config = {} as Record<ConfigKey, unknown>;
   const sources = {} as Record<ConfigKey, ConfigSource>;
   for (const key of KEYS) {
-    [config[key], sources[key]] = resolve(key, file);
+    const spec: ConfigEntry<unknown> = CONFIG_TABLE[key];
+    // weir.toml lives inside the data dir, so it cannot move it; the system file can.
+    const files = spec.bootstrap ? [system] : [local, system];
+    [config[key], sources[key]] = pick(key, spec, flags[key], env, files);
   }
   const typed = config as Config;
   if (typed.base_url === "") typed.base_url = `http://localhost:${typed.port}`;
   return { config: typed, sources };
+}
+
+interface SettingsFile {
+  values: Record<string, unknown>;
+  label: string;
+}
+
+function labelled(values: Record<string, unknown>, label: string): SettingsFile {
+  const unknown = Object.keys(values).filter((key) => !(key in CONFIG_TABLE));
+  if (unknown.length > 0) {
+    throw new ConfigError(`${label}: unknown setting ${unknown.map((k) => `"${k}"`).join(", ")}`);
+  }
+  return { values, label };
 }
 
 function pick(
@@ -51,16 +68,16 @@ function pick(
   spec: ConfigEntry<unknown>,
   flag: unknown,
   env: Record<string, string | undefined>,
-  file: Record<string, unknown>,
+  files: SettingsFile[],
 ): [unknown, ConfigSource] {
-  const fromFile = spec.bootstrap ? undefined : file[key];
+  const file = files.find((f) => f.values[key] !== undefined);
   const [raw, source, label]: [unknown, ConfigSource, string] =
     flag !== undefined
       ? [flag, "flag", `--${key.replaceAll("_", "-")}`]
       : env[spec.env] !== undefined
         ? [env[spec.env], "env", spec.env]
-        : fromFile !== undefined
-          ? [fromFile, "file", `${key} in ${CONFIG_FILE}`]
+        : file !== undefined
+          ? [file.values[key], "file", `${key} in ${file.label}`]
           : [undefined, "default", key];
   if (source === "default") return [spec.default, source];
   try {
@@ -71,11 +88,16 @@ function pick(
   }
 }
 
-function readConfigFile(dataDir: string): Record<string, unknown> {
-  const path = join(dataDir, CONFIG_FILE);
+function readConfigFile(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
+  let text: string;
   try {
-    return Bun.TOML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${path} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    return Bun.TOML.parse(text) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigError(`${path} is not valid TOML: ${(error as Error).message}`);
   }
