@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { apiCall } from "../test-utils/api-call.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { startTestServer } from "../test-utils/test-server.ts";
-import { runCli } from "./cli.test-helpers.ts";
+import { preparedDir, runCli } from "./cli.test-helpers.ts";
 
 const tempDir = useTempDirs("weir-admin-");
 const admin = (dir: string, ...args: string[]) => runCli(["admin", ...args, "--data-dir", dir]);
@@ -126,7 +126,7 @@ describe("weir admin (no server running)", () => {
       /^weir: user not found\n$/,
     ],
   ])("%p fails with one line", (args, message) => {
-    const result = admin(tempDir(), ...args);
+    const result = admin(preparedDir(tempDir()), ...args);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(message);
   });
