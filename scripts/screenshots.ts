@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { Cookie, Page } from "playwright-core";
 import { startUiWorld, type UiWorld } from "../src/http/ui.browser-world.ts";
 
 const root = join(import.meta.dir, "..");
@@ -164,15 +164,14 @@ async function settingsScreen(page: Page): Promise<void> {
   await shoot(page, "settings");
 }
 
-async function phoneAndDarkScreens(world: UiWorld, token: string | null): Promise<void> {
+async function phoneAndDarkScreens(world: UiWorld, cookies: Cookie[]): Promise<void> {
   for (const [name, options] of [
     ["inspector-phone", { width: 375, height: 740 }],
     ["inspector-dark", { colorScheme: "dark" as const }],
   ] as const) {
     const page = await world.newPage(options);
-    // The same login as the main page: sessionStorage is per tab, so hand the session over.
-    await page.goto(`${world.server.url}/login`);
-    await page.evaluate((value) => sessionStorage.setItem("weir.session", value ?? ""), token);
+    // The same login as the main page: its session cookie, as another browser profile would hold it.
+    await page.context().addCookies(cookies);
     await page.goto(`${world.server.url}/endpoints`);
     await page
       .locator(".endpoint-card", { hasText: "Shop webhooks" })
@@ -198,8 +197,7 @@ async function main(): Promise<void> {
     await createEndpoints(page);
     await inspectorScreens(world, page);
     await settingsScreen(page);
-    const token = await page.evaluate(() => sessionStorage.getItem("weir.session"));
-    await phoneAndDarkScreens(world, token);
+    await phoneAndDarkScreens(world, await page.context().cookies());
     const login = await world.newPage();
     await login.goto(`${world.server.url}/login`);
     await login.getByRole("heading", { name: "Log in to Weir" }).waitFor(WAIT);

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { uiSessionToken } from "../http/http.ui-session.ts";
 import { notFound } from "../shared/errors.ts";
 import { authErrors } from "./auth.errors.ts";
 import { checkPermission, type Permission, type Principal } from "./auth.model.ts";
@@ -17,6 +18,7 @@ export function authGuard(auth: AuthService) {
       authorization: headers.get("authorization"),
       apiKey: headers.get("x-api-key"),
       organizationId: headers.get("x-organization-id"),
+      sessionToken: uiSessionToken(headers),
     });
     if (result === "not_member") throw notFound();
     if (!result) throw authErrors.unauthorized();

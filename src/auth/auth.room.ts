@@ -50,6 +50,8 @@ export function createAuthRoom(deps: AppDeps) {
     accounts,
     apiKeys,
     loginLimiter: createLoginLimiter(deps.clock),
+    /** How long the web UI's session cookie lives: the login token's lifetime. */
+    sessionTtlSeconds: Math.max(1, Math.floor(deps.config.jwt_ttl / 1000)),
     /** Behind a trusted reverse proxy, each client gets its own login bucket. */
     clientIp: createClientIpResolver(deps.config.trusted_proxies),
   };

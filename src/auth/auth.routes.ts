@@ -1,5 +1,11 @@
 import { Elysia, t } from "elysia";
 import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import {
+  clearedSessionCookie,
+  reachedOverHttps,
+  sessionCookie,
+  UI_REQUEST_HEADER,
+} from "../http/http.ui-session.ts";
 import { login, publicMembership, publicUser, registerAccount } from "./accounts.service.ts";
 import { authErrors } from "./auth.errors.ts";
 import { authGuard } from "./auth.guard.ts";
@@ -23,9 +29,10 @@ export function authRoutes(room: AuthRoom) {
     )
     .post(
       "/api/v1/auth/register",
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         const created = await registerAccount(body, room.accounts);
         set.status = 201;
+        rememberUiSession(room, request, set, created.token);
         return created;
       },
       {
@@ -51,7 +58,9 @@ export function authRoutes(room: AuthRoom) {
           set.headers["retry-after"] = String(wait);
           throw authErrors.rateLimited(wait);
         }
-        return login(body, room.accounts);
+        const answer = await login(body, room.accounts);
+        rememberUiSession(room, request, set, answer.token);
+        return answer;
       },
       {
         body: Credentials,
@@ -59,6 +68,23 @@ export function authRoutes(room: AuthRoom) {
         detail: {
           tags,
           summary: "Log in: a JWT (HS256, WEIR_JWT_TTL) and the user's organizations",
+        },
+      },
+    )
+    .post(
+      "/api/v1/auth/logout",
+      ({ request, set }) => {
+        set.headers["set-cookie"] = clearedSessionCookie(
+          reachedOverHttps(request.url, request.headers),
+        );
+        set.status = 204;
+      },
+      {
+        detail: {
+          tags,
+          summary:
+            "Log out of the web UI: clears its session cookie (a login token stays valid until it expires)",
+          security: [],
         },
       },
     )
@@ -85,6 +111,21 @@ export function authRoutes(room: AuthRoom) {
         },
       },
     );
+}
+
+/**
+ * A login from the web UI (it sends `X-Weir-UI`) also sets the httpOnly session cookie, so the
+ * login survives new tabs and restarts; API clients get only the token in the body.
+ */
+function rememberUiSession(
+  room: AuthRoom,
+  request: Request,
+  set: { headers: Record<string, string | number> },
+  token: string,
+) {
+  if (request.headers.get(UI_REQUEST_HEADER) === null) return;
+  const secure = reachedOverHttps(request.url, request.headers);
+  set.headers["set-cookie"] = sessionCookie(token, room.sessionTtlSeconds, secure);
 }
 
 function apiKeyOrganization(room: AuthRoom, organizationId: string) {

@@ -14,6 +14,8 @@ export interface Credentials {
   authorization: string | null;
   apiKey: string | null;
   organizationId: string | null;
+  /** The web UI's session cookie, passed only for a same-origin UI call (src/http/http.ui-session.ts). */
+  sessionToken?: string | null;
 }
 
 export interface AuthServiceDeps {
@@ -85,8 +87,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (bearer?.startsWith(API_KEY_PREFIX)) return fromApiKey(bearer);
       const headerKey = credentials.apiKey?.trim();
       if (headerKey?.startsWith(API_KEY_PREFIX)) return fromApiKey(headerKey);
-      if (!bearer) return null;
-      return fromJwt(bearer, credentials.organizationId?.trim() || null);
+      // A login token only: the cookie never carries an API key.
+      const jwt = bearer ?? credentials.sessionToken ?? null;
+      if (!jwt || jwt.startsWith(API_KEY_PREFIX)) return null;
+      return fromJwt(jwt, credentials.organizationId?.trim() || null);
     },
 
     /** A socket token: an API key or a JWT (decisions.md §7). */

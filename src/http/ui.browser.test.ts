@@ -37,7 +37,9 @@ describe("web UI in chromium", () => {
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
     await setUp(page, "owner@example.test", "Acme");
-    expect(await page.evaluate(() => sessionStorage.getItem("weir.session"))).toContain("token");
+    // The login is an httpOnly cookie: nothing a page script can read holds the token.
+    expect(await page.evaluate("document.cookie")).not.toContain("weir_session");
+    expect((await page.context().cookies()).map((c) => c.name)).toContain("weir_session");
 
     // Create: the API's slug error shows inline on the field, then a valid slug works.
     await page.getByLabel("Name", { exact: true }).fill("Orders");

@@ -120,7 +120,10 @@ describe("web UI in chromium: a phone, settings and limits", () => {
 
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByText("You are logged out.").waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("weir.session"))).toBeNull();
+    await pollUntil(
+      async () => !(await page.context().cookies()).some((c) => c.name === "weir_session"),
+      { what: "the session cookie cleared at logout" },
+    );
   }, 60_000);
 
   test("free plan: the endpoint limit is shown, and the API's refusal too", async () => {

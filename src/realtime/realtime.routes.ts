@@ -1,6 +1,7 @@
 import type { ServerWebSocket } from "bun";
 import { Elysia } from "elysia";
 import type { Principal } from "../auth/auth.model.ts";
+import { uiSocketToken } from "../http/http.ui-session.ts";
 import { AppError, badRequest } from "../shared/errors.ts";
 import type { RealtimeHub } from "./realtime.channel.service.ts";
 import type { Session, SocketLink } from "./realtime.fanout.service.ts";
@@ -38,7 +39,8 @@ export function realtimeRoutes(input: { hub: RealtimeHub; auth: SocketAuth }) {
       const serializer = serializerFor(query.vsn);
       if (!serializer) throw badRequest("unsupported_vsn");
       const offered = protocolsOf(request);
-      const token = query.token || tokenFromProtocols(offered);
+      // The web UI's socket carries no token: its session cookie, same-origin only, stands in.
+      const token = query.token || tokenFromProtocols(offered) || uiSocketToken(request.headers);
       let principal = token ? auth.authenticateToken(token) : null;
       if (principal && query.organization_id) {
         principal = auth.forOrganization(principal, query.organization_id);

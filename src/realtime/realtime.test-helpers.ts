@@ -111,7 +111,11 @@ export function waitForEvents(events: unknown[], count: number, timeoutMs = 5000
  * A raw WebSocket handshake to `/socket/websocket?<query>`: the HTTP status the server answered
  * (101 when it accepted the upgrade).
  */
-export function handshakeStatus(serverUrl: string, query: string): Promise<number> {
+export function handshakeStatus(
+  serverUrl: string,
+  query: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<number> {
   const url = new URL(`/socket/websocket?${query}`, serverUrl);
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, {
@@ -120,6 +124,7 @@ export function handshakeStatus(serverUrl: string, query: string): Promise<numbe
         upgrade: "websocket",
         "sec-websocket-version": "13",
         "sec-websocket-key": Buffer.from("weir-test-nonce!").toString("base64"),
+        ...extraHeaders,
       },
     });
     request.on("upgrade", (response, socket) => {

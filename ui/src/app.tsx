@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Notice } from "./components/ui.tsx";
 import { AppContext, type AppContextValue } from "./context.ts";
-import { createApi, errorText } from "./lib/api.ts";
+import { ApiError, createApi, errorText } from "./lib/api.ts";
 import { navigate, usePath } from "./lib/router.ts";
-import { loadSession, type Session, saveSession } from "./lib/session.ts";
+import { loadOrganizationId, saveOrganizationId } from "./lib/session.ts";
 import type { Me } from "./lib/types.ts";
 import { type LoggedIn, LoginPage, SetupPage } from "./pages/auth-pages.tsx";
 import { Shell } from "./shell.tsx";
@@ -19,24 +19,37 @@ const PUBLIC_PATHS = new Set(["/setup", "/login"]);
 /** The whole UI: decides between first-run setup, login and the logged-in screens. */
 export function App() {
   const path = usePath();
-  const session = useRef<Session | null>(loadSession());
+  // The session is the server's httpOnly cookie; the page only knows whether it is logged in.
+  const loggedInNow = useRef(false);
+  const organizationId = useRef<string | null>(loadOrganizationId());
   const [boot, setBoot] = useState<Boot>({ phase: "loading" });
   const [toast, setToast] = useState("");
   const api = useMemo(
     () =>
       createApi({
-        token: () => session.current?.token ?? null,
-        organizationId: () => session.current?.organizationId ?? null,
+        organizationId: () => organizationId.current,
+        loggedIn: () => loggedInNow.current,
         onUnauthorized: () => endSession("Your session has ended. Log in again."),
       }),
     [],
   );
 
   function endSession(notice?: string) {
-    session.current = null;
-    saveSession(null);
+    loggedInNow.current = false;
+    // Clears the cookie; a failure only leaves an expired or revoked cookie behind.
+    api.post("/api/v1/auth/logout").catch(() => {});
     setBoot({ phase: "public", needsSetup: false, registrationOpen: false, notice });
     navigate("/login", { replace: true });
+  }
+
+  function showPublic(needsSetup: boolean, registrationOpen: boolean) {
+    setBoot({ phase: "public", needsSetup, registrationOpen });
+    const target = needsSetup
+      ? "/setup"
+      : PUBLIC_PATHS.has(location.pathname)
+        ? location.pathname
+        : "/login";
+    navigate(target, { replace: true });
   }
 
   async function start() {
@@ -44,47 +57,38 @@ export function App() {
       const setup = await api.get<{ needs_setup: boolean; registration: "open" | "closed" }>(
         "/api/v1/auth/setup",
       );
-      if (setup.needs_setup || !session.current) {
-        setBoot({
-          phase: "public",
-          needsSetup: setup.needs_setup,
-          registrationOpen: setup.registration === "open",
-        });
-        const target = setup.needs_setup
-          ? "/setup"
-          : PUBLIC_PATHS.has(location.pathname)
-            ? location.pathname
-            : "/login";
-        navigate(target, { replace: true });
-        return;
+      const registrationOpen = setup.registration === "open";
+      if (setup.needs_setup) return showPublic(true, registrationOpen);
+      try {
+        await enter();
+      } catch (error) {
+        // No session cookie, or an expired one: the login page.
+        if (error instanceof ApiError && error.status === 401)
+          return showPublic(false, registrationOpen);
+        throw error;
       }
-      await enter();
     } catch (error) {
       setBoot({ phase: "failed", message: errorText(error) });
     }
   }
 
   async function enter() {
+    // Read without the remembered organization: it may be one the user has since left.
+    const remembered = organizationId.current;
+    organizationId.current = null;
     const me = await api.get<Me>("/api/v1/me");
-    const current = session.current;
-    if (!current) return;
-    const known = me.organizations.some((o) => o.id === current.organizationId);
-    if (!known) {
-      current.organizationId = me.organizations[0]?.id ?? null;
-      saveSession(current);
-    }
+    const known = me.organizations.some((o) => o.id === remembered);
+    organizationId.current = known ? remembered : (me.organizations[0]?.id ?? null);
+    saveOrganizationId(organizationId.current);
+    loggedInNow.current = true;
     setBoot({ phase: "ready", me });
     if (PUBLIC_PATHS.has(location.pathname) || location.pathname === "/")
       navigate("/endpoints", { replace: true });
   }
 
   async function loggedIn(login: LoggedIn) {
-    session.current = {
-      token: login.token,
-      expiresAt: login.expiresAt,
-      organizationId: login.organizations?.[0]?.id ?? null,
-    };
-    saveSession(session.current);
+    const remembered = login.organizations?.some((o) => o.id === organizationId.current);
+    if (!remembered) organizationId.current = login.organizations?.[0]?.id ?? null;
     try {
       await enter();
     } catch (error) {
@@ -132,8 +136,8 @@ export function App() {
 
   const me = boot.me;
   const org =
-    me.organizations.find((o) => o.id === session.current?.organizationId) ?? me.organizations[0];
-  if (!org || !session.current) {
+    me.organizations.find((o) => o.id === organizationId.current) ?? me.organizations[0];
+  if (!org) {
     return (
       <main id="main" class="auth-page">
         <div class="card auth-card">
@@ -149,13 +153,11 @@ export function App() {
   }
   const context: AppContextValue = {
     api,
-    token: session.current.token,
     me,
     org,
     selectOrganization(id) {
-      if (!session.current) return;
-      session.current = { ...session.current, organizationId: id };
-      saveSession(session.current);
+      organizationId.current = id;
+      saveOrganizationId(id);
       setBoot({ phase: "ready", me });
       navigate("/endpoints");
     },

@@ -6,7 +6,6 @@ import type { Me, Organization } from "./lib/types.ts";
 /** What every logged-in screen needs. */
 export interface AppContextValue {
   api: Api;
-  token: string;
   me: Me;
   org: Organization;
   selectOrganization(id: string): void;

@@ -33,20 +33,22 @@ function describeError(status: number, code: string): string {
 }
 
 export interface ApiOptions {
-  token: () => string | null;
   organizationId: () => string | null;
-  /** Called when a logged-in call answers 401: the token expired or was revoked. */
+  /** Whether a session is believed open: only then does a 401 mean it has ended. */
+  loggedIn: () => boolean;
+  /** Called when a logged-in call answers 401: the session expired or was revoked. */
   onUnauthorized: () => void;
 }
 
 export type Api = ReturnType<typeof createApi>;
 
-/** The one way the UI calls the server: JSON in and out, credentials and organization added. */
+/**
+ * The one way the UI calls the server: JSON in and out, organization added. Credentials are the
+ * httpOnly session cookie, which the server accepts only with `X-Weir-UI` from this origin.
+ */
 export function createApi(options: ApiOptions) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json" };
-    const token = options.token();
-    if (token) headers.authorization = `Bearer ${token}`;
+    const headers: Record<string, string> = { accept: "application/json", "x-weir-ui": "1" };
     const org = options.organizationId();
     if (org) headers["x-organization-id"] = org;
     if (body !== undefined) headers["content-type"] = "application/json";
@@ -55,6 +57,7 @@ export function createApi(options: ApiOptions) {
       response = await fetch(path, {
         method,
         headers,
+        credentials: "same-origin",
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch {
@@ -63,7 +66,7 @@ export function createApi(options: ApiOptions) {
     if (response.status === 204) return undefined as T;
     const data = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (response.ok) return data as T;
-    if (response.status === 401 && token) options.onUnauthorized();
+    if (response.status === 401 && options.loggedIn()) options.onUnauthorized();
     const code = typeof data?.error === "string" ? data.error : "";
     const fields = (data?.errors ?? {}) as Record<string, string[]>;
     throw new ApiError(response.status, code, fields);

@@ -13,7 +13,6 @@ export const LIVE_LABEL: Record<LiveState, string> = {
 };
 
 export interface LiveOptions {
-  token: string;
   organizationId: string | null;
   endpointId: string;
   /** The newest request already shown: sent on every (re)join so the server replays what was missed. */
@@ -31,9 +30,9 @@ export interface LiveOptions {
 export function followEndpoint(options: LiveOptions): () => void {
   const params: Record<string, string> = {};
   if (options.organizationId) params.organization_id = options.organizationId;
-  // authToken travels in the WebSocket subprotocol header, which keeps the JWT out of URLs and
-  // access logs; the server accepts it as well as the `token` parameter (decisions.md §7).
-  const socket = new Socket("/socket", { params, authToken: options.token });
+  // No token: the upgrade carries the UI's httpOnly session cookie, which the server accepts
+  // from a page of its own origin only (docs/security.md, "Web UI session").
+  const socket = new Socket("/socket", { params });
   let joins = 0;
   let stopped = false;
   const state = (next: LiveState, reason?: string) => {

@@ -1,29 +1,23 @@
 /**
- * The login kept for this browser tab only (sessionStorage): closing the tab logs out, and
- * another tab asks again. The token is a JWT; the organization is the one picked last.
+ * The login itself lives in an httpOnly cookie the server sets (docs/security.md, "Web UI
+ * session"): page scripts never see the token. What the browser keeps here is only the
+ * organization picked last, so a new tab opens where the previous one was.
  */
-export interface Session {
-  token: string;
-  expiresAt: string | null;
-  organizationId: string | null;
-}
+const ORGANIZATION_KEY = "weir.organization";
 
-const KEY = "weir.session";
-
-export function loadSession(): Session | null {
+export function loadOrganizationId(): string | null {
   try {
-    const raw = sessionStorage.getItem(KEY);
-    if (!raw) return null;
-    const session = JSON.parse(raw) as Session;
-    if (typeof session.token !== "string" || !session.token) return null;
-    if (session.expiresAt && Date.parse(session.expiresAt) <= Date.now()) return null;
-    return session;
+    return localStorage.getItem(ORGANIZATION_KEY);
   } catch {
     return null;
   }
 }
 
-export function saveSession(session: Session | null): void {
-  if (session) sessionStorage.setItem(KEY, JSON.stringify(session));
-  else sessionStorage.removeItem(KEY);
+export function saveOrganizationId(id: string | null): void {
+  try {
+    if (id) localStorage.setItem(ORGANIZATION_KEY, id);
+    else localStorage.removeItem(ORGANIZATION_KEY);
+  } catch {
+    // Storage refused (private mode): the first organization is used next time.
+  }
 }

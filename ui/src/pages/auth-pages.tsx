@@ -3,9 +3,8 @@ import { Field, Link, Notice } from "../components/ui.tsx";
 import { type Api, ApiError } from "../lib/api.ts";
 import type { Organization } from "../lib/types.ts";
 
+/** What a login or registration answered; the session itself is the cookie it set. */
 export interface LoggedIn {
-  token: string;
-  expiresAt: string | null;
   organizations?: Organization[];
 }
 
@@ -47,12 +46,12 @@ export function SetupPage(props: {
   const submit = (event: Event) => {
     event.preventDefault();
     form.run(async () => {
-      const created = await props.api.post<{ token: string }>("/api/v1/auth/register", {
+      await props.api.post("/api/v1/auth/register", {
         email,
         password,
         organization_name: orgName,
       });
-      props.onDone({ token: created.token, expiresAt: null });
+      props.onDone({});
     });
   };
   return (
@@ -108,7 +107,7 @@ export function SetupPage(props: {
   );
 }
 
-/** Password login; the token lives in this tab's session storage. */
+/** Password login; the server answers with the httpOnly session cookie. */
 export function LoginPage(props: {
   api: Api;
   onDone: (login: LoggedIn) => void;
@@ -121,16 +120,11 @@ export function LoginPage(props: {
   const submit = (event: Event) => {
     event.preventDefault();
     form.run(async () => {
-      const result = await props.api.post<{
-        token: string;
-        expires_at: string;
-        organizations: Organization[];
-      }>("/api/v1/auth/login", { email, password });
-      props.onDone({
-        token: result.token,
-        expiresAt: result.expires_at,
-        organizations: result.organizations,
-      });
+      const result = await props.api.post<{ organizations: Organization[] }>(
+        "/api/v1/auth/login",
+        { email, password },
+      );
+      props.onDone({ organizations: result.organizations });
     });
   };
   return (

@@ -33,7 +33,7 @@ export interface Feed {
  * (catch-up on every rejoin), live rows completed from the API; polling when the plan has no socket.
  */
 export function useRequestFeed(endpointId: string): Feed {
-  const { api, token, org } = useApp();
+  const { api, org } = useApp();
   const [rows, setRows] = useState<RequestRow[]>([]);
   const [total, setTotal] = useState(0);
   const [loading, setLoading] = useState(true);
@@ -101,7 +101,6 @@ export function useRequestFeed(endpointId: string): Feed {
           return;
         }
         stop = followEndpoint({
-          token,
           organizationId: org.id,
           endpointId,
           sinceRequestId: () => newestId(rowsRef.current),
