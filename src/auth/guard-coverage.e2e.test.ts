@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
  * guard fails here.
  */
 const PUBLIC = [
-  /^\/api\/v1\/auth\/(register|login|setup)$/,
+  /^\/api\/v1\/auth\/(register|login|logout|setup)$/,
   /^\/api\/v1\/anonymous-endpoints(\/|$)/,
   /^\/api\/v1\/sources\/[^/]+\/ingest$/,
 ];
