@@ -135,8 +135,7 @@ export function App() {
   }
 
   const me = boot.me;
-  const org =
-    me.organizations.find((o) => o.id === organizationId.current) ?? me.organizations[0];
+  const org = me.organizations.find((o) => o.id === organizationId.current) ?? me.organizations[0];
   if (!org) {
     return (
       <main id="main" class="auth-page">

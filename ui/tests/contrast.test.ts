@@ -50,6 +50,10 @@ const PAIRS: [string, string][] = [
   ["warn", "surface"],
   ["info", "info-bg"],
   ["text", "code-bg"],
+  ["json-key", "code-bg"],
+  ["json-string", "code-bg"],
+  ["json-number", "code-bg"],
+  ["json-literal", "code-bg"],
 ];
 
 describe("colour contrast (WCAG AA, 4.5:1 for text)", () => {

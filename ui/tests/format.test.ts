@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { formatBytes, formatRelative, queryPairs } from "../src/lib/format.ts";
+import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../src/lib/format.ts";
 import { endpointUsage } from "../src/lib/plans.ts";
 
 test("sizes", () => {
@@ -15,6 +15,13 @@ test("relative times", () => {
   expect(formatRelative("2025-01-10T11:00:00Z", now)).toBe("1 h ago");
   expect(formatRelative("2024-12-01T00:00:00Z", now)).toBe("2024-12-01");
   expect(formatRelative(null, now)).toBe("never");
+});
+
+test("full dates carry the year, milliseconds and the UTC offset", () => {
+  expect(formatFullDate("2025-01-10T12:00:00.250Z")).toMatch(
+    /^2025-01-1\d \d\d:\d\d:00\.250 UTC[+-]\d\d:\d\d$/,
+  );
+  expect(formatFullDate(null)).toBe("—");
 });
 
 test("query pairs keep order and repeats", () => {

@@ -1,7 +1,7 @@
 import type { AnchorHTMLAttributes, ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { copyText } from "../lib/clipboard.ts";
-import { formatRelative, formatTimestamp } from "../lib/format.ts";
+import { formatFullDate, formatRelative } from "../lib/format.ts";
 import { onLinkClick } from "../lib/router.ts";
 
 /** An in-app link (no reload). */
@@ -132,7 +132,7 @@ export function MethodBadge(props: { method: string }) {
 export function Time(props: { iso: string | null | undefined; now?: number }) {
   if (!props.iso) return <span>never</span>;
   return (
-    <time dateTime={props.iso} title={formatTimestamp(props.iso)}>
+    <time dateTime={props.iso} title={formatFullDate(props.iso)}>
       {formatRelative(props.iso, props.now ?? Date.now())}
     </time>
   );

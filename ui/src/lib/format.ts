@@ -29,9 +29,15 @@ export function formatTimestamp(iso: string | null | undefined): string {
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}.${pad(at.getMilliseconds(), 3)}`;
 }
 
-/** The clock time only (HH:MM:SS), for dense list rows. */
-export function formatClock(iso: string): string {
-  return formatTimestamp(iso).slice(11, 19);
+/** The full local date and time with its UTC offset, for tooltips: 2026-11-24 01:02:03.456 UTC+01:00. */
+export function formatFullDate(iso: string | null | undefined): string {
+  const local = formatTimestamp(iso);
+  if (!iso || Number.isNaN(Date.parse(iso))) return local;
+  const offset = -new Date(iso).getTimezoneOffset();
+  const sign = offset < 0 ? "-" : "+";
+  const abs = Math.abs(offset);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${local} UTC${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
 /** Query string → ordered pairs, keeping repeats and empty values. */

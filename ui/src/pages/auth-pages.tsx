@@ -120,10 +120,10 @@ export function LoginPage(props: {
   const submit = (event: Event) => {
     event.preventDefault();
     form.run(async () => {
-      const result = await props.api.post<{ organizations: Organization[] }>(
-        "/api/v1/auth/login",
-        { email, password },
-      );
+      const result = await props.api.post<{ organizations: Organization[] }>("/api/v1/auth/login", {
+        email,
+        password,
+      });
       props.onDone({ organizations: result.organizations });
     });
   };

@@ -2,7 +2,7 @@ import { CopyButton, MethodBadge } from "../components/ui.tsx";
 import { bodyBytes, bodyFileName } from "../lib/body.ts";
 import { downloadBytes } from "../lib/clipboard.ts";
 import { toCurl } from "../lib/curl.ts";
-import { formatBytes, formatTimestamp, queryPairs } from "../lib/format.ts";
+import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../lib/format.ts";
 import type { Endpoint, HeaderPair, RequestRow } from "../lib/types.ts";
 import { BodyViewer } from "./body-view.tsx";
 import { ReplayPanel } from "./replay-panel.tsx";
@@ -46,7 +46,10 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
         </button>
       </div>
       <dl class="meta">
-        <Meta term="Received" value={formatTimestamp(request.created_at)} />
+        <Meta
+          term="Received"
+          value={`${formatFullDate(request.created_at)} (${formatRelative(request.created_at, Date.now())})`}
+        />
         <Meta term="Client IP" value={request.remote_ip ?? "—"} />
         <Meta
           term="Size"
@@ -62,13 +65,13 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
           <PairTable pairs={query} label="Query parameters" first="Name" />
         </section>
       ) : null}
-      <section aria-labelledby="body-title">
-        <h3 id="body-title">Body</h3>
-        <BodyViewer request={request} key={request.id} />
-      </section>
       <section aria-labelledby="headers-title">
         <h3 id="headers-title">Headers ({request.raw_headers.length}, in the order received)</h3>
         <PairTable pairs={request.raw_headers} label="Headers" first="Header" />
+      </section>
+      <section aria-labelledby="body-title">
+        <h3 id="body-title">Body</h3>
+        <BodyViewer request={request} key={request.id} />
       </section>
       {curl ? (
         <details class="curl">

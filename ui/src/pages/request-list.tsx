@@ -1,7 +1,7 @@
 import { Component } from "preact";
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { MethodBadge } from "../components/ui.tsx";
-import { formatBytes, formatClock, formatTimestamp } from "../lib/format.ts";
+import { formatBytes, formatFullDate, formatRelative } from "../lib/format.ts";
 import { isNavigationKey, moveSelection } from "../lib/nav.ts";
 import type { RequestRow } from "../lib/types.ts";
 
@@ -19,6 +19,7 @@ interface Props {
  * handler on the list serves every row, so rows re-render only when their own data changes.
  */
 export function RequestList({ rows, selectedId, onSelect, fresh }: Props) {
+  const now = useNow(15_000);
   useEffect(() => {
     if (!selectedId) return;
     document.getElementById(`req-${selectedId}`)?.scrollIntoView({ block: "nearest" });
@@ -54,7 +55,13 @@ export function RequestList({ rows, selectedId, onSelect, fresh }: Props) {
       onClick={onClick}
     >
       {rows.map((row) => (
-        <Row key={row.id} row={row} selected={row.id === selectedId} fresh={fresh.has(row.id)} />
+        <Row
+          key={row.id}
+          row={row}
+          selected={row.id === selectedId}
+          fresh={fresh.has(row.id)}
+          now={now}
+        />
       ))}
     </div>
   );
@@ -64,16 +71,33 @@ interface RowProps {
   row: RequestRow;
   selected: boolean;
   fresh: boolean;
+  /** The time relative ages are counted from; ticks, so "just now" becomes "1 min ago". */
+  now: number;
+}
+
+/** The current time, refreshed every `intervalMs`. */
+function useNow(intervalMs: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return now;
 }
 
 /** One option; skips re-rendering unless its request, selection or freshness changed. */
 class Row extends Component<RowProps> {
   override shouldComponentUpdate(next: RowProps): boolean {
     const now = this.props;
-    return next.row !== now.row || next.selected !== now.selected || next.fresh !== now.fresh;
+    return (
+      next.row !== now.row ||
+      next.selected !== now.selected ||
+      next.fresh !== now.fresh ||
+      next.now !== now.now
+    );
   }
 
-  override render({ row, selected, fresh }: RowProps) {
+  override render({ row, selected, fresh, now }: RowProps) {
     return (
       // biome-ignore lint/a11y/useFocusableInteractive: options are reached through aria-activedescendant, not focus.
       <div
@@ -92,8 +116,8 @@ class Row extends Component<RowProps> {
           )}
         </span>
         <span class="row-meta">
-          <time dateTime={row.created_at} title={formatTimestamp(row.created_at)}>
-            {formatClock(row.created_at)}
+          <time dateTime={row.created_at} title={formatFullDate(row.created_at)}>
+            {formatRelative(row.created_at, now)}
           </time>
           <span>{formatBytes(row.size)}</span>
         </span>
