@@ -47,6 +47,8 @@ export function createApp(deps: AppDeps) {
       app.listen({ port: options.port, hostname: options.hostname, reusePort: false });
       const port = app.server?.port;
       if (port === undefined) throw new Error("server did not start");
+      // Jobs are registered while the rooms are built; none fires before the app serves.
+      deps.scheduler.start();
       deps.bus.publish("server.started", { baseUrl: deps.config.base_url, port });
       return port;
     },

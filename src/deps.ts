@@ -3,7 +3,7 @@ import { MIGRATIONS } from "./db/db.migrations.ts";
 import { type Db, openDatabase } from "./db/db.open.ts";
 import { createSandbox, type Sandbox } from "./sandbox/sandbox.runner.ts";
 import { type Bus, createBus } from "./shared/bus.ts";
-import { type Clock, createSystemClock } from "./shared/clock.ts";
+import { createSystemClock, type TimerClock } from "./shared/clock.ts";
 import type { Config } from "./shared/config.table.ts";
 import { createIds, type Ids } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
@@ -15,7 +15,8 @@ import { VERSION } from "./shared/version.ts";
 export interface AppDeps {
   config: Config;
   db: Db;
-  clock: Clock;
+  /** The one clock; it also times the scheduler, so a fake clock drives every job. */
+  clock: TimerClock;
   ids: Ids;
   logger: Logger;
   bus: Bus;
@@ -43,14 +44,15 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       cpuMs: config.sandbox_timeout_ms,
       memoryBytes: config.sandbox_memory_mb * 1024 * 1024,
     });
+    const clock = overrides.clock ?? createSystemClock();
     return {
       config,
       db,
-      clock: overrides.clock ?? createSystemClock(),
+      clock,
       ids: overrides.ids ?? createIds(),
       logger,
       bus: createBus(logger),
-      scheduler: overrides.scheduler ?? createScheduler(logger),
+      scheduler: overrides.scheduler ?? createScheduler(logger, clock),
       sandbox,
       secretKey,
       fetch: overrides.fetch ?? fetch,

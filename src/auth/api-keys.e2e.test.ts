@@ -237,7 +237,7 @@ describe("the guard (interface.md Authentication)", () => {
       ).last_used_at;
     await apiCall(server, "GET", "/api/v1/me", { headers: { "x-api-key": created.body.key } });
     expect(await lastUsed()).toBeNull();
-    await scheduler.run("api-key-usage-flush");
+    await scheduler.run("auth.api-key-usage-flush");
     expect(await lastUsed()).toBe(new Date(clock.now()).toISOString());
   });
 });

@@ -21,7 +21,7 @@ export function createAuthRoom(deps: AppDeps) {
     jwtTtlMs: deps.config.jwt_ttl,
     usage,
   });
-  deps.scheduler.every("api-key-usage-flush", "*/10 * * * * *", () => usage.flush());
+  deps.scheduler.every("auth.api-key-usage-flush", "*/10 * * * * *", () => usage.flush());
   deps.bus.on("server.stopping", () => {
     usage.flush();
   });

@@ -4,7 +4,7 @@ import { PUSHED_BODY_LIMIT } from "./realtime.payload.model.ts";
 import { createRealtimeStore } from "./realtime.repo.ts";
 
 /** The job that closes sockets silent past the heartbeat window. */
-export const IDLE_SOCKETS_JOB = "realtime-idle-sockets";
+export const IDLE_SOCKETS_JOB = "realtime.idle-sockets";
 
 /**
  * Builds the realtime room once per app and connects it to the rest through the bus: stored

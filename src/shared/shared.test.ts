@@ -1,10 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { createBus } from "./bus.ts";
 import { createIds } from "./ids.ts";
 import { createLogger } from "./logger.ts";
-import { createScheduler } from "./scheduler.ts";
 
 const captureLogger = (level: "debug" | "info" | "warn" | "error" = "debug") => {
   const lines: Array<Record<string, unknown>> = [];
@@ -96,48 +94,6 @@ describe("bus", () => {
     });
     a.publish("server.stopping", {});
     expect(heard).toBe(false);
-  });
-});
-
-describe("scheduler (croner)", () => {
-  test("runs a job on its pattern, logs failures, and stops", async () => {
-    const { logger, lines } = captureLogger();
-    const scheduler = createScheduler(logger);
-    let runs = 0;
-    scheduler.every(
-      "tick",
-      "* * * * * *",
-      () => {
-        runs += 1;
-        throw new Error("job failed");
-      },
-      { runNow: true },
-    );
-    await pollUntil(() => runs >= 1 && lines.length >= 1, { what: "first run" });
-    expect(lines[0]?.msg).toBe("scheduled job failed");
-    expect(lines[0]?.job).toBe("tick");
-    expect(scheduler.jobs()).toEqual(["tick"]);
-    scheduler.stop();
-    expect(scheduler.jobs()).toEqual([]);
-  });
-
-  test("refuses two jobs with one name", () => {
-    const scheduler = createScheduler(captureLogger().logger);
-    scheduler.every("sweep", "0 * * * *", () => {});
-    expect(() => scheduler.every("sweep", "0 * * * *", () => {})).toThrow(/already scheduled/);
-    scheduler.stop();
-  });
-
-  test("the manual scheduler runs jobs only on demand", async () => {
-    const scheduler = createManualScheduler();
-    let runs = 0;
-    scheduler.every("sweep", "0 * * * *", () => {
-      runs += 1;
-    });
-    expect(runs).toBe(0);
-    await scheduler.run("sweep");
-    expect(runs).toBe(1);
-    expect(scheduler.patterns()).toEqual({ sweep: "0 * * * *" });
   });
 });
 
