@@ -35,7 +35,8 @@ export type DepsOverrides = Partial<
 
 /** Opens the data dir, applies migrations and builds the deps; throws StartupError with a one-line reason. */
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<AppDeps> {
-  const logger = overrides.logger ?? createLogger({ level: config.log_level });
+  const logger =
+    overrides.logger ?? createLogger({ level: config.log_level, format: config.log_format });
   const db = openDatabase(config.data_dir, config.durability);
   try {
     const migrations = runMigrations(db.sqlite, MIGRATIONS);

@@ -9,7 +9,7 @@ import {
   optionalHttpUrl,
   type Validator,
 } from "./config.validators.ts";
-import { LOG_LEVELS } from "./logger.ts";
+import { LOG_FORMATS, LOG_LEVELS } from "./logger.ts";
 
 /** One configuration key: where it comes from, its default, how it is checked and what it does. */
 export interface ConfigEntry<T> {
@@ -59,7 +59,13 @@ export const CONFIG_TABLE = {
     env: "WEIR_LOG_LEVEL",
     default: "info",
     parse: oneOf(LOG_LEVELS),
-    doc: "Lowest level logged (JSON lines on stdout).",
+    doc: "Lowest level logged (on stdout, format per log_format).",
+  }),
+  log_format: entry({
+    env: "WEIR_LOG_FORMAT",
+    default: "auto",
+    parse: oneOf(LOG_FORMATS),
+    doc: "json (one object per line), text (for a terminal), or auto: text when stdout is a terminal, else JSON (systemd, Docker).",
   }),
   durability: entry({
     env: "WEIR_DURABILITY",
