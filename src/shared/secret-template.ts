@@ -1,0 +1,25 @@
+/**
+ * `{{NAME}}` references to an organization's secrets in destination and channel settings
+ * (decisions.md §8): replaced at send time, never when saved, so reads show the template as
+ * written. Names follow the secrets' own rule, `^[A-Z][A-Z0-9_]*$`.
+ */
+export const SECRET_NAME = /^[A-Z][A-Z0-9_]*$/;
+const REFERENCE = /\{\{\s*([A-Z][A-Z0-9_]*)\s*\}\}/g;
+
+/** The secret names a text refers to, in order of first use. */
+export function secretReferences(text: string): string[] {
+  return [...new Set([...text.matchAll(REFERENCE)].map((match) => match[1] as string))];
+}
+
+export type Substituted = { ok: true; text: string } | { ok: false; missing: string };
+
+/** Replaces every reference; the first name `lookup` does not know makes the whole send fail. */
+export function substituteSecrets(
+  text: string,
+  lookup: (name: string) => string | undefined,
+): Substituted {
+  for (const name of secretReferences(text)) {
+    if (lookup(name) === undefined) return { ok: false, missing: name };
+  }
+  return { ok: true, text: text.replace(REFERENCE, (_, name: string) => lookup(name) ?? "") };
+}
