@@ -2,11 +2,13 @@ import { apiKeyRoutes } from "./auth/api-keys.routes.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { authRoutes } from "./auth/auth.routes.ts";
 import { memberRoutes } from "./auth/members.routes.ts";
+import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
 import { createCaptureRoom } from "./capture/capture.room.ts";
 import { captureRoutes } from "./capture/capture.routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { endpointsRoutes } from "./endpoints/endpoints.routes.ts";
 import { healthRoutes } from "./http/health.routes.ts";
+import { SERVER_BODY_LIMIT } from "./http/http.body-limit.ts";
 import { createMetrics } from "./http/http.metrics.ts";
 import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
@@ -26,7 +28,13 @@ export function createApp(deps: AppDeps) {
   // Other rooms may take over capture answers through captureRoom.service.setResponseOverride.
   const captureRoom = createCaptureRoom(deps);
   const auth = authRoom.auth;
-  const app = createHttpBase({ ids: deps.ids, logger: deps.logger, metrics })
+  const app = createHttpBase({
+    ids: deps.ids,
+    logger: deps.logger,
+    metrics,
+    maxJsonBytes: deps.config.max_json_bytes,
+    rawBodyPrefixes: CAPTURE_PREFIXES,
+  })
     .use(apiDocs(deps.version))
     .use(healthRoutes(deps.db.sqlite, metrics, deps.version))
     .use(authRoutes(authRoom))
@@ -44,7 +52,12 @@ export function createApp(deps: AppDeps) {
     start(options: StartOptions): number {
       // Elysia asks Bun for SO_REUSEPORT by default: a second server on the port would then
       // start too and the kernel would split connections between them. Weir wants EADDRINUSE.
-      app.listen({ port: options.port, hostname: options.hostname, reusePort: false });
+      app.listen({
+        port: options.port,
+        hostname: options.hostname,
+        reusePort: false,
+        maxRequestBodySize: SERVER_BODY_LIMIT,
+      });
       const port = app.server?.port;
       if (port === undefined) throw new Error("server did not start");
       // Jobs are registered while the rooms are built; none fires before the app serves.

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
+import { readBoundedBody } from "../http/http.body-limit.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import {
   type CaptureAnswer,
@@ -16,37 +17,8 @@ interface PeerSource {
   requestIP(request: Request): { address: string } | null;
 }
 
-const EMPTY = new Uint8Array(0);
 /** Statuses whose responses carry no body (fetch spec "null body status"). */
 const NULL_BODY = new Set([204, 205, 304]);
-
-/**
- * Reads the raw body, refusing it (null) once it is larger than `max`: at once when its
- * Content-Length (`declared`) says so, else while streaming a chunked body, without buffering
- * the excess.
- */
-export async function readBody(
-  request: Request,
-  declared: string | undefined,
-  max: number,
-): Promise<Uint8Array | null> {
-  if (declared !== undefined) return Number(declared) > max ? null : request.bytes();
-  if (request.body === null) return EMPTY;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
-}
 
 function refusalResponse(refusal: CaptureRefusal): Response {
   const headers: Record<string, string> = {
@@ -72,7 +44,7 @@ async function capture(room: CaptureRoom, request: Request, server: PeerSource |
   const admission = room.service.admitRequest(location.slug);
   if ("refusal" in admission) return refusalResponse(admission.refusal);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
-  const body = await readBody(request, headers["content-length"], room.maxBodyBytes);
+  const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
   if (body === null) return refusalResponse(REFUSALS.tooLarge);
   const peer = server?.requestIP(request)?.address ?? null;
   const stored = await room.service.storeRequest(admission.endpoint, {

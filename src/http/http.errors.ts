@@ -33,7 +33,10 @@ function toAppError(code: string | number, error: unknown): AppError | undefined
     case "NOT_FOUND":
       return notFound();
     case "PARSE":
-      return invalidJson();
+      // A body refused while it was read (payload_too_large) is the cause of the parse failure.
+      return (error as Error).cause instanceof AppError
+        ? ((error as Error).cause as AppError)
+        : invalidJson();
     case "VALIDATION":
       return new AppError("validation_failed", 422, {
         errors: fieldErrors(error as ValidationError),

@@ -3,20 +3,41 @@ import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createAccessLog } from "./http.access-log.ts";
 import { createAllowedMethods } from "./http.allowed-methods.ts";
+import { limitRequestBody } from "./http.body-limit.ts";
 import { renderError } from "./http.errors.ts";
 import type { Metrics } from "./http.metrics.ts";
 import { createRequestTracker } from "./http.request-context.ts";
 
+export interface HttpBaseDeps {
+  ids: Ids;
+  logger: Logger;
+  metrics: Metrics;
+  /** Largest body of any request not under `rawBodyPrefixes` (decisions.md §14); 1 MiB if unset. */
+  maxJsonBytes?: number;
+  /** Paths that read and bound their raw bodies themselves (captures, ingest). */
+  rawBodyPrefixes?: readonly string[];
+}
+
+const DEFAULT_MAX_JSON_BYTES = 1_048_576;
+
+/** The path of a request URL without building a URL object (onRequest runs on every request). */
+function pathStart(url: string): number {
+  return url.indexOf("/", url.indexOf("//") + 2);
+}
+
 /**
  * The base of every Weir server: request ids on every response, metrics by route pattern, an
  * access log line per management request, 405 for a known path with a wrong method, and the one
- * error renderer. Rooms' route plugins are mounted on what this returns.
+ * error renderer. Rooms' route plugins are mounted on what this returns. Every body but a
+ * capture's is held to `maxJsonBytes` here, before anything reads it.
  *
  * Metrics are recorded in afterHandle (answers) and onError (failures) rather than in
  * afterResponse: Elysia's afterResponse hook cost ~35 % of the request rate in our benchmark.
  * The latency therefore excludes writing the response body, which Bun does after we return.
  */
-export function createHttpBase(deps: { ids: Ids; logger: Logger; metrics: Metrics }) {
+export function createHttpBase(deps: HttpBaseDeps) {
+  const maxJsonBytes = deps.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+  const rawBodyPrefixes = deps.rawBodyPrefixes ?? [];
   const tracker = createRequestTracker(deps.ids);
   const logger = deps.logger.child({ scope: "http" });
   const accessLog = createAccessLog(logger);
@@ -32,6 +53,12 @@ export function createHttpBase(deps: { ids: Ids; logger: Logger; metrics: Metric
   return base
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = tracker.begin(request).id;
+      const url = request.url;
+      const start = pathStart(url);
+      if (!rawBodyPrefixes.some((prefix) => url.startsWith(prefix, start))) {
+        // Before routing, parsing and the auth guard: an oversized body costs the server nothing.
+        limitRequestBody(request, maxJsonBytes);
+      }
     })
     .onAfterHandle({ as: "global" }, (context) => {
       const { request, route, set, responseValue } = context;

@@ -79,6 +79,12 @@ export const CONFIG_TABLE = {
     parse: integer(1, 1_073_741_824),
     doc: "Largest captured body; larger ones get 413.",
   }),
+  max_json_bytes: entry({
+    env: "WEIR_MAX_JSON_BYTES",
+    default: 1_048_576,
+    parse: integer(1024, 67_108_864),
+    doc: "Largest body of a management (API) request; larger ones get 413 before they are read or authenticated.",
+  }),
   capture_rate_limit: entry({
     env: "WEIR_CAPTURE_RATE_LIMIT",
     default: "plan",
