@@ -1,0 +1,109 @@
+import { type CidrRange, formatIp, inRange, parseCidr, parseIp } from "./outbound.address.ts";
+
+/**
+ * Denied whatever the operator configures, unless `WEIR_OUTBOUND_ALLOW` names them (decisions.md
+ * §14): "this host" (0.0.0.0/8, ::), link-local (cloud metadata lives at 169.254.169.254),
+ * multicast and broadcast. Loopback and private ranges stay allowed: homelabs forward to their LAN.
+ */
+export const BUILT_IN_DENY: readonly string[] = [
+  "0.0.0.0/8",
+  "169.254.0.0/16",
+  "224.0.0.0/4",
+  "255.255.255.255/32",
+  "::/128",
+  "fe80::/10",
+  "ff00::/8",
+];
+
+/** Loopback and private ranges: what an operator of a shared instance usually adds to the deny list. */
+export const LOCAL_NETWORK_RANGES: readonly string[] = [
+  "127.0.0.0/8",
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "100.64.0.0/10",
+  "::1/128",
+  "fc00::/7",
+];
+
+export type PolicyVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/** The one outbound address check: every server-side request passes it before it connects. */
+export interface OutboundPolicy {
+  /** The verdict on one resolved or literal address; text that is not an address is denied. */
+  checkAddress(address: string): PolicyVerdict;
+  /**
+   * The verdict on a target URL as saved: its host when it is an address (in any form the URL
+   * parser turns into one) or a `localhost` name; other names are judged when they are resolved.
+   */
+  checkUrl(url: string): PolicyVerdict;
+}
+
+export interface PolicyRules {
+  /** Added to the built-in deny list. */
+  deny: readonly string[];
+  /** Wins over every deny rule, built-in ones included. */
+  allow: readonly string[];
+}
+
+const ALLOWED: PolicyVerdict = { allowed: true };
+const LOOPBACK = ["127.0.0.1", "::1"];
+
+/** Builds the policy; a rule that is not a CIDR throws (config validation catches it first). */
+export function createOutboundPolicy(rules: PolicyRules): OutboundPolicy {
+  const deny = [...BUILT_IN_DENY, ...rules.deny].map(rangeOf);
+  const allow = rules.allow.map(rangeOf);
+
+  function checkAddress(address: string): PolicyVerdict {
+    const ip = parseIp(address);
+    if (!ip) return { allowed: false, reason: `${address} is not an IP address` };
+    if (allow.some((range) => inRange(range, ip))) return ALLOWED;
+    const rule = deny.find((range) => inRange(range, ip));
+    if (!rule) return ALLOWED;
+    const shown = address.includes(":") && ip.family === 4 ? formatIp(ip) : address;
+    return {
+      allowed: false,
+      reason: `${shown} is denied by the outbound address policy (${rule.text})`,
+    };
+  }
+
+  function checkUrl(url: string): PolicyVerdict {
+    const host = hostOf(url);
+    if (host === null) return { allowed: false, reason: `${url} is not a URL` };
+    if (parseIp(host)) return checkAddress(host);
+    if (isLocalhostName(host)) {
+      return LOOPBACK.map(checkAddress).find((verdict) => !verdict.allowed) ?? ALLOWED;
+    }
+    return ALLOWED;
+  }
+
+  return { checkAddress, checkUrl };
+}
+
+/** RFC 6761: `localhost` and every name under it resolve to loopback, whatever DNS says. */
+export function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
+}
+
+/** The URL's host as the URL parser canonicalizes it (`0x7f.1` → `127.0.0.1`), brackets removed. */
+export function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return null;
+  }
+}
+
+/** True when the policy lets loopback or private addresses through (doctor warns on open sign-up). */
+export function allowsLocalNetworks(policy: OutboundPolicy): boolean {
+  return ["127.0.0.1", "10.0.0.1", "172.16.0.1", "192.168.0.1", "::1", "fd00::1"].some(
+    (address) => policy.checkAddress(address).allowed,
+  );
+}
+
+function rangeOf(text: string): CidrRange {
+  const range = parseCidr(text);
+  if (!range) throw new Error(`"${text}" is not an IP address or CIDR`);
+  return range;
+}
