@@ -1,6 +1,9 @@
 import { type MigrationReport, runMigrations } from "./db/db.migrate.ts";
 import { MIGRATIONS } from "./db/db.migrations.ts";
 import { type Db, openDatabase } from "./db/db.open.ts";
+import type { OutboundSender } from "./http/outbound/outbound.model.ts";
+import { createOutboundPolicy } from "./http/outbound/outbound.policy.ts";
+import { createOutboundSender } from "./http/outbound/outbound.sender.ts";
 import { createSandbox, type Sandbox } from "./sandbox/sandbox.runner.ts";
 import { type Bus, createBus } from "./shared/bus.ts";
 import { createSystemClock, type TimerClock } from "./shared/clock.ts";
@@ -23,14 +26,15 @@ export interface AppDeps {
   scheduler: Scheduler;
   sandbox: Sandbox;
   secretKey: Uint8Array;
-  fetch: typeof fetch;
+  /** The one way to send HTTP elsewhere; the outbound address policy is inside it. */
+  outbound: OutboundSender;
   version: string;
   migrations: MigrationReport;
 }
 
 /** Replacements tests may pass (a fake clock, a silent logger, a manual scheduler...). */
 export type DepsOverrides = Partial<
-  Pick<AppDeps, "clock" | "ids" | "logger" | "scheduler" | "fetch">
+  Pick<AppDeps, "clock" | "ids" | "logger" | "scheduler" | "outbound">
 >;
 
 /** Opens the data dir, applies migrations and builds the deps; throws StartupError with a one-line reason. */
@@ -56,7 +60,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       scheduler: overrides.scheduler ?? createScheduler(logger, clock),
       sandbox,
       secretKey,
-      fetch: overrides.fetch ?? fetch,
+      outbound: overrides.outbound ?? createConfiguredSender(config),
       version: VERSION,
       migrations,
     };
@@ -64,6 +68,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     db.close();
     throw error;
   }
+}
+
+/** The sender with the operator's outbound address policy and forward timeout. */
+export function createConfiguredSender(config: Config): OutboundSender {
+  const policy = createOutboundPolicy({ deny: config.outbound_deny, allow: config.outbound_allow });
+  return createOutboundSender({ policy, timeoutMs: config.forward_timeout_ms });
 }
 
 /** Releases what createDeps opened, in reverse order. */

@@ -1,3 +1,4 @@
+import { endToEndHeaders, type HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 
 /** Marks a request Weir sent; a captured request carrying it is never forwarded again (loop guard). */
@@ -9,25 +10,8 @@ export const FORWARD_RETRY_DELAYS_MS = [10_000, 60_000] as const;
 /** How much of a downstream answer is kept (decisions.md §6). */
 export const RESPONSE_BODY_LIMIT = 65_536;
 
-/**
- * Headers that describe one connection, not the request (RFC 9110 §7.6.1), plus Host and the
- * length: whoever re-sends a captured request (forwards, replay, `weir tail`) drops them.
- */
-export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-]);
-
-const DROPPED = new Set([...HOP_BY_HOP_HEADERS, LOOP_GUARD_HEADER]);
+/** The one hop-by-hop list lives with the outbound sender, which drops them from every send. */
+export { HOP_BY_HOP_HEADERS } from "../http/outbound/outbound.headers.ts";
 
 /** One try to re-send a captured request, as stored and listed (decisions.md §6). */
 export interface ForwardRecord {
@@ -52,19 +36,14 @@ export function shouldForward(request: CapturedRequest, forwardUrl: string | nul
 }
 
 /**
- * The headers to send on: the received pairs in order, minus hop-by-hop headers (and any named
- * by `Connection`), `proxy-*`, Host and Content-Length; plus `x-weir-forwarded: 1`.
+ * The headers to send on, for forwards, replays and `weir tail` alike: the received pairs in
+ * order, minus hop-by-hop headers (and any named by `Connection`), `proxy-*`, Host and
+ * Content-Length; plus `x-weir-forwarded: 1` (the loop guard, never duplicated).
  */
-export function forwardHeaders(rawHeaders: [string, string][]): [string, string][] {
-  const named = new Set<string>();
-  for (const [name, value] of rawHeaders) {
-    if (name.toLowerCase() !== "connection") continue;
-    for (const token of value.split(",")) named.add(token.trim().toLowerCase());
-  }
-  const kept = rawHeaders.filter(([name]) => {
-    const lower = name.toLowerCase();
-    return !DROPPED.has(lower) && !lower.startsWith("proxy-") && !named.has(lower);
-  });
+export function forwardHeaders(rawHeaders: readonly HeaderPair[]): [string, string][] {
+  const kept = endToEndHeaders(rawHeaders).filter(
+    ([name]) => name.toLowerCase() !== LOOP_GUARD_HEADER,
+  ) as [string, string][];
   kept.push([LOOP_GUARD_HEADER, "1"]);
   return kept;
 }
@@ -72,6 +51,8 @@ export function forwardHeaders(rawHeaders: [string, string][]): [string, string]
 /**
  * Where a try goes: the target URL with the captured sub-path appended to its path and the
  * captured query appended to its query (`https://t/in?a=1` + `/x` + `b=2` → `https://t/in/x?a=1&b=2`).
+ * Credentials stay in the URL: the sender turns them into `Authorization: Basic` and records the
+ * URL without them.
  */
 export function forwardTarget(base: string, subPath: string, queryString: string): string {
   const url = new URL(base);
@@ -95,8 +76,10 @@ export function retryDelayAfter(attempt: number): number | null {
   return FORWARD_RETRY_DELAYS_MS[attempt - 1] ?? null;
 }
 
-/** GET and HEAD cannot carry a body through fetch; every other method sends the bytes as received. */
+/**
+ * Whether the captured body travels on: always, byte-exact (a GET with a body keeps it), except
+ * for HEAD, whose body no server reads.
+ */
 export function canCarryBody(method: string): boolean {
-  const upper = method.toUpperCase();
-  return upper !== "GET" && upper !== "HEAD";
+  return method.toUpperCase() !== "HEAD";
 }

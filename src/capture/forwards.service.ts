@@ -2,6 +2,8 @@ import { type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import { endpointErrors } from "../endpoints/endpoints.errors.ts";
 import { requireEndpoint } from "../endpoints/endpoints.service.ts";
 import { isHttpUrl } from "../endpoints/endpoints.validate.ts";
+import { headerRecord } from "../http/outbound/outbound.headers.ts";
+import type { OutboundSender } from "../http/outbound/outbound.model.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
@@ -13,7 +15,6 @@ import {
   type ForwardRecord,
   forwardHeaders,
   forwardTarget,
-  RESPONSE_BODY_LIMIT,
 } from "./forwards.model.ts";
 import type { ForwardsRepo } from "./forwards.repo.ts";
 import type { EndpointRef, RequestsDeps } from "./requests.service.ts";
@@ -22,7 +23,7 @@ export interface SendDeps {
   forwards: ForwardsRepo;
   clock: Clock;
   ids: Ids;
-  fetch: typeof fetch;
+  outbound: OutboundSender;
   logger: Logger;
   /** A slower answer is recorded as a timeout. */
   timeoutMs: number;
@@ -36,63 +37,40 @@ export async function sendForward(
   input: { request: CapturedRequest; url: string; attempt: number },
   deps: SendDeps,
 ): Promise<ForwardRecord> {
-  const { request, url, attempt } = input;
-  const started = deps.clock.now();
-  const record: ForwardRecord = {
-    id: deps.ids.uuid(),
-    requestId: request.id,
-    url,
-    method: request.method,
-    statusCode: null,
-    responseHeaders: null,
-    responseBody: null,
-    latencyMs: null,
-    error: null,
-    attempt,
-    createdAt: isoAt(started),
-  };
-  try {
-    const response = await deps.fetch(url, {
-      method: request.method,
-      headers: forwardHeaders(request.rawHeaders),
-      body: canCarryBody(request.method) ? request.body : undefined,
-      redirect: "manual",
-      signal: AbortSignal.timeout(deps.timeoutMs),
-    });
-    record.statusCode = response.status;
-    record.responseHeaders = Object.fromEntries(response.headers);
-    record.responseBody = await readLimited(response, RESPONSE_BODY_LIMIT);
-  } catch (error) {
-    record.error = describeFailure(error, deps.timeoutMs);
-  }
-  record.latencyMs = Math.max(0, deps.clock.now() - started);
+  const record = await tryForward(input, deps);
   deps.forwards.insert(record);
   return record;
 }
 
-/** The first `limit` bytes of a body as text; the rest is never read. */
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < limit) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  if (size >= limit) await reader.cancel().catch(() => {});
-  const bytes = Buffer.concat(chunks).subarray(0, limit);
-  return new TextDecoder().decode(bytes);
-}
-
-function describeFailure(error: unknown, timeoutMs: number): string {
-  const name = (error as { name?: string })?.name;
-  if (name === "TimeoutError" || name === "AbortError") return `timeout after ${timeoutMs} ms`;
-  const code = (error as { code?: string })?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code && !message.startsWith(code) ? `${code}: ${message}` : message;
+/** One try through the outbound sender, as a forward record (not stored yet). */
+async function tryForward(
+  input: { request: CapturedRequest; url: string; attempt: number },
+  deps: SendDeps,
+): Promise<ForwardRecord> {
+  const { request, url, attempt } = input;
+  const createdAt = isoAt(deps.clock.now());
+  const result = await deps.outbound.send({
+    url,
+    method: request.method,
+    headers: forwardHeaders(request.rawHeaders),
+    body: canCarryBody(request.method) ? request.body : null,
+    timeoutMs: deps.timeoutMs,
+  });
+  const answered = result.status !== null;
+  return {
+    id: deps.ids.uuid(),
+    requestId: request.id,
+    url: result.url,
+    method: request.method,
+    statusCode: result.status,
+    responseHeaders: answered ? headerRecord(result.headers) : null,
+    responseBody: answered ? new TextDecoder().decode(result.body) : null,
+    latencyMs: result.latencyMs,
+    // The §8 code first (e.g. "blocked_address: …"); an answer's status speaks for itself.
+    error: answered || !result.error ? null : `${result.error.code}: ${result.error.message}`,
+    attempt,
+    createdAt,
+  };
 }
 
 export interface ForwardsDeps extends RequestsDeps {
@@ -112,12 +90,18 @@ export async function replayRequest(
   });
   const request = deps.requests.find(endpoint.id, input.requestId);
   if (!request) throw endpointErrors.notFound();
-  const base = replayBase(input.url, endpoint.forwardUrl);
+  const base = replayBase(input.url, endpoint.forwardUrl, deps.send.outbound);
   const url = forwardTarget(base, request.path, request.queryString);
-  return sendForward({ request, url, attempt: 1 }, deps.send);
+  const record = await tryForward({ request, url, attempt: 1 }, deps.send);
+  // A target the address policy refuses (by name, once resolved) is the caller's input to fix.
+  if (record.error?.startsWith("blocked_address:")) {
+    throw validationFailed({ url: [record.error.slice("blocked_address: ".length)] });
+  }
+  deps.send.forwards.insert(record);
+  return record;
 }
 
-function replayBase(url: unknown, forwardUrl: string | null): string {
+function replayBase(url: unknown, forwardUrl: string | null, outbound: OutboundSender): string {
   if (url === undefined || url === null || url === "") {
     if (forwardUrl) return forwardUrl;
     throw endpointErrors.noForwardTarget();
@@ -125,6 +109,8 @@ function replayBase(url: unknown, forwardUrl: string | null): string {
   if (typeof url !== "string" || !isHttpUrl(url)) {
     throw validationFailed({ url: ["must be an absolute http(s) URL"] });
   }
+  const problem = outbound.urlProblem(url);
+  if (problem) throw validationFailed({ url: [problem] });
   return url;
 }
 

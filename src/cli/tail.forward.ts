@@ -1,8 +1,18 @@
-import { HOP_BY_HOP_HEADERS as HOP_BY_HOP, LOOP_GUARD_HEADER } from "../capture/forwards.model.ts";
+import {
+  canCarryBody,
+  forwardHeaders as forwardedHeaders,
+  forwardTarget,
+  LOOP_GUARD_HEADER,
+} from "../capture/forwards.model.ts";
+import type { OutboundSender } from "../http/outbound/outbound.model.ts";
+import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
+import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { bodyBytes, type StoredRequest } from "./tail.api.ts";
 
 /** The loop guard Weir's own forwards carry (decisions.md §6): such a request is never re-sent. */
 export const FORWARDED_HEADER = LOOP_GUARD_HEADER;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** What the local app answered to one re-sent request. */
 export interface ForwardResult {
@@ -13,60 +23,45 @@ export interface ForwardResult {
 }
 
 /**
- * The local URL for a captured request: the target's path, then the sub-path captured after
- * the slug, then the captured query (after the target's own, if it has one). Nothing is
- * decoded or re-encoded.
+ * The local URL for a captured request, built exactly as the server's forwards build theirs: the
+ * target's path, then the sub-path captured after the slug, then the captured query (after the
+ * target's own, if it has one).
  */
 export function forwardUrl(
   target: string,
   request: Pick<StoredRequest, "path" | "query_string">,
 ): string {
-  const url = new URL(target);
-  const basePath = url.pathname.replace(/\/+$/, "");
-  const path = `${basePath}${request.path}` || "/";
-  const queries = [url.search.slice(1), request.query_string].filter((q) => q !== "");
-  const query = queries.length > 0 ? `?${queries.join("&")}` : "";
-  return `${url.origin}${path}${query}`;
+  return forwardTarget(target, request.path, request.query_string);
 }
 
-/** Request headers to re-send: as captured, in order, without hop-by-hop ones, plus the loop guard. */
-export function forwardHeaders(
-  request: Pick<StoredRequest, "raw_headers" | "headers">,
-): [string, string][] {
-  const named = (request.headers.connection ?? "")
-    .split(",")
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
-  const kept = request.raw_headers.filter(([name]) => {
-    const lower = name.toLowerCase();
-    return !HOP_BY_HOP.has(lower) && !named.includes(lower) && lower !== FORWARDED_HEADER;
-  });
-  return [...kept, [FORWARDED_HEADER, "1"]];
+/** Request headers to re-send: the same rule as the server's forwards (hop-by-hop out, loop guard in). */
+export function forwardHeaders(request: Pick<StoredRequest, "raw_headers">): [string, string][] {
+  return forwardedHeaders(request.raw_headers);
+}
+
+/**
+ * The sender `weir tail` uses: the server's one outbound sender, with the built-in deny list
+ * only (the target is on the operator's own machine; WEIR_OUTBOUND_* configure servers).
+ */
+export function createTailSender(timeoutMs = DEFAULT_TIMEOUT_MS): OutboundSender {
+  return createOutboundSender({ policy: createOutboundPolicy({ deny: [], allow: [] }), timeoutMs });
 }
 
 /** Re-sends a captured request to the local app; never throws, the failure is in the result. */
 export async function forwardRequest(
   target: string,
   request: StoredRequest,
-  options: { fetch?: typeof fetch; timeoutMs?: number; signal?: AbortSignal } = {},
+  options: { sender?: OutboundSender; signal?: AbortSignal } = {},
 ): Promise<ForwardResult> {
-  const url = forwardUrl(target, request);
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const noBody = request.method === "GET" || request.method === "HEAD";
-  const signals = [AbortSignal.timeout(options.timeoutMs ?? 30_000)];
-  if (options.signal) signals.push(options.signal);
-  try {
-    const response = await (options.fetch ?? fetch)(url, {
-      method: request.method,
-      headers: forwardHeaders(request),
-      body: noBody ? undefined : bodyBytes(request),
-      redirect: "manual",
-      signal: AbortSignal.any(signals),
-    });
-    await response.arrayBuffer();
-    return { url, status: response.status, latencyMs: elapsed(), error: null };
-  } catch (error) {
-    return { url, status: null, latencyMs: elapsed(), error: (error as Error).message };
-  }
+  const sender = options.sender ?? createTailSender();
+  const result = await sender.send({
+    url: forwardUrl(target, request),
+    method: request.method,
+    headers: forwardHeaders(request),
+    body: canCarryBody(request.method) ? bodyBytes(request) : null,
+    signal: options.signal,
+  });
+  const error =
+    result.status === null && result.error ? `${result.error.code}: ${result.error.message}` : null;
+  return { url: result.url, status: result.status, latencyMs: result.latencyMs, error };
 }

@@ -25,12 +25,13 @@ export function createEndpointsRoom(deps: AppDeps) {
     forwards: createForwardsRepo(deps.db),
     clock: deps.clock,
     ids: deps.ids,
-    fetch: deps.fetch,
+    outbound: deps.outbound,
     logger: deps.logger,
     timeoutMs: deps.config.forward_timeout_ms,
   };
   const endpoints: EndpointsDeps = {
     repo,
+    checkTarget: (url) => deps.outbound.urlProblem(url),
     clock: deps.clock,
     ids: deps.ids,
     plans: deps.config.plans,

@@ -36,6 +36,7 @@ beforeEach(() => {
   const ids: Ids = { uuid: real.uuid, base62: (n) => suffixes.shift() ?? real.base62(n) };
   deps = {
     repo: createEndpointsRepo(db),
+    checkTarget: () => null,
     clock: createFakeClock(),
     ids,
     plans: structuredClone(DEFAULT_PLANS),

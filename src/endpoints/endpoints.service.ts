@@ -7,10 +7,12 @@ import type { Ids } from "../shared/ids.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import { type Endpoint, generatedSlug, SLUG_SUFFIX_LENGTH } from "./endpoints.model.ts";
 import type { EndpointStats, EndpointsRepo } from "./endpoints.repo.ts";
-import { validateCreate, validateUpdate } from "./endpoints.validate.ts";
+import { type TargetUrlCheck, validateCreate, validateUpdate } from "./endpoints.validate.ts";
 
 export interface EndpointsDeps {
   repo: EndpointsRepo;
+  /** The outbound address policy, asked about a forward_url before it is saved. */
+  checkTarget: TargetUrlCheck;
   clock: Clock;
   ids: Ids;
   plans: PlanTable;
@@ -34,7 +36,7 @@ const SLUG_ATTEMPTS = 5;
  * `endpoint_limit_reached` (plan), 409 `slug_taken`; the count and insert share one transaction.
  */
 export function createEndpoint(input: { tenant: Tenant; body: unknown }, deps: EndpointsDeps) {
-  const fields = validateCreate(input.body);
+  const fields = validateCreate(input.body, deps.checkTarget);
   const now = isoAt(deps.clock.now());
   const base: Endpoint = {
     id: deps.ids.uuid(),
@@ -117,7 +119,7 @@ export function updateEndpoint(
   input: { organizationId: string; endpointId: string; body: unknown },
   deps: EndpointsDeps,
 ): EndpointView {
-  const changes = validateUpdate(input.body);
+  const changes = validateUpdate(input.body, deps.checkTarget);
   const current = requireEndpoint(input.organizationId, input.endpointId, deps);
   if (changes.slug !== undefined && changes.slug !== current.slug) {
     throw endpointErrors.slugUnchangeable();

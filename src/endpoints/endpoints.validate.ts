@@ -55,15 +55,23 @@ export function endpointFields(body: unknown): Fields {
   return isRecord(wrapped) ? wrapped : { __invalid: true };
 }
 
+/**
+ * The outbound address policy's verdict on a target URL: null when acceptable, else the reason
+ * (decisions.md §14: a denied forward_url is a 422 on save).
+ */
+export type TargetUrlCheck = (url: string) => string | null;
+
+const anyTarget: TargetUrlCheck = () => null;
+
 /** Checks a create request; throws 422 with every problem by field (decisions.md §4). */
-export function validateCreate(body: unknown): CreateEndpointInput {
+export function validateCreate(body: unknown, checkTarget = anyTarget): CreateEndpointInput {
   const fields = endpointFields(body);
   const errors: FieldErrors = {};
   wrapperProblem(fields, errors);
   const name = readName(fields.name, errors, true);
   const slug = readSlug(fields.slug, errors);
   const response = readResponse(fields.response, errors);
-  const forwardUrl = readForwardUrl(fields.forward_url, errors);
+  const forwardUrl = readForwardUrl(fields.forward_url, errors, checkTarget);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   return {
     name: name as string,
@@ -74,7 +82,7 @@ export function validateCreate(body: unknown): CreateEndpointInput {
 }
 
 /** Checks an update request (PATCH, or PUT in the `endpoints` family); throws 422 by field. */
-export function validateUpdate(body: unknown): UpdateEndpointInput {
+export function validateUpdate(body: unknown, checkTarget = anyTarget): UpdateEndpointInput {
   const fields = endpointFields(body);
   const errors: FieldErrors = {};
   wrapperProblem(fields, errors);
@@ -82,7 +90,7 @@ export function validateUpdate(body: unknown): UpdateEndpointInput {
     name: readName(fields.name, errors, false),
     status: readStatus(fields.status, errors),
     response: readResponse(fields.response, errors),
-    forwardUrl: readForwardUrl(fields.forward_url, errors),
+    forwardUrl: readForwardUrl(fields.forward_url, errors, checkTarget),
   };
   if (fields.slug !== undefined && fields.slug !== null) {
     if (typeof fields.slug === "string") input.slug = fields.slug;
@@ -130,7 +138,11 @@ function readStatus(raw: unknown, errors: FieldErrors): EndpointStatus | undefin
 }
 
 /** `undefined`: not sent; `null`: clear it. */
-function readForwardUrl(raw: unknown, errors: FieldErrors): string | null | undefined {
+function readForwardUrl(
+  raw: unknown,
+  errors: FieldErrors,
+  checkTarget: TargetUrlCheck,
+): string | null | undefined {
   if (raw === undefined) return undefined;
   if (raw === null || raw === "") return null;
   if (typeof raw !== "string" || !isHttpUrl(raw) || raw.length > MAX_URL_LENGTH) {
@@ -139,6 +151,8 @@ function readForwardUrl(raw: unknown, errors: FieldErrors): string | null | unde
     ];
     return undefined;
   }
+  const problem = checkTarget(raw);
+  if (problem) errors.forward_url = [problem];
   return raw;
 }
 

@@ -146,6 +146,18 @@ export const CONFIG_TABLE = {
     parse: integer(1, 300_000),
     doc: "How long a forward or replay waits for the downstream answer before recording a timeout.",
   }),
+  outbound_deny: entry({
+    env: "WEIR_OUTBOUND_DENY",
+    default: [],
+    parse: cidrList,
+    doc: "CIDRs no server-side request may reach, added to the built-in list (link-local, 0.0.0.0/8, multicast).",
+  }),
+  outbound_allow: entry({
+    env: "WEIR_OUTBOUND_ALLOW",
+    default: [],
+    parse: cidrList,
+    doc: "CIDRs server-side requests may reach even when a deny rule (built-in or configured) covers them.",
+  }),
   sandbox_timeout_ms: entry({
     env: "WEIR_SANDBOX_TIMEOUT_MS",
     default: 1000,
