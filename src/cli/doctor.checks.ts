@@ -4,6 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import { migrationStatus } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { DB_FILE, reason } from "../db/db.open.ts";
+import { allowsLocalNetworks } from "../http/outbound/outbound.policy.ts";
+import type { Config } from "../shared/config.table.ts";
 import { ConfigError, type ConfigSource, type LoadedConfig } from "../shared/config.ts";
 import { SECRET_KEY_FILE } from "../shared/secret-key.ts";
 import { formatBytes } from "./backup.progress.ts";
@@ -172,6 +174,29 @@ export function checkSecretKey(dir: string, override: string, source: ConfigSour
     return check("secret_key", "fail", `${path} cannot be read: ${reason(error)}`);
   }
   return check("secret_key", "ok", `${path}, mode ${octal}`);
+}
+
+/**
+ * Open registration on an instance whose outbound policy lets server-side requests reach loopback
+ * or private ranges: any stranger who signs up can make Weir call the LAN (docs/security.md).
+ */
+export function checkOutbound(config: Config): Check {
+  if (!allowsLocalNetworks({ deny: config.outbound_deny, allow: config.outbound_allow })) {
+    return check(
+      "outbound",
+      "ok",
+      "loopback and private ranges are denied to server-side requests",
+    );
+  }
+  if (config.registration === "open") {
+    return check(
+      "outbound",
+      "warn",
+      "registration is open and server-side requests may reach loopback and private ranges; " +
+        "set WEIR_OUTBOUND_DENY (docs/security.md, Outbound requests)",
+    );
+  }
+  return check("outbound", "ok", "loopback and private ranges allowed (registration is closed)");
 }
 
 /** Free space where the data dir lives (or would be created, when it is missing). */

@@ -30,15 +30,40 @@ describe("weir doctor", () => {
       "migrations",
       "secret_key",
       "disk",
+      "outbound",
     ]);
     for (const c of report.checks) {
       expect(["ok", "warn", "fail"]).toContain(c.status);
       expect(typeof c.detail).toBe("string");
     }
-    for (const name of ["config", "data_dir", "database", "migrations", "secret_key"]) {
+    for (const name of ["config", "data_dir", "database", "migrations", "secret_key", "outbound"]) {
       expect(status(name)?.status).toBe("ok");
     }
     expect(status("database")?.detail).toMatch(/integrity ok, \d+ pages \(.+\), WAL/);
+  });
+
+  test("open registration while server-side requests may reach the LAN is a warning", () => {
+    const dir = preparedDir(tempDir());
+    const open = doctorJson(dir, { WEIR_REGISTRATION: "open" });
+    expect(open.exitCode).toBe(0);
+    expect(open.status("outbound")).toEqual({
+      name: "outbound",
+      status: "warn",
+      detail: expect.stringContaining("set WEIR_OUTBOUND_DENY"),
+    });
+    const denied = doctorJson(dir, {
+      WEIR_REGISTRATION: "open",
+      WEIR_OUTBOUND_DENY:
+        "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7",
+    });
+    expect(denied.status("outbound")?.status).toBe("ok");
+    const oneHole = doctorJson(dir, {
+      WEIR_REGISTRATION: "open",
+      WEIR_OUTBOUND_DENY:
+        "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7",
+      WEIR_OUTBOUND_ALLOW: "192.168.1.0/24",
+    });
+    expect(oneHole.status("outbound")?.status).toBe("warn");
   });
 
   test("text output has one line per check and a summary", () => {

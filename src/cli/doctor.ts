@@ -8,6 +8,7 @@ import {
   checkDatabase,
   checkDataDir,
   checkDisk,
+  checkOutbound,
   checkSecretKey,
 } from "./doctor.checks.ts";
 
@@ -20,7 +21,9 @@ interface DoctorFlags {
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description("check config, data dir, database, migrations, secret key and disk space")
+    .description(
+      "check config, data dir, database, migrations, secret key, disk space and outbound policy",
+    )
     .option(...DATA_DIR_OPTION)
     .option("--json", "print the report as JSON")
     .action(action(doctor));
@@ -49,6 +52,7 @@ function runChecks(flags: DoctorFlags): Check[] {
     ...guarded(["database", "migrations"], () => checkDatabase(dataDir)),
     ...guarded(["secret_key"], () => [checkSecretKey(dataDir, secret, secretSource)]),
     ...guarded(["disk"], () => [checkDisk(dataDir)]),
+    ...(loaded ? guarded(["outbound"], () => [checkOutbound(loaded.config)]) : []),
   ];
 }
 

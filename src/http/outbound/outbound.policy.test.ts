@@ -93,10 +93,15 @@ describe("configured rules", () => {
   });
 
   test("allowsLocalNetworks tells whether loopback or private ranges get through", () => {
-    expect(allowsLocalNetworks(defaults)).toBe(true);
-    expect(allowsLocalNetworks(shared)).toBe(false);
-    const oneHole = createOutboundPolicy({ deny: LOCAL_NETWORK_RANGES, allow: ["192.168.0.0/24"] });
-    expect(allowsLocalNetworks(oneHole)).toBe(true);
+    expect(allowsLocalNetworks({ deny: [], allow: [] })).toBe(true);
+    expect(allowsLocalNetworks({ deny: LOCAL_NETWORK_RANGES, allow: [] })).toBe(false);
+    expect(allowsLocalNetworks({ deny: ["0.0.0.0/0", "::/0"], allow: [] })).toBe(false);
+    const withoutCgnat = LOCAL_NETWORK_RANGES.filter((range) => range !== "100.64.0.0/10");
+    expect(allowsLocalNetworks({ deny: withoutCgnat, allow: [] })).toBe(true);
+    expect(allowsLocalNetworks({ deny: LOCAL_NETWORK_RANGES, allow: ["192.168.1.0/24"] })).toBe(
+      true,
+    );
+    expect(allowsLocalNetworks({ deny: LOCAL_NETWORK_RANGES, allow: ["8.8.8.8"] })).toBe(false);
   });
 });
 

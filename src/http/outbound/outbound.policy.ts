@@ -95,11 +95,26 @@ export function hostOf(url: string): string | null {
   }
 }
 
-/** True when the policy lets loopback or private addresses through (doctor warns on open sign-up). */
-export function allowsLocalNetworks(policy: OutboundPolicy): boolean {
-  return ["127.0.0.1", "10.0.0.1", "172.16.0.1", "192.168.0.1", "::1", "fd00::1"].some(
-    (address) => policy.checkAddress(address).allowed,
+/**
+ * True when some loopback or private address may be reached under these rules (doctor warns on
+ * open registration): a local range not wholly inside one deny rule, or one an allow rule touches.
+ */
+export function allowsLocalNetworks(rules: PolicyRules): boolean {
+  const deny = [...BUILT_IN_DENY, ...rules.deny].map(rangeOf);
+  const allow = rules.allow.map(rangeOf);
+  return LOCAL_NETWORK_RANGES.map(rangeOf).some(
+    (local) =>
+      allow.some((range) => overlaps(range, local)) ||
+      !deny.some((range) => contains(range, local)),
   );
+}
+
+function contains(outer: CidrRange, inner: CidrRange): boolean {
+  return outer.bits <= inner.bits && inRange(outer, { family: inner.family, value: inner.base });
+}
+
+function overlaps(a: CidrRange, b: CidrRange): boolean {
+  return contains(a, b) || contains(b, a);
 }
 
 function rangeOf(text: string): CidrRange {
