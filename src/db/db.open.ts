@@ -2,13 +2,15 @@ import { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { createUnitOfWork, type DbHandle, type UnitOfWork } from "./db.tx.ts";
 
 export type Durability = "full" | "normal";
 
-/** An open database: the raw handle for hot prepared statements, drizzle for everything else. */
-export interface Db {
-  sqlite: Database;
-  orm: ReturnType<typeof drizzle>;
+/**
+ * An open database: the raw handle for hot prepared statements, drizzle for everything else,
+ * and `tx(fn)` for writes that must commit together (src/db/db.tx.ts).
+ */
+export interface Db extends DbHandle, UnitOfWork {
   path: string;
   close(): void;
 }
@@ -51,7 +53,9 @@ export function openDatabase(dataDir: string, durability: Durability = "full"): 
   } catch (error) {
     throw new StartupError(`database ${path} cannot be opened: ${reason(error)}`);
   }
-  return { sqlite, orm: drizzle({ client: sqlite }), path, close: () => sqlite.close() };
+  const handle = { sqlite, orm: drizzle({ client: sqlite }) };
+  const { tx } = createUnitOfWork(handle);
+  return { ...handle, tx, path, close: () => sqlite.close() };
 }
 
 function applyPragmas(sqlite: Database, durability: Durability): void {

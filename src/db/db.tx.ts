@@ -1,0 +1,85 @@
+import type { Database } from "bun:sqlite";
+import type { drizzle } from "drizzle-orm/bun-sqlite";
+
+/**
+ * What a repo is built over: the database itself, or the handle of an open transaction. On
+ * SQLite both are the one connection, so a repo prepared once over the database runs inside the
+ * transaction when it is called inside `tx(fn)`; a dialect with a connection pool hands `fn` the
+ * transaction's own connection, which is why use cases pass the handle on instead of the db.
+ */
+export interface DbHandle {
+  sqlite: Database;
+  orm: ReturnType<typeof drizzle>;
+}
+
+/** The handle inside `tx(fn)`. */
+export interface TxHandle extends DbHandle {
+  /**
+   * Nested unit inside the transaction (a SAVEPOINT): its writes are undone alone when `fn`
+   * throws, and the error goes on to the caller, which may catch it and carry on.
+   */
+  savepoint<T>(fn: (tx: TxHandle) => T): T;
+}
+
+/** Writes that span rooms commit together or not at all. */
+export interface UnitOfWork {
+  /**
+   * Runs `fn` in ONE transaction (BEGIN IMMEDIATE: the write lock is taken up front, so two
+   * writers never deadlock upgrading a read lock) and commits when it returns; throws, rolled
+   * back, when `fn` throws. `fn` is synchronous: an `await` inside would let other work run on
+   * the same connection in the middle of the transaction, so a returned Promise is refused.
+   * Calling `tx` inside `fn` is refused too: say `savepoint` when a nested unit is meant.
+   */
+  tx<T>(fn: (tx: TxHandle) => T): T;
+}
+
+/** A unit of work over one bun:sqlite connection. */
+export function createUnitOfWork(handle: DbHandle): UnitOfWork {
+  const { sqlite } = handle;
+  const begin = sqlite.prepare("BEGIN IMMEDIATE");
+  const commit = sqlite.prepare("COMMIT");
+  const rollback = sqlite.prepare("ROLLBACK");
+  let depth = 0;
+  const savepoint = <T>(fn: (tx: TxHandle) => T): T => {
+    if (!sqlite.inTransaction) throw new Error("savepoint() outside tx(): the handle has expired");
+    const name = `weir_sp_${++depth}`;
+    sqlite.run(`SAVEPOINT ${name}`);
+    try {
+      const result = refusePromise(fn(txHandle));
+      sqlite.run(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      sqlite.run(`ROLLBACK TO ${name}`);
+      sqlite.run(`RELEASE ${name}`);
+      throw error;
+    } finally {
+      depth -= 1;
+    }
+  };
+  const txHandle: TxHandle = { sqlite, orm: handle.orm, savepoint };
+  return {
+    tx(fn) {
+      if (sqlite.inTransaction) {
+        throw new Error("tx() inside an open transaction: use the handle's savepoint()");
+      }
+      begin.run();
+      try {
+        const result = refusePromise(fn(txHandle));
+        commit.run();
+        return result;
+      } catch (error) {
+        if (sqlite.inTransaction) rollback.run();
+        throw error;
+      }
+    },
+  };
+}
+
+function refusePromise<T>(result: T): T {
+  if (result instanceof Promise) {
+    // The transaction must not stay open across turns; the promise's own failure is moot now.
+    result.catch(() => {});
+    throw new Error("a unit of work is synchronous: do the async part before or after tx()");
+  }
+  return result;
+}
