@@ -39,7 +39,7 @@ test("a batch of any size is stored whole and exact, skipping only the rows of a
   const repo = createCaptureRepo(db.sqlite);
   // 37 rows: two 16-row statements and five single ones; every 7th row is for a deleted endpoint.
   const batch = Array.from({ length: 37 }, (_, n) => request(n, n % 7 === 3 ? "gone" : "ep"));
-  const stored = repo.insertBatch(batch);
+  const stored = db.tx(() => repo.insertRows(batch));
   expect(stored).toEqual(batch.map((r) => r.endpointId === "ep"));
   const rows = storedRequests(db.sqlite, "ep");
   const expected = batch.filter((r) => r.endpointId === "ep");
@@ -70,6 +70,7 @@ test("a batch that fails stores nothing at all", () => {
   const batch = Array.from({ length: 20 }, (_, n) => request(n, "ep"));
   // The same id twice: the primary key fails the 20th row, after 19 were inserted.
   batch[19] = { ...(batch[19] as CapturedRequest), id: (batch[0] as CapturedRequest).id };
-  expect(() => repo.insertBatch(batch)).toThrow();
+  const tx = db.tx;
+  expect(() => tx(() => repo.insertRows(batch))).toThrow();
   expect(storedRequests(db.sqlite, "ep")).toHaveLength(0);
 });

@@ -78,9 +78,9 @@ export function createCaptureRepo(sqlite: Database) {
   );
   // An endpoint deleted between a request's admission and its commit must not fail the whole
   // batch on the foreign key: its rows are skipped. Checked once per endpoint of the batch (a
-  // per-row INSERT ... WHERE EXISTS cost 25 % more), inside a transaction that holds the write
-  // lock from BEGIN IMMEDIATE, so no other connection can delete the endpoint in between.
-  const insertAll = sqlite.transaction((requests: readonly CapturedRequest[]) => {
+  // per-row INSERT ... WHERE EXISTS cost 25 % more), inside the caller's transaction, which holds
+  // the write lock from BEGIN IMMEDIATE, so no other connection can delete the endpoint in between.
+  const insertAll = (requests: readonly CapturedRequest[]) => {
     const present = new Map<string, boolean>();
     const stored = requests.map((r) => {
       let exists = present.get(r.endpointId);
@@ -104,7 +104,7 @@ export function createCaptureRepo(sqlite: Database) {
       insertOne.run(...(values as SQLQueryBindings[]));
     }
     return stored;
-  }).immediate;
+  };
   const checkpoint = sqlite.prepare<CheckpointResult, []>("PRAGMA wal_checkpoint(PASSIVE)");
 
   return {
@@ -118,10 +118,11 @@ export function createCaptureRepo(sqlite: Database) {
       return countFor.get(endpointId)?.n ?? 0;
     },
     /**
-     * Stores the requests in ONE transaction: committed together, or none and it throws. Says
-     * per request whether it was stored (false: its endpoint no longer exists).
+     * Stores the requests; called inside `db.tx` (the group commit's transaction), so they are
+     * committed together with whatever else it writes, or none and it throws. Says per request
+     * whether it was stored (false: its endpoint no longer exists).
      */
-    insertBatch(requests: readonly CapturedRequest[]): boolean[] {
+    insertRows(requests: readonly CapturedRequest[]): boolean[] {
       return insertAll(requests);
     },
     /** Sets how many WAL pages trigger a checkpoint inside a commit (0: never). */

@@ -33,7 +33,8 @@ export function createCaptureRoom(deps: AppDeps): CaptureRoom {
   const repo = createCaptureRepo(deps.db.sqlite);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
   const writer = createCaptureWriter({
-    store: (requests) => repo.insertBatch(requests),
+    tx: deps.db.tx,
+    store: (batch) => repo.insertRows(batch.map((c) => c.request)),
     onCommitted: (batch) => {
       for (const { request, endpoint } of batch) {
         const { id, organizationId, slug, forwardUrl } = endpoint;

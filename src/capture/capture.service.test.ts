@@ -20,7 +20,8 @@ function setup() {
   dbs.push(db);
   const repo = createCaptureRepo(db.sqlite);
   const writer = createCaptureWriter({
-    store: (requests) => repo.insertBatch(requests),
+    tx: db.tx,
+    store: (batch) => repo.insertRows(batch.map((c) => c.request)),
     onCommitted: () => {},
   });
   const clock = createFakeClock();

@@ -1,8 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { CapturedRequest, CaptureTarget } from "./capture.model.ts";
 import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
 
 const endpoint: CaptureTarget = { id: "e1", organizationId: "o1", slug: "s", forwardUrl: null };
+const handle = {} as TxHandle;
+/** A synchronous transaction: what the unit of work of SQLite is. */
+const tx = <R>(fn: (tx: TxHandle) => R): R => fn(handle);
 
 function request(id: string): CapturedRequest {
   return {
@@ -31,8 +35,9 @@ function recordingStore(
   return {
     transactions,
     committed,
-    store: (requests: CapturedRequest[]) => {
-      const ids = requests.map((r) => r.id);
+    tx,
+    store: (batch: readonly CommittedCapture[]) => {
+      const ids = batch.map((c) => c.request.id);
       transactions.push(ids);
       const result = outcome(ids);
       if (result instanceof Error) throw result;
@@ -97,7 +102,8 @@ describe("group commit", () => {
   test("a throwing subscriber does not turn a commit into a failure", async () => {
     const errors: unknown[] = [];
     const writer = createCaptureWriter({
-      store: (requests) => requests.map(() => true),
+      tx,
+      store: (batch) => batch.map(() => true),
       onCommitted: () => {
         throw new Error("subscriber broke");
       },
@@ -107,15 +113,18 @@ describe("group commit", () => {
     expect(errors).toHaveLength(1);
   });
 
-  test("with an asynchronous store one batch is in flight; what arrives meanwhile is the next batch", async () => {
+  test("with an asynchronous transaction one batch is in flight; what arrives meanwhile is the next batch", async () => {
     const transactions: string[][] = [];
     const gates: Array<() => void> = [];
     const writer = createCaptureWriter({
-      store: (requests) => {
-        transactions.push(requests.map((r) => r.id));
-        return new Promise<boolean[]>((resolve) =>
-          gates.push(() => resolve(requests.map(() => true))),
-        );
+      // The writes happen at once; the COMMIT completes when the test opens the gate.
+      tx: (fn) => {
+        const written = fn(handle);
+        return new Promise((resolve) => gates.push(() => resolve(written)));
+      },
+      store: (batch) => {
+        transactions.push(batch.map((c) => c.request.id));
+        return batch.map(() => true);
       },
       onCommitted: () => {},
     });
