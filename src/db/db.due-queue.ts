@@ -1,0 +1,226 @@
+import type { Clock } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { Scheduler } from "../shared/scheduler.ts";
+import {
+  createDueRows,
+  type DueRow,
+  type DueTable,
+  dueColumns,
+  type RowId,
+} from "./db.due-rows.ts";
+import type { DbHandle } from "./db.tx.ts";
+
+/** A worker's hold on one claimed row. */
+export interface Lease {
+  readonly id: RowId;
+  /**
+   * The lease's current end, which is also its token: the handler's finishing write is
+   * `... WHERE id = ? AND locked_until = lease.until` (read it at write time: extensions move
+   * it), so a worker that lost its lease cannot overwrite the row's new owner.
+   */
+  readonly until: number;
+  /** False once an extension found the row taken over (the lease had run out). */
+  readonly held: boolean;
+  /** Pushes the end to now + leaseMs; false when the lease is lost. */
+  extend(): boolean;
+}
+
+export interface DueQueueOptions<Row extends DueRow = DueRow> {
+  /** The room that owns it: its jobs are `<name>.poll`, `<name>.wake`, `<name>.leases`. */
+  name: string;
+  db: DbHandle;
+  table: DueTable;
+  clock: Clock;
+  scheduler: Scheduler;
+  logger: Logger;
+  /**
+   * Runs one claimed row and writes its outcome itself (done: NULL due time; later: a new due
+   * time), clearing the lease in the same UPDATE. A throw keeps the lease, so the row runs again
+   * once it expires, exactly as after a crash.
+   */
+  run(row: Row, lease: Lease): Promise<void> | void;
+  /** How long a claim holds a row without being extended; default 60 s. */
+  leaseMs?: number;
+  /** Rows running at once in this process; default 16. */
+  concurrency?: number;
+  /** Rows of one key running at once (with `table.key`); default 4. */
+  perKey?: number;
+  /** Fallback poll, for rows nobody announced (another process, expired leases); default 5 s. */
+  pollSeconds?: number;
+}
+
+/** A queue of due rows; see `createDueQueue`. */
+export interface DueQueue {
+  /** Registers its jobs and claims what is due. Call from the room's start. */
+  start(): void;
+  /** Something was committed: claim at the end of this turn instead of at the next poll. */
+  notify(): void;
+  /** Stops claiming and extending; resolves once the running rows have settled. */
+  stop(): Promise<void>;
+  /** Rows running now. */
+  running(): number;
+}
+
+/**
+ * Durable work claimed with leases (Miniflux's jobs, Svix's attempts): rows are claimed by ONE
+ * statement (db.due-rows.ts) and run at most `concurrency` at once and `perKey` per key, so a
+ * slow key holds only its own slots. A claim is triggered by `notify()` after a commit, by a
+ * one-shot at the next due time, when a running row finishes, and by a poll as the fallback.
+ * Leases of running rows are extended every third of their length; a crashed process's rows are
+ * claimed again once their leases run out.
+ */
+export function createDueQueue<Row extends DueRow = DueRow>(
+  options: DueQueueOptions<Row>,
+): DueQueue {
+  const leaseMs = options.leaseMs ?? 60_000;
+  const concurrency = options.concurrency ?? 16;
+  const perKey = options.perKey ?? 4;
+  const rows = createDueRows(options.db, options.table);
+  const { idName, dueName, keyName } = dueColumns(options.table);
+  const { clock, scheduler } = options;
+  const log = options.logger.child({ scope: options.name });
+  const jobs = {
+    poll: `${options.name}.poll`,
+    wake: `${options.name}.wake`,
+    leases: `${options.name}.leases`,
+  };
+  const running = new Map<RowId, { lease: LeaseState; key: unknown; done: Promise<void> }>();
+  const perKeyRunning = new Map<unknown, number>();
+  let started = false;
+  let pumpQueued = false;
+  let wakeAt: number | null = null;
+
+  const saturatedKeys = () => [...perKeyRunning].filter(([, n]) => n >= perKey).map(([k]) => k);
+  const keyOf = (row: DueRow) => (keyName === null ? null : row[keyName]);
+
+  const launch = (row: DueRow, until: number) => {
+    const id = row[idName] as RowId;
+    const key = keyOf(row);
+    const lease = new LeaseState(id, until, rows, clock, leaseMs);
+    if (key !== null) perKeyRunning.set(key, (perKeyRunning.get(key) ?? 0) + 1);
+    // Started in this turn (a fake-clock test sees it run as the clock moves); settled later.
+    const done = settle(() => options.run(row as Row, lease))
+      .catch((error) =>
+        log.error("due row failed; it runs again when its lease ends", { id, error }),
+      )
+      .finally(() => {
+        running.delete(id);
+        if (key !== null) {
+          const left = (perKeyRunning.get(key) ?? 1) - 1;
+          if (left > 0) perKeyRunning.set(key, left);
+          else perKeyRunning.delete(key);
+        }
+        notify();
+      });
+    running.set(id, { lease, key, done });
+  };
+
+  /** Claims up to `free` rows and runs those within their key's limit; true when no more are due. */
+  const claimRound = (free: number): boolean => {
+    const now = clock.now();
+    const until = now + leaseMs;
+    const claimed = rows.claim(now, until, free, saturatedKeys());
+    // RETURNING has no order: due order (then id) is the fairness within a key.
+    claimed.sort((a, b) => compare(a[dueName], b[dueName]) || compare(a[idName], b[idName]));
+    for (const row of claimed) {
+      const key = keyOf(row);
+      if (key !== null && (perKeyRunning.get(key) ?? 0) >= perKey) {
+        rows.release(row[idName] as RowId, until); // over its key's limit: back for later
+      } else {
+        launch(row, until);
+      }
+    }
+    return claimed.length < free;
+  };
+
+  const armWake = () => {
+    const at = rows.nextDueAfter(clock.now());
+    if (at === wakeAt) return;
+    scheduler.remove(jobs.wake);
+    wakeAt = at;
+    if (at !== null) {
+      scheduler.once(jobs.wake, at, () => {
+        wakeAt = null;
+        pump();
+      });
+    }
+  };
+
+  const pump = () => {
+    pumpQueued = false;
+    if (!started) return;
+    try {
+      // Rows released for being over their key's limit make that key skipped by the next round.
+      for (let free = concurrency - running.size; free > 0; free = concurrency - running.size) {
+        if (claimRound(free)) break;
+      }
+      armWake();
+    } catch (error) {
+      log.error("claiming due rows failed", { error });
+    }
+  };
+
+  function notify(): void {
+    if (!started || pumpQueued) return;
+    pumpQueued = true;
+    setImmediate(pump);
+  }
+
+  const extendLeases = () => {
+    for (const { lease } of running.values()) {
+      if (lease.held && !lease.extend())
+        log.warn("lease lost; another worker owns the row", { id: lease.id });
+    }
+  };
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      scheduler.interval(jobs.poll, options.pollSeconds ?? 5, pump);
+      scheduler.interval(jobs.leases, leaseMs / 3000, extendLeases);
+      pump();
+    },
+    notify,
+    async stop() {
+      started = false;
+      for (const name of Object.values(jobs)) scheduler.remove(name);
+      wakeAt = null;
+      await Promise.all([...running.values()].map((r) => r.done));
+    },
+    running: () => running.size,
+  };
+}
+
+class LeaseState implements Lease {
+  held = true;
+  constructor(
+    readonly id: RowId,
+    public until: number,
+    private readonly rows: ReturnType<typeof createDueRows>,
+    private readonly clock: Clock,
+    private readonly leaseMs: number,
+  ) {}
+
+  extend(): boolean {
+    if (!this.held) return false;
+    const next = Math.max(this.clock.now() + this.leaseMs, this.until + 1);
+    this.held = this.rows.extend(this.id, this.until, next);
+    if (this.held) this.until = next;
+    return this.held;
+  }
+}
+
+/** Calls `fn` now; its outcome (a throw included) as a promise. */
+function settle(fn: () => unknown): Promise<void> {
+  try {
+    return Promise.resolve(fn()).then(() => {});
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  return (a as number | string) < (b as number | string) ? -1 : 1;
+}

@@ -1,0 +1,108 @@
+import type { SQLQueryBindings } from "bun:sqlite";
+import type { DbHandle } from "./db.tx.ts";
+
+/**
+ * Where a due-queue's rows live. Times are clock readings in epoch milliseconds (INTEGER), so
+ * comparisons are exact under a fake clock. A row is claimable when its due time has come and it
+ * holds no live lease; a finished row gets a NULL due time (or fails `where`, or is deleted).
+ * Index the due column: the claim and the next-due lookup walk it.
+ */
+export interface DueTable {
+  table: string;
+  /** Primary key column; default `id`. */
+  id?: string;
+  /** When the row is next due; default `next_attempt_at`. */
+  due?: string;
+  /** Until when a worker holds the row, NULL when none does; default `locked_until`. */
+  lease?: string;
+  /** The fairness key (e.g. `destination_id`): rows with one key share a per-key limit. */
+  key?: string;
+  /** Extra condition of a claimable row, static SQL over the table's columns. */
+  where?: string;
+}
+
+/** A claimed row, as RETURNING * gives it. */
+export type DueRow = Record<string, unknown>;
+export type RowId = string | number | bigint;
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function quoted(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`due-queue: ${name} is not a plain SQL identifier`);
+  return `"${name}"`;
+}
+
+/** The columns of a table, resolved and quoted. */
+export function dueColumns(spec: DueTable) {
+  return {
+    table: quoted(spec.table),
+    id: quoted(spec.id ?? "id"),
+    due: quoted(spec.due ?? "next_attempt_at"),
+    lease: quoted(spec.lease ?? "locked_until"),
+    key: spec.key === undefined ? null : quoted(spec.key),
+    idName: spec.id ?? "id",
+    dueName: spec.due ?? "next_attempt_at",
+    leaseName: spec.lease ?? "locked_until",
+    keyName: spec.key ?? null,
+  };
+}
+
+/**
+ * The claim: ONE statement that leases up to `limit` due, unleased rows in due order, skipping
+ * the keys that are at their limit. On PostgreSQL it is the same statement with
+ * `FOR UPDATE SKIP LOCKED` on the inner SELECT and `<> ALL($keys)` for the key filter, so
+ * several nodes claim from one table without ever taking the same row.
+ */
+export function claimSql(spec: DueTable, excludingKeys: boolean): string {
+  const c = dueColumns(spec);
+  const conditions = [`${c.due} <= ?`, `(${c.lease} IS NULL OR ${c.lease} <= ?)`];
+  if (excludingKeys && c.key) conditions.push(`${c.key} NOT IN (SELECT value FROM json_each(?))`);
+  if (spec.where) conditions.push(`(${spec.where})`);
+  return `UPDATE ${c.table} SET ${c.lease} = ?
+ WHERE ${c.id} IN (SELECT ${c.id} FROM ${c.table}
+   WHERE ${conditions.join("\n     AND ")}
+   ORDER BY ${c.due}, ${c.id} LIMIT ?)
+RETURNING *`;
+}
+
+/** The SQL of one due table: claim, extend and release leases, find the next due time. */
+export function createDueRows(db: DbHandle, spec: DueTable) {
+  const c = dueColumns(spec);
+  const claimAll = db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, false));
+  const claimExcluding = c.key
+    ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, true))
+    : null;
+  const where = spec.where ? ` AND (${spec.where})` : "";
+  const nextDue = db.sqlite.prepare<{ at: number | null }, [number]>(
+    `SELECT min(${c.due}) AS at FROM ${c.table} WHERE ${c.due} > ?${where}`,
+  );
+  const extend = db.sqlite.prepare(
+    `UPDATE ${c.table} SET ${c.lease} = ? WHERE ${c.id} = ? AND ${c.lease} = ?`,
+  );
+  const release = db.sqlite.prepare(
+    `UPDATE ${c.table} SET ${c.lease} = NULL WHERE ${c.id} = ? AND ${c.lease} = ?`,
+  );
+  return {
+    /** Leases up to `limit` due rows until `until`; never rows whose key is in `skipKeys`. */
+    claim(now: number, until: number, limit: number, skipKeys: readonly unknown[]): DueRow[] {
+      if (claimExcluding && skipKeys.length > 0) {
+        return claimExcluding.all(until, now, now, JSON.stringify(skipKeys), limit);
+      }
+      return claimAll.all(until, now, now, limit);
+    },
+    /** Moves a held lease from `held` to `until`; false when it is no longer held. */
+    extend(id: RowId, held: number, until: number): boolean {
+      return extend.run(until, id, held).changes === 1;
+    },
+    /** Gives a held row back, due as it was; false when it was no longer held. */
+    release(id: RowId, held: number): boolean {
+      return release.run(id, held).changes === 1;
+    },
+    /** The earliest due time after `now`, or null when nothing is due later. */
+    nextDueAfter(now: number): number | null {
+      return nextDue.get(now)?.at ?? null;
+    },
+  };
+}
+
+export type DueRows = ReturnType<typeof createDueRows>;
