@@ -1,6 +1,7 @@
 import { type MigrationReport, runMigrations } from "./db/db.migrate.ts";
 import { MIGRATIONS } from "./db/db.migrations.ts";
 import { type Db, openDatabase } from "./db/db.open.ts";
+import { createPublicBaseUrl, type PublicBaseUrl } from "./http/http.public-url.ts";
 import type { OutboundSender } from "./http/outbound/outbound.model.ts";
 import { createOutboundPolicy } from "./http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "./http/outbound/outbound.sender.ts";
@@ -30,6 +31,8 @@ export interface AppDeps {
   outbound: OutboundSender;
   version: string;
   migrations: MigrationReport;
+  /** The base of every URL handed out, for one request (base_url, or its Host and scheme). */
+  publicBaseUrl: PublicBaseUrl;
 }
 
 /** Replacements tests may pass (a fake clock, a silent logger, a manual scheduler...). */
@@ -63,6 +66,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       outbound: overrides.outbound ?? createConfiguredSender(config),
       version: VERSION,
       migrations,
+      publicBaseUrl: createPublicBaseUrl(config),
     };
   } catch (error) {
     db.close();

@@ -16,10 +16,19 @@ import { VERSION } from "./shared/version.ts";
 export function buildProgram(): Command {
   const program = new Command("weir")
     .description(
-      "Weir: self-hosted webhook capture, routing, delivery and monitoring in one binary",
+      "Weir: self-hosted webhook capture and live inspection in one binary (permanent capture URLs, forwards, replay, weir tail)",
     )
     .version(VERSION, "-v, --version", "print the version")
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText(
+      "after",
+      `
+Every command works on one data dir: --data-dir DIR, or WEIR_DATA_DIR, or data_dir in
+/etc/weir/weir.toml (written by install.sh --systemd); default ./weir-data.
+
+Coming, not in this version yet: routing (sources, bridges, destinations, filters,
+transformations), endpoint automations, uptime monitors and status pages.`,
+    );
   for (const register of [
     registerServe,
     registerMigrate,

@@ -131,6 +131,21 @@ describe("weir admin (no server running)", () => {
     expect(result.stderr).toMatch(message);
   });
 
+  test("WEIR_DEFAULT_PLAN sets the plan of organizations created after the first", () => {
+    const dir = tempDir();
+    const create = (email: string, env: Record<string, string>) => {
+      const result = runCli(
+        ["admin", "create-user", "--email", email, "--password", "long-enough", "--json"],
+        { WEIR_DATA_DIR: dir, ...env },
+      );
+      expect(result.stderr).toBe("");
+      return JSON.parse(result.stdout).plan;
+    };
+    expect(create("first@example.com", { WEIR_DEFAULT_PLAN: "team" })).toBe("enterprise");
+    expect(create("second@example.com", { WEIR_DEFAULT_PLAN: "team" })).toBe("team");
+    expect(create("third@example.com", {})).toBe("free");
+  });
+
   test("a second user with the same email is refused", () => {
     const dir = tempDir();
     adminJson(dir, "create-user", "--email", "same@example.com", "--password", "long-enough");

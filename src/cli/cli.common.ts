@@ -73,5 +73,5 @@ export function printJson(value: unknown): void {
 
 export const DATA_DIR_OPTION = [
   "--data-dir <dir>",
-  "data directory (env WEIR_DATA_DIR, default ./weir-data)",
+  "data directory (env WEIR_DATA_DIR or data_dir in /etc/weir/weir.toml; default ./weir-data)",
 ] as const;

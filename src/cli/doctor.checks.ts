@@ -10,6 +10,7 @@ import { ConfigError, type ConfigSource, type LoadedConfig } from "../shared/con
 import { SECRET_KEY_FILE } from "../shared/secret-key.ts";
 import { formatBytes } from "./backup.progress.ts";
 import { configWithFlags, type DataDirFlags } from "./cli.common.ts";
+import { publicUrlAdvice } from "./public-url.advice.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -240,4 +241,16 @@ function pragmaNumber(db: Database, name: "page_count" | "page_size"): number {
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** base_url: fine unset (URLs follow each request's Host), a problem when loopback on all interfaces. */
+export function checkPublicUrl(settings: { base_url: string; host: string; port: number }): Check {
+  const advice = publicUrlAdvice(settings);
+  if (advice.problem) return check("public_url", "warn", advice.note ?? "");
+  if (settings.base_url !== "") return check("public_url", "ok", `base_url ${settings.base_url}`);
+  return check(
+    "public_url",
+    "ok",
+    "base_url not set: URLs handed out follow each request's Host (and a trusted proxy's X-Forwarded-Host/-Proto); set WEIR_BASE_URL to fix one",
+  );
 }

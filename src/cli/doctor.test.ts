@@ -31,6 +31,7 @@ describe("weir doctor", () => {
       "secret_key",
       "disk",
       "outbound",
+      "public_url",
     ]);
     for (const c of report.checks) {
       expect(["ok", "warn", "fail"]).toContain(c.status);
@@ -64,6 +65,35 @@ describe("weir doctor", () => {
       WEIR_OUTBOUND_ALLOW: "192.168.1.0/24",
     });
     expect(oneHole.status("outbound")?.status).toBe("warn");
+  });
+
+  test("public_url: unset is fine (URLs follow the request); a loopback base_url on all interfaces warns", () => {
+    const dir = preparedDir(tempDir());
+    expect(doctorJson(dir).status("public_url")).toMatchObject({
+      status: "ok",
+      detail: expect.stringContaining(
+        "base_url not set: URLs handed out follow each request's Host",
+      ),
+    });
+    const loopback = doctorJson(dir, { WEIR_BASE_URL: "http://localhost:8080" });
+    expect(loopback.exitCode).toBe(0);
+    expect(loopback.status("public_url")).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining(
+        "is a loopback address while Weir listens on every interface",
+      ),
+    });
+    const local = doctorJson(dir, {
+      WEIR_BASE_URL: "http://localhost:8080",
+      WEIR_HOST: "127.0.0.1",
+    });
+    expect(local.status("public_url")?.status).toBe("ok");
+    const set = doctorJson(dir, { WEIR_BASE_URL: "https://hooks.example.com" });
+    expect(set.status("public_url")).toEqual({
+      name: "public_url",
+      status: "ok",
+      detail: "base_url https://hooks.example.com",
+    });
   });
 
   test("text output has one line per check and a summary", () => {

@@ -9,6 +9,7 @@ import {
   checkDataDir,
   checkDisk,
   checkOutbound,
+  checkPublicUrl,
   checkSecretKey,
 } from "./doctor.checks.ts";
 
@@ -53,6 +54,7 @@ function runChecks(flags: DoctorFlags): Check[] {
     ...guarded(["secret_key"], () => [checkSecretKey(dataDir, secret, secretSource)]),
     ...guarded(["disk"], () => [checkDisk(dataDir)]),
     ...(loaded ? guarded(["outbound"], () => [checkOutbound(loaded.config)]) : []),
+    ...(loaded ? guarded(["public_url"], () => [checkPublicUrl(loaded.config)]) : []),
   ];
 }
 

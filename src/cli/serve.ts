@@ -4,6 +4,7 @@ import { acquireDataDirLock } from "../db/db.lock.ts";
 import { prepareDataDir, StartupError } from "../db/db.open.ts";
 import { type AppDeps, closeDeps, createDeps } from "../deps.ts";
 import { action, configWithFlags, DATA_DIR_OPTION } from "./cli.common.ts";
+import { publicUrlAdvice } from "./public-url.advice.ts";
 
 /** `weir serve`: the default command. */
 export function registerServe(program: Command): void {
@@ -15,7 +16,7 @@ export function registerServe(program: Command): void {
     .option(...DATA_DIR_OPTION)
     .option(
       "--base-url <url>",
-      "public base URL (env WEIR_BASE_URL, default http://localhost:<port>)",
+      "public base URL for the URLs Weir hands out (env WEIR_BASE_URL; default: each request's own Host)",
     )
     .action(action(serve));
 }
@@ -45,10 +46,17 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
   deps.logger.info("weir started", {
     version: deps.version,
     url: `http://${config.host}:${port}`,
-    base_url: config.base_url,
+    base_url: config.base_url || null,
     data_dir: config.data_dir,
     migrations_applied: deps.migrations.applied,
   });
+  // One line for the person who just started it: where to click, and what to set if needed.
+  const advice = publicUrlAdvice({ ...config, port });
+  const line = advice.note
+    ? `web UI at ${advice.uiUrl}; ${advice.note}`
+    : `web UI at ${advice.uiUrl}`;
+  if (advice.problem) deps.logger.warn(line);
+  else deps.logger.info(line);
   const shutdown = async (signal: string) => {
     deps.logger.info("weir stopping", { signal });
     await weir.stop();

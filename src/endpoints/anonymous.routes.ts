@@ -60,7 +60,7 @@ export function anonymousEndpointRoutes(room: EndpointsRoom) {
           data: {
             id: endpoint.id,
             slug: endpoint.slug,
-            webhook_url: webhookUrl(room.baseUrl(), "w", endpoint.slug),
+            webhook_url: webhookUrl(room.publicBaseUrl(request, server), "w", endpoint.slug),
             token,
             expires_at: endpoint.expiresAt ?? isoAt(0),
           },
@@ -87,14 +87,14 @@ export function anonymousEndpointRoutes(room: EndpointsRoom) {
     )
     .get(
       "/:id",
-      ({ params, headers }) => {
+      ({ params, headers, request, server }) => {
         const found = getAnonymousEndpoint(accessOf(params.id, headers), room.anonymous);
         const { endpoint } = found;
         return {
           data: {
             id: endpoint.id,
             slug: endpoint.slug,
-            webhook_url: webhookUrl(room.baseUrl(), "w", endpoint.slug),
+            webhook_url: webhookUrl(room.publicBaseUrl(request, server), "w", endpoint.slug),
             expires_at: endpoint.expiresAt ?? isoAt(0),
             request_count: found.requestCount,
             last_request_at: found.lastRequestAt,

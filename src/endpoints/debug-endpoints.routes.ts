@@ -33,134 +33,143 @@ const tenantOf = (principal: Principal) => ({
  * `{debug_requests, pagination}` pages. Every route needs credentials.
  */
 export function debugEndpointsFamily(room: EndpointsRoom, auth: AuthService) {
-  const show = (view: Parameters<typeof presentDebugEndpoint>[0]) =>
-    presentDebugEndpoint(view, room.baseUrl());
-  return new Elysia({ prefix: "/api/v1/debug-endpoints" })
-    .use(authGuard(auth))
-    .post(
-      "/",
-      ({ principal, body, set }) => {
-        requirePermission(principal, "write");
-        set.status = 201;
-        return show(createEndpoint({ tenant: tenantOf(principal), body }, room.endpoints));
-      },
-      {
-        response: { 201: DebugEndpointSchema, ...errorResponses },
-        detail: {
-          tags,
-          summary: "Create a debug endpoint (admin)",
-          requestBody: endpointRequestBody(
-            "`{debug_endpoint: {name, slug?, response?, forward_url?}}`",
-          ),
-        },
-      },
-    )
-    .get(
-      "/",
-      ({ principal }) => ({
-        debug_endpoints: listEndpoints(principal.organizationId, room.endpoints).map(show),
-      }),
-      {
-        response: {
-          200: t.Object({ debug_endpoints: t.Array(DebugEndpointSchema) }),
-          ...errorResponses,
-        },
-        detail: { tags, summary: "List the organization's endpoints, newest first" },
-      },
-    )
-    .get(
-      "/:endpoint_id",
-      ({ principal, params }) =>
-        show(
-          getEndpoint(
-            { organizationId: principal.organizationId, endpointId: params.endpoint_id },
-            room.endpoints,
-          ),
-        ),
-      {
-        response: { 200: DebugEndpointSchema, ...errorResponses },
-        detail: { tags, summary: "Get an endpoint" },
-      },
-    )
-    .patch(
-      "/:endpoint_id",
-      ({ principal, params, body }) => {
-        requirePermission(principal, "write");
-        const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
-        return show(updateEndpoint({ ...ref, body }, room.endpoints));
-      },
-      {
-        response: { 200: DebugEndpointSchema, ...errorResponses },
-        detail: {
-          tags,
-          summary: "Rename, pause/resume, or change the custom response or forward target (admin)",
-          requestBody: endpointRequestBody(
-            "`{debug_endpoint: {name?, status?, response?, forward_url?}}`; null clears response or forward_url",
-          ),
-        },
-      },
-    )
-    .delete(
-      "/:endpoint_id",
-      ({ principal, params, set }) => {
-        requirePermission(principal, "write");
-        const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
-        deleteEndpoint(ref, room.endpoints);
-        set.status = 204;
-      },
-      {
-        response: { 204: t.Void(), ...errorResponses },
-        detail: { tags, summary: "Delete an endpoint and all its requests (admin)" },
-      },
-    )
-    .get(
-      "/:endpoint_id/requests",
-      ({ principal, params, query }) => {
-        const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
-        const page = listRequests({ ...ref, page: parsePageRequest(query) }, room.requests);
+  return (
+    new Elysia({ prefix: "/api/v1/debug-endpoints" })
+      .use(authGuard(auth))
+      // URLs handed out follow the address this caller reached Weir by (or base_url).
+      .derive(({ request, server }) => {
+        const base = room.publicBaseUrl(request, server);
         return {
-          debug_requests: page.items.map(presentRequest),
-          pagination: {
-            page: page.info.page,
-            page_size: page.info.pageSize,
-            total_count: page.info.total,
-            total_pages: page.info.totalPages,
-          },
+          show: (view: Parameters<typeof presentDebugEndpoint>[0]) =>
+            presentDebugEndpoint(view, base),
         };
-      },
-      {
-        query: PageQuery,
-        response: {
-          200: t.Object({
-            debug_requests: t.Array(CapturedRequestSchema),
-            pagination: t.Object({
-              page: t.Integer(),
-              page_size: t.Integer(),
-              total_count: t.Integer(),
-              total_pages: t.Integer(),
-            }),
-          }),
-          ...errorResponses,
+      })
+      .post(
+        "/",
+        ({ principal, show, body, set }) => {
+          requirePermission(principal, "write");
+          set.status = 201;
+          return show(createEndpoint({ tenant: tenantOf(principal), body }, room.endpoints));
         },
-        detail: { tags, summary: "List captured requests, newest first" },
-      },
-    )
-    .get(
-      "/:endpoint_id/requests/:request_id",
-      ({ principal, params }) =>
-        presentRequest(
-          getRequest(
-            {
-              organizationId: principal.organizationId,
-              endpointId: params.endpoint_id,
-              requestId: params.request_id,
-            },
-            room.requests,
+        {
+          response: { 201: DebugEndpointSchema, ...errorResponses },
+          detail: {
+            tags,
+            summary: "Create a debug endpoint (admin)",
+            requestBody: endpointRequestBody(
+              "`{debug_endpoint: {name, slug?, response?, forward_url?}}`",
+            ),
+          },
+        },
+      )
+      .get(
+        "/",
+        ({ principal, show }) => ({
+          debug_endpoints: listEndpoints(principal.organizationId, room.endpoints).map(show),
+        }),
+        {
+          response: {
+            200: t.Object({ debug_endpoints: t.Array(DebugEndpointSchema) }),
+            ...errorResponses,
+          },
+          detail: { tags, summary: "List the organization's endpoints, newest first" },
+        },
+      )
+      .get(
+        "/:endpoint_id",
+        ({ principal, show, params }) =>
+          show(
+            getEndpoint(
+              { organizationId: principal.organizationId, endpointId: params.endpoint_id },
+              room.endpoints,
+            ),
           ),
-        ),
-      {
-        response: { 200: CapturedRequestSchema, ...errorResponses },
-        detail: { tags, summary: "Get one captured request" },
-      },
-    );
+        {
+          response: { 200: DebugEndpointSchema, ...errorResponses },
+          detail: { tags, summary: "Get an endpoint" },
+        },
+      )
+      .patch(
+        "/:endpoint_id",
+        ({ principal, show, params, body }) => {
+          requirePermission(principal, "write");
+          const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
+          return show(updateEndpoint({ ...ref, body }, room.endpoints));
+        },
+        {
+          response: { 200: DebugEndpointSchema, ...errorResponses },
+          detail: {
+            tags,
+            summary:
+              "Rename, pause/resume, or change the custom response or forward target (admin)",
+            requestBody: endpointRequestBody(
+              "`{debug_endpoint: {name?, status?, response?, forward_url?}}`; null clears response or forward_url",
+            ),
+          },
+        },
+      )
+      .delete(
+        "/:endpoint_id",
+        ({ principal, params, set }) => {
+          requirePermission(principal, "write");
+          const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
+          deleteEndpoint(ref, room.endpoints);
+          set.status = 204;
+        },
+        {
+          response: { 204: t.Void(), ...errorResponses },
+          detail: { tags, summary: "Delete an endpoint and all its requests (admin)" },
+        },
+      )
+      .get(
+        "/:endpoint_id/requests",
+        ({ principal, params, query }) => {
+          const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
+          const page = listRequests({ ...ref, page: parsePageRequest(query) }, room.requests);
+          return {
+            debug_requests: page.items.map(presentRequest),
+            pagination: {
+              page: page.info.page,
+              page_size: page.info.pageSize,
+              total_count: page.info.total,
+              total_pages: page.info.totalPages,
+            },
+          };
+        },
+        {
+          query: PageQuery,
+          response: {
+            200: t.Object({
+              debug_requests: t.Array(CapturedRequestSchema),
+              pagination: t.Object({
+                page: t.Integer(),
+                page_size: t.Integer(),
+                total_count: t.Integer(),
+                total_pages: t.Integer(),
+              }),
+            }),
+            ...errorResponses,
+          },
+          detail: { tags, summary: "List captured requests, newest first" },
+        },
+      )
+      .get(
+        "/:endpoint_id/requests/:request_id",
+        ({ principal, params }) =>
+          presentRequest(
+            getRequest(
+              {
+                organizationId: principal.organizationId,
+                endpointId: params.endpoint_id,
+                requestId: params.request_id,
+              },
+              room.requests,
+            ),
+          ),
+        {
+          response: { 200: CapturedRequestSchema, ...errorResponses },
+          detail: { tags, summary: "Get one captured request" },
+        },
+      )
+  );
 }

@@ -51,8 +51,8 @@ export function createEndpointsRoom(deps: AppDeps) {
     forwarder,
     anonymousLimiter: createLoginLimiter(deps.clock, ANONYMOUS_CREATION),
     resolveClientIp: createClientIpResolver(deps.config.trusted_proxies),
-    /** Read at call time: tests and `serve` settle the base URL after the app is built. */
-    baseUrl: () => deps.config.base_url,
+    /** The public base URL for a request: base_url, or the request's own host and scheme. */
+    publicBaseUrl: deps.publicBaseUrl,
   };
 }
 

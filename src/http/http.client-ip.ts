@@ -37,6 +37,17 @@ export function createClientIpResolver(trustedCidrs: readonly string[]): ClientI
   };
 }
 
+/** Whether a socket peer is one of the trusted proxies (`trusted_proxies` CIDRs). */
+export function createProxyTrust(trustedCidrs: readonly string[]): (peer: string) => boolean {
+  if (trustedCidrs.length === 0) return () => false;
+  const trusted = blockListOf(trustedCidrs);
+  return (peer) => {
+    const ip = normalizeIp(peer);
+    const family = isIP(ip);
+    return family !== 0 && trusted.check(ip, family === 6 ? "ipv6" : "ipv4");
+  };
+}
+
 function blockListOf(cidrs: readonly string[]): BlockList {
   const list = new BlockList();
   for (const cidr of cidrs) {

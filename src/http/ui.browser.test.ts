@@ -24,6 +24,9 @@ async function setUp(page: Page, email: string, org: string) {
   await page.goto(world.server.url);
   await page.getByRole("heading", { name: "Welcome to Weir" }).waitFor();
   expect(new URL(page.url()).pathname).toBe("/setup");
+  expect(await page.getByTestId("setup-plan").textContent()).toContain(
+    "This first organization gets the Enterprise plan",
+  );
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByLabel("Organization name").fill(org);

@@ -53,7 +53,7 @@ export const CONFIG_TABLE = {
     env: "WEIR_BASE_URL",
     default: "",
     parse: optionalHttpUrl,
-    doc: "Public address used in capture and status URLs; defaults to http://localhost:<port>.",
+    doc: "Public base of every URL Weir hands out (capture, status, UI); empty: built from each request's Host and scheme (X-Forwarded-Host/-Proto from trusted proxies).",
   }),
   log_level: entry({
     env: "WEIR_LOG_LEVEL",

@@ -45,9 +45,7 @@ export function loadConfig({ flags = {}, env = process.env }: ConfigInputs = {})
     const files = spec.bootstrap ? [system] : [local, system];
     [config[key], sources[key]] = pick(key, spec, flags[key], env, files);
   }
-  const typed = config as Config;
-  if (typed.base_url === "") typed.base_url = `http://localhost:${typed.port}`;
-  return { config: typed, sources };
+  return { config: config as Config, sources };
 }
 
 interface SettingsFile {

@@ -40,7 +40,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const weir = createApp(deps);
   const port = weir.start({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${port}`;
-  if (!options.config?.base_url) deps.config.base_url = url;
   return {
     url,
     port,

@@ -63,6 +63,11 @@ export function SetupPage(props: {
             ? "Nobody has an account on this server yet. Create the first one: you become the owner of its organization and can add others later."
             : "Create an account with a new organization of your own."}
         </p>
+        <p class="muted" data-testid="setup-plan">
+          {props.firstRun
+            ? "This first organization gets the Enterprise plan: every feature, no endpoint limit. Plans are quotas the operator sets (weir admin set-plan); organizations created later get the server's default plan (WEIR_DEFAULT_PLAN)."
+            : "Your organization gets this server's default plan (WEIR_DEFAULT_PLAN); its operator can change it with weir admin set-plan."}
+        </p>
         {form.message ? <Notice kind="error">{form.message}</Notice> : null}
         <Field
           label="Email"
