@@ -11,7 +11,7 @@ describe("config precedence: flag > env > weir.toml > default", () => {
     const { config, sources } = loadConfig({ env: {} });
     expect(config.port).toBe(8080);
     expect(config.data_dir).toBe("./weir-data");
-    expect(config.base_url).toBe("http://localhost:8080");
+    expect(config.base_url).toBe(""); // URLs then follow each request's Host
     expect(config.durability).toBe("full");
     expect(sources.port).toBe("default");
   });
@@ -30,7 +30,6 @@ describe("config precedence: flag > env > weir.toml > default", () => {
     expect(sources.log_level).toBe("env");
     expect(config.max_body_bytes).toBe(2048);
     expect(sources.max_body_bytes).toBe("file");
-    expect(config.base_url).toBe("http://localhost:7200");
   });
 
   test("the data dir comes from flags or env, never from the file inside it", () => {
