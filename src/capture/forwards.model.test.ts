@@ -82,6 +82,13 @@ describe("when to forward and retry", () => {
     expect(isRetryable({ statusCode })).toBe(retry);
   });
 
+  test("a try the address policy refused is not retried", () => {
+    expect(
+      isRetryable({ statusCode: null, error: "blocked_address: 169.254.169.254 is denied" }),
+    ).toBe(false);
+    expect(isRetryable({ statusCode: null, error: "connection_refused: ECONNREFUSED" })).toBe(true);
+  });
+
   test("three tries at most: 10 s then 60 s", () => {
     expect([1, 2, 3].map(retryDelayAfter)).toEqual([10_000, 60_000, null]);
   });

@@ -7,6 +7,8 @@ export const LOOP_GUARD_HEADER = "x-weir-forwarded";
 export const MAX_FORWARD_ATTEMPTS = 3;
 /** Wait before retry n (index 0: before attempt 2). */
 export const FORWARD_RETRY_DELAYS_MS = [10_000, 60_000] as const;
+/** The §8 code of a try the outbound address policy refused; a record's error starts with it. */
+export const BLOCKED_ADDRESS = "blocked_address";
 /** How much of a downstream answer is kept (decisions.md §6). */
 export const RESPONSE_BODY_LIMIT = 65_536;
 
@@ -64,8 +66,14 @@ export function forwardTarget(base: string, subPath: string, queryString: string
   return `${url.protocol}//${credentials}${url.host}${path}${query ? `?${query}` : ""}`;
 }
 
-/** Retry after a try when nothing answered, or the answer was 408, 429 or 5xx. */
-export function isRetryable(record: Pick<ForwardRecord, "statusCode">): boolean {
+/**
+ * Retry after a try when nothing answered, or the answer was 408, 429 or 5xx. A try the outbound
+ * address policy refused is not retried: the same target would be refused again.
+ */
+export function isRetryable(
+  record: Pick<ForwardRecord, "statusCode"> & { error?: string | null },
+): boolean {
+  if (record.error?.startsWith(`${BLOCKED_ADDRESS}:`)) return false;
   const status = record.statusCode;
   return status === null || status === 408 || status === 429 || status >= 500;
 }

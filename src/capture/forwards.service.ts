@@ -11,6 +11,7 @@ import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import {
+  BLOCKED_ADDRESS,
   canCarryBody,
   type ForwardRecord,
   forwardHeaders,
@@ -94,8 +95,8 @@ export async function replayRequest(
   const url = forwardTarget(base, request.path, request.queryString);
   const record = await tryForward({ request, url, attempt: 1 }, deps.send);
   // A target the address policy refuses (by name, once resolved) is the caller's input to fix.
-  if (record.error?.startsWith("blocked_address:")) {
-    throw validationFailed({ url: [record.error.slice("blocked_address: ".length)] });
+  if (record.error?.startsWith(`${BLOCKED_ADDRESS}:`)) {
+    throw validationFailed({ url: [record.error.slice(BLOCKED_ADDRESS.length + 2)] });
   }
   deps.send.forwards.insert(record);
   return record;
