@@ -147,6 +147,31 @@ describe("login rate limit", () => {
   });
 });
 
+describe("registration rate limit", () => {
+  test("a client that keeps registering gets 429 with Retry-After, then may again later", async () => {
+    const clock = createFakeClock();
+    const server = await startTestServer({ clock, config: { registration: "open" } });
+    try {
+      const attempt = (i: number) =>
+        register(server, {
+          email: `user${i}@example.com`,
+          password: "password1",
+          organization_name: `Org ${i}`,
+        });
+      for (let i = 0; i < 10; i++) expect((await attempt(i)).status).toBe(201);
+      const limited = await attempt(10);
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toBe("rate_limited");
+      expect(Number(limited.headers.get("retry-after"))).toBe(60);
+      expect(await apiCall(server, "GET", "/api/v1/auth/setup")).toMatchObject({ status: 200 });
+      clock.advance(60_000);
+      expect((await attempt(11)).status).toBe(201);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("login rate limit behind a proxy", () => {
   const attempts = async (server: TestServer, forwardedFor: string, count: number) => {
     const statuses: number[] = [];
@@ -161,7 +186,11 @@ describe("login rate limit behind a proxy", () => {
   };
 
   test("a trusted proxy's clients each get their own bucket", async () => {
-    const server = await startTestServer({ config: { trusted_proxies: ["127.0.0.1"] } });
+    // A fake clock: on a busy machine eleven real logins take long enough to refill a token.
+    const server = await startTestServer({
+      clock: createFakeClock(),
+      config: { trusted_proxies: ["127.0.0.1"] },
+    });
     try {
       expect((await attempts(server, "203.0.113.1", 11)).at(-1)).toBe(429);
       expect(await attempts(server, "203.0.113.2", 1)).toEqual([401]);
@@ -171,7 +200,7 @@ describe("login rate limit behind a proxy", () => {
   });
 
   test("without a trusted proxy, a forged X-Forwarded-For does not buy more attempts", async () => {
-    const server = await startTestServer();
+    const server = await startTestServer({ clock: createFakeClock() });
     try {
       await attempts(server, "203.0.113.1", 10);
       expect(await attempts(server, "203.0.113.99", 1)).toEqual([429]);

@@ -1,11 +1,11 @@
 import type { AppDeps } from "../deps.ts";
 import { createClientIpResolver } from "../http/http.client-ip.ts";
+import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
 import type { AccountsDeps } from "./accounts.service.ts";
 import type { ApiKeysDeps } from "./api-keys.service.ts";
 import { createApiKeyUsage } from "./api-keys.usage.ts";
 import { createAuthRepo } from "./auth.repo.ts";
 import { createAuthService } from "./auth.service.ts";
-import { createLoginLimiter } from "./login-limiter.ts";
 
 /**
  * Builds the auth room once per app: the guard's service, and the deps of its use cases.
@@ -49,7 +49,10 @@ export function createAuthRoom(deps: AppDeps) {
     usage,
     accounts,
     apiKeys,
-    loginLimiter: createLoginLimiter(deps.clock),
+    /** Per client: guessing passwords gets slow; a person who mistypes twice does not notice. */
+    loginLimiter: createKeyedLimiter(deps.clock, perMinute(10, 10)),
+    /** Per client: registering is rare, creating accounts in bulk is not a use. */
+    registrationLimiter: createKeyedLimiter(deps.clock, perMinute(10, 1)),
     /** How long the web UI's session cookie lives: the login token's lifetime. */
     sessionTtlSeconds: Math.max(1, Math.floor(deps.config.jwt_ttl / 1000)),
     /** Behind a trusted reverse proxy, each client gets its own login bucket. */

@@ -1,3 +1,4 @@
+import type { Server } from "bun";
 import { Elysia, t } from "elysia";
 import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import {
@@ -6,6 +7,7 @@ import {
   sessionCookie,
   UI_REQUEST_HEADER,
 } from "../http/http.ui-session.ts";
+import type { KeyedLimiter } from "../shared/token-bucket.ts";
 import { login, publicMembership, publicUser, registerAccount } from "./accounts.service.ts";
 import { authErrors } from "./auth.errors.ts";
 import { authGuard } from "./auth.guard.ts";
@@ -29,7 +31,8 @@ export function authRoutes(room: AuthRoom) {
     )
     .post(
       "/api/v1/auth/register",
-      async ({ body, set, request }) => {
+      async ({ body, set, request, server }) => {
+        limitPerClient(room.registrationLimiter, room, request, server, set);
         const created = await registerAccount(body, room.accounts);
         set.status = 201;
         rememberUiSession(room, request, set, created.token);
@@ -41,7 +44,7 @@ export function authRoutes(room: AuthRoom) {
           password: t.String(),
           organization_name: t.String(),
         }),
-        response: { 403: ErrorBody, 409: ErrorBody, 422: ValidationErrorBody },
+        response: { 403: ErrorBody, 409: ErrorBody, 422: ValidationErrorBody, 429: ErrorBody },
         detail: {
           tags,
           summary: "Register: the first user, or anyone when WEIR_REGISTRATION=open",
@@ -51,13 +54,7 @@ export function authRoutes(room: AuthRoom) {
     .post(
       "/api/v1/auth/login",
       async ({ body, set, request, server }) => {
-        const peer = server?.requestIP(request)?.address ?? null;
-        const address = room.clientIp(peer, request.headers.get("x-forwarded-for")) ?? "unknown";
-        const wait = room.loginLimiter.take(address);
-        if (wait > 0) {
-          set.headers["retry-after"] = String(wait);
-          throw authErrors.rateLimited(wait);
-        }
+        limitPerClient(room.loginLimiter, room, request, server, set);
         const answer = await login(body, room.accounts);
         rememberUiSession(room, request, set, answer.token);
         return answer;
@@ -138,4 +135,21 @@ function apiKeyOrganization(room: AuthRoom, organizationId: string) {
     plan,
     limits: room.accounts.plans[plan],
   };
+}
+
+/** Takes one attempt from the client's bucket; 429 with `Retry-After` when it is empty. */
+function limitPerClient(
+  limiter: KeyedLimiter,
+  room: AuthRoom,
+  request: Request,
+  server: Server<unknown> | null,
+  set: { headers: Record<string, string | number> },
+): void {
+  const peer = server?.requestIP(request)?.address ?? null;
+  const address = room.clientIp(peer, request.headers.get("x-forwarded-for")) ?? "unknown";
+  const wait = limiter.take(address);
+  if (wait > 0) {
+    set.headers["retry-after"] = String(wait);
+    throw authErrors.rateLimited(wait);
+  }
 }

@@ -1,6 +1,7 @@
 import type { PlanTable } from "../auth/plans.model.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
+import { createTokenBuckets } from "../shared/token-bucket.ts";
 import {
   ANONYMOUS_REQUEST_LIMIT,
   applyOverride,
@@ -18,10 +19,11 @@ import {
 } from "./capture.model.ts";
 import type { CaptureRepo } from "./capture.repo.ts";
 import type { CaptureWriter } from "./capture.writer.ts";
-import { createRateLimiter } from "./rate-limit.model.ts";
 
 /** The longest custom response delay (decisions.md §12). */
 export const MAX_DELAY_MS = 30_000;
+/** Endpoints with a bucket still refilling, at most (a bucket refills within seconds). */
+const CAPTURE_BUCKETS = 100_000;
 
 export interface CaptureServiceDeps {
   repo: Pick<CaptureRepo, "findEndpoint" | "countRequests">;
@@ -61,7 +63,8 @@ export type Admission = { endpoint: CaptureEndpoint } | { refusal: CaptureRefusa
  * answer. `setResponseOverride` is how another room (actions) takes over the answer.
  */
 export function createCaptureService(deps: CaptureServiceDeps) {
-  const limiter = createRateLimiter();
+  // Keyed by endpoint: room for many more live endpoints than the per-client limiters hold.
+  const limiter = createTokenBuckets(CAPTURE_BUCKETS);
   /** Anonymous requests queued but not yet committed, so the cap also holds under a burst. */
   const inFlight = new Map<string, number>();
   let override: ResponseOverride | null = null;

@@ -1,10 +1,10 @@
-import { createLoginLimiter } from "../auth/login-limiter.ts";
 import { createForwardsRepo } from "../capture/forwards.repo.ts";
 import type { ForwardsDeps } from "../capture/forwards.service.ts";
 import { createForwarder } from "../capture/forwards.worker.ts";
 import { createRequestsRepo } from "../capture/requests.repo.ts";
 import type { AppDeps } from "../deps.ts";
 import { createClientIpResolver } from "../http/http.client-ip.ts";
+import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
 import type { AnonymousDeps } from "./anonymous.service.ts";
 import { createEndpointsRepo } from "./endpoints.repo.ts";
 import type { EndpointsDeps } from "./endpoints.service.ts";
@@ -12,7 +12,7 @@ import type { EndpointsDeps } from "./endpoints.service.ts";
 /** Every second: retries of failed forwards are started once due (deps.clock decides). */
 const FORWARD_RETRY_PATTERN = "* * * * * *";
 /** Anonymous endpoint creation per client address: 10 at once, then one a minute. */
-const ANONYMOUS_CREATION = { burst: 10, perMinute: 1 };
+const ANONYMOUS_CREATION = perMinute(10, 1);
 
 /**
  * Builds the endpoints room once per app: repos, use-case deps, the forwarder listening to
@@ -49,7 +49,7 @@ export function createEndpointsRoom(deps: AppDeps) {
     forwards,
     anonymous,
     forwarder,
-    anonymousLimiter: createLoginLimiter(deps.clock, ANONYMOUS_CREATION),
+    anonymousLimiter: createKeyedLimiter(deps.clock, ANONYMOUS_CREATION),
     resolveClientIp: createClientIpResolver(deps.config.trusted_proxies),
     /** The public base URL for a request: base_url, or the request's own host and scheme. */
     publicBaseUrl: deps.publicBaseUrl,
