@@ -36,7 +36,11 @@ export function createApp(deps: AppDeps) {
     rawBodyPrefixes: CAPTURE_PREFIXES,
   })
     .use(apiDocs(deps.version))
-    .use(healthRoutes(deps.db.sqlite, metrics, deps.version))
+    .use(
+      healthRoutes(deps.db.sqlite, metrics, deps.version, {
+        metricsToken: deps.config.metrics_token,
+      }),
+    )
     .use(authRoutes(authRoom))
     .use(apiKeyRoutes(authRoom))
     .use(memberRoutes(authRoom))

@@ -4,6 +4,7 @@ import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { createAuthRepo } from "./auth.repo.ts";
 
 const UNAUTHORIZED = { error: "Invalid or missing API key" };
 const PLAN_FORBIDDEN = { error: "Your plan does not have access to this feature" };
@@ -226,18 +227,51 @@ describe("the guard (interface.md Authentication)", () => {
     expect((await apiCall(server, "GET", "/api/v1/me", { headers })).status).toBe(401);
   });
 
-  test("last_used_at is written in batches, not on the request", async () => {
+  test("last_used_at shows in the list as soon as the key was used, and is written in batches", async () => {
     const created = await apiCall(server, "POST", keysPath(team), {
       headers: team.headers,
       body: { name: "used" },
     });
-    const lastUsed = async () =>
+    const listed = async () =>
       (await apiCall(server, "GET", keysPath(team), { headers: team.headers })).body.find(
         (k: { id: string }) => k.id === created.body.id,
       ).last_used_at;
+    const stored = () =>
+      server.deps.db.sqlite
+        .query<{ last_used_at: string | null }, [string]>(
+          "SELECT last_used_at FROM api_keys WHERE id = ?",
+        )
+        .get(created.body.id)?.last_used_at;
+    clock.advance(1_000);
+    const usedAt = new Date(clock.now()).toISOString();
     await apiCall(server, "GET", "/api/v1/me", { headers: { "x-api-key": created.body.key } });
-    expect(await lastUsed()).toBeNull();
+    // Read your own writes: the list shows the use before the row is written.
+    expect(stored()).toBeNull();
+    expect(await listed()).toBe(usedAt);
     await scheduler.run("auth.api-key-usage-flush");
-    expect(await lastUsed()).toBe(new Date(clock.now()).toISOString());
+    expect(stored()).toBe(usedAt);
+    expect(await listed()).toBe(usedAt);
+  });
+});
+
+describe("a plan without API keys (decisions.md §14)", () => {
+  test("keys of an organization moved to free answer 403 with the plan message, and work again on team", async () => {
+    const owner = await signUp(server, { plan: "team" });
+    const key = await owner.createApiKey("downgraded");
+    const me = () => apiCall(server, "GET", "/api/v1/me", { headers: { "x-api-key": key } });
+    expect((await me()).status).toBe(200);
+    const setPlan = (plan: "free" | "team") =>
+      createAuthRepo(server.deps.db).setPlan(owner.organizationId, plan, new Date().toISOString());
+    setPlan("free");
+    const refused = await me();
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual(PLAN_FORBIDDEN);
+    const bearer = await apiCall(server, "GET", "/api/v1/endpoints", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(bearer.status).toBe(403);
+    expect(bearer.body).toEqual(PLAN_FORBIDDEN);
+    setPlan("team");
+    expect((await me()).status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
+import type { ApiKeyUsage } from "./api-keys.usage.ts";
 import { authErrors } from "./auth.errors.ts";
 import type { Principal } from "./auth.model.ts";
 import type { ApiKeyRow, AuthRepo } from "./auth.repo.ts";
@@ -14,6 +15,7 @@ export interface ApiKeysDeps {
   ids: Ids;
   logger: Logger;
   plans: PlanTable;
+  usage: ApiKeyUsage;
   onRevoked: (apiKeyId: string, organizationId: string) => void;
 }
 
@@ -40,7 +42,7 @@ export function assertCanCreateApiKey(
 /** Creates a key: `svc_` + 32 base62 characters, shown once; only its SHA-256 is kept. */
 export function createApiKey(
   input: { organizationId: string; name: string; createdBy: string | null },
-  deps: Omit<ApiKeysDeps, "plans" | "onRevoked">,
+  deps: Omit<ApiKeysDeps, "plans" | "onRevoked" | "usage">,
 ) {
   const key = `${API_KEY_PREFIX}${deps.ids.base62(32)}`;
   const row: ApiKeyRow = {
@@ -62,8 +64,15 @@ export function createApiKey(
   return { ...publicApiKey(row), key };
 }
 
-export const listApiKeys = (organizationId: string, deps: Pick<ApiKeysDeps, "repo">) =>
-  deps.repo.listApiKeys(organizationId).map(publicApiKey);
+/** The organization's keys; a use not yet written shows already (read your own writes). */
+export const listApiKeys = (organizationId: string, deps: Pick<ApiKeysDeps, "repo" | "usage">) =>
+  deps.repo.listApiKeys(organizationId).map((row) => {
+    const unwritten = deps.usage.unwritten(row.id);
+    if (unwritten === undefined) return publicApiKey(row);
+    const usedAt = isoAt(unwritten);
+    const lastUsedAt = row.lastUsedAt && row.lastUsedAt > usedAt ? row.lastUsedAt : usedAt;
+    return publicApiKey({ ...row, lastUsedAt });
+  });
 
 /** Revokes at once: the next request with the key is refused (the guard reads revoked_at). */
 export function revokeApiKey(

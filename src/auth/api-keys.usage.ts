@@ -6,22 +6,34 @@ import { isoAt } from "../shared/clock.ts";
  */
 export interface ApiKeyUsage {
   record(apiKeyId: string, atMs: number): void;
-  /** Writes what was recorded since the last flush; returns how many keys were written. */
+  /**
+   * Writes what was recorded since the last flush; returns how many keys were written. A failed
+   * write keeps its batch for the next flush (and rethrows, for the caller to log).
+   */
   flush(): number;
+  /** The latest use not yet written, so a listing reads its own writes before the flush. */
+  unwritten(apiKeyId: string): number | undefined;
 }
 
 export function createApiKeyUsage(write: (uses: Map<string, string>) => void): ApiKeyUsage {
   let pending = new Map<string, number>();
+  const record = (apiKeyId: string, atMs: number) => {
+    pending.set(apiKeyId, Math.max(atMs, pending.get(apiKeyId) ?? 0));
+  };
   return {
-    record(apiKeyId, atMs) {
-      pending.set(apiKeyId, Math.max(atMs, pending.get(apiKeyId) ?? 0));
-    },
+    record,
     flush() {
       if (pending.size === 0) return 0;
       const batch = pending;
       pending = new Map();
-      write(new Map([...batch].map(([id, at]) => [id, isoAt(at)])));
+      try {
+        write(new Map([...batch].map(([id, at]) => [id, isoAt(at)])));
+      } catch (error) {
+        for (const [id, at] of batch) record(id, at);
+        throw error;
+      }
       return batch.size;
     },
+    unwritten: (apiKeyId) => pending.get(apiKeyId),
   };
 }

@@ -172,6 +172,45 @@ describe("registration rate limit", () => {
   });
 });
 
+describe("first-run setup from another machine", () => {
+  const warnings = (server: TestServer) =>
+    server.logs
+      .map((line) => JSON.parse(line) as { level: string; msg: string; address?: string })
+      .filter((entry) => entry.level === "warn" && /first-run setup/i.test(entry.msg));
+  const registerFrom = (server: TestServer, forwardedFor: string, email: string) =>
+    apiCall(server, "POST", "/api/v1/auth/register", {
+      headers: { "x-forwarded-for": forwardedFor },
+      body: { email, password: "password1", organization_name: "First" },
+    });
+
+  test("is logged prominently with the client's address; later registrations are not", async () => {
+    const server = await startTestServer({
+      config: { trusted_proxies: ["127.0.0.1"], registration: "open" },
+    });
+    try {
+      expect((await registerFrom(server, "203.0.113.7", "first@example.com")).status).toBe(201);
+      const logged = warnings(server);
+      expect(logged.map((entry) => entry.address)).toEqual(["203.0.113.7", "203.0.113.7"]);
+      expect(logged[1]?.msg).toContain("FIRST-RUN SETUP COMPLETED FROM 203.0.113.7");
+      // A user exists now: a later registration is no first-run setup.
+      expect((await registerFrom(server, "203.0.113.8", "second@example.com")).status).toBe(201);
+      expect(warnings(server)).toHaveLength(2);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("from this machine it is not", async () => {
+    const server = await startTestServer();
+    try {
+      expect((await register(server, owner)).status).toBe(201);
+      expect(warnings(server)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("login rate limit behind a proxy", () => {
   const attempts = async (server: TestServer, forwardedFor: string, count: number) => {
     const statuses: number[] = [];

@@ -21,6 +21,7 @@ export function authGuard(auth: AuthService) {
       sessionToken: uiSessionToken(headers),
     });
     if (result === "not_member") throw notFound();
+    if (result === "plan_without_api_keys") throw authErrors.planWithoutApiKeys();
     if (!result) throw authErrors.unauthorized();
     return { principal: result };
   });

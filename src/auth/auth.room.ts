@@ -19,12 +19,19 @@ export function createAuthRoom(deps: AppDeps) {
     clock: deps.clock,
     secretKey: deps.secretKey,
     jwtTtlMs: deps.config.jwt_ttl,
+    plans: deps.config.plans,
     usage,
   });
-  deps.scheduler.every("auth.api-key-usage-flush", "*/10 * * * * *", () => usage.flush());
-  deps.bus.on("server.stopping", () => {
-    usage.flush();
-  });
+  const usageLogger = deps.logger.child({ scope: "api-keys" });
+  const flushUsage = () => {
+    try {
+      usage.flush();
+    } catch (error) {
+      usageLogger.warn("last-use times not written; kept for the next flush", { error });
+    }
+  };
+  deps.scheduler.every("auth.api-key-usage-flush", "*/10 * * * * *", flushUsage);
+  deps.bus.on("server.stopping", flushUsage);
   const accounts: AccountsDeps = {
     repo,
     clock: deps.clock,
@@ -38,8 +45,9 @@ export function createAuthRoom(deps: AppDeps) {
     repo,
     clock: deps.clock,
     ids: deps.ids,
-    logger: deps.logger.child({ scope: "api-keys" }),
+    logger: usageLogger,
     plans: deps.config.plans,
+    usage,
     onRevoked: (apiKeyId, organizationId) =>
       deps.bus.publish("api_key.revoked", { apiKeyId, organizationId }),
   };
@@ -55,6 +63,7 @@ export function createAuthRoom(deps: AppDeps) {
     registrationLimiter: createKeyedLimiter(deps.clock, perMinute(10, 1)),
     /** How long the web UI's session cookie lives: the login token's lifetime. */
     sessionTtlSeconds: Math.max(1, Math.floor(deps.config.jwt_ttl / 1000)),
+    logger: deps.logger.child({ scope: "auth" }),
     /** Behind a trusted reverse proxy, each client gets its own login bucket. */
     clientIp: createClientIpResolver(deps.config.trusted_proxies),
   };

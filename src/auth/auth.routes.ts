@@ -1,5 +1,6 @@
 import type { Server } from "bun";
 import { Elysia, t } from "elysia";
+import { isLoopback } from "../http/http.client-ip.ts";
 import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import {
   clearedSessionCookie,
@@ -32,8 +33,11 @@ export function authRoutes(room: AuthRoom) {
     .post(
       "/api/v1/auth/register",
       async ({ body, set, request, server }) => {
-        limitPerClient(room.registrationLimiter, room, request, server, set);
+        const address = limitPerClient(room.registrationLimiter, room, request, server, set);
+        const remoteFirstRun = room.repo.countUsers() === 0 && !isLoopback(address);
+        if (remoteFirstRun) warnOfRemoteFirstRun(room, address, "requested");
         const created = await registerAccount(body, room.accounts);
+        if (remoteFirstRun) warnOfRemoteFirstRun(room, address, "completed");
         set.status = 201;
         rememberUiSession(room, request, set, created.token);
         return created;
@@ -144,7 +148,7 @@ function limitPerClient(
   request: Request,
   server: Server<unknown> | null,
   set: { headers: Record<string, string | number> },
-): void {
+): string {
   const peer = server?.requestIP(request)?.address ?? null;
   const address = room.clientIp(peer, request.headers.get("x-forwarded-for")) ?? "unknown";
   const wait = limiter.take(address);
@@ -152,4 +156,17 @@ function limitPerClient(
     set.headers["retry-after"] = String(wait);
     throw authErrors.rateLimited(wait);
   }
+  return address;
+}
+
+/**
+ * First-run setup makes its caller the owner of the whole instance. From another machine that is
+ * either the operator on their LAN or someone who found a fresh server first: say so loudly.
+ */
+function warnOfRemoteFirstRun(room: AuthRoom, address: string, stage: "requested" | "completed") {
+  const what =
+    stage === "requested"
+      ? `first-run setup requested from ${address}, not from this machine`
+      : `FIRST-RUN SETUP COMPLETED FROM ${address}: that client now owns this Weir instance; if it was not you, stop the server and remove the data dir`;
+  room.logger.warn(what, { address, stage });
 }

@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
-import { jwtSigningKey, signJwt, verifyJwt } from "./auth.jwt.ts";
+import { jwtSigningKey, readJwt, signJwt } from "./auth.jwt.ts";
 import type { Plan, Principal } from "./auth.model.ts";
 import type { AuthRepo, UserRow } from "./auth.repo.ts";
+import type { PlanTable } from "./plans.model.ts";
 
 export const API_KEY_PREFIX = "svc_";
 const API_KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
@@ -23,8 +24,21 @@ export interface AuthServiceDeps {
   clock: Clock;
   secretKey: Uint8Array;
   jwtTtlMs: number;
+  plans: PlanTable;
   usage: ApiKeyUsage;
 }
+
+/**
+ * Why credentials that once worked no longer do: what a live socket is told when it is closed.
+ * `plan_without_api_keys` is also what a request with a key of such a plan gets (403).
+ */
+export type Denial =
+  | "invalid_token"
+  | "token_expired"
+  | "password_changed"
+  | "not_member"
+  | "api_key_revoked"
+  | "plan_without_api_keys";
 
 /** SHA-256 of an API key, hex: the only form in which a key is stored. */
 export function hashApiKey(key: string): string {
@@ -43,11 +57,13 @@ export function createAuthService(deps: AuthServiceDeps) {
   const signingKey = jwtSigningKey(deps.secretKey);
   const nowSeconds = () => Math.floor(deps.clock.now() / 1000);
 
-  function fromApiKey(key: string): Principal | null {
-    if (!API_KEY_SHAPE.test(key)) return null;
+  /** A key's principal, or why not; `recordUse` is false for re-checks of a live socket. */
+  function checkApiKey(key: string, recordUse: boolean): Principal | Denial {
+    if (!API_KEY_SHAPE.test(key)) return "invalid_token";
     const found = deps.repo.activeKeyByHash(hashApiKey(key));
-    if (!found) return null;
-    deps.usage.record(found.id, deps.clock.now());
+    if (!found) return "api_key_revoked";
+    if (!deps.plans[found.plan as Plan]?.api_keys) return "plan_without_api_keys";
+    if (recordUse) deps.usage.record(found.id, deps.clock.now());
     return {
       authMethod: "api_key",
       userId: null,
@@ -58,15 +74,20 @@ export function createAuthService(deps: AuthServiceDeps) {
     };
   }
 
-  /** A JWT's user acting in `organizationId` (or the token's default organization). */
-  function fromJwt(token: string, organizationId: string | null): Principal | null | "not_member" {
-    const claims = verifyJwt(token, signingKey, nowSeconds());
-    if (!claims) return null;
+  /**
+   * A JWT's user acting in `organizationId` (or the token's default organization), or why not.
+   * `not_member` of the token's own default organization counts as invalid for requests.
+   */
+  function checkJwt(token: string, organizationId: string | null): Principal | Denial {
+    const claims = readJwt(token, signingKey);
+    if (!claims) return "invalid_token";
+    if (claims.exp <= nowSeconds()) return "token_expired";
     const user = deps.repo.userById(claims.sub);
-    if (!user || passwordVersion(user) !== claims.pv) return null;
+    if (!user) return "invalid_token";
+    if (passwordVersion(user) !== claims.pv) return "password_changed";
     const orgId = organizationId ?? claims.org;
     const membership = deps.repo.membership(user.id, orgId);
-    if (!membership) return organizationId ? "not_member" : null;
+    if (!membership) return "not_member";
     return {
       authMethod: "jwt",
       userId: user.id,
@@ -77,12 +98,20 @@ export function createAuthService(deps: AuthServiceDeps) {
     };
   }
 
+  const fromApiKey = (key: string) => {
+    const result = checkApiKey(key, true);
+    return result === "plan_without_api_keys" || typeof result === "object" ? result : null;
+  };
+
   return {
     /**
      * Resolves request credentials. `not_member` means a valid user named an organization they
-     * do not belong to (answered 404, decisions.md §2: other organizations are invisible).
+     * do not belong to (answered 404, decisions.md §2: other organizations are invisible);
+     * `plan_without_api_keys` a valid key of an organization whose plan has none (403).
      */
-    authenticate(credentials: Credentials): Principal | null | "not_member" {
+    authenticate(
+      credentials: Credentials,
+    ): Principal | null | "not_member" | "plan_without_api_keys" {
       const bearer = bearerValue(credentials.authorization);
       if (bearer?.startsWith(API_KEY_PREFIX)) return fromApiKey(bearer);
       const headerKey = credentials.apiKey?.trim();
@@ -90,14 +119,27 @@ export function createAuthService(deps: AuthServiceDeps) {
       // A login token only: the cookie never carries an API key.
       const jwt = bearer ?? credentials.sessionToken ?? null;
       if (!jwt || jwt.startsWith(API_KEY_PREFIX)) return null;
-      return fromJwt(jwt, credentials.organizationId?.trim() || null);
+      const organizationId = credentials.organizationId?.trim() || null;
+      const result = checkJwt(jwt, organizationId);
+      if (typeof result === "object") return result;
+      return result === "not_member" && organizationId ? "not_member" : null;
     },
 
     /** A socket token: an API key or a JWT (decisions.md §7). */
     authenticateToken(token: string): Principal | null {
-      if (token.startsWith(API_KEY_PREFIX)) return fromApiKey(token);
-      const principal = fromJwt(token, null);
-      return principal === "not_member" ? null : principal;
+      const result = token.startsWith(API_KEY_PREFIX)
+        ? checkApiKey(token, true)
+        : checkJwt(token, null);
+      return typeof result === "object" ? result : null;
+    },
+
+    /**
+     * Re-checks the token of a live socket acting in `organizationId`: the current principal
+     * (role and plan may have changed), or why the socket's rights are gone. Records no use.
+     */
+    recheckToken(token: string, organizationId: string): Principal | Denial {
+      if (token.startsWith(API_KEY_PREFIX)) return checkApiKey(token, false);
+      return checkJwt(token, organizationId);
     },
 
     /** The same caller acting in `organizationId` (a path's org): null when not theirs. */

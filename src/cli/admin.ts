@@ -106,6 +106,7 @@ function accountsDeps(ctx: AdminContext) {
     clock: ctx.clock,
     secretKey: new Uint8Array(32),
     jwtTtlMs: ctx.config.jwt_ttl,
+    plans: ctx.config.plans,
     usage: createApiKeyUsage(() => {}),
   });
   return {

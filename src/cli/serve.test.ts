@@ -101,6 +101,17 @@ describe("weir serve", () => {
     );
   });
 
+  test("a WEIR_SECRET_KEY shorter than 32 bytes stops start-up with one line, never echoed", () => {
+    const result = runCli(["serve", "--port", "0", "--data-dir", tempDir()], {
+      WEIR_SECRET_KEY: "weak-passphrase",
+    });
+    expectOneLineFailure(
+      result,
+      /invalid secret_key \(WEIR_SECRET_KEY\): must carry at least 32 bytes/,
+    );
+    expect(result.stderr).not.toContain("weak-passphrase");
+  });
+
   test("a port already in use is one line, not a stack trace", () => {
     const busy = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
     try {

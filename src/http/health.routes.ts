@@ -1,11 +1,21 @@
 import type { Database } from "bun:sqlite";
+import { timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
 import { AppError } from "../shared/errors.ts";
 import type { Metrics } from "./http.metrics.ts";
 import { ErrorBody } from "./http.openapi.ts";
 
-/** `/healthz` (liveness + database) and `/metrics` (Prometheus text). */
-export function healthRoutes(sqlite: Database, metrics: Metrics, version: string) {
+/**
+ * `/healthz` (liveness + database) and `/metrics` (Prometheus text). With `metricsToken` set
+ * (`WEIR_METRICS_TOKEN`), `/metrics` answers only `Authorization: Bearer <token>`.
+ */
+export function healthRoutes(
+  sqlite: Database,
+  metrics: Metrics,
+  version: string,
+  options: { metricsToken?: string } = {},
+) {
+  const allowed = bearerCheck(options.metricsToken ?? "");
   const ping = sqlite.query<{ ok: number }, []>("SELECT 1 AS ok");
   return new Elysia({ name: "weir-health" })
     .get(
@@ -31,10 +41,24 @@ export function healthRoutes(sqlite: Database, metrics: Metrics, version: string
     )
     .get(
       "/metrics",
-      ({ set }) => {
+      ({ set, request }) => {
+        if (!allowed(request.headers.get("authorization"))) {
+          set.headers["www-authenticate"] = 'Bearer realm="metrics"';
+          throw new AppError("unauthorized", 401);
+        }
         set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
         return metrics.render();
       },
       { detail: { tags: ["system"], summary: "Prometheus metrics: requests, latency, memory" } },
     );
+}
+
+/** True when no token is configured, or the header carries it (compared in constant time). */
+function bearerCheck(token: string): (authorization: string | null) => boolean {
+  if (token === "") return () => true;
+  const expected = Buffer.from(token);
+  return (authorization) => {
+    const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? "");
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
 }

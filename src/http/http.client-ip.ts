@@ -58,3 +58,9 @@ function blockListOf(cidrs: readonly string[]): BlockList {
   }
   return list;
 }
+
+/** True for 127.0.0.0/8 and ::1 (mapped forms included): a client on this very machine. */
+export function isLoopback(address: string): boolean {
+  const ip = normalizeIp(address);
+  return ip === "::1" || (isIP(ip) === 4 && ip.startsWith("127."));
+}

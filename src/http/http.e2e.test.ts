@@ -37,6 +37,27 @@ describe("system routes", () => {
     expect(text).not.toContain("does-not-exist");
   });
 
+  test("WEIR_METRICS_TOKEN: /metrics answers only the bearer of the token", async () => {
+    const guarded = await startTestServer({ config: { metrics_token: "scrape-me-please" } });
+    try {
+      const scrape = (authorization?: string) =>
+        guarded.request("/metrics", authorization ? { headers: { authorization } } : {});
+      const refused = await scrape();
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({ error: "unauthorized" });
+      expect(refused.headers.get("www-authenticate")).toContain("Bearer");
+      expect((await scrape("Bearer scrape-me-wrong!")).status).toBe(401);
+      expect((await scrape("scrape-me-please")).status).toBe(401);
+      const allowed = await scrape("Bearer scrape-me-please");
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain("weir_http_requests_total");
+      // Health stays open: load balancers probe it without credentials.
+      expect((await guarded.request("/healthz")).status).toBe(200);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   test("every response carries x-request-id, and a sane incoming one is kept", async () => {
     for (const path of ["/healthz", "/api/v1/nope", "/metrics", "/"]) {
       const response = await server.request(path);

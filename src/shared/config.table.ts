@@ -7,6 +7,7 @@ import {
   nonEmpty,
   oneOf,
   optionalHttpUrl,
+  secretKeyText,
   type Validator,
 } from "./config.validators.ts";
 import { LOG_FORMATS, LOG_LEVELS } from "./logger.ts";
@@ -124,8 +125,15 @@ export const CONFIG_TABLE = {
   secret_key: entry({
     env: "WEIR_SECRET_KEY",
     default: "",
+    parse: secretKeyText,
+    doc: "Server secret (signs tokens, encrypts secrets at rest): at least 32 bytes as hex or base64; empty: use <data_dir>/secret.key.",
+    secret: true,
+  }),
+  metrics_token: entry({
+    env: "WEIR_METRICS_TOKEN",
+    default: "",
     parse: anyText,
-    doc: "Server secret (signs tokens, encrypts secrets at rest); empty: use <data_dir>/secret.key.",
+    doc: "When set, GET /metrics requires `Authorization: Bearer <token>`; empty: /metrics is open.",
     secret: true,
   }),
   realtime_heartbeat_timeout: entry({

@@ -100,10 +100,47 @@ describe("invalid values fail naming the key", () => {
   });
 
   test("secrets are redacted when config is shown", () => {
-    const rows = describeConfig(loadConfig({ env: { WEIR_SECRET_KEY: "hunter2-very-secret" } }));
+    const rows = describeConfig(
+      loadConfig({ env: { WEIR_SECRET_KEY: `hunter2${"0".repeat(57)}` } }),
+    );
     const secret = rows.find((row) => row.key === "secret_key");
     expect(secret?.value).toBe("(redacted)");
     expect(JSON.stringify(rows)).not.toContain("hunter2");
+  });
+});
+
+describe("WEIR_SECRET_KEY carries at least 32 bytes, as hex or base64", () => {
+  const load = (key: string) => loadConfig({ env: { WEIR_SECRET_KEY: key } }).config.secret_key;
+  const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7 + 1));
+
+  test.each([
+    ["hex", bytes.toString("hex")],
+    ["hex, upper case", bytes.toString("hex").toUpperCase()],
+    ["base64 (openssl rand -base64 32)", bytes.toString("base64")],
+    ["base64url", bytes.toString("base64url")],
+    ["empty: the key file is used", ""],
+  ])("accepted: %s", (_, key) => {
+    expect(load(key)).toBe(key);
+  });
+
+  test.each([
+    ["a word", "x"],
+    ["a passphrase", "correct horse battery staple correct horse"],
+    ["31 bytes of hex", bytes.subarray(1).toString("hex")],
+    ["31 bytes of base64", bytes.subarray(1).toString("base64")],
+  ])("refused with one readable line, the value never shown: %s", (_, key) => {
+    let message = "";
+    try {
+      load(key);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /^invalid secret_key \(WEIR_SECRET_KEY\): must carry at least 32 bytes/,
+    );
+    expect(message).not.toContain("\n");
+    if (key.length > 3) expect(message).not.toContain(key);
   });
 });
 

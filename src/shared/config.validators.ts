@@ -98,3 +98,29 @@ function isIPv6(value: string): boolean {
     return false;
   }
 }
+
+/** Bytes a server secret must carry: HS256 and AES-256 keys are 32 bytes. */
+export const SECRET_KEY_MIN_BYTES = 32;
+
+/**
+ * The server secret: empty (use the key file), or at least 32 bytes written as hex or base64.
+ * A short passphrase would make every login token brute-forceable offline.
+ */
+export const secretKeyText: Validator<string> = (raw) => {
+  const value = anyText(raw);
+  if (value === "" || secretKeyBytes(value) >= SECRET_KEY_MIN_BYTES) return value;
+  throw new Error(
+    `must carry at least ${SECRET_KEY_MIN_BYTES} bytes as hex (64 characters) or base64 (44); make one with: openssl rand -hex 32`,
+  );
+};
+
+/** How many bytes `text` encodes: as hex when it is only hex digits, else as base64 (or 0). */
+function secretKeyBytes(text: string): number {
+  if (/^(?:[0-9a-fA-F]{2})+$/.test(text)) return text.length / 2;
+  for (const encoding of ["base64", "base64url"] as const) {
+    const bytes = Buffer.from(text, encoding);
+    // Only canonical text counts, so a passphrase is not read as base64 by accident.
+    if (bytes.length > 0 && bytes.toString(encoding) === text) return bytes.length;
+  }
+  return 0;
+}

@@ -36,7 +36,7 @@ test("a corrupt key file is refused, never replaced", () => {
 
 test("WEIR_SECRET_KEY overrides the file and writes nothing", () => {
   const dir = tempDir();
-  const key = loadSecretKey(dir, "operator-provided");
+  const key = loadSecretKey(dir, "f".repeat(64));
   expect(key).toHaveLength(32);
   expect(() => statSync(join(dir, "secret.key"))).toThrow();
 });

@@ -44,6 +44,7 @@ export async function signUp(
     clock: deps.clock,
     secretKey: deps.secretKey,
     jwtTtlMs: deps.config.jwt_ttl,
+    plans: deps.config.plans,
     usage: createApiKeyUsage(() => {}),
   });
   counter += 1;
