@@ -168,11 +168,11 @@ describe("other commands", () => {
 
   test("config print shows sources and redacts secrets", () => {
     const result = runCli(["config", "print", "--json", "--data-dir", tempDir()], {
-      WEIR_SECRET_KEY: "correct-horse-battery",
+      WEIR_SECRET_KEY: "c0ffee".repeat(11).slice(0, 64),
       WEIR_LOG_LEVEL: "warn",
     });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).not.toContain("correct-horse");
+    expect(result.stdout).not.toContain("c0ffee");
     const config = JSON.parse(result.stdout);
     expect(config.secret_key.value).toBe("(redacted)");
     expect(config.log_level).toEqual({ value: "warn", source: "env", env: "WEIR_LOG_LEVEL" });
