@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Cookie, Page } from "playwright-core";
-import { startUiWorld, type UiWorld } from "../src/http/ui.browser-world.ts";
+import { startUiWorld, type UiWorld } from "../src/test-utils/browser-world.ts";
 
 const root = join(import.meta.dir, "..");
 const at = process.argv.indexOf("--out");

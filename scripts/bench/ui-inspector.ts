@@ -14,8 +14,8 @@
  * Usage: bun scripts/bench/ui-inspector.ts [--rounds N] [--requests N]
  */
 import type { Page } from "playwright-core";
-import { startUiWorld, type UiWorld } from "../../src/http/ui.browser-world.ts";
 import { signUp } from "../../src/test-utils/accounts.ts";
+import { startUiWorld, type UiWorld } from "../../src/test-utils/browser-world.ts";
 
 const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);

@@ -4,9 +4,9 @@
  * calls and socket upgrades, cleared at logout; API clients never see it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handshakeStatus } from "../realtime/realtime.test-helpers.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
+import { handshakeStatus } from "../test-utils/realtime-client.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const UI = { "x-weir-ui": "1" };

@@ -5,10 +5,10 @@ import type { Subprocess } from "bun";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { openDatabase } from "../db/db.open.ts";
+import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { seedEndpoint, seedOrganization } from "./capture.fixtures.ts";
 
 const MAIN = join(import.meta.dir, "../main.ts");
 const SENDERS = 24;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { rawExchange, useCaptureServers } from "../test-utils/capture-server.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { readJson } from "../test-utils/json.ts";
-import { rawExchange, useCaptureServers } from "./capture.test-helpers.ts";
 
 const startServer = useCaptureServers();
 const json = { "content-type": "application/json" };

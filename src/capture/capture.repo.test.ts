@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
+import { seedEndpoint, seedOrganization, storedRequests } from "../test-utils/capture-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
-import { seedEndpoint, seedOrganization, storedRequests } from "./capture.fixtures.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 

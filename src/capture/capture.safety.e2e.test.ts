@@ -3,8 +3,8 @@
  * in custom answers, and every answer runs sandboxed and unsniffed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { callAs, createDebugEndpoint } from "../endpoints/endpoints.test-helpers.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;

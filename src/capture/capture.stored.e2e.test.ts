@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { bytesOf, rawExchange, useCaptureServers } from "../test-utils/capture-server.ts";
 import { readJson } from "../test-utils/json.ts";
-import { bytesOf, rawExchange, useCaptureServers } from "./capture.test-helpers.ts";
 
 const startServer = useCaptureServers();
 

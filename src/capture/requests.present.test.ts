@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { makeCapturedRequest } from "./requests.fixtures.ts";
+import { makeCapturedRequest } from "../test-utils/requests-fixtures.ts";
 import { bodyText, presentRequest } from "./requests.present.ts";
 
 const bytes = (...values: number[]) => new Uint8Array(values);

@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createEndpointsRepo } from "../endpoints/endpoints.repo.ts";
+import {
+  insertCapturedRequest,
+  insertEndpoint,
+  insertOrganization,
+} from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
-import { insertCapturedRequest, insertEndpoint, insertOrganization } from "./requests.fixtures.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 
 let db: TestDb;

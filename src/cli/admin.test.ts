@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { apiCall } from "../test-utils/api-call.ts";
+import { preparedDir, runCli } from "../test-utils/cli.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { startTestServer } from "../test-utils/test-server.ts";
-import { preparedDir, runCli } from "./cli.test-helpers.ts";
 
 const tempDir = useTempDirs("weir-admin-");
 const admin = (dir: string, ...args: string[]) => runCli(["admin", ...args, "--data-dir", dir]);

@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS } from "../db/db.migrations.ts";
+import { preparedDir, spawnCli, runCli as weir } from "../test-utils/cli.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { preparedDir, spawnCli, runCli as weir } from "./cli.test-helpers.ts";
 
 const tempDir = useTempDirs();
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, spawnCli } from "../test-utils/cli.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { runCli, spawnCli } from "./cli.test-helpers.ts";
 
 const tempDir = useTempDirs("weir-datadir-");
 

@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { preparedDir, runCli as weir } from "../test-utils/cli.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { preparedDir, runCli as weir } from "./cli.test-helpers.ts";
 
 const tempDir = useTempDirs();
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { spawnCli } from "./cli.test-helpers.ts";
+import { spawnCli } from "../test-utils/cli.ts";
 import { publicUrlAdvice } from "./public-url.advice.ts";
 
 const tempDir = useTempDirs("weir-advice-");

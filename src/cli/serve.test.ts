@@ -2,10 +2,10 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, spawnCli, unprivilegedPrefix } from "../test-utils/cli.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { runCli, spawnCli, unprivilegedPrefix } from "./cli.test-helpers.ts";
 
 const tempDir = useTempDirs("weir-cli-");
 

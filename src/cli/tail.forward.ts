@@ -3,7 +3,7 @@ import {
   forwardHeaders as forwardedHeaders,
   forwardTarget,
   LOOP_GUARD_HEADER,
-} from "../capture/forwards.model.ts";
+} from "../delivery/forwards.model.ts";
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "../http/outbound/outbound.sender.ts";

@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
-import {
-  apiKeyId,
-  capture,
-  type RealtimeWorld,
-  startWorld,
-} from "../realtime/realtime.test-world.ts";
+import { spawnCli } from "../test-utils/cli.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { spawnCli } from "./cli.test-helpers.ts";
+import { apiKeyId, capture, type RealtimeWorld, startWorld } from "../test-utils/realtime-world.ts";
 
 /** A TCP relay in front of the server whose connections can be cut: a network drop on demand. */
 function startRelay(targetPort: number) {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
+import { callAs, captureAt, createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { callAs, captureAt, createDebugEndpoint } from "./endpoints.test-helpers.ts";
 
 const clock = createFakeClock(Date.UTC(2026, 2, 1));
 let server: TestServer;

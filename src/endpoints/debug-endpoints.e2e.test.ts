@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
-import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import {
   type CreatedEndpoint,
   callAs,
   captureAt,
   createDebugEndpoint,
-} from "./endpoints.test-helpers.ts";
+} from "../test-utils/endpoints.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
 let owner: TestAccount;

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { insertCapturedRequest } from "../capture/requests.fixtures.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import { startHttpSink } from "../test-utils/http-sink.ts";
-import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import {
   type CreatedEndpoint,
   callAs,
   captureAt,
   createDebugEndpoint,
-} from "./endpoints.test-helpers.ts";
+} from "../test-utils/endpoints.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
+import { insertCapturedRequest } from "../test-utils/requests-fixtures.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
 let owner: TestAccount;

@@ -2,11 +2,11 @@ import { Elysia, t } from "elysia";
 import { authGuard, requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import type { AuthService } from "../auth/auth.service.ts";
-import { presentForward } from "../capture/forwards.present.ts";
-import { listForwards, replayRequest } from "../capture/forwards.service.ts";
 import { presentRequest } from "../capture/requests.present.ts";
 import { emptyEndpoint, getRequest, listRequests } from "../capture/requests.service.ts";
 import { genericPage, parsePageRequest } from "../db/db.pagination.ts";
+import { presentForward } from "../delivery/forwards.present.ts";
+import { listForwards, replayRequest } from "../delivery/forwards.service.ts";
 import { presentEndpoint } from "./endpoints.present.ts";
 import type { EndpointsRoom } from "./endpoints.room.ts";
 import {

@@ -1,7 +1,7 @@
-import { createForwardsRepo } from "../capture/forwards.repo.ts";
-import type { ForwardsDeps } from "../capture/forwards.service.ts";
-import { createForwarder } from "../capture/forwards.worker.ts";
 import { createRequestsRepo } from "../capture/requests.repo.ts";
+import { createForwardsRepo } from "../delivery/forwards.repo.ts";
+import type { ForwardsDeps } from "../delivery/forwards.service.ts";
+import { createForwarder } from "../delivery/forwards.worker.ts";
 import type { AppDeps } from "../deps.ts";
 import { createClientIpResolver } from "../http/http.client-ip.ts";
 import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { DEFAULT_PLANS } from "../auth/plans.model.ts";
-import { createForwardsRepo } from "../capture/forwards.repo.ts";
-import { insertCapturedRequest, insertOrganization } from "../capture/requests.fixtures.ts";
 import { createRequestsRepo } from "../capture/requests.repo.ts";
+import { createForwardsRepo } from "../delivery/forwards.repo.ts";
 import { AppError } from "../shared/errors.ts";
 import type { DomainEvents } from "../shared/events.ts";
 import { createIds, type Ids } from "../shared/ids.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { insertCapturedRequest, insertOrganization } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createAnonymousEndpoint } from "./anonymous.service.ts";
 import { createEndpointsRepo } from "./endpoints.repo.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectSocket, subscribe, waitForEvents } from "../realtime/realtime.test-helpers.ts";
+import { connectSocket, subscribe, waitForEvents } from "../test-utils/realtime-client.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { readJson } from "../test-utils/json.ts";

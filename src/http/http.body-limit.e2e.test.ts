@@ -3,10 +3,10 @@
  * the JSON 413, never Bun's bare one (decisions.md §14).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rawExchange } from "../capture/capture.test-helpers.ts";
-import { createDebugEndpoint } from "../endpoints/endpoints.test-helpers.ts";
 import { loadConfig } from "../shared/config.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { rawExchange } from "../test-utils/capture-server.ts";
+import { createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const MAX_JSON = 4096;

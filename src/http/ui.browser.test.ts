@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page, WebSocketRoute } from "playwright-core";
 import { signUp } from "../test-utils/accounts.ts";
+import { readClipboard, startUiWorld, textOf, type UiWorld } from "../test-utils/browser-world.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { readClipboard, startUiWorld, textOf, type UiWorld } from "./ui.browser-world.ts";
 
 const PASSWORD = "correct horse battery";
 let world: UiWorld;

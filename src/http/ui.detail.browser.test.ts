@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import { startUiWorld, textOf, type UiWorld } from "./ui.browser-world.ts";
+import { startUiWorld, textOf, type UiWorld } from "../test-utils/browser-world.ts";
 
 let world: UiWorld;
 let account: TestAccount;

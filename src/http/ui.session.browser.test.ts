@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp } from "../test-utils/accounts.ts";
-import { startUiWorld, type UiWorld } from "./ui.browser-world.ts";
+import { startUiWorld, type UiWorld } from "../test-utils/browser-world.ts";
 
 let world: UiWorld;
 

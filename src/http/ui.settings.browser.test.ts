@@ -4,8 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp } from "../test-utils/accounts.ts";
-import { startHttpSink } from "../test-utils/http-sink.ts";
-import { pollUntil } from "../test-utils/poll.ts";
 import {
   readClipboard,
   sidewaysOverflow,
@@ -13,7 +11,9 @@ import {
   textOf,
   type UiWorld,
   unlabelledControls,
-} from "./ui.browser-world.ts";
+} from "../test-utils/browser-world.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
+import { pollUntil } from "../test-utils/poll.ts";
 
 const PASSWORD = "correct horse battery";
 let world: UiWorld;

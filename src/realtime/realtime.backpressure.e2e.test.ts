@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
-import { connectSocket, subscribe, waitForEvents } from "./realtime.test-helpers.ts";
-import { capture, type RealtimeWorld, startWorld } from "./realtime.test-world.ts";
+import { connectSocket, subscribe, waitForEvents } from "../test-utils/realtime-client.ts";
+import { capture, type RealtimeWorld, startWorld } from "../test-utils/realtime-world.ts";
 
 /**
  * A client that joins and then never reads again: it completes the handshake and the join over

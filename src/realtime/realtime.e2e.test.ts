@@ -2,8 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { PUSHED_BODY_LIMIT } from "./realtime.payload.model.ts";
-import type { Serializer } from "./realtime.protocol.model.ts";
 import {
   connectSocket,
   handshakeStatus,
@@ -11,8 +9,15 @@ import {
   subscribe,
   type TestSocket,
   waitForEvents,
-} from "./realtime.test-helpers.ts";
-import { capture, createEndpoint, type RealtimeWorld, startWorld } from "./realtime.test-world.ts";
+} from "../test-utils/realtime-client.ts";
+import {
+  capture,
+  createEndpoint,
+  type RealtimeWorld,
+  startWorld,
+} from "../test-utils/realtime-world.ts";
+import { PUSHED_BODY_LIMIT } from "./realtime.payload.model.ts";
+import type { Serializer } from "./realtime.protocol.model.ts";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

@@ -3,14 +3,14 @@ import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { IDLE_SOCKETS_JOB } from "./realtime.room.ts";
 import {
   connectSocket,
   subscribe,
   type TestSocket,
   waitForEvents,
-} from "./realtime.test-helpers.ts";
-import { apiKeyId, capture, type RealtimeWorld, startWorld } from "./realtime.test-world.ts";
+} from "../test-utils/realtime-client.ts";
+import { apiKeyId, capture, type RealtimeWorld, startWorld } from "../test-utils/realtime-world.ts";
+import { IDLE_SOCKETS_JOB } from "./realtime.room.ts";
 
 let world: RealtimeWorld | undefined;
 const sockets: TestSocket[] = [];

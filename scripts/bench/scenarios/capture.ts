@@ -1,7 +1,7 @@
-import { seedEndpoint, seedOrganization } from "../../../src/capture/capture.fixtures.ts";
 import { runMigrations } from "../../../src/db/db.migrate.ts";
 import { MIGRATIONS } from "../../../src/db/db.migrations.ts";
 import { openDatabase } from "../../../src/db/db.open.ts";
+import { seedEndpoint, seedOrganization } from "../../../src/test-utils/capture-fixtures.ts";
 import { weirServer } from "../lib/subjects.ts";
 import type { LaunchContext, Scenario, ServerSpec } from "../lib/types.ts";
 

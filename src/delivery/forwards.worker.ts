@@ -1,9 +1,9 @@
+import type { CapturedRequest } from "../capture/capture.model.ts";
+import type { RequestsRepo } from "../capture/requests.repo.ts";
 import type { EndpointsRepo } from "../endpoints/endpoints.repo.ts";
 import type { DomainEvents } from "../shared/events.ts";
-import type { CapturedRequest } from "./capture.model.ts";
 import { forwardTarget, isRetryable, retryDelayAfter, shouldForward } from "./forwards.model.ts";
 import { type SendDeps, sendForward } from "./forwards.service.ts";
-import type { RequestsRepo } from "./requests.repo.ts";
 
 export interface ForwarderDeps extends SendDeps {
   requests: RequestsRepo;

@@ -1,16 +1,12 @@
 import { afterEach } from "bun:test";
 import type { Plan } from "../auth/auth.model.ts";
 import {
-  startTestServer,
-  type TestServer,
-  type TestServerOptions,
-} from "../test-utils/test-server.ts";
-import {
   type SeededEndpoint,
   seedEndpoint,
   seedOrganization,
   storedRequests,
-} from "./capture.fixtures.ts";
+} from "./capture-fixtures.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
 
 export const ORG_ID = "org-capture";
 

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { type Channel, Socket, type SocketConnectOption } from "phoenix";
-import { pollUntil } from "../test-utils/poll.ts";
-import type { Serializer } from "./realtime.protocol.model.ts";
+import type { Serializer } from "../realtime/realtime.protocol.model.ts";
+import { pollUntil } from "./poll.ts";
 
 /** Socket options of the phoenix client for the 1.0.0 (object) serializer. */
 const V1_CODEC = {

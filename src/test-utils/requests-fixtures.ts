@@ -1,7 +1,7 @@
+import type { CapturedRequest } from "../capture/capture.model.ts";
+import { createRequestsRepo } from "../capture/requests.repo.ts";
 import type { Db } from "../db/db.open.ts";
 import { createEndpointsRepo } from "../endpoints/endpoints.repo.ts";
-import type { CapturedRequest } from "./capture.model.ts";
-import { createRequestsRepo } from "./requests.repo.ts";
 
 const encoder = new TextEncoder();
 

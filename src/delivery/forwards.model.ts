@@ -1,5 +1,5 @@
+import type { CapturedRequest } from "../capture/capture.model.ts";
 import { endToEndHeaders, type HeaderPair } from "../http/outbound/outbound.headers.ts";
-import type { CapturedRequest } from "./capture.model.ts";
 
 /** Marks a request Weir sent; a captured request carrying it is never forwarded again (loop guard). */
 export const LOOP_GUARD_HEADER = "x-weir-forwarded";

@@ -1,6 +1,6 @@
 import { count, desc, eq, sql } from "drizzle-orm";
+import { requestForwards } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
-import { requestForwards } from "./capture.table.ts";
 import type { ForwardRecord } from "./forwards.model.ts";
 
 type ForwardRow = typeof requestForwards.$inferSelect;

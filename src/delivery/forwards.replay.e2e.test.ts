@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import {
   type CreatedEndpoint,
   callAs,
   captureAt,
   createDebugEndpoint,
-} from "../endpoints/endpoints.test-helpers.ts";
-import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+} from "../test-utils/endpoints.ts";
+import { forwardsOf as listForwards } from "../test-utils/forwards.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { type HttpSink, type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { forwardsOf as listForwards } from "./forwards.test-helpers.ts";
 
 let server: TestServer;
 let owner: TestAccount;

@@ -1,8 +1,8 @@
 import { expect } from "bun:test";
-import { type CreatedEndpoint, callAs } from "../endpoints/endpoints.test-helpers.ts";
-import type { TestAccount } from "../test-utils/accounts.ts";
-import { pollUntil } from "../test-utils/poll.ts";
-import type { TestServer } from "../test-utils/test-server.ts";
+import type { TestAccount } from "./accounts.ts";
+import { type CreatedEndpoint, callAs } from "./endpoints.ts";
+import { pollUntil } from "./poll.ts";
+import type { TestServer } from "./test-server.ts";
 
 /** A forward record as listed, loosely typed: tests assert on its shape with expect(). */
 // biome-ignore lint/suspicious/noExplicitAny: test assertions inspect arbitrary JSON shapes.

@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
-import type { TestAccount } from "../test-utils/accounts.ts";
-import { type ApiAnswer, apiCall } from "../test-utils/api-call.ts";
-import type { TestServer } from "../test-utils/test-server.ts";
+import type { TestAccount } from "./accounts.ts";
+import { type ApiAnswer, apiCall } from "./api-call.ts";
+import type { TestServer } from "./test-server.ts";
 
 /** An endpoint as the `debug-endpoints` family returns it, loosely typed for assertions. */
 export interface CreatedEndpoint {

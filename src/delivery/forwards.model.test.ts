@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { makeCapturedRequest } from "../test-utils/requests-fixtures.ts";
 import {
   canCarryBody,
   forwardHeaders,
@@ -7,7 +8,6 @@ import {
   retryDelayAfter,
   shouldForward,
 } from "./forwards.model.ts";
-import { makeCapturedRequest } from "./requests.fixtures.ts";
 
 describe("forwardHeaders", () => {
   test("keeps order and repeats; drops hop-by-hop, proxy-*, Host, Content-Length; adds the guard", () => {

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import {
   type CreatedEndpoint,
   callAs,
   captureAt,
   createDebugEndpoint,
-} from "../endpoints/endpoints.test-helpers.ts";
-import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+} from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { forwardsOf as listForwards, triesOf as pollTries } from "../test-utils/forwards.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { forwardsOf as listForwards, triesOf as pollTries } from "./forwards.test-helpers.ts";
 
 const clock = createFakeClock();
 const scheduler = createManualScheduler();

@@ -12,13 +12,9 @@ import {
   type Page,
 } from "playwright-core";
 import { buildUi } from "../../scripts/build-ui.ts";
-import type { TestAccount } from "../test-utils/accounts.ts";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
-import {
-  startTestServer,
-  type TestServer,
-  type TestServerOptions,
-} from "../test-utils/test-server.ts";
+import type { TestAccount } from "./accounts.ts";
+import { makeTempDir } from "./temp-dir.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
 
 /** Where Debian puts chromium; WEIR_CHROMIUM overrides it. */
 export const CHROMIUM = process.env.WEIR_CHROMIUM ?? "/usr/bin/chromium";

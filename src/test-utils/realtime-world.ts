@@ -1,11 +1,7 @@
 import { expect } from "bun:test";
-import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import { apiCall } from "../test-utils/api-call.ts";
-import {
-  startTestServer,
-  type TestServer,
-  type TestServerOptions,
-} from "../test-utils/test-server.ts";
+import { signUp, type TestAccount } from "./accounts.ts";
+import { apiCall } from "./api-call.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
 
 /** An endpoint as the create call answers it. */
 export interface TestEndpoint {

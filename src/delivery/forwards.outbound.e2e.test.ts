@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { callAs, captureAt, createDebugEndpoint } from "../endpoints/endpoints.test-helpers.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { callAs, captureAt, createDebugEndpoint } from "../test-utils/endpoints.ts";
+import { forwardsOf, triesOf } from "../test-utils/forwards.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { type RawSink, startRawSink } from "../test-utils/raw-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { forwardsOf, triesOf } from "./forwards.test-helpers.ts";
 
 // Names a test resolver answers: one that points at cloud metadata, as a rebinding attacker's would.
 const RESOLVES: Record<string, string> = {

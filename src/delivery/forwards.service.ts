@@ -1,3 +1,5 @@
+import type { CapturedRequest } from "../capture/capture.model.ts";
+import type { EndpointRef, RequestsDeps } from "../capture/requests.service.ts";
 import { type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import { endpointErrors } from "../endpoints/endpoints.errors.ts";
 import { requireEndpoint } from "../endpoints/endpoints.service.ts";
@@ -9,7 +11,6 @@ import { isoAt } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { CapturedRequest } from "./capture.model.ts";
 import {
   BLOCKED_ADDRESS,
   canCarryBody,
@@ -18,7 +19,6 @@ import {
   forwardTarget,
 } from "./forwards.model.ts";
 import type { ForwardsRepo } from "./forwards.repo.ts";
-import type { EndpointRef, RequestsDeps } from "./requests.service.ts";
 
 export interface SendDeps {
   forwards: ForwardsRepo;
