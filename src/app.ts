@@ -1,33 +1,46 @@
-import { apiKeyRoutes } from "./auth/api-keys.routes.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
-import { authRoutes } from "./auth/auth.routes.ts";
-import { memberRoutes } from "./auth/members.routes.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
 import { createCaptureRoom } from "./capture/capture.room.ts";
-import { captureRoutes } from "./capture/capture.routes.ts";
+import { createDeliveryRoom } from "./delivery/delivery.room.ts";
 import type { AppDeps } from "./deps.ts";
-import { endpointsRoutes } from "./endpoints/endpoints.routes.ts";
+import { createEndpointsRoom } from "./endpoints/endpoints.room.ts";
 import { healthRoutes } from "./http/health.routes.ts";
 import { SERVER_BODY_LIMIT } from "./http/http.body-limit.ts";
+import { createClientIpResolver } from "./http/http.client-ip.ts";
 import { createMetrics } from "./http/http.metrics.ts";
 import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
-import { realtimeRoutes } from "./realtime/realtime.routes.ts";
+import { type Room, startRooms } from "./room.ts";
 
 export interface StartOptions {
   port: number;
   hostname: string;
 }
 
-/** The composition root: mounts every room on the HTTP base. Two apps may run in one process. */
+/**
+ * The composition root: the rooms in dependency order, each given the narrow deps it uses and
+ * the ports of rooms built before it; then one start path and one stop path. Building starts
+ * nothing (no job, no subscription), so two apps may be built and run in one process.
+ */
 export function createApp(deps: AppDeps) {
+  // Built once: every room that needs a client's address resolves it by the same rule.
+  const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
+  const auth = createAuthRoom(deps, { resolveClientIp });
+  const { guard } = auth.ports;
+  const endpoints = createEndpointsRoom(deps, { guard, resolveClientIp });
+  const capture = createCaptureRoom(deps, { ...endpoints.ports, guard, resolveClientIp });
+  const delivery = createDeliveryRoom(deps, { ...endpoints.ports, ...capture.ports, guard });
+  const realtime = createRealtimeRoom(deps, {
+    auth: auth.ports.auth,
+    findEndpoint: endpoints.ports.findEndpoint,
+    listAfter: (endpointId, afterRequestId, limit) =>
+      capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
+  });
+  const rooms: Room<object>[] = [auth, endpoints, capture, delivery, realtime];
+
   const metrics = createMetrics();
-  const authRoom = createAuthRoom(deps);
-  // Other rooms may take over capture answers through captureRoom.service.setResponseOverride.
-  const captureRoom = createCaptureRoom(deps);
-  const auth = authRoom.auth;
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,
@@ -40,20 +53,17 @@ export function createApp(deps: AppDeps) {
       healthRoutes(deps.db.sqlite, metrics, deps.version, {
         metricsToken: deps.config.metrics_token,
       }),
-    )
-    .use(authRoutes(authRoom))
-    .use(apiKeyRoutes(authRoom))
-    .use(memberRoutes(authRoom))
-    .use(realtimeRoutes({ hub: createRealtimeRoom(deps).hub, auth }))
-    .use(endpointsRoutes(deps, { auth }))
-    .use(captureRoutes(captureRoom))
-    // The UI's catch-all goes last so every room's routes win over it.
-    .use(uiRoutes({ dir: deps.config.ui_dir }));
+    );
+  for (const room of rooms) if (room.routes) app.use(room.routes);
+  // The UI's catch-all goes last so every room's routes win over it.
+  app.use(uiRoutes({ dir: deps.config.ui_dir }));
 
+  let stopRooms: (() => Promise<void>) | null = null;
   return {
     app,
-    /** Starts listening; resolves to the bound port (useful with port 0). */
+    /** Starts the rooms' jobs and subscriptions, then listens; returns the bound port (port 0 works). */
     start(options: StartOptions): number {
+      stopRooms = startRooms(rooms, deps);
       // Elysia asks Bun for SO_REUSEPORT by default: a second server on the port would then
       // start too and the kernel would split connections between them. Weir wants EADDRINUSE.
       app.listen({
@@ -64,15 +74,20 @@ export function createApp(deps: AppDeps) {
       });
       const port = app.server?.port;
       if (port === undefined) throw new Error("server did not start");
-      // Jobs are registered while the rooms are built; none fires before the app serves.
+      // The rooms' jobs were registered above; none fires before the app serves.
       deps.scheduler.start();
       deps.bus.publish("server.started", { baseUrl: deps.config.base_url, port });
       return port;
     },
-    /** Stops accepting requests and lets in-flight ones finish. */
+    /**
+     * Tells the rooms the server is stopping (live sockets close), lets in-flight requests
+     * finish, then stops the rooms in reverse order.
+     */
     async stop(): Promise<void> {
       deps.bus.publish("server.stopping", {});
       await app.stop();
+      await stopRooms?.();
+      stopRooms = null;
     },
   };
 }

@@ -1,12 +1,13 @@
 import { type MigrationReport, runMigrations } from "./db/db.migrate.ts";
 import { MIGRATIONS } from "./db/db.migrations.ts";
 import { type Db, openDatabase } from "./db/db.open.ts";
+import type { AppBus, DomainEvents } from "./events.ts";
 import { createPublicBaseUrl, type PublicBaseUrl } from "./http/http.public-url.ts";
 import type { OutboundSender } from "./http/outbound/outbound.model.ts";
 import { createOutboundPolicy } from "./http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "./http/outbound/outbound.sender.ts";
 import { createSandbox, type Sandbox } from "./sandbox/sandbox.runner.ts";
-import { type Bus, createBus } from "./shared/bus.ts";
+import { createBus } from "./shared/bus.ts";
 import { createSystemClock, type TimerClock } from "./shared/clock.ts";
 import type { Config } from "./shared/config.table.ts";
 import { createIds, type Ids } from "./shared/ids.ts";
@@ -23,7 +24,7 @@ export interface AppDeps {
   clock: TimerClock;
   ids: Ids;
   logger: Logger;
-  bus: Bus;
+  bus: AppBus;
   scheduler: Scheduler;
   sandbox: Sandbox;
   secretKey: Uint8Array;
@@ -59,7 +60,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       clock,
       ids: overrides.ids ?? createIds(),
       logger,
-      bus: createBus(logger),
+      bus: createBus<DomainEvents>(logger),
       scheduler: overrides.scheduler ?? createScheduler(logger, clock),
       sandbox,
       secretKey,

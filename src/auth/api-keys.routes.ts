@@ -7,7 +7,7 @@ import {
   revokeApiKey,
 } from "./api-keys.service.ts";
 import { authGuard, principalForPath, requirePermission } from "./auth.guard.ts";
-import type { AuthRoom } from "./auth.room.ts";
+import type { AuthParts } from "./auth.room.ts";
 
 const ApiKey = t.Object({
   id: t.String(),
@@ -20,7 +20,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const tags = ["api-keys"];
 
 /** API key management (interface.md: JWT required for these three; decisions.md §12). */
-export function apiKeyRoutes(room: AuthRoom) {
+export function apiKeyRoutes(room: AuthParts) {
   return (
     new Elysia({ prefix: "/api/v1/organizations/:org_id/api-keys" })
       .use(authGuard(room.auth))

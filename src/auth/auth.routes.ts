@@ -12,13 +12,13 @@ import type { KeyedLimiter } from "../shared/token-bucket.ts";
 import { login, publicMembership, publicUser, registerAccount } from "./accounts.service.ts";
 import { authErrors } from "./auth.errors.ts";
 import { authGuard } from "./auth.guard.ts";
-import type { AuthRoom } from "./auth.room.ts";
+import type { AuthParts } from "./auth.room.ts";
 
 const Credentials = t.Object({ email: t.String(), password: t.String() });
 const tags = ["accounts"];
 
 /** Registration, login, first-run state and `/me` (decisions.md §2). */
-export function authRoutes(room: AuthRoom) {
+export function authRoutes(room: AuthParts) {
   return new Elysia()
     .get(
       "/api/v1/auth/setup",
@@ -119,7 +119,7 @@ export function authRoutes(room: AuthRoom) {
  * login survives new tabs and restarts; API clients get only the token in the body.
  */
 function rememberUiSession(
-  room: AuthRoom,
+  room: AuthParts,
   request: Request,
   set: { headers: Record<string, string | number> },
   token: string,
@@ -129,7 +129,7 @@ function rememberUiSession(
   set.headers["set-cookie"] = sessionCookie(token, room.sessionTtlSeconds, secure);
 }
 
-function apiKeyOrganization(room: AuthRoom, organizationId: string) {
+function apiKeyOrganization(room: AuthParts, organizationId: string) {
   const org = room.repo.organizationById(organizationId);
   const plan = org?.plan ?? "free";
   return {
@@ -144,7 +144,7 @@ function apiKeyOrganization(room: AuthRoom, organizationId: string) {
 /** Takes one attempt from the client's bucket; 429 with `Retry-After` when it is empty. */
 function limitPerClient(
   limiter: KeyedLimiter,
-  room: AuthRoom,
+  room: AuthParts,
   request: Request,
   server: Server<unknown> | null,
   set: { headers: Record<string, string | number> },
@@ -163,7 +163,7 @@ function limitPerClient(
  * First-run setup makes its caller the owner of the whole instance. From another machine that is
  * either the operator on their LAN or someone who found a fresh server first: say so loudly.
  */
-function warnOfRemoteFirstRun(room: AuthRoom, address: string, stage: "requested" | "completed") {
+function warnOfRemoteFirstRun(room: AuthParts, address: string, stage: "requested" | "completed") {
   const what =
     stage === "requested"
       ? `first-run setup requested from ${address}, not from this machine`

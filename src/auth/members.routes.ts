@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import { authGuard, principalForPath, requirePermission } from "./auth.guard.ts";
-import type { AuthRoom } from "./auth.room.ts";
+import type { AuthParts } from "./auth.room.ts";
 import { addMember, changeRole, listMembers, removeMember } from "./members.service.ts";
 
 const errors = {
@@ -14,7 +14,7 @@ const errors = {
 const tags = ["members"];
 
 /** Members of an organization (decisions.md §2): the owner manages them; the last owner stays. */
-export function memberRoutes(room: AuthRoom) {
+export function memberRoutes(room: AuthParts) {
   const deps = { repo: room.repo, clock: room.accounts.clock, ids: room.accounts.ids };
   return (
     new Elysia({ prefix: "/api/v1/organizations/:org_id/members" })

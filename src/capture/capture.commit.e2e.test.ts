@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { closeDeps } from "../deps.ts";
-import type { DomainEvents } from "../shared/events.ts";
+import type { DomainEvents } from "../events.ts";
 import { storedRequest } from "../test-utils/capture-fixtures.ts";
 import { startCaptureServer, useCaptureServers } from "../test-utils/capture-server.ts";
 import { readJson } from "../test-utils/json.ts";

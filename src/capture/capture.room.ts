@@ -1,9 +1,15 @@
+import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
-import { type ClientIpResolver, createClientIpResolver } from "../http/http.client-ip.ts";
+import type { ClientIpResolver } from "../http/http.client-ip.ts";
+import type { Room } from "../room.ts";
+import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
+import { captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
 import { createCaptureWriter } from "./capture.writer.ts";
-import { scheduleRetention } from "./retention.schedule.ts";
+import { createRequestsRepo } from "./requests.repo.ts";
+import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
+import { retentionJob } from "./retention.schedule.ts";
 
 /**
  * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
@@ -15,20 +21,42 @@ const AUTOCHECKPOINT_PAGES = 1000;
 /** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
 const CHECKPOINT_PATTERN = "*/10 * * * * *";
 
+export type CaptureRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "logger" | "bus" | "config">;
+
+export interface CaptureRoomPorts extends RequestsRoutesPorts {
+  resolveClientIp: ClientIpResolver;
+}
+
+/** What capture lends: reads of stored requests, and the hook that takes over answers. */
+export interface CapturePorts {
+  /** The endpoint's stored request with this id, or null. */
+  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  /** Requests of the endpoint stored after `afterRequestId` (null: from the oldest), oldest first. */
+  listRequestsAfter(
+    endpointId: string,
+    afterRequestId: string | null,
+    limit: number,
+  ): CapturedRequest[];
+  /** Registers the room that may change capture answers (null removes it). One at a time. */
+  setResponseOverride(override: ResponseOverride | null): void;
+}
+
 /** What the capture routes need: the use cases, the request limits and the client-IP rule. */
-export interface CaptureRoom {
+export interface CaptureParts {
   service: CaptureService;
   maxBodyBytes: number;
   resolveClientIp: ClientIpResolver;
-  /** Refuses new captures (server stop, once in-flight requests are done). */
-  stop(): void;
 }
 
 /**
- * Builds the capture room on the app's deps: the group-commit writer (its transactions publish
- * `request.captured` after each commit), the checkpoint job and the retention sweep.
+ * Builds the capture room: capture URLs on the group-commit writer (its transactions publish
+ * `request.captured` after each commit), reading stored requests, the checkpoint job and the
+ * retention sweep. Its stop closes the writer once the server has finished in-flight requests.
  */
-export function createCaptureRoom(deps: AppDeps): CaptureRoom {
+export function createCaptureRoom(
+  deps: CaptureRoomDeps,
+  ports: CaptureRoomPorts,
+): Room<CapturePorts> {
   const logger = deps.logger.child({ scope: "capture" });
   const repo = createCaptureRepo(deps.db.sqlite);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
@@ -55,12 +83,28 @@ export function createCaptureRoom(deps: AppDeps): CaptureRoom {
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
   });
-  deps.scheduler.every("capture.checkpoint", CHECKPOINT_PATTERN, () => repo.checkpoint());
-  scheduleRetention(deps);
-  return {
+  const requests = createRequestsRepo(deps.db);
+  const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
-    resolveClientIp: createClientIpResolver(deps.config.trusted_proxies),
+    resolveClientIp: ports.resolveClientIp,
+  };
+  return {
+    // Capture URLs first: the guard of the request-reading routes must never reach the hot path.
+    routes: new Elysia({ name: "weir-capture-room" })
+      .use(captureRoutes(parts))
+      .use(requestsRoutes({ requests }, ports)),
+    jobs: [
+      { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
+      retentionJob(deps),
+    ],
+    subscriptions: [],
     stop: () => writer.close(),
+    ports: {
+      findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),
+      listRequestsAfter: (endpointId, afterRequestId, limit) =>
+        requests.listAfter(endpointId, afterRequestId, limit),
+      setResponseOverride: (override) => service.setResponseOverride(override),
+    },
   };
 }

@@ -10,7 +10,7 @@ import {
   locateCapture,
   REFUSALS,
 } from "./capture.model.ts";
-import type { CaptureRoom } from "./capture.room.ts";
+import type { CaptureParts } from "./capture.room.ts";
 
 /** What capture needs of the Bun server: the socket peer of a request. */
 interface PeerSource {
@@ -38,7 +38,7 @@ function answerResponse(answer: CaptureAnswer): Response {
 }
 
 /** One capture: admit by slug, read the raw body, store durably, answer (interface.md, Capture). */
-async function capture(room: CaptureRoom, request: Request, server: PeerSource | null) {
+async function capture(room: CaptureParts, request: Request, server: PeerSource | null) {
   const location = locateCapture(request.url);
   if (!location) return refusalResponse(REFUSALS.notFound);
   const admission = room.service.admitRequest(location.slug);
@@ -68,7 +68,7 @@ const CaptureAccepted = t.Object({ message: t.String(), request_id: t.String() }
  * `parse: "none"` keeps Elysia away from the body, which is read raw here; no hook is added,
  * so the hot path pays for nothing else (docs/performance.md).
  */
-export function captureRoutes(room: CaptureRoom) {
+export function captureRoutes(room: CaptureParts) {
   // The Bun server is taken once at start: naming `server` in the handler's context makes Elysia
   // define a getter on every request's context (Object.defineProperty, measurable here).
   let server: PeerSource | null = null;
@@ -96,6 +96,5 @@ export function captureRoutes(room: CaptureRoom) {
     .get("/w/:slug/*", handle, hidden)
     .onStart((app) => {
       server = app.server;
-    })
-    .onStop(() => room.stop());
+    });
 }

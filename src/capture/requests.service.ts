@@ -1,19 +1,14 @@
 import { type PageInfo, type PageRequest, pageInfo } from "../db/db.pagination.ts";
-import { endpointErrors } from "../endpoints/endpoints.errors.ts";
-import type { EndpointsRepo } from "../endpoints/endpoints.repo.ts";
-import { requireEndpoint } from "../endpoints/endpoints.service.ts";
+import { notFound } from "../shared/errors.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import type { RequestsRepo } from "./requests.repo.ts";
 
+/**
+ * Reading stored requests. Which endpoint a caller may read is the endpoints room's call, made
+ * through the port `openEndpoint` (a 404 `AppError` when the caller may not).
+ */
 export interface RequestsDeps {
-  endpoints: EndpointsRepo;
   requests: RequestsRepo;
-}
-
-/** An endpoint of the caller's organization, addressed by id. */
-export interface EndpointRef {
-  organizationId: string;
-  endpointId: string;
 }
 
 /** One page of requests, newest first, with the numbers of the envelope. */
@@ -22,41 +17,27 @@ export interface RequestPage {
   info: PageInfo;
 }
 
-/** A page of the endpoint's stored requests; 404 when the endpoint is not the organization's. */
+/** A page of one endpoint's requests (the endpoint already opened by the caller). */
 export function listRequests(
-  input: EndpointRef & { page: PageRequest },
+  input: { endpointId: string; page: PageRequest },
   deps: RequestsDeps,
 ): RequestPage {
-  const endpoint = requireEndpoint(input.organizationId, input.endpointId, {
-    repo: deps.endpoints,
-  });
-  return pageOfEndpoint(endpoint.id, input.page, deps.requests);
+  const total = deps.requests.count(input.endpointId);
+  const items = deps.requests.listPage(input.endpointId, input.page.offset, input.page.pageSize);
+  return { items, info: pageInfo(input.page, total) };
 }
 
-/** A page of one endpoint's requests (the endpoint already checked by the caller). */
-export function pageOfEndpoint(
-  endpointId: string,
-  page: PageRequest,
-  requests: RequestsRepo,
-): RequestPage {
-  const total = requests.count(endpointId);
-  const items = requests.listPage(endpointId, page.offset, page.pageSize);
-  return { items, info: pageInfo(page, total) };
-}
-
-/** One stored request of the organization's endpoint; 404 for any other. */
+/** One stored request of the endpoint; 404 for any other id. */
 export function getRequest(
-  input: EndpointRef & { requestId: string },
+  input: { endpointId: string; requestId: string },
   deps: RequestsDeps,
 ): CapturedRequest {
-  requireEndpoint(input.organizationId, input.endpointId, { repo: deps.endpoints });
   const request = deps.requests.find(input.endpointId, input.requestId);
-  if (!request) throw endpointErrors.notFound();
+  if (!request) throw notFound();
   return request;
 }
 
 /** Deletes every stored request of the endpoint (and their forwards); the endpoint stays. */
-export function emptyEndpoint(input: EndpointRef, deps: RequestsDeps): number {
-  requireEndpoint(input.organizationId, input.endpointId, { repo: deps.endpoints });
+export function emptyEndpoint(input: { endpointId: string }, deps: RequestsDeps): number {
   return deps.requests.deleteForEndpoint(input.endpointId);
 }

@@ -1,4 +1,5 @@
 import type { AppDeps } from "../deps.ts";
+import type { RoomJob } from "../room.ts";
 import { createRetentionRepo } from "./retention.repo.ts";
 import { sweepRetention } from "./retention.service.ts";
 
@@ -9,8 +10,10 @@ const RETENTION_PATTERN = "0 * * * *";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Registers the retention sweep (decisions.md §11) with the app's scheduler. */
-export function scheduleRetention(deps: AppDeps): void {
+/** The retention sweep (decisions.md §11), as a job of the capture room. */
+export function retentionJob(
+  deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
+): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
   const repo = createRetentionRepo(deps.db.sqlite);
   const sweep = async () => {
@@ -30,5 +33,5 @@ export function scheduleRetention(deps: AppDeps): void {
     }
     return report;
   };
-  deps.scheduler.every(RETENTION_JOB, RETENTION_PATTERN, sweep, { runNow: true });
+  return { name: RETENTION_JOB, pattern: RETENTION_PATTERN, run: sweep, runNow: true };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { spawnCli } from "../test-utils/cli.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { spawnCli } from "../test-utils/cli.ts";
 import { publicUrlAdvice } from "./public-url.advice.ts";
 
 const tempDir = useTempDirs("weir-advice-");

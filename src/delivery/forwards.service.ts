@@ -1,8 +1,7 @@
 import type { CapturedRequest } from "../capture/capture.model.ts";
-import type { EndpointRef, RequestsDeps } from "../capture/requests.service.ts";
 import { type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import { endpointErrors } from "../endpoints/endpoints.errors.ts";
-import { requireEndpoint } from "../endpoints/endpoints.service.ts";
+import type { Endpoint } from "../endpoints/endpoints.model.ts";
 import { isHttpUrl } from "../endpoints/endpoints.validate.ts";
 import { headerRecord } from "../http/outbound/outbound.headers.ts";
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
@@ -74,8 +73,17 @@ async function tryForward(
   };
 }
 
-export interface ForwardsDeps extends RequestsDeps {
+/** What replay and the forward list borrow: the endpoint check of endpoints, the request of capture. */
+export interface ForwardsDeps {
+  requireEndpoint(organizationId: string, endpointId: string): Endpoint;
+  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
   send: SendDeps;
+}
+
+/** An endpoint of the caller's organization, addressed by id. */
+export interface EndpointRef {
+  organizationId: string;
+  endpointId: string;
 }
 
 /**
@@ -86,10 +94,8 @@ export async function replayRequest(
   input: EndpointRef & { requestId: string; url?: unknown },
   deps: ForwardsDeps,
 ): Promise<ForwardRecord> {
-  const endpoint = requireEndpoint(input.organizationId, input.endpointId, {
-    repo: deps.endpoints,
-  });
-  const request = deps.requests.find(endpoint.id, input.requestId);
+  const endpoint = deps.requireEndpoint(input.organizationId, input.endpointId);
+  const request = deps.findRequest(endpoint.id, input.requestId);
   if (!request) throw endpointErrors.notFound();
   const base = replayBase(input.url, endpoint.forwardUrl, deps.send.outbound);
   const url = forwardTarget(base, request.path, request.queryString);
@@ -120,8 +126,8 @@ export function listForwards(
   input: EndpointRef & { requestId: string; page: PageRequest },
   deps: ForwardsDeps,
 ) {
-  requireEndpoint(input.organizationId, input.endpointId, { repo: deps.endpoints });
-  if (!deps.requests.find(input.endpointId, input.requestId)) throw endpointErrors.notFound();
+  deps.requireEndpoint(input.organizationId, input.endpointId);
+  if (!deps.findRequest(input.endpointId, input.requestId)) throw endpointErrors.notFound();
   const total = deps.send.forwards.count(input.requestId);
   const items = deps.send.forwards.listPage(
     input.requestId,

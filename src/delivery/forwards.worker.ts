@@ -1,13 +1,12 @@
 import type { CapturedRequest } from "../capture/capture.model.ts";
-import type { RequestsRepo } from "../capture/requests.repo.ts";
-import type { EndpointsRepo } from "../endpoints/endpoints.repo.ts";
-import type { DomainEvents } from "../shared/events.ts";
+import type { Endpoint } from "../endpoints/endpoints.model.ts";
+import type { DomainEvents } from "../events.ts";
 import { forwardTarget, isRetryable, retryDelayAfter, shouldForward } from "./forwards.model.ts";
 import { type SendDeps, sendForward } from "./forwards.service.ts";
 
 export interface ForwarderDeps extends SendDeps {
-  requests: RequestsRepo;
-  endpoints: EndpointsRepo;
+  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findEndpointById(endpointId: string): Endpoint | null;
   /** Tries running at once; more wait in the queue. */
   maxInFlight?: number;
   /** Queued tries kept; beyond this new ones are dropped and logged. */
@@ -63,7 +62,7 @@ export function createForwarder(deps: ForwarderDeps) {
 
   async function run(job: Job): Promise<void> {
     if (stopped) return;
-    const request = job.request ?? deps.requests.find(job.endpointId, job.requestId);
+    const request = job.request ?? deps.findRequest(job.endpointId, job.requestId);
     if (!request) return; // deleted meanwhile: nothing left to send
     const url = forwardTarget(job.base, request.path, request.queryString);
     const record = await sendForward({ request, url, attempt: job.attempt }, deps);
@@ -95,7 +94,7 @@ export function createForwarder(deps: ForwarderDeps) {
       const due = retries.filter((retry) => retry.dueAt <= now);
       retries = retries.filter((retry) => retry.dueAt > now);
       for (const { job } of due) {
-        const base = deps.endpoints.findById(job.endpointId)?.forwardUrl;
+        const base = deps.findEndpointById(job.endpointId)?.forwardUrl;
         if (base) submit({ ...job, base });
       }
     },

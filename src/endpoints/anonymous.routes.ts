@@ -1,23 +1,10 @@
 import { Elysia, t } from "elysia";
-import { presentRequest } from "../capture/requests.present.ts";
-import { genericPage, parsePageRequest } from "../db/db.pagination.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import { isoAt } from "../shared/clock.ts";
-import {
-  createAnonymousEndpoint,
-  getAnonymousEndpoint,
-  getAnonymousRequest,
-  listAnonymousRequests,
-} from "./anonymous.service.ts";
+import { createAnonymousEndpoint, getAnonymousEndpoint } from "./anonymous.service.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import { webhookUrl } from "./endpoints.model.ts";
-import type { EndpointsRoom } from "./endpoints.room.ts";
-import {
-  CapturedRequestSchema,
-  errorResponses,
-  genericPageOf,
-  PageQuery,
-} from "./endpoints.schemas.ts";
+import type { EndpointsParts } from "./endpoints.room.ts";
 
 const tags = ["anonymous-endpoints"];
 const TOKEN_HEADER = "x-anonymous-token";
@@ -38,7 +25,7 @@ const AnonymousEndpointSchema = t.Object({
  * Anonymous endpoints (decisions.md §6): created without credentials, read with the
  * `X-Anonymous-Token` header. A missing or wrong token is 404, like an unknown id.
  */
-export function anonymousEndpointRoutes(room: EndpointsRoom) {
+export function anonymousEndpointRoutes(room: EndpointsParts) {
   const accessOf = (id: string, headers: Record<string, string | undefined>) => ({
     id,
     token: headers[TOKEN_HEADER] ?? "",
@@ -106,39 +93,6 @@ export function anonymousEndpointRoutes(room: EndpointsRoom) {
         headers: tokenHeaders,
         response: { 200: t.Object({ data: AnonymousEndpointSchema }), 404: ErrorBody },
         detail: { tags, summary: "Get an anonymous endpoint (X-Anonymous-Token)" },
-      },
-    )
-    .get(
-      "/:id/requests",
-      ({ params, headers, query }) => {
-        const access = accessOf(params.id, headers);
-        const result = listAnonymousRequests(
-          { ...access, page: parsePageRequest(query) },
-          room.anonymous,
-        );
-        return genericPage(result.items.map(presentRequest), result.info);
-      },
-      {
-        headers: tokenHeaders,
-        query: PageQuery,
-        response: {
-          200: genericPageOf(CapturedRequestSchema),
-          404: ErrorBody,
-          422: errorResponses[422],
-        },
-        detail: { tags, summary: "List an anonymous endpoint's requests (X-Anonymous-Token)" },
-      },
-    )
-    .get(
-      "/:id/requests/:request_id",
-      ({ params, headers }) => {
-        const access = { ...accessOf(params.id, headers), requestId: params.request_id };
-        return { data: presentRequest(getAnonymousRequest(access, room.anonymous)) };
-      },
-      {
-        headers: tokenHeaders,
-        response: { 200: t.Object({ data: CapturedRequestSchema }), 404: ErrorBody },
-        detail: { tags, summary: "Get one request of an anonymous endpoint (X-Anonymous-Token)" },
       },
     );
 }

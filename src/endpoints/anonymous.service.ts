@@ -1,8 +1,4 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { CapturedRequest } from "../capture/capture.model.ts";
-import type { RequestsRepo } from "../capture/requests.repo.ts";
-import { pageOfEndpoint, type RequestPage } from "../capture/requests.service.ts";
-import type { PageRequest } from "../db/db.pagination.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
@@ -18,7 +14,6 @@ export const ANONYMOUS_NAME = "Anonymous endpoint";
 
 export interface AnonymousDeps {
   repo: EndpointsRepo;
-  requests: RequestsRepo;
   clock: Clock;
   ids: Ids;
 }
@@ -86,24 +81,4 @@ export function getAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDep
     requestCount: stats?.requestCount ?? 0,
     lastRequestAt: stats?.lastRequestAt ?? null,
   };
-}
-
-/** A page of an anonymous endpoint's requests, newest first. */
-export function listAnonymousRequests(
-  input: AnonymousAccess & { page: PageRequest },
-  deps: AnonymousDeps,
-): RequestPage {
-  const endpoint = requireAnonymousEndpoint(input, deps);
-  return pageOfEndpoint(endpoint.id, input.page, deps.requests);
-}
-
-/** One request of an anonymous endpoint. */
-export function getAnonymousRequest(
-  input: AnonymousAccess & { requestId: string },
-  deps: AnonymousDeps,
-): CapturedRequest {
-  const endpoint = requireAnonymousEndpoint(input, deps);
-  const request = deps.requests.find(endpoint.id, input.requestId);
-  if (!request) throw endpointErrors.notFound();
-  return request;
 }

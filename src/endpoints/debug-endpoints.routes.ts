@@ -1,19 +1,9 @@
 import { Elysia, t } from "elysia";
-import { authGuard, requirePermission } from "../auth/auth.guard.ts";
+import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
-import type { AuthService } from "../auth/auth.service.ts";
-import { presentRequest } from "../capture/requests.present.ts";
-import { getRequest, listRequests } from "../capture/requests.service.ts";
-import { parsePageRequest } from "../db/db.pagination.ts";
 import { presentDebugEndpoint } from "./endpoints.present.ts";
-import type { EndpointsRoom } from "./endpoints.room.ts";
-import {
-  CapturedRequestSchema,
-  DebugEndpointSchema,
-  endpointRequestBody,
-  errorResponses,
-  PageQuery,
-} from "./endpoints.schemas.ts";
+import type { EndpointsParts } from "./endpoints.room.ts";
+import { DebugEndpointSchema, endpointRequestBody, errorResponses } from "./endpoints.schemas.ts";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -32,10 +22,10 @@ const tenantOf = (principal: Principal) => ({
  * The `debug-endpoints` family (interface.md): bare endpoints, `{debug_endpoints}` lists and
  * `{debug_requests, pagination}` pages. Every route needs credentials.
  */
-export function debugEndpointsFamily(room: EndpointsRoom, auth: AuthService) {
+export function debugEndpointsFamily(room: EndpointsParts) {
   return (
     new Elysia({ prefix: "/api/v1/debug-endpoints" })
-      .use(authGuard(auth))
+      .use(room.guard())
       // URLs handed out follow the address this caller reached Weir by (or base_url).
       .derive(({ request, server }) => {
         const base = room.publicBaseUrl(request, server);
@@ -119,56 +109,6 @@ export function debugEndpointsFamily(room: EndpointsRoom, auth: AuthService) {
         {
           response: { 204: t.Void(), ...errorResponses },
           detail: { tags, summary: "Delete an endpoint and all its requests (admin)" },
-        },
-      )
-      .get(
-        "/:endpoint_id/requests",
-        ({ principal, params, query }) => {
-          const ref = { organizationId: principal.organizationId, endpointId: params.endpoint_id };
-          const page = listRequests({ ...ref, page: parsePageRequest(query) }, room.requests);
-          return {
-            debug_requests: page.items.map(presentRequest),
-            pagination: {
-              page: page.info.page,
-              page_size: page.info.pageSize,
-              total_count: page.info.total,
-              total_pages: page.info.totalPages,
-            },
-          };
-        },
-        {
-          query: PageQuery,
-          response: {
-            200: t.Object({
-              debug_requests: t.Array(CapturedRequestSchema),
-              pagination: t.Object({
-                page: t.Integer(),
-                page_size: t.Integer(),
-                total_count: t.Integer(),
-                total_pages: t.Integer(),
-              }),
-            }),
-            ...errorResponses,
-          },
-          detail: { tags, summary: "List captured requests, newest first" },
-        },
-      )
-      .get(
-        "/:endpoint_id/requests/:request_id",
-        ({ principal, params }) =>
-          presentRequest(
-            getRequest(
-              {
-                organizationId: principal.organizationId,
-                endpointId: params.endpoint_id,
-                requestId: params.request_id,
-              },
-              room.requests,
-            ),
-          ),
-        {
-          response: { 200: CapturedRequestSchema, ...errorResponses },
-          detail: { tags, summary: "Get one captured request" },
         },
       )
   );

@@ -1,34 +1,79 @@
-import { createRequestsRepo } from "../capture/requests.repo.ts";
-import { createForwardsRepo } from "../delivery/forwards.repo.ts";
-import type { ForwardsDeps } from "../delivery/forwards.service.ts";
-import { createForwarder } from "../delivery/forwards.worker.ts";
+import { Elysia } from "elysia";
+import type { AuthPorts } from "../auth/auth.room.ts";
 import type { AppDeps } from "../deps.ts";
-import { createClientIpResolver } from "../http/http.client-ip.ts";
+import type { ClientIpResolver } from "../http/http.client-ip.ts";
+import type { Room } from "../room.ts";
 import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
-import type { AnonymousDeps } from "./anonymous.service.ts";
+import { anonymousEndpointRoutes } from "./anonymous.routes.ts";
+import {
+  type AnonymousAccess,
+  type AnonymousDeps,
+  requireAnonymousEndpoint,
+} from "./anonymous.service.ts";
+import { debugEndpointsFamily } from "./debug-endpoints.routes.ts";
+import type { Endpoint } from "./endpoints.model.ts";
 import { createEndpointsRepo } from "./endpoints.repo.ts";
-import type { EndpointsDeps } from "./endpoints.service.ts";
+import { type EndpointsDeps, requireEndpoint } from "./endpoints.service.ts";
+import { endpointsFamily } from "./endpoints-family.routes.ts";
 
-/** Every second: retries of failed forwards are started once due (deps.clock decides). */
-const FORWARD_RETRY_PATTERN = "* * * * * *";
 /** Anonymous endpoint creation per client address: 10 at once, then one a minute. */
 const ANONYMOUS_CREATION = perMinute(10, 1);
 
+export type EndpointsRoomDeps = Pick<
+  AppDeps,
+  "db" | "clock" | "ids" | "bus" | "config" | "publicBaseUrl" | "outbound"
+>;
+
+export interface EndpointsRoomPorts {
+  guard: AuthPorts["guard"];
+  resolveClientIp: ClientIpResolver;
+}
+
+/** What the endpoints room lends: the one isolation check of an endpoint, and lookups by id. */
+export interface EndpointsPorts {
+  /** The organization's endpoint, or a 404 `AppError`. */
+  requireEndpoint(organizationId: string, endpointId: string): Endpoint;
+  /** The organization's endpoint, or null. */
+  findEndpoint(organizationId: string, endpointId: string): Endpoint | null;
+  /** Any endpoint by id, anonymous ones included: for work the app does on its own (retries). */
+  findEndpointById(endpointId: string): Endpoint | null;
+  /** The anonymous endpoint this token opens, or a 404 `AppError`. */
+  requireAnonymousEndpoint(access: AnonymousAccess): Endpoint;
+}
+
 /**
- * Builds the endpoints room once per app: repos, use-case deps, the forwarder listening to
- * `request.captured`, its retry job, and the per-address limiter of anonymous creation.
+ * Builds the endpoints room: both endpoint families (one resource, decisions.md §12) and
+ * anonymous endpoints. Everything of an endpoint's requests belongs to capture and delivery,
+ * which reach endpoints through the ports lent here.
  */
-export function createEndpointsRoom(deps: AppDeps) {
-  const repo = createEndpointsRepo(deps.db);
-  const requests = createRequestsRepo(deps.db);
-  const send = {
-    forwards: createForwardsRepo(deps.db),
-    clock: deps.clock,
-    ids: deps.ids,
-    outbound: deps.outbound,
-    logger: deps.logger,
-    timeoutMs: deps.config.forward_timeout_ms,
+export function createEndpointsRoom(
+  deps: EndpointsRoomDeps,
+  ports: EndpointsRoomPorts,
+): Room<EndpointsPorts> {
+  const parts = buildEndpointsParts(deps, ports);
+  const { repo } = parts.endpoints;
+  return {
+    routes: new Elysia({ name: "weir-endpoints" })
+      .use(debugEndpointsFamily(parts))
+      .use(endpointsFamily(parts))
+      .use(anonymousEndpointRoutes(parts)),
+    jobs: [],
+    subscriptions: [],
+    stop: () => {},
+    ports: {
+      requireEndpoint: (organizationId, endpointId) =>
+        requireEndpoint(organizationId, endpointId, { repo }),
+      findEndpoint: (organizationId, endpointId) =>
+        repo.findInOrganization(endpointId, organizationId),
+      findEndpointById: (endpointId) => repo.findById(endpointId),
+      requireAnonymousEndpoint: (access) => requireAnonymousEndpoint(access, parts.anonymous),
+    },
   };
+}
+
+/** The endpoints room's use-case deps, as its routes take them. */
+function buildEndpointsParts(deps: EndpointsRoomDeps, ports: EndpointsRoomPorts) {
+  const repo = createEndpointsRepo(deps.db);
   const endpoints: EndpointsDeps = {
     repo,
     checkTarget: (url) => deps.outbound.urlProblem(url),
@@ -37,23 +82,16 @@ export function createEndpointsRoom(deps: AppDeps) {
     plans: deps.config.plans,
     bus: deps.bus,
   };
-  const forwards: ForwardsDeps = { endpoints: repo, requests, send };
-  const anonymous: AnonymousDeps = { repo, requests, clock: deps.clock, ids: deps.ids };
-  const forwarder = createForwarder({ ...send, requests, endpoints: repo });
-  deps.bus.on("request.captured", (event) => forwarder.onCaptured(event));
-  deps.bus.on("server.stopping", () => forwarder.stop());
-  deps.scheduler.every("forwards.retry", FORWARD_RETRY_PATTERN, () => forwarder.runDueRetries());
+  const anonymous: AnonymousDeps = { repo, clock: deps.clock, ids: deps.ids };
   return {
     endpoints,
-    requests: { endpoints: repo, requests },
-    forwards,
     anonymous,
-    forwarder,
+    guard: ports.guard,
     anonymousLimiter: createKeyedLimiter(deps.clock, ANONYMOUS_CREATION),
-    resolveClientIp: createClientIpResolver(deps.config.trusted_proxies),
+    resolveClientIp: ports.resolveClientIp,
     /** The public base URL for a request: base_url, or the request's own host and scheme. */
     publicBaseUrl: deps.publicBaseUrl,
   };
 }
 
-export type EndpointsRoom = ReturnType<typeof createEndpointsRoom>;
+export type EndpointsParts = ReturnType<typeof buildEndpointsParts>;

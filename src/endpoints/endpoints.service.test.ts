@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { DEFAULT_PLANS } from "../auth/plans.model.ts";
-import { createRequestsRepo } from "../capture/requests.repo.ts";
 import { createForwardsRepo } from "../delivery/forwards.repo.ts";
+import type { DomainEvents } from "../events.ts";
 import { AppError } from "../shared/errors.ts";
-import type { DomainEvents } from "../shared/events.ts";
 import { createIds, type Ids } from "../shared/ids.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { insertCapturedRequest, insertOrganization } from "../test-utils/requests-fixtures.ts";
@@ -104,7 +103,6 @@ describe("create", () => {
     expect([taken.status, taken.code]).toEqual([409, "slug_taken"]);
     const anonymous = createAnonymousEndpoint({
       repo: deps.repo,
-      requests: createRequestsRepo(db),
       clock: deps.clock,
       ids: deps.ids,
     });

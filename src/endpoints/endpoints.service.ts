@@ -1,6 +1,6 @@
 import type { Plan } from "../auth/auth.model.ts";
 import type { PlanTable } from "../auth/plans.model.ts";
-import type { Bus } from "../shared/bus.ts";
+import type { AppBus } from "../events.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
@@ -16,7 +16,7 @@ export interface EndpointsDeps {
   clock: Clock;
   ids: Ids;
   plans: PlanTable;
-  bus: Pick<Bus, "publish">;
+  bus: Pick<AppBus, "publish">;
 }
 
 /** An endpoint with its request count and newest capture time, as both API families show it. */

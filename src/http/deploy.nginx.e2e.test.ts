@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectSocket, subscribe, waitForEvents } from "../test-utils/realtime-client.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { readJson } from "../test-utils/json.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { connectSocket, subscribe, waitForEvents } from "../test-utils/realtime-client.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 

@@ -1,39 +1,52 @@
 import type { AppDeps } from "../deps.ts";
-import { createRealtimeHub, type RealtimeLimits } from "./realtime.channel.service.ts";
+import { type Room, subscription } from "../room.ts";
+import { createRealtimeHub, type RealtimeStore } from "./realtime.channel.service.ts";
 import { PUSHED_BODY_LIMIT } from "./realtime.payload.model.ts";
-import { createRealtimeStore } from "./realtime.repo.ts";
+import { realtimeRoutes, type SocketAuth } from "./realtime.routes.ts";
 
 /** The job that closes sockets silent past the heartbeat window. */
 export const IDLE_SOCKETS_JOB = "realtime.idle-sockets";
 
+export type RealtimeRoomDeps = Pick<AppDeps, "clock" | "logger" | "config">;
+
 /**
- * Builds the realtime room once per app and connects it to the rest through the bus: stored
- * captures fan out, a revoked key closes its sockets, a deleted endpoint ends its channels, and
- * shutdown closes every socket (a stopping server would otherwise wait for them).
+ * What realtime borrows: socket authentication from auth, the organization-scoped endpoint
+ * lookup from endpoints, and the catch-up read of stored requests from capture.
  */
-export function createRealtimeRoom(deps: AppDeps, overrides: Partial<RealtimeLimits> = {}) {
-  const limits: RealtimeLimits = {
-    heartbeatTimeoutMs: deps.config.realtime_heartbeat_timeout,
-    maxBufferedBytes: deps.config.realtime_max_buffered_bytes,
-    bodyLimit: PUSHED_BODY_LIMIT,
-    replayPageSize: 200,
-    maxPendingEvents: 10_000,
-    maxChannelsPerSocket: 100,
-    ...overrides,
-  };
+export interface RealtimeRoomPorts extends RealtimeStore {
+  auth: SocketAuth;
+}
+
+/**
+ * Builds the realtime room, connected to the rest through the bus: stored captures fan out, a
+ * revoked key closes its sockets, a deleted endpoint ends its channels, and shutdown closes every
+ * socket (a stopping server would otherwise wait for them).
+ */
+export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPorts): Room {
   const hub = createRealtimeHub({
-    store: createRealtimeStore(deps.db),
+    store: { findEndpoint: ports.findEndpoint, listAfter: ports.listAfter },
     clock: deps.clock,
     logger: deps.logger,
     plans: deps.config.plans,
-    limits,
+    limits: {
+      heartbeatTimeoutMs: deps.config.realtime_heartbeat_timeout,
+      maxBufferedBytes: deps.config.realtime_max_buffered_bytes,
+      bodyLimit: PUSHED_BODY_LIMIT,
+      replayPageSize: 200,
+      maxPendingEvents: 10_000,
+      maxChannelsPerSocket: 100,
+    },
   });
-  deps.bus.on("request.captured", ({ request }) => hub.captured(request));
-  deps.bus.on("api_key.revoked", ({ apiKeyId }) => hub.apiKeyRevoked(apiKeyId));
-  deps.bus.on("endpoint.deleted", ({ endpointId }) => hub.endpointDeleted(endpointId));
-  deps.bus.on("server.stopping", () => hub.closeAll());
-  deps.scheduler.every(IDLE_SOCKETS_JOB, "*/5 * * * * *", () => hub.closeIdle());
-  return { hub };
+  return {
+    routes: realtimeRoutes({ hub, auth: ports.auth }),
+    jobs: [{ name: IDLE_SOCKETS_JOB, pattern: "*/5 * * * * *", run: () => hub.closeIdle() }],
+    subscriptions: [
+      subscription("request.captured", ({ request }) => hub.captured(request)),
+      subscription("api_key.revoked", ({ apiKeyId }) => hub.apiKeyRevoked(apiKeyId)),
+      subscription("endpoint.deleted", ({ endpointId }) => hub.endpointDeleted(endpointId)),
+      subscription("server.stopping", () => hub.closeAll()),
+    ],
+    stop: () => {},
+    ports: {},
+  };
 }
-
-export type RealtimeRoom = ReturnType<typeof createRealtimeRoom>;

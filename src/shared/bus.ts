@@ -1,24 +1,26 @@
-import type { DomainEvents } from "./events.ts";
 import type { Logger } from "./logger.ts";
 
 type Handler<E> = (payload: E) => void | Promise<void>;
 
-/** Typed in-process publish/subscribe between rooms. */
-export interface Bus {
+/**
+ * Typed in-process publish/subscribe between rooms, over an event map `Events` (name → payload).
+ * The app's map is `DomainEvents` in src/events.ts: shared code knows no room's types.
+ */
+export interface Bus<Events extends object> {
   /** Subscribes; returns the function that unsubscribes. */
-  on<K extends keyof DomainEvents>(name: K, handler: Handler<DomainEvents[K]>): () => void;
+  on<K extends keyof Events>(name: K, handler: Handler<Events[K]>): () => void;
   /**
    * Calls every subscriber synchronously, in subscription order. A subscriber that throws or
    * rejects is logged and never disturbs the publisher or the other subscribers.
    */
-  publish<K extends keyof DomainEvents>(name: K, payload: DomainEvents[K]): void;
+  publish<K extends keyof Events>(name: K, payload: Events[K]): void;
 }
 
 /** Creates a bus; one per app, so two apps in one process never hear each other. */
-export function createBus(logger: Logger): Bus {
-  const handlers = new Map<keyof DomainEvents, Set<Handler<never>>>();
-  const report = (name: string, error: unknown) =>
-    logger.error("bus subscriber failed", { event: name, error });
+export function createBus<Events extends object>(logger: Logger): Bus<Events> {
+  const handlers = new Map<keyof Events, Set<Handler<never>>>();
+  const report = (name: keyof Events, error: unknown) =>
+    logger.error("bus subscriber failed", { event: String(name), error });
   return {
     on(name, handler) {
       const set = handlers.get(name) ?? new Set();

@@ -1,4 +1,5 @@
-import type { CapturedRequest, CaptureTarget } from "../capture/capture.model.ts";
+import type { CapturedRequest, CaptureTarget } from "./capture/capture.model.ts";
+import type { Bus } from "./shared/bus.ts";
 
 /**
  * Domain events carried by the in-process bus, by name. Rooms talk through these so that, for
@@ -16,3 +17,6 @@ export interface DomainEvents {
   /** An API key was revoked; sockets opened with it must close. */
   "api_key.revoked": { apiKeyId: string; organizationId: string };
 }
+
+/** The app's bus: typed by the events above. */
+export type AppBus = Bus<DomainEvents>;

@@ -1,0 +1,180 @@
+import { Elysia, t } from "elysia";
+import { requirePermission } from "../auth/auth.guard.ts";
+import type { Principal } from "../auth/auth.model.ts";
+import type { AuthPorts } from "../auth/auth.room.ts";
+import { genericPage, type PageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
+import {
+  CapturedRequestSchema,
+  errorResponses,
+  genericPageOf,
+  PageQuery,
+} from "../endpoints/endpoints.schemas.ts";
+import { ErrorBody } from "../http/http.openapi.ts";
+import { presentRequest } from "./requests.present.ts";
+import { emptyEndpoint, getRequest, listRequests, type RequestsDeps } from "./requests.service.ts";
+
+/** What reading stored requests borrows: the guard, and the endpoint checks of endpoints. */
+export interface RequestsRoutesPorts {
+  guard: AuthPorts["guard"];
+  requireEndpoint: EndpointsPorts["requireEndpoint"];
+  requireAnonymousEndpoint: EndpointsPorts["requireAnonymousEndpoint"];
+}
+
+type Presented = ReturnType<typeof presentRequest>;
+
+/** How one API family wraps the same request pages and requests (decisions.md §12). */
+interface RequestsEnvelope<Page, One> {
+  page(items: Presented[], info: PageInfo): Page;
+  one(request: Presented): One;
+}
+
+const debugEnvelope = {
+  page: (items: Presented[], info: PageInfo) => ({
+    debug_requests: items,
+    pagination: {
+      page: info.page,
+      page_size: info.pageSize,
+      total_count: info.total,
+      total_pages: info.totalPages,
+    },
+  }),
+  one: (request: Presented) => request,
+};
+
+const dataEnvelope = {
+  page: (items: Presented[], info: PageInfo) => genericPage(items, info),
+  one: (request: Presented) => ({ data: request }),
+};
+
+const DebugRequestPage = t.Object({
+  debug_requests: t.Array(CapturedRequestSchema),
+  pagination: t.Object({
+    page: t.Integer(),
+    page_size: t.Integer(),
+    total_count: t.Integer(),
+    total_pages: t.Integer(),
+  }),
+});
+
+/** The handlers every family shares, given the endpoint id the caller was allowed to open. */
+function requestHandlers<Page, One>(deps: RequestsDeps, envelope: RequestsEnvelope<Page, One>) {
+  return {
+    list: (endpointId: string, query: Record<string, unknown>): Page => {
+      const result = listRequests({ endpointId, page: parsePageRequest(query) }, deps);
+      return envelope.page(result.items.map(presentRequest), result.info);
+    },
+    get: (endpointId: string, requestId: string): One =>
+      envelope.one(presentRequest(getRequest({ endpointId, requestId }, deps))),
+  };
+}
+
+const TOKEN_HEADER = "x-anonymous-token";
+const tokenHeaders = t.Object({
+  [TOKEN_HEADER]: t.Optional(t.String({ description: "The token returned at creation." })),
+});
+
+/**
+ * Reading (and emptying) an endpoint's stored requests, in the three API families: the
+ * `debug-endpoints` family, the `endpoints` family and anonymous endpoints (X-Anonymous-Token).
+ * Each family only decides who may open the endpoint and how the answer is wrapped.
+ */
+export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
+  const debug = requestHandlers(deps, debugEnvelope);
+  const data = requestHandlers(deps, dataEnvelope);
+  const open = (principal: Principal, endpointId: string) =>
+    ports.requireEndpoint(principal.organizationId, endpointId).id;
+  const openAnonymous = (id: string, headers: Record<string, string | undefined>) =>
+    ports.requireAnonymousEndpoint({ id, token: headers[TOKEN_HEADER] ?? "" }).id;
+  const debugTags = ["debug-endpoints"];
+  const tags = ["endpoints"];
+  const anonymousTags = ["anonymous-endpoints"];
+  return new Elysia({ name: "weir-requests" })
+    .use(
+      new Elysia({ prefix: "/api/v1/debug-endpoints" })
+        .use(ports.guard())
+        .get(
+          "/:endpoint_id/requests",
+          ({ principal, params, query }) => debug.list(open(principal, params.endpoint_id), query),
+          {
+            query: PageQuery,
+            response: { 200: DebugRequestPage, ...errorResponses },
+            detail: { tags: debugTags, summary: "List captured requests, newest first" },
+          },
+        )
+        .get(
+          "/:endpoint_id/requests/:request_id",
+          ({ principal, params }) =>
+            debug.get(open(principal, params.endpoint_id), params.request_id),
+          {
+            response: { 200: CapturedRequestSchema, ...errorResponses },
+            detail: { tags: debugTags, summary: "Get one captured request" },
+          },
+        ),
+    )
+    .use(
+      new Elysia({ prefix: "/api/v1/endpoints" })
+        .use(ports.guard())
+        .get(
+          "/:id/requests",
+          ({ principal, params, query }) => data.list(open(principal, params.id), query),
+          {
+            query: PageQuery,
+            response: { 200: genericPageOf(CapturedRequestSchema), ...errorResponses },
+            detail: { tags, summary: "List captured requests, newest first" },
+          },
+        )
+        .delete(
+          "/:id/requests",
+          ({ principal, params, set }) => {
+            requirePermission(principal, "write");
+            emptyEndpoint({ endpointId: open(principal, params.id) }, deps);
+            set.status = 204;
+          },
+          {
+            response: { 204: t.Void(), ...errorResponses },
+            detail: { tags, summary: "Delete every captured request of the endpoint (admin)" },
+          },
+        )
+        .get(
+          "/:id/requests/:request_id",
+          ({ principal, params }) => data.get(open(principal, params.id), params.request_id),
+          {
+            response: { 200: t.Object({ data: CapturedRequestSchema }), ...errorResponses },
+            detail: { tags, summary: "Get one captured request" },
+          },
+        ),
+    )
+    .use(
+      new Elysia({ prefix: "/api/v1/anonymous-endpoints" })
+        .get(
+          "/:id/requests",
+          ({ params, headers, query }) => data.list(openAnonymous(params.id, headers), query),
+          {
+            headers: tokenHeaders,
+            query: PageQuery,
+            response: {
+              200: genericPageOf(CapturedRequestSchema),
+              404: ErrorBody,
+              422: errorResponses[422],
+            },
+            detail: {
+              tags: anonymousTags,
+              summary: "List an anonymous endpoint's requests (X-Anonymous-Token)",
+            },
+          },
+        )
+        .get(
+          "/:id/requests/:request_id",
+          ({ params, headers }) => data.get(openAnonymous(params.id, headers), params.request_id),
+          {
+            headers: tokenHeaders,
+            response: { 200: t.Object({ data: CapturedRequestSchema }), 404: ErrorBody },
+            detail: {
+              tags: anonymousTags,
+              summary: "Get one request of an anonymous endpoint (X-Anonymous-Token)",
+            },
+          },
+        ),
+    );
+}
