@@ -1,6 +1,7 @@
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import { authErrors } from "./auth.errors.ts";
 import { emailKey, type Plan, type Role } from "./auth.model.ts";
 import type { AuthRepo, OrganizationRow, UserRow } from "./auth.repo.ts";
@@ -13,7 +14,6 @@ import {
   planProblem,
   roleProblem,
 } from "./auth.validate.ts";
-import type { PlanTable } from "./plans.model.ts";
 
 export interface AccountsDeps {
   repo: AuthRepo;

@@ -2,12 +2,12 @@ import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
 import { authErrors } from "./auth.errors.ts";
 import type { Principal } from "./auth.model.ts";
 import type { ApiKeyRow, AuthRepo } from "./auth.repo.ts";
 import { API_KEY_PREFIX, hashApiKey } from "./auth.service.ts";
-import type { PlanTable } from "./plans.model.ts";
 
 export interface ApiKeysDeps {
   repo: AuthRepo;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEFAULT_PLANS, parsePlanTable } from "../shared/plans.ts";
 import { signUp } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { DEFAULT_PLANS, parsePlanTable } from "./plans.model.ts";
 
 const register = (server: TestServer, body: unknown) =>
   apiCall(server, "POST", "/api/v1/auth/register", { body });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { DEFAULT_PLANS, parsePlanTable } from "../shared/plans.ts";
 import { checkPermission, type Permission, type Principal, type Role } from "./auth.model.ts";
-import { DEFAULT_PLANS, parsePlanTable } from "./plans.model.ts";
 
 const principal = (role: Role, authMethod: Principal["authMethod"] = "jwt"): Principal => ({
   authMethod,

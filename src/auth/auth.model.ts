@@ -1,9 +1,11 @@
+import type { Plan } from "../shared/plans.ts";
+
+// Plans are configuration (src/shared/plans.ts); re-exported where callers meet them with roles.
+export { PLANS, type Plan } from "../shared/plans.ts";
+
 /** Roles in an organization, weakest first (decisions.md §2). */
 export const ROLES = ["member", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
-
-export const PLANS = ["free", "team", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
 
 /** Who is calling, on behalf of which organization: what the auth guard puts on every request. */
 export interface Principal {

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
 import { jwtSigningKey, readJwt, signJwt } from "./auth.jwt.ts";
 import type { Plan, Principal } from "./auth.model.ts";
 import type { AuthRepo, UserRow } from "./auth.repo.ts";
-import type { PlanTable } from "./plans.model.ts";
 
 export const API_KEY_PREFIX = "svc_";
 const API_KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;

@@ -1,7 +1,7 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Plan } from "../auth/auth.model.ts";
+import { customResponseOf } from "../endpoints/endpoints.columns.ts";
 import type { EndpointStatus } from "../endpoints/endpoints.model.ts";
-import { customResponseOf } from "../endpoints/endpoints.repo.ts";
 import type { CapturedRequest, CaptureEndpoint } from "./capture.model.ts";
 
 interface EndpointRow {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { DEFAULT_PLANS } from "../auth/plans.model.ts";
 import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
 import { createIds } from "../shared/ids.ts";
+import { DEFAULT_PLANS } from "../shared/plans.ts";
 import { seedEndpoint, seedOrganization, storedRequests } from "../test-utils/capture-fixtures.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";

@@ -1,6 +1,6 @@
-import type { PlanTable } from "../auth/plans.model.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import { createTokenBuckets } from "../shared/token-bucket.ts";
 import {
   ANONYMOUS_REQUEST_LIMIT,

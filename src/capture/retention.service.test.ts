@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { DEFAULT_PLANS } from "../auth/plans.model.ts";
 import { isoAt } from "../shared/clock.ts";
+import { DEFAULT_PLANS } from "../shared/plans.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
 import { startCaptureServer } from "../test-utils/capture-server.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";

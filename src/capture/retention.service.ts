@@ -1,5 +1,5 @@
-import type { PlanTable } from "../auth/plans.model.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import type { RetentionRepo } from "./retention.repo.ts";
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, inArray, max, sql } from "drizzle-orm";
 import { capturedRequests } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
+import { customResponseOf, responseColumns } from "./endpoints.columns.ts";
 import type { CustomResponse, Endpoint, EndpointStatus } from "./endpoints.model.ts";
 import { debugEndpoints } from "./endpoints.table.ts";
 
@@ -172,31 +173,6 @@ function toRow(endpoint: Endpoint): EndpointRow {
     expiresAt: endpoint.expiresAt,
     createdAt: endpoint.createdAt,
     updatedAt: endpoint.updatedAt,
-  };
-}
-
-/** The custom response stored in an endpoint's response_* columns; null means the default answer. */
-export function customResponseOf(columns: {
-  responseStatus: number | null;
-  responseHeaders: string | null;
-  responseBody: string | null;
-  responseDelayMs: number;
-}): CustomResponse | null {
-  if (columns.responseStatus === null) return null;
-  return {
-    status: columns.responseStatus,
-    headers: JSON.parse(columns.responseHeaders ?? "{}") as Record<string, string>,
-    body: columns.responseBody ?? "",
-    delayMs: columns.responseDelayMs,
-  };
-}
-
-function responseColumns(response: CustomResponse | null) {
-  return {
-    responseStatus: response?.status ?? null,
-    responseHeaders: response ? JSON.stringify(response.headers) : null,
-    responseBody: response?.body ?? null,
-    responseDelayMs: response?.delayMs ?? 0,
   };
 }
 

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { DEFAULT_PLANS } from "../auth/plans.model.ts";
 import { createForwardsRepo } from "../delivery/forwards.repo.ts";
 import type { DomainEvents } from "../events.ts";
 import { AppError } from "../shared/errors.ts";
 import { createIds, type Ids } from "../shared/ids.ts";
+import { DEFAULT_PLANS } from "../shared/plans.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { insertCapturedRequest, insertOrganization } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";

@@ -1,9 +1,9 @@
 import type { Plan } from "../auth/auth.model.ts";
-import type { PlanTable } from "../auth/plans.model.ts";
 import type { AppBus } from "../events.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import { type Endpoint, generatedSlug, SLUG_SUFFIX_LENGTH } from "./endpoints.model.ts";
 import type { EndpointStats, EndpointsRepo } from "./endpoints.repo.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Principal } from "../auth/auth.model.ts";
-import { DEFAULT_PLANS } from "../auth/plans.model.ts";
 import type { CapturedRequest } from "../capture/capture.model.ts";
 import { createLogger } from "../shared/logger.ts";
+import { DEFAULT_PLANS } from "../shared/plans.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeCapturedRequest } from "../test-utils/requests-fixtures.ts";

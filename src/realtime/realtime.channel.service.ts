@@ -1,8 +1,8 @@
 import type { Principal } from "../auth/auth.model.ts";
-import type { PlanTable } from "../auth/plans.model.ts";
 import type { CapturedRequest } from "../capture/capture.model.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
+import type { PlanTable } from "../shared/plans.ts";
 import {
   createFanout,
   frameText,

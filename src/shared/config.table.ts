@@ -1,4 +1,3 @@
-import { DEFAULT_PLANS, type PlanTable, parsePlanTable } from "../auth/plans.model.ts";
 import {
   anyText,
   cidrList,
@@ -11,6 +10,7 @@ import {
   type Validator,
 } from "./config.validators.ts";
 import { LOG_FORMATS, LOG_LEVELS } from "./logger.ts";
+import { DEFAULT_PLANS, type PlanTable, parsePlanTable } from "./plans.ts";
 
 /** One configuration key: where it comes from, its default, how it is checked and what it does. */
 export interface ConfigEntry<T> {

@@ -43,3 +43,51 @@ test("services and models cannot import elysia, bun:sqlite or drizzle; routes an
     "src/probe/probe.service.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("a room cannot import another room's service or repo; models, its own files and ports can", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.routes.ts": importing(
+      "../endpoints/endpoints.service.ts",
+      "requireEndpoint",
+    ),
+    "src/capture/probe.room.ts": importing("../endpoints/endpoints.repo.ts", "createEndpointsRepo"),
+    "src/delivery/probe.worker.ts": importing("../capture/requests.repo.ts", "createRequestsRepo"),
+    "src/realtime/probe.service.ts": importing("../capture/capture.service.ts", "storeRequest"),
+    "src/capture/allowed.routes.ts": importing("../endpoints/endpoints.model.ts", "webhookUrl"),
+    "src/capture/allowed.room.ts": importing("./capture.service.ts", "createCaptureService"),
+    "src/delivery/allowed.room.ts": importing("../endpoints/endpoints.room.ts", "EndpointsPorts"),
+    "src/capture/allowed.e2e.test.ts": importing("../endpoints/endpoints.repo.ts", "createRepo"),
+    "src/app.ts": importing("./endpoints/endpoints.service.ts", "requireEndpoint"),
+    "src/cli/allowed.ts": importing("../auth/accounts.service.ts", "registerAccount"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/capture/probe.routes.ts lint/style/noRestrictedImports",
+    "src/delivery/probe.worker.ts lint/style/noRestrictedImports",
+    "src/realtime/probe.service.ts lint/style/noRestrictedImports",
+  ]);
+});
+
+test("src/shared and src/db import no room", () => {
+  const diagnostics = lintProbes({
+    "src/shared/probe.ts": importing("../capture/capture.model.ts", "isExpired"),
+    "src/db/probe.ts": importing("../auth/auth.table.ts", "users"),
+    "src/shared/allowed.ts": importing("./clock.ts", "isoAt"),
+    "src/db/allowed.ts": importing("../shared/errors.ts", "AppError"),
+    "src/shared/allowed.test.ts": importing("../test-utils/poll.ts", "pollUntil"),
+  });
+  expect(diagnostics).toEqual([
+    "src/db/probe.ts lint/style/noRestrictedImports",
+    "src/shared/probe.ts lint/style/noRestrictedImports",
+  ]);
+});
+
+test("a service stays framework-free and still cannot reach another room's repo", () => {
+  const diagnostics = lintProbes({
+    "src/probe/probe.service.ts": `import { Elysia } from "elysia";\nimport { createAuthRepo } from "../auth/auth.repo.ts";\n\nexport const x = [Elysia, createAuthRepo];\n`,
+  });
+  expect(diagnostics).toEqual([
+    "src/probe/probe.service.ts lint/style/noRestrictedImports",
+    "src/probe/probe.service.ts lint/style/noRestrictedImports",
+  ]);
+});

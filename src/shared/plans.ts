@@ -1,4 +1,6 @@
-import type { Plan } from "./auth.model.ts";
+/** The plans an organization can be on (decisions.md §3). */
+export const PLANS = ["free", "team", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
 
 /** What an organization's plan allows (decisions.md §3). `null` means unlimited. */
 export interface PlanQuota {
