@@ -7,15 +7,16 @@ import type { Scheduler } from "./shared/scheduler.ts";
  * A timer a room needs, described as data: the room says what, `startRooms` says when. Building a
  * room therefore starts nothing, and a test can list a room's jobs without running any.
  */
-export interface RoomJob {
-  /** `<room>.<what>`, unique in the app; tests trigger a job by this name. */
+export type RoomJob = {
+  /** `room.job`, unique in the app; tests trigger a job by this name. */
   name: string;
-  /** A cron pattern (a seconds field is allowed: "*\/5 * * * * *"). */
-  pattern: string;
   run: () => unknown;
   /** Also runs once as the app starts (e.g. a retention sweep). */
   runNow?: boolean;
-}
+} & (
+  | { /** A cron pattern (a seconds field is allowed: "*\/5 * * * * *"). */ pattern: string }
+  | { /** A fixed period, e.g. a monitor's 45 s (not a cron pattern). */ intervalSeconds: number }
+);
 
 /** One bus subscription of a room, as data; `startRooms` subscribes it. */
 export type RoomSubscription = {
@@ -57,9 +58,10 @@ export interface RoomsRuntime {
 }
 
 /**
- * The one start path: registers every room's jobs and subscriptions, in room order. Returns the
- * one stop path: unsubscribes, then stops the rooms in reverse order (a room stops before the
- * rooms it depends on), logging a failing stop without skipping the others.
+ * The one start path: registers every room's jobs and subscriptions, in room order (the scheduler
+ * arms them when it starts). Returns the one stop path: unsubscribes, removes the jobs, then
+ * stops the rooms in reverse order (a room stops before the rooms it depends on), logging a
+ * failing stop without skipping the others.
  */
 export function startRooms(
   rooms: readonly Room<object>[],
@@ -68,7 +70,9 @@ export function startRooms(
   const unsubscribes: (() => void)[] = [];
   for (const room of rooms) {
     for (const job of room.jobs) {
-      runtime.scheduler.every(job.name, job.pattern, job.run, { runNow: job.runNow });
+      const options = { runNow: job.runNow };
+      if ("pattern" in job) runtime.scheduler.every(job.name, job.pattern, job.run, options);
+      else runtime.scheduler.interval(job.name, job.intervalSeconds, job.run, options);
     }
     for (const { event, handler } of room.subscriptions) {
       unsubscribes.push(runtime.bus.on(event, handler as (payload: unknown) => void));
@@ -76,6 +80,7 @@ export function startRooms(
   }
   return async () => {
     for (const unsubscribe of unsubscribes) unsubscribe();
+    for (const room of rooms) for (const job of room.jobs) runtime.scheduler.remove(job.name);
     for (const room of [...rooms].reverse()) {
       try {
         await room.stop();
