@@ -46,3 +46,25 @@ export function presentEndpoint(view: EndpointView, baseUrl: string) {
     updated_at: view.updatedAt,
   };
 }
+
+/** How an API family wraps one endpoint and a list of them (decisions.md §12). */
+export interface EndpointEnvelope {
+  one(view: EndpointView, baseUrl: string): unknown;
+  list(views: EndpointView[], baseUrl: string): unknown;
+}
+
+/** The two families' envelopes over the same endpoint views. */
+export const endpointEnvelopes = {
+  /** `debug-endpoints`: bare endpoints, lists as `{debug_endpoints: [...]}`. */
+  debug: {
+    one: presentDebugEndpoint,
+    list: (views, baseUrl) => ({
+      debug_endpoints: views.map((view) => presentDebugEndpoint(view, baseUrl)),
+    }),
+  },
+  /** `endpoints`: `{data: endpoint}` and `{data: [...]}`. */
+  data: {
+    one: (view, baseUrl) => ({ data: presentEndpoint(view, baseUrl) }),
+    list: (views, baseUrl) => ({ data: views.map((view) => presentEndpoint(view, baseUrl)) }),
+  },
+} satisfies Record<string, EndpointEnvelope>;

@@ -10,11 +10,10 @@ import {
   type AnonymousDeps,
   requireAnonymousEndpoint,
 } from "./anonymous.service.ts";
-import { debugEndpointsFamily } from "./debug-endpoints.routes.ts";
 import type { Endpoint } from "./endpoints.model.ts";
 import { createEndpointsRepo } from "./endpoints.repo.ts";
+import { endpointsRoutes } from "./endpoints.routes.ts";
 import { type EndpointsDeps, requireEndpoint } from "./endpoints.service.ts";
-import { endpointsFamily } from "./endpoints-family.routes.ts";
 
 /** Anonymous endpoint creation per client address: 10 at once, then one a minute. */
 const ANONYMOUS_CREATION = perMinute(10, 1);
@@ -54,8 +53,7 @@ export function createEndpointsRoom(
   const { repo } = parts.endpoints;
   return {
     routes: new Elysia({ name: "weir-endpoints" })
-      .use(debugEndpointsFamily(parts))
-      .use(endpointsFamily(parts))
+      .use(endpointsRoutes(parts))
       .use(anonymousEndpointRoutes(parts)),
     jobs: [],
     subscriptions: [],
