@@ -3,6 +3,7 @@ import type { Plan } from "../auth/auth.model.ts";
 import { customResponseOf } from "../endpoints/endpoints.columns.ts";
 import type { EndpointStatus } from "../endpoints/endpoints.model.ts";
 import type { CapturedRequest, CaptureEndpoint } from "./capture.model.ts";
+import { COLUMNS, pushValues, ROW } from "./requests.columns.ts";
 
 interface EndpointRow {
   id: string;
@@ -18,30 +19,8 @@ interface EndpointRow {
   plan: Plan | null;
 }
 
-const COLUMNS = `(id, endpoint_id, method, path, query_string, headers, raw_headers, body,
-  content_type, size, remote_ip, status, created_at)`;
-const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 /** Rows per INSERT statement. */
 const CHUNK = 16;
-
-/** Appends a request's column values, in COLUMNS order. */
-function pushValues(values: unknown[], r: CapturedRequest): void {
-  values.push(
-    r.id,
-    r.endpointId,
-    r.method,
-    r.path,
-    r.queryString,
-    JSON.stringify(r.headers),
-    JSON.stringify(r.rawHeaders),
-    r.body,
-    r.contentType,
-    r.size,
-    r.remoteIp,
-    r.status,
-    r.createdAt,
-  );
-}
 
 /** The result of `PRAGMA wal_checkpoint`: busy flag, WAL frames, frames copied to the database. */
 export interface CheckpointResult {

@@ -1,9 +1,9 @@
+import type { SQLQueryBindings } from "bun:sqlite";
 import { and, asc, count, desc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { capturedRequests } from "./capture.table.ts";
-
-type RequestRow = typeof capturedRequests.$inferSelect;
+import { COLUMNS, pushValues, ROW, requestFromRow } from "./requests.columns.ts";
 
 /**
  * Reads (and test-fixture writes) of stored captures. Callers scope by endpoint after checking
@@ -11,6 +11,7 @@ type RequestRow = typeof capturedRequests.$inferSelect;
  */
 export function createRequestsRepo(db: Db) {
   const orm = db.orm;
+  const insertOne = db.sqlite.prepare(`INSERT INTO captured_requests ${COLUMNS} VALUES ${ROW}`);
   const after = orm
     .select()
     .from(capturedRequests)
@@ -53,11 +54,11 @@ export function createRequestsRepo(db: Db) {
      * first, at most `limit`: what a reconnecting live client missed.
      */
     listAfter(endpointId: string, afterRequestId: string | null, limit: number): CapturedRequest[] {
-      return after.all({ endpointId, afterId: afterRequestId ?? "", limit }).map(toRequest);
+      return after.all({ endpointId, afterId: afterRequestId ?? "", limit }).map(requestFromRow);
     },
     /** One page of the endpoint's requests, newest first. */
     listPage(endpointId: string, offset: number, limit: number): CapturedRequest[] {
-      return page.all({ endpointId, offset, limit }).map(toRequest);
+      return page.all({ endpointId, offset, limit }).map(requestFromRow);
     },
     count(endpointId: string): number {
       return total.get({ endpointId })?.n ?? 0;
@@ -65,7 +66,7 @@ export function createRequestsRepo(db: Db) {
     /** The endpoint's request with this id; null when the id belongs to no request of it. */
     find(endpointId: string, id: string): CapturedRequest | null {
       const row = one.get({ endpointId, id });
-      return row ? toRequest(row) : null;
+      return row ? requestFromRow(row) : null;
     },
     /** Empties an endpoint; its forwards go too (cascade). Returns how many requests went. */
     deleteForEndpoint(endpointId: string): number {
@@ -74,45 +75,11 @@ export function createRequestsRepo(db: Db) {
     },
     /** Stores one request (fixtures and tools; capture has its own group-commit writer). */
     insert(request: CapturedRequest): void {
-      orm.insert(capturedRequests).values(toRow(request)).run();
+      const values: unknown[] = [];
+      pushValues(values, request);
+      insertOne.run(...(values as SQLQueryBindings[]));
     },
   };
 }
 
 export type RequestsRepo = ReturnType<typeof createRequestsRepo>;
-
-function toRequest(row: RequestRow): CapturedRequest {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    method: row.method,
-    path: row.path,
-    queryString: row.queryString,
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    rawHeaders: JSON.parse(row.rawHeaders) as [string, string][],
-    body: new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength),
-    contentType: row.contentType,
-    size: row.size,
-    remoteIp: row.remoteIp,
-    status: row.status,
-    createdAt: row.createdAt,
-  };
-}
-
-function toRow(request: CapturedRequest): RequestRow {
-  return {
-    id: request.id,
-    endpointId: request.endpointId,
-    method: request.method,
-    path: request.path,
-    queryString: request.queryString,
-    headers: JSON.stringify(request.headers),
-    rawHeaders: JSON.stringify(request.rawHeaders),
-    body: Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
-    contentType: request.contentType,
-    size: request.size,
-    remoteIp: request.remoteIp,
-    status: request.status,
-    createdAt: request.createdAt,
-  };
-}

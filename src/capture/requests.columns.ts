@@ -1,0 +1,49 @@
+import type { CapturedRequest } from "./capture.model.ts";
+import type { capturedRequests } from "./capture.table.ts";
+
+// The one mapping between a CapturedRequest and its `captured_requests` row, both ways: the
+// capture hot path's batched INSERT, the requests repo's single INSERT and every read use it.
+
+/** The columns of an INSERT, in the order `pushValues` appends them. */
+export const COLUMNS = `(id, endpoint_id, method, path, query_string, headers, raw_headers, body,
+  content_type, size, remote_ip, status, created_at)`;
+/** One row's placeholders, for COLUMNS. */
+export const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+/** Appends a request's column values, in COLUMNS order (headers as JSON, body as bytes). */
+export function pushValues(values: unknown[], r: CapturedRequest): void {
+  values.push(
+    r.id,
+    r.endpointId,
+    r.method,
+    r.path,
+    r.queryString,
+    JSON.stringify(r.headers),
+    JSON.stringify(r.rawHeaders),
+    r.body,
+    r.contentType,
+    r.size,
+    r.remoteIp,
+    r.status,
+    r.createdAt,
+  );
+}
+
+/** A selected row (drizzle's names), as the request it stores. */
+export function requestFromRow(row: typeof capturedRequests.$inferSelect): CapturedRequest {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    method: row.method,
+    path: row.path,
+    queryString: row.queryString,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    rawHeaders: JSON.parse(row.rawHeaders) as [string, string][],
+    body: new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength),
+    contentType: row.contentType,
+    size: row.size,
+    remoteIp: row.remoteIp,
+    status: row.status,
+    createdAt: row.createdAt,
+  };
+}
