@@ -8,7 +8,7 @@ import {
   dueColumns,
   type RowId,
 } from "./db.due-rows.ts";
-import type { DbHandle } from "./db.tx.ts";
+import type { DbHandle, UnitOfWork } from "./db.tx.ts";
 
 /** A worker's hold on one claimed row. */
 export interface Lease {
@@ -28,7 +28,8 @@ export interface Lease {
 export interface DueQueueOptions<Row extends DueRow = DueRow> {
   /** The room that owns it: its jobs are `<name>.poll`, `<name>.wake`, `<name>.leases`. */
   name: string;
-  db: DbHandle;
+  /** The database (`deps.db`): claims and lease extensions run in its transactions. */
+  db: DbHandle & UnitOfWork;
   table: DueTable;
   clock: Clock;
   scheduler: Scheduler;
@@ -119,18 +120,28 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   const claimRound = (free: number): boolean => {
     const now = clock.now();
     const until = now + leaseMs;
-    const claimed = rows.claim(now, until, free, saturatedKeys());
-    // RETURNING has no order: due order (then id) is the fairness within a key.
-    claimed.sort((a, b) => compare(a[dueName], b[dueName]) || compare(a[idName], b[idName]));
-    for (const row of claimed) {
-      const key = keyOf(row);
-      if (key !== null && (perKeyRunning.get(key) ?? 0) >= perKey) {
-        rows.release(row[idName] as RowId, until); // over its key's limit: back for later
-      } else {
-        launch(row, until);
+    // The claim and the give-back of rows over their key's limit are one transaction (one fsync).
+    const { count, accepted } = options.db.tx(() => {
+      const claimed = rows.claim(now, until, free, saturatedKeys());
+      // RETURNING has no order: due order (then id) is the fairness within a key.
+      claimed.sort((a, b) => compare(a[dueName], b[dueName]) || compare(a[idName], b[idName]));
+      const taken = new Map<unknown, number>();
+      const accepted: DueRow[] = [];
+      for (const row of claimed) {
+        const key = keyOf(row);
+        const load = key === null ? 0 : (perKeyRunning.get(key) ?? 0) + (taken.get(key) ?? 0);
+        if (key !== null && load >= perKey) {
+          rows.release(row[idName] as RowId, until); // over its key's limit: back for later
+          continue;
+        }
+        accepted.push(row);
+        if (key !== null) taken.set(key, (taken.get(key) ?? 0) + 1);
       }
-    }
-    return claimed.length < free;
+      return { count: claimed.length, accepted };
+    });
+    // Handlers start after COMMIT: they open transactions of their own.
+    for (const row of accepted) launch(row, until);
+    return count < free;
   };
 
   const armWake = () => {
@@ -167,10 +178,13 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   }
 
   const extendLeases = () => {
-    for (const { lease } of running.values()) {
-      if (lease.held && !lease.extend())
-        log.warn("lease lost; another worker owns the row", { id: lease.id });
-    }
+    if (running.size === 0) return;
+    // One transaction for every extension: one fsync however many rows run.
+    const lost = options.db.tx(() =>
+      [...running.values()].filter(({ lease }) => lease.held && !lease.extend()),
+    );
+    for (const { lease } of lost)
+      log.warn("lease lost; another worker owns the row", { id: lease.id });
   };
 
   return {
