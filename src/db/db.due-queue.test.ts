@@ -274,6 +274,14 @@ describe("due-queue", () => {
     expect(doneBy(db).flaky).toBe("w");
   });
 
+  test("a handler starts after the claim's COMMIT, so it may open its own transaction", async () => {
+    const db = jobsDb();
+    const clock = createFakeClock(T0);
+    for (const id of ["x", "y"]) addJob(db, id);
+    queueOn(db, clock, { run: (row, lease) => void db.tx(() => finish(db, "tx", row, lease)) });
+    expect(doneBy(db)).toEqual({ x: "tx", y: "tx" });
+  });
+
   test("stop() claims nothing more and waits for the running rows", async () => {
     const db = jobsDb();
     const clock = createFakeClock(T0);
