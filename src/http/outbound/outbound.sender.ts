@@ -42,6 +42,10 @@ export function createOutboundSender(options: SenderOptions): OutboundSender {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const now = options.now ?? (() => performance.now());
   const lookup = checkedLookup(options.policy, options.resolve ?? systemResolve);
+  const agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
+  };
 
   async function send(request: OutboundRequest): Promise<OutboundResult> {
     const started = now();
@@ -52,7 +56,7 @@ export function createOutboundSender(options: SenderOptions): OutboundSender {
       shownUrl = withoutCredentials(url);
       const literal = options.policy.checkUrl(url.href);
       if (!literal.allowed) throw new BlockedAddressError(literal.reason);
-      const answer = await exchange(url, request, { lookup, timeoutMs, bodyLimit });
+      const answer = await exchange(url, request, { lookup, timeoutMs, bodyLimit, agents });
       const error = classifyOutcome({ status: answer.status });
       return {
         url: shownUrl,
@@ -97,7 +101,12 @@ interface Answer {
 function exchange(
   url: URL,
   request: OutboundRequest,
-  limits: { lookup: LookupFunction; timeoutMs: number; bodyLimit: number },
+  limits: {
+    lookup: LookupFunction;
+    timeoutMs: number;
+    bodyLimit: number;
+    agents: { http: http.Agent; https: https.Agent };
+  },
 ): Promise<Answer> {
   const body = toBytes(request.body);
   const method = request.method.toUpperCase();
@@ -118,6 +127,7 @@ function exchange(
       // Flat name/value list, in order: node:http adds nothing but its own Connection header.
       headers: wireHeaders(url, method, request.headers ?? [], body.byteLength).flat(),
       lookup: limits.lookup,
+      agent: url.protocol === "https:" ? limits.agents.https : limits.agents.http,
       signal: request.signal,
     });
     const deadline = setTimeout(() => {
