@@ -1,0 +1,141 @@
+import type { TxHandle } from "../db/db.tx.ts";
+import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
+
+/**
+ * What the delivery room lends other rooms, and what they lend it back. Every outbound webhook
+ * (an endpoint's forward, an event to a bridge's destination, an alert) is a row of the delivery
+ * outbox, written by its cause's transaction through `enqueue`; the room sends it, retries it,
+ * records every attempt, keeps one circuit breaker per destination key and tells the kind's owner
+ * how it ended. A kind's owner (capture/endpoints for forwards, routing for events, issues for
+ * alerts) registers the handlers that turn a row into a request and hear its outcome.
+ */
+
+/** Who owns a delivery and knows how to build its request. */
+export type DeliveryKind = "forward" | "event" | "alert";
+
+/** The states of decisions.md §8 and the delivery issue, as stored. */
+export type DeliveryStatus = "pending" | "delivering" | "delivered" | "retrying" | "failed";
+
+/** What a cause writes, in its own transaction, to have something delivered. */
+export interface NewDelivery {
+  kind: DeliveryKind;
+  organizationId: string | null;
+  /** The kind's own reference (forward: the captured request id; event: the event id; ...). */
+  subjectId: string;
+  /**
+   * The breaker and fairness key: deliveries with one key share a circuit breaker and a
+   * per-key concurrency limit (event: the destination id; forward: `forward:<endpoint id>`).
+   */
+  destinationKey: string;
+  /** Retries after the first attempt (decisions §12: N retries, N + 1 attempts at most). */
+  maxRetries: number;
+  /** Default now: a delivery may be scheduled for later. */
+  dueAt?: number;
+}
+
+/** The request one attempt sends, built by the kind's owner at send time. */
+export interface DeliveryRequest {
+  url: string;
+  method: string;
+  headers: HeaderPair[];
+  body: Uint8Array | string;
+  /**
+   * Standard Webhooks secrets (`whsec_…`), current first, then one replaced less than 24 h ago;
+   * empty: the attempt is not signed (forwards, chat destinations).
+   */
+  signingSecrets: string[];
+}
+
+/** A failure decided before anything is sent (decisions §8 values), recorded as an attempt. */
+export interface PreparedFailure {
+  errorType: "authentication_error" | "transformation_error" | "network_error";
+  errorCode: string;
+  message: string;
+  /** false: no retry would help (e.g. the destination was deleted): fail now. */
+  retryable: boolean;
+}
+
+/**
+ * What the kind's owner makes of a due row: the request to send; a failure recorded as an attempt
+ * (a missing secret, a transformation error); or `skip` when there is nothing to send any more
+ * (the delivery ends as delivered-nothing: e.g. a transformation returned null).
+ */
+export type Prepared = { send: DeliveryRequest } | { fail: PreparedFailure } | { skip: "filtered" };
+
+/** One recorded attempt, as the kind's owner and the API see it. */
+export interface DeliveryAttempt {
+  id: string;
+  deliveryId: string;
+  attempt: number;
+  url: string;
+  method: string;
+  statusCode: number | null;
+  responseHeaders: HeaderPair[];
+  /** The first 64 KiB of the answer. */
+  responseBody: string;
+  latencyMs: number;
+  errorType: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: string;
+}
+
+/** A delivery row as the kind's owner sees it. */
+export interface DeliveryRecord {
+  id: string;
+  kind: DeliveryKind;
+  organizationId: string | null;
+  subjectId: string;
+  destinationKey: string;
+  /** Standard Webhooks `webhook-id`: the same on every retry of this delivery. */
+  webhookId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  maxRetries: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastErrorType: string | null;
+  lastErrorCode: string | null;
+  lastErrorMessage: string | null;
+  lastLatencyMs: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Handlers a kind's owner registers. */
+export interface DeliveryKindHandlers {
+  /** Builds the request for a due delivery (may run a transformation, substitute secrets). */
+  prepare(delivery: DeliveryRecord): Promise<Prepared>;
+  /**
+   * Called inside the transaction that records an attempt, so the owner's own state (an event's
+   * status, an issue's count) commits with it. Runs for every attempt, success or not.
+   */
+  onAttempt?(tx: TxHandle, delivery: DeliveryRecord, attempt: DeliveryAttempt): void;
+}
+
+/** The delivery room's ports. */
+export interface DeliveryPorts {
+  /** Registers the handlers of a kind (each kind once, while the app is built). */
+  registerKind(kind: DeliveryKind, handlers: DeliveryKindHandlers): void;
+  /**
+   * Writes delivery rows inside the caller's transaction and returns them (ids and webhook ids).
+   * Call `wake()` after that transaction commits so they are sent at once, not at the next poll.
+   */
+  enqueue(tx: TxHandle, deliveries: readonly NewDelivery[]): DeliveryRecord[];
+  /** Claims what is due at the end of this turn (after the caller's commit). */
+  wake(): void;
+  /** The deliveries of some subjects of a kind, oldest first (e.g. an event's). */
+  listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRecord[];
+  /** The attempts of one delivery, newest first. */
+  listAttempts(deliveryId: string, limit: number): DeliveryAttempt[];
+  /**
+   * Makes the failed deliveries of a subject (with `includeEnded`, every ended one) due now
+   * again, keeping their webhook-id and giving them a fresh retry budget; returns how many.
+   */
+  requeue(
+    tx: TxHandle,
+    kind: DeliveryKind,
+    subjectId: string,
+    options?: { includeEnded?: boolean },
+  ): number;
+}
