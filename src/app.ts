@@ -52,6 +52,7 @@ export function createApp(deps: AppDeps) {
     .use(
       healthRoutes(deps.db.sqlite, metrics, deps.version, {
         metricsToken: deps.config.metrics_token,
+        disk: deps.disk,
       }),
     );
   for (const room of rooms) if (room.routes) app.use(room.routes);

@@ -10,6 +10,7 @@ import { createSandbox, type Sandbox } from "./sandbox/sandbox.runner.ts";
 import { createBus } from "./shared/bus.ts";
 import { createSystemClock, type TimerClock } from "./shared/clock.ts";
 import type { Config } from "./shared/config.table.ts";
+import { createDiskGuard, type DiskGuard } from "./shared/disk-guard.ts";
 import { createIds, type Ids } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
 import { createScheduler, type Scheduler } from "./shared/scheduler.ts";
@@ -26,6 +27,8 @@ export interface AppDeps {
   logger: Logger;
   bus: AppBus;
   scheduler: Scheduler;
+  /** Free space of the data dir, sampled: every write path (captures, ingest) asks it first. */
+  disk: DiskGuard;
   sandbox: Sandbox;
   secretKey: Uint8Array;
   /** The one way to send HTTP elsewhere; the outbound address policy is inside it. */
@@ -54,6 +57,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       memoryBytes: config.sandbox_memory_mb * 1024 * 1024,
     });
     const clock = overrides.clock ?? createSystemClock();
+    const scheduler = overrides.scheduler ?? createScheduler(logger, clock);
     return {
       config,
       db,
@@ -61,7 +65,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       ids: overrides.ids ?? createIds(),
       logger,
       bus: createBus<DomainEvents>(logger),
-      scheduler: overrides.scheduler ?? createScheduler(logger, clock),
+      scheduler,
+      disk: createDiskGuard({ dataDir: config.data_dir, config, logger, scheduler }),
       sandbox,
       secretKey,
       outbound: overrides.outbound ?? createConfiguredSender(config),

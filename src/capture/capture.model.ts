@@ -114,8 +114,14 @@ export function headerViews(values: HeaderValues): {
 
 /** Why capture refused a request: the status and the `error` code of the JSON body. */
 export interface CaptureRefusal {
-  status: 404 | 413 | 429;
-  error: "not_found" | "payload_too_large" | "rate_limited" | "webhook_limit_reached";
+  status: 404 | 413 | 429 | 503 | 507;
+  error:
+    | "not_found"
+    | "payload_too_large"
+    | "rate_limited"
+    | "webhook_limit_reached"
+    | "anonymous_capacity_reached"
+    | "insufficient_storage";
   /** Seconds, for `Retry-After` on `rate_limited`. */
   retryAfterSeconds?: number;
 }
@@ -124,6 +130,8 @@ export const REFUSALS = {
   notFound: { status: 404, error: "not_found" },
   tooLarge: { status: 413, error: "payload_too_large" },
   webhookLimit: { status: 429, error: "webhook_limit_reached" },
+  anonymousCapacity: { status: 503, error: "anonymous_capacity_reached" },
+  insufficientStorage: { status: 507, error: "insufficient_storage" },
 } as const satisfies Record<string, CaptureRefusal>;
 
 /** True when an anonymous endpoint's life is over at `nowMs` (its row may still await the sweep). */

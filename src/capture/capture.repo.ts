@@ -48,6 +48,11 @@ export function createCaptureRepo(sqlite: Database) {
   const countFor = sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM captured_requests WHERE endpoint_id = ?",
   );
+  const anonymousBytes = sqlite.prepare<{ bytes: number }, []>(
+    `SELECT coalesce(sum(r.size), 0) AS bytes
+       FROM debug_endpoints e JOIN captured_requests r ON r.endpoint_id = e.id
+      WHERE e.organization_id IS NULL`,
+  );
   const endpointExists = sqlite.prepare<{ id: string }, [string]>(
     "SELECT id FROM debug_endpoints WHERE id = ?",
   );
@@ -95,6 +100,10 @@ export function createCaptureRepo(sqlite: Database) {
     /** Stored requests of one endpoint (the anonymous cap). */
     countRequests(endpointId: string): number {
       return countFor.get(endpointId)?.n ?? 0;
+    },
+    /** Body bytes stored by every anonymous endpoint (the instance-wide anonymous budget). */
+    anonymousStoredBytes(): number {
+      return anonymousBytes.get()?.bytes ?? 0;
     },
     /**
      * Stores the requests; called inside `db.tx` (the group commit's transaction), so they are

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
+import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 import { captureRoutes } from "./capture.routes.ts";
@@ -21,7 +22,10 @@ const AUTOCHECKPOINT_PAGES = 1000;
 /** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
 const CHECKPOINT_PATTERN = "*/10 * * * * *";
 
-export type CaptureRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "logger" | "bus" | "config">;
+export type CaptureRoomDeps = Pick<
+  AppDeps,
+  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk"
+>;
 
 export interface CaptureRoomPorts extends RequestsRoutesPorts {
   resolveClientIp: ClientIpResolver;
@@ -74,9 +78,11 @@ export function createCaptureRoom(
     },
     onCommittedError: (error) => logger.error("publishing captures failed", { error }),
   });
+  const limits = createCaptureLimits(deps, repo);
   const service = createCaptureService({
     repo,
     writer,
+    limits: limits.limits,
     clock: deps.clock,
     ids: deps.ids,
     plans: deps.config.plans,
@@ -98,7 +104,7 @@ export function createCaptureRoom(
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
       retentionJob(deps),
     ],
-    subscriptions: [],
+    subscriptions: [limits.resyncOnSweep],
     stop: () => writer.close(),
     ports: {
       findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),

@@ -75,12 +75,19 @@ export function captureRoutes(room: CaptureParts) {
   const handle = ({ request }: { request: Request }) => capture(room, request, server);
   const documented = {
     parse: "none" as const,
-    response: { 200: CaptureAccepted, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
+    response: {
+      200: CaptureAccepted,
+      404: ErrorBody,
+      413: ErrorBody,
+      429: ErrorBody,
+      503: ErrorBody,
+      507: ErrorBody,
+    },
     detail: {
       tags: ["capture"],
       summary: "Capture a webhook: any method, any body, any sub-path; no authentication",
       description:
-        "Stores the request byte-exact and answers 200 `{message, request_id}` once it is durably committed (or the endpoint's custom response). 404 `not_found` for an unknown, paused or expired endpoint; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After, or `webhook_limit_reached` for a full anonymous endpoint.",
+        "Stores the request byte-exact and answers 200 `{message, request_id}` once it is durably committed (or the endpoint's custom response). 404 `not_found` for an unknown, paused or expired endpoint; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After, or `webhook_limit_reached` for a full anonymous endpoint; 503 `anonymous_capacity_reached` once anonymous endpoints together store the instance's allowance; 507 `insufficient_storage` while the data dir is below min_free_disk_mb.",
     },
   };
   const hidden = { parse: "none" as const, detail: { hide: true } };

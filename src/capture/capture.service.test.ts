@@ -28,6 +28,13 @@ function setup() {
   const service = createCaptureService({
     repo,
     writer,
+    limits: {
+      diskLow: () => false,
+      noteWritten: () => {},
+      anonymousEnabled: () => true,
+      anonymousFull: () => false,
+      anonymousStored: () => {},
+    },
     clock,
     ids: createIds(),
     plans: DEFAULT_PLANS,

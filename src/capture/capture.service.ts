@@ -25,9 +25,22 @@ export const MAX_DELAY_MS = 30_000;
 /** Endpoints with a bucket still refilling, at most (a bucket refills within seconds). */
 const CAPTURE_BUCKETS = 100_000;
 
+/** What capture asks before taking a request: free disk, and the anonymous switch and budget. */
+export interface CaptureLimits {
+  diskLow(): boolean;
+  /** Told the size of each request about to be written (the disk guard resamples on volume). */
+  noteWritten(bytes: number): void;
+  anonymousEnabled(): boolean;
+  /** True once anonymous endpoints together store as many bytes as the instance allows. */
+  anonymousFull(): boolean;
+  /** Told the size of each anonymous capture once committed. */
+  anonymousStored(bytes: number): void;
+}
+
 export interface CaptureServiceDeps {
   repo: Pick<CaptureRepo, "findEndpoint" | "countRequests">;
   writer: Pick<CaptureWriter, "write">;
+  limits: CaptureLimits;
   clock: Clock;
   ids: Ids;
   plans: PlanTable;
@@ -89,15 +102,25 @@ export function createCaptureService(deps: CaptureServiceDeps) {
     deps.repo.countRequests(endpointId) + (inFlight.get(endpointId) ?? 0) >=
     ANONYMOUS_REQUEST_LIMIT;
 
+  const anonymousRefusal = (endpointId: string): CaptureRefusal | null => {
+    if (!deps.limits.anonymousEnabled()) return REFUSALS.notFound;
+    if (anonymousLimitReached(endpointId)) return REFUSALS.webhookLimit;
+    if (deps.limits.anonymousFull()) return REFUSALS.anonymousCapacity;
+    return null;
+  };
+
   const admitRequest = (slug: string): Admission => {
     const endpoint = findEndpoint(slug);
     const now = deps.clock.now();
     if (endpoint?.status !== "active" || isExpired(endpoint, now)) {
       return { refusal: REFUSALS.notFound };
     }
-    if (endpoint.organizationId === null && anonymousLimitReached(endpoint.id)) {
-      return { refusal: REFUSALS.webhookLimit };
+    if (endpoint.organizationId === null) {
+      const refusal = anonymousRefusal(endpoint.id);
+      if (refusal) return { refusal };
     }
+    // Before SQLite would fail on a full disk, and before the body is read (decisions.md §14).
+    if (deps.limits.diskLow()) return { refusal: REFUSALS.insufficientStorage };
     if (deps.rateLimit === "plan") {
       const quota = deps.plans[endpoint.plan];
       const wait = limiter.take(
@@ -156,6 +179,7 @@ export function createCaptureService(deps: CaptureServiceDeps) {
         : defaultAnswer(request.id);
     if (override && !preflight) answer = await overridden(override, answer, request, endpoint);
     request.status = answer.status;
+    deps.limits.noteWritten(request.size);
     if (!(await write(request, endpoint))) return { refusal: REFUSALS.notFound };
     const delayMs = preflight ? 0 : (endpoint.response?.delayMs ?? 0);
     return { request, answer, delayMs: Math.min(MAX_DELAY_MS, Math.max(0, delayMs)) };
@@ -171,7 +195,9 @@ export function createCaptureService(deps: CaptureServiceDeps) {
   const writeCounted = async (request: CapturedRequest, endpoint: CaptureEndpoint) => {
     inFlight.set(endpoint.id, (inFlight.get(endpoint.id) ?? 0) + 1);
     try {
-      return await deps.writer.write(request, endpoint);
+      const stored = await deps.writer.write(request, endpoint);
+      if (stored) deps.limits.anonymousStored(request.size);
+      return stored;
     } finally {
       const left = (inFlight.get(endpoint.id) ?? 1) - 1;
       if (left > 0) inFlight.set(endpoint.id, left);

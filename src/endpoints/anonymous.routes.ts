@@ -1,7 +1,11 @@
 import { Elysia, t } from "elysia";
 import { ErrorBody } from "../http/http.openapi.ts";
 import { isoAt } from "../shared/clock.ts";
-import { createAnonymousEndpoint, getAnonymousEndpoint } from "./anonymous.service.ts";
+import {
+  createAnonymousEndpoint,
+  getAnonymousEndpoint,
+  requireAnonymousEnabled,
+} from "./anonymous.service.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import { webhookUrl } from "./endpoints.model.ts";
 import type { EndpointsParts } from "./endpoints.room.ts";
@@ -34,6 +38,8 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
     .post(
       "/",
       ({ request, server, set }) => {
+        // Switched off answers 404 before the limiter counts an attempt.
+        requireAnonymousEnabled(room.anonymous);
         const peer = server?.requestIP(request)?.address ?? null;
         const address = room.resolveClientIp(peer, request.headers.get("x-forwarded-for"));
         const wait = room.anonymousLimiter.take(address ?? "unknown");
@@ -64,7 +70,9 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
               expires_at: t.String(),
             }),
           }),
+          404: ErrorBody,
           429: ErrorBody,
+          503: ErrorBody,
         },
         detail: {
           tags,

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
+import type { Config } from "../shared/config.table.ts";
 import type { Ids } from "../shared/ids.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import type { Endpoint } from "./endpoints.model.ts";
@@ -16,6 +17,8 @@ export interface AnonymousDeps {
   repo: EndpointsRepo;
   clock: Clock;
   ids: Ids;
+  /** Read at each call (decisions.md §14). */
+  config: Pick<Config, "anonymous_endpoints" | "anonymous_max_endpoints">;
 }
 
 /** An anonymous endpoint and its reading token, as of a token check. */
@@ -26,15 +29,26 @@ export interface AnonymousAccess {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
+/** Anonymous endpoints switched off by the operator answer 404, as if none existed. */
+export function requireAnonymousEnabled(deps: Pick<AnonymousDeps, "config">): void {
+  if (deps.config.anonymous_endpoints === "off") throw endpointErrors.notFound();
+}
+
 /**
  * Creates an endpoint without an organization (decisions.md §6): slug `anon-<suffix>`, expiry in
- * 7 days, and a random token returned once; only its SHA-256 is kept.
+ * 7 days, and a random token returned once; only its SHA-256 is kept. Refused (404) when the
+ * operator turned anonymous endpoints off, and (503) once the instance holds as many live ones
+ * as it allows.
  */
 export function createAnonymousEndpoint(deps: AnonymousDeps): {
   endpoint: Endpoint;
   token: string;
 } {
+  requireAnonymousEnabled(deps);
   const now = deps.clock.now();
+  if (deps.repo.countLiveAnonymous(isoAt(now)) >= deps.config.anonymous_max_endpoints) {
+    throw endpointErrors.anonymousCapacity();
+  }
   const token = deps.ids.base62(TOKEN_LENGTH);
   const draft: Endpoint = {
     id: deps.ids.uuid(),
@@ -58,6 +72,7 @@ export function createAnonymousEndpoint(deps: AnonymousDeps): {
  * wrong token and an expired endpoint all answer the same 404, so nothing is learnt by probing.
  */
 export function requireAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDeps): Endpoint {
+  requireAnonymousEnabled(deps);
   const endpoint = deps.repo.findById(access.id);
   const stored = endpoint?.anonymousTokenHash;
   if (!endpoint || endpoint.organizationId !== null || !stored || !endpoint.expiresAt) {

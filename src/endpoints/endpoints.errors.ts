@@ -9,6 +9,8 @@ export const endpointErrors = {
   noForwardTarget: () =>
     validationFailed({ url: ["is required when the endpoint has no forward_url"] }),
   slugGenerationFailed: () => new AppError("slug_generation_failed", 503),
+  /** The instance holds as many anonymous endpoints as it allows (decisions.md §14). */
+  anonymousCapacity: () => new AppError("anonymous_capacity_reached", 503),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError("rate_limited", 429, { retry_after: retryAfterSeconds }),
 };

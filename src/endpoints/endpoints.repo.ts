@@ -48,7 +48,15 @@ export function createEndpointsRepo(db: Db) {
     .where(eq(debugEndpoints.slug, sql.placeholder("slug")))
     .prepare();
 
+  const liveAnonymous = db.sqlite.prepare<{ n: number }, [string]>(
+    "SELECT count(*) AS n FROM debug_endpoints WHERE organization_id IS NULL AND expires_at > ?",
+  );
+
   return {
+    /** Anonymous endpoints not yet expired at `nowIso` (the instance-wide cap). */
+    countLiveAnonymous(nowIso: string): number {
+      return liveAnonymous.get(nowIso)?.n ?? 0;
+    },
     /** Runs `work` in one transaction (bun:sqlite transactions are synchronous). */
     transaction<T>(work: () => T): T {
       return db.sqlite.transaction(work)();

@@ -80,7 +80,7 @@ function buildEndpointsParts(deps: EndpointsRoomDeps, ports: EndpointsRoomPorts)
     plans: deps.config.plans,
     bus: deps.bus,
   };
-  const anonymous: AnonymousDeps = { repo, clock: deps.clock, ids: deps.ids };
+  const anonymous: AnonymousDeps = { repo, clock: deps.clock, ids: deps.ids, config: deps.config };
   return {
     endpoints,
     anonymous,

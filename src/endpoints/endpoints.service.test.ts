@@ -105,6 +105,7 @@ describe("create", () => {
       repo: deps.repo,
       clock: deps.clock,
       ids: deps.ids,
+      config: { anonymous_endpoints: "on", anonymous_max_endpoints: 10 },
     });
     const clash = errorOf(() => create(teamB, { slug: anonymous.endpoint.slug }));
     expect(clash.code).toBe("slug_taken");

@@ -1,19 +1,22 @@
 import type { Database } from "bun:sqlite";
 import { timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
+import type { DiskGuard } from "../shared/disk-guard.ts";
 import { AppError } from "../shared/errors.ts";
 import type { Metrics } from "./http.metrics.ts";
 import { ErrorBody } from "./http.openapi.ts";
 
 /**
- * `/healthz` (liveness + database) and `/metrics` (Prometheus text). With `metricsToken` set
- * (`WEIR_METRICS_TOKEN`), `/metrics` answers only `Authorization: Bearer <token>`.
+ * `/healthz` (liveness + database + free disk) and `/metrics` (Prometheus text). A data dir
+ * short of free space is unhealthy (503 `insufficient_storage`): captures are being refused.
+ * With `metricsToken` set (`WEIR_METRICS_TOKEN`), `/metrics` answers only
+ * `Authorization: Bearer <token>`.
  */
 export function healthRoutes(
   sqlite: Database,
   metrics: Metrics,
   version: string,
-  options: { metricsToken?: string } = {},
+  options: { metricsToken?: string; disk?: Pick<DiskGuard, "isLow"> } = {},
 ) {
   const allowed = bearerCheck(options.metricsToken ?? "");
   const ping = sqlite.query<{ ok: number }, []>("SELECT 1 AS ok");
@@ -26,6 +29,7 @@ export function healthRoutes(
         } catch {
           throw new AppError("database_unavailable", 503);
         }
+        if (options.disk?.isLow()) throw new AppError("insufficient_storage", 503);
         return { status: "ok" as const, version };
       },
       {
@@ -35,7 +39,8 @@ export function healthRoutes(
         },
         detail: {
           tags: ["system"],
-          summary: "Health: 200 once migrations ran and the database answers",
+          summary:
+            "Health: 200 once migrations ran and the database answers; 503 when it does not, or when the data dir is below min_free_disk_mb",
         },
       },
     )

@@ -86,6 +86,30 @@ export const CONFIG_TABLE = {
     parse: integer(1024, 67_108_864),
     doc: "Largest body of a management (API) request; larger ones get 413 before they are read or authenticated.",
   }),
+  anonymous_endpoints: entry({
+    env: "WEIR_ANONYMOUS_ENDPOINTS",
+    default: "on",
+    parse: oneOf(["on", "off"] as const),
+    doc: "off: anonymous endpoints cannot be created, and existing ones answer 404 (capture and reads).",
+  }),
+  anonymous_max_endpoints: entry({
+    env: "WEIR_ANONYMOUS_MAX_ENDPOINTS",
+    default: 1000,
+    parse: integer(1, 10_000_000),
+    doc: "Live anonymous endpoints the instance holds at most; creating one more answers 503.",
+  }),
+  anonymous_max_bytes: entry({
+    env: "WEIR_ANONYMOUS_MAX_BYTES",
+    default: 1_073_741_824,
+    parse: integer(1_048_576, 1_099_511_627_776),
+    doc: "Bytes of request bodies all anonymous endpoints together may store; past it their captures answer 503.",
+  }),
+  min_free_disk_mb: entry({
+    env: "WEIR_MIN_FREE_DISK_MB",
+    default: 256,
+    parse: integer(0, 1_073_741_824),
+    doc: "Below this much free space in the data dir, captures answer 507 and /healthz 503.",
+  }),
   capture_rate_limit: entry({
     env: "WEIR_CAPTURE_RATE_LIMIT",
     default: "plan",

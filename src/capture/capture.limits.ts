@@ -1,0 +1,38 @@
+import type { AppDeps } from "../deps.ts";
+import { type RoomSubscription, subscription } from "../room.ts";
+import type { CaptureRepo } from "./capture.repo.ts";
+import type { CaptureLimits } from "./capture.service.ts";
+
+/**
+ * The instance-wide limits capture checks (decisions.md §14): the data dir's free space, read
+ * from the sampled disk guard, and the anonymous switch and byte budget. The budget is counted
+ * in memory from one sum at start: commits add to it, and it is summed again after the sweep
+ * removes an expired anonymous endpoint (nothing else deletes anonymous requests).
+ */
+export function createCaptureLimits(
+  deps: Pick<AppDeps, "config" | "disk">,
+  repo: Pick<CaptureRepo, "anonymousStoredBytes">,
+): { limits: CaptureLimits; resyncOnSweep: RoomSubscription } {
+  let anonymousBytes = repo.anonymousStoredBytes();
+  let resyncQueued = false;
+  const resync = () => {
+    resyncQueued = false;
+    anonymousBytes = repo.anonymousStoredBytes();
+  };
+  const resyncOnSweep = subscription("endpoint.deleted", (event) => {
+    // Several endpoints removed by one sweep are summed once, after the sweep's turn.
+    if (event.organizationId !== null || resyncQueued) return;
+    resyncQueued = true;
+    setImmediate(resync);
+  });
+  const limits: CaptureLimits = {
+    diskLow: () => deps.disk.isLow(),
+    noteWritten: (bytes) => deps.disk.noteWritten(bytes),
+    anonymousEnabled: () => deps.config.anonymous_endpoints === "on",
+    anonymousFull: () => anonymousBytes >= deps.config.anonymous_max_bytes,
+    anonymousStored(bytes) {
+      anonymousBytes += bytes;
+    },
+  };
+  return { limits, resyncOnSweep };
+}

@@ -1,0 +1,56 @@
+import { describe, expect, test } from "bun:test";
+import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { createDiskGuard, freeBytesOf } from "./disk-guard.ts";
+import { createLogger } from "./logger.ts";
+
+const MIB = 1024 * 1024;
+
+/** A guard on a real temp dir; thresholds are set around the machine's real free space. */
+function guardOf(minFreeMb: number) {
+  const dir = makeTempDir("weir-disk-");
+  const lines: Array<Record<string, unknown>> = [];
+  const scheduler = createManualScheduler();
+  const config = { min_free_disk_mb: minFreeMb };
+  const guard = createDiskGuard({
+    dataDir: dir.path,
+    config,
+    logger: createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line)) }),
+    scheduler,
+  });
+  return { guard, config, lines, scheduler, dir };
+}
+
+describe("disk guard", () => {
+  test("free space above the minimum is not low; below it is, with one log line naming the data dir", async () => {
+    const ok = guardOf(0);
+    expect(ok.guard.isLow()).toBe(false);
+    expect(ok.lines).toEqual([]);
+    ok.dir.remove();
+
+    const free = freeBytesOf(makeTempDir("weir-disk-probe-").path);
+    const { guard, lines, scheduler, dir, config } = guardOf(Math.ceil(free / MIB) + 1024);
+    expect(guard.isLow()).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.level).toBe("error");
+    expect(lines[0]?.data_dir).toBe(dir.path);
+
+    // Sampled on the scheduler: a lowered minimum applies at the next sample, and says so.
+    config.min_free_disk_mb = 0;
+    expect(guard.isLow()).toBe(true);
+    await scheduler.run("disk.sample");
+    expect(guard.isLow()).toBe(false);
+    expect(lines.at(-1)?.level).toBe("info");
+    dir.remove();
+  });
+
+  test("written bytes trigger a sample of their own once 16 MiB have been noted", () => {
+    const { guard, config, dir } = guardOf(0);
+    config.min_free_disk_mb = 1024 * 1024 * 1024; // a petabyte: more than any disk here
+    guard.noteWritten(15 * MIB);
+    expect(guard.isLow()).toBe(false);
+    guard.noteWritten(MIB);
+    expect(guard.isLow()).toBe(true);
+    dir.remove();
+  });
+});

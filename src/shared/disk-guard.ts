@@ -1,0 +1,79 @@
+import { statfsSync } from "node:fs";
+import type { Logger } from "./logger.ts";
+import type { Scheduler } from "./scheduler.ts";
+
+/** Sampled every second by the scheduler; the hot path only reads the last verdict. */
+const SAMPLE_SECONDS = 1;
+/** Written bytes (captures, ingests) after which the free space is sampled again at once. */
+const RESAMPLE_AFTER_BYTES = 16 * 1024 * 1024;
+const MIB = 1024 * 1024;
+
+/**
+ * Whether the data directory's filesystem still has room (decisions.md §14): below
+ * `min_free_disk_mb`, every write path (captures, and ingest) refuses with 507 before SQLite
+ * fails, which would fail every organization at once. statfs is never called per request: it is
+ * sampled every second, and again after every 16 MiB written.
+ */
+export interface DiskGuard {
+  /** True while free space is below the minimum (as of the last sample). */
+  isLow(): boolean;
+  /** Counts bytes about to be written; samples again once enough have been. */
+  noteWritten(bytes: number): void;
+  /** Free bytes and the verdict as of now (samples). */
+  sample(): { freeBytes: number; low: boolean };
+}
+
+export interface DiskGuardDeps {
+  dataDir: string;
+  /** Read at every sample, so a changed minimum applies without a restart. */
+  config: { min_free_disk_mb: number };
+  logger: Logger;
+  scheduler: Scheduler;
+}
+
+/** Free bytes available to Weir (not root's reserve) on the filesystem holding `dir`. */
+export function freeBytesOf(dir: string): number {
+  const stats = statfsSync(dir);
+  return stats.bavail * stats.bsize;
+}
+
+/** The guard of one data dir, sampling on the app's scheduler. */
+export function createDiskGuard(deps: DiskGuardDeps): DiskGuard {
+  const logger = deps.logger.child({ scope: "disk" });
+  let low = false;
+  let writtenSinceSample = 0;
+  const sample = () => {
+    writtenSinceSample = 0;
+    let freeBytes: number;
+    try {
+      freeBytes = freeBytesOf(deps.dataDir);
+    } catch (error) {
+      // An unreadable statfs says nothing about space: keep the last verdict, say why once more.
+      logger.warn("free disk space unknown", { data_dir: deps.dataDir, error });
+      return { freeBytes: Number.NaN, low };
+    }
+    const minBytes = deps.config.min_free_disk_mb * MIB;
+    const nowLow = freeBytes < minBytes;
+    if (nowLow !== low) {
+      const fields = {
+        data_dir: deps.dataDir,
+        free_mb: Math.floor(freeBytes / MIB),
+        min_free_disk_mb: deps.config.min_free_disk_mb,
+      };
+      if (nowLow) logger.error("free disk space below min_free_disk_mb: writes refused", fields);
+      else logger.info("free disk space back above min_free_disk_mb: writes accepted", fields);
+    }
+    low = nowLow;
+    return { freeBytes, low };
+  };
+  sample();
+  deps.scheduler.interval("disk.sample", SAMPLE_SECONDS, sample);
+  return {
+    isLow: () => low,
+    noteWritten(bytes) {
+      writtenSinceSample += bytes;
+      if (writtenSinceSample >= RESAMPLE_AFTER_BYTES) sample();
+    },
+    sample,
+  };
+}
