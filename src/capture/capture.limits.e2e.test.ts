@@ -99,11 +99,11 @@ describe("free-disk guard", () => {
       .find((entry) => entry.scope === "disk" && entry.level === "error");
     expect(logged?.data_dir).toBe(server.dataDir);
 
-    // The minimum is read at each sample (every second): lowered, captures are taken again.
+    // The minimum is read at each sample (every 5 s): lowered, captures are taken again.
     server.deps.config.min_free_disk_mb = 0;
     await pollUntil(async () => (await post(server, endpoint.slug)).status === 200, {
-      timeoutMs: 5000,
-      intervalMs: 100,
+      timeoutMs: 15_000,
+      intervalMs: 200,
       what: "captures accepted once free space is above the minimum",
     });
     expect((await server.request("/healthz")).status).toBe(200);

@@ -2,17 +2,25 @@ import { statfsSync } from "node:fs";
 import type { Logger } from "./logger.ts";
 import type { Scheduler } from "./scheduler.ts";
 
-/** Sampled every second by the scheduler; the hot path only reads the last verdict. */
-const SAMPLE_SECONDS = 1;
+/**
+ * Sampled every 5 s by the scheduler, and after every RESAMPLE_AFTER_BYTES written: what fills
+ * the disk fastest is Weir's own writes, which are counted. The hot path reads the last verdict.
+ */
+const SAMPLE_SECONDS = 5;
 /** Written bytes (captures, ingests) after which the free space is sampled again at once. */
 const RESAMPLE_AFTER_BYTES = 16 * 1024 * 1024;
 const MIB = 1024 * 1024;
+/**
+ * Scheduled samples closer together than this, in real time, are skipped: free space is a fact
+ * of the machine, and a clock moved days ahead (tests) must not call statfs once per second of it.
+ */
+const MIN_SAMPLE_GAP_MS = 200;
 
 /**
  * Whether the data directory's filesystem still has room (decisions.md §14): below
  * `min_free_disk_mb`, every write path (captures, and ingest) refuses with 507 before SQLite
  * fails, which would fail every organization at once. statfs is never called per request: it is
- * sampled every second, and again after every 16 MiB written.
+ * sampled every 5 s, and again after every 16 MiB written.
  */
 export interface DiskGuard {
   /** True while free space is below the minimum (as of the last sample). */
@@ -66,8 +74,14 @@ export function createDiskGuard(deps: DiskGuardDeps): DiskGuard {
     low = nowLow;
     return { freeBytes, low };
   };
+  let lastSampleAt = performance.now();
   sample();
-  deps.scheduler.interval("disk.sample", SAMPLE_SECONDS, sample);
+  deps.scheduler.interval("disk.sample", SAMPLE_SECONDS, () => {
+    const now = performance.now();
+    if (now - lastSampleAt < MIN_SAMPLE_GAP_MS) return;
+    lastSampleAt = now;
+    sample();
+  });
   return {
     isLow: () => low,
     noteWritten(bytes) {
