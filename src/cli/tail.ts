@@ -1,8 +1,9 @@
 import type { Command } from "commander";
+import type { OutboundSender } from "../http/outbound/outbound.model.ts";
 import { action, fail } from "./cli.common.ts";
 import { createTailApi, type TailApi, type TailEndpoint } from "./tail.api.ts";
 import { requestJson, requestLine, type TailedRequest } from "./tail.format.ts";
-import { FORWARDED_HEADER, forwardRequest } from "./tail.forward.ts";
+import { createTailSender, FORWARDED_HEADER, forwardRequest } from "./tail.forward.ts";
 import { openTailStream, type PushedRequest } from "./tail.stream.ts";
 
 interface TailFlags {
@@ -39,7 +40,8 @@ async function tail(idOrSlug: string, flags: TailFlags): Promise<void> {
   const endpoint = await api.resolveEndpoint(idOrSlug);
   const forwarding = flags.forward ? ` → ${flags.forward}` : "";
   process.stderr.write(`tailing ${endpoint.webhook_url}${forwarding} (Ctrl-C to stop)\n`);
-  await streamUntilStopped(api, endpoint, flags);
+  // One sender for the whole run, so connections to the local app are reused.
+  await streamUntilStopped(api, endpoint, flags, createTailSender());
 }
 
 function checkForwardUrl(url: string): void {
@@ -51,7 +53,12 @@ function checkForwardUrl(url: string): void {
 }
 
 /** Runs the stream until Ctrl-C (resolves: exit 0) or a fatal condition (rejects: exit 1). */
-function streamUntilStopped(api: TailApi, endpoint: TailEndpoint, flags: TailFlags): Promise<void> {
+function streamUntilStopped(
+  api: TailApi,
+  endpoint: TailEndpoint,
+  flags: TailFlags,
+  sender: OutboundSender,
+): Promise<void> {
   const aborter = new AbortController();
   let queue = Promise.resolve();
   let stopped = false;
@@ -73,7 +80,7 @@ function streamUntilStopped(api: TailApi, endpoint: TailEndpoint, flags: TailFla
       onRequest: (pushed) => {
         // One at a time, in capture order, even when the local app is slow.
         queue = queue
-          .then(() => report(api, pushed, flags, aborter.signal))
+          .then(() => report(api, pushed, flags, { signal: aborter.signal, sender }))
           .catch((error) => {
             if (!aborter.signal.aborted)
               process.stderr.write(`weir: ${(error as Error).message}\n`);
@@ -98,14 +105,15 @@ async function report(
   api: TailApi,
   pushed: PushedRequest,
   flags: TailFlags,
-  signal: AbortSignal,
+  forwarding: { signal: AbortSignal; sender: OutboundSender },
 ): Promise<void> {
+  const { signal } = forwarding;
   const stored = await api.fetchRequest(pushed.endpoint_id, pushed.request_id);
   if (signal.aborted) return;
   let forward = null;
   // A request that already went through a Weir forward is never sent again (loop guard).
   if (flags.forward && stored && !stored.headers[FORWARDED_HEADER]) {
-    forward = await forwardRequest(flags.forward, stored, { signal });
+    forward = await forwardRequest(flags.forward, stored, forwarding);
     if (signal.aborted) return;
   }
   const tailed: TailedRequest = { pushed, stored, forward };
