@@ -1,6 +1,7 @@
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
 import { createCaptureRoom } from "./capture/capture.room.ts";
+import { createDbPing } from "./db/db.health.ts";
 import { createDeliveryRoom } from "./delivery/delivery.room.ts";
 import type { AppDeps } from "./deps.ts";
 import { createEndpointsRoom } from "./endpoints/endpoints.room.ts";
@@ -50,7 +51,7 @@ export function createApp(deps: AppDeps) {
   })
     .use(apiDocs(deps.version))
     .use(
-      healthRoutes(deps.db.sqlite, metrics, deps.version, {
+      healthRoutes(createDbPing(deps.db), metrics, deps.version, {
         metricsToken: deps.config.metrics_token,
         disk: deps.disk,
       }),

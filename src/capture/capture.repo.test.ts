@@ -36,7 +36,7 @@ test("a batch of any size is stored whole and exact, skipping only the rows of a
   db = createTestDb();
   seedOrganization(db.sqlite, "org");
   seedEndpoint(db.sqlite, { id: "ep", slug: "hook", organizationId: "org" });
-  const repo = createCaptureRepo(db.sqlite);
+  const repo = createCaptureRepo(db);
   // 37 rows: two 16-row statements and five single ones; every 7th row is for a deleted endpoint.
   const batch = Array.from({ length: 37 }, (_, n) => request(n, n % 7 === 3 ? "gone" : "ep"));
   const stored = db.tx(() => repo.insertRows(batch));
@@ -66,7 +66,7 @@ test("a batch that fails stores nothing at all", () => {
   db = createTestDb();
   seedOrganization(db.sqlite, "org");
   seedEndpoint(db.sqlite, { id: "ep", slug: "hook", organizationId: "org" });
-  const repo = createCaptureRepo(db.sqlite);
+  const repo = createCaptureRepo(db);
   const batch = Array.from({ length: 20 }, (_, n) => request(n, "ep"));
   // The same id twice: the primary key fails the 20th row, after 19 were inserted.
   batch[19] = { ...(batch[19] as CapturedRequest), id: (batch[0] as CapturedRequest).id };

@@ -1,5 +1,6 @@
-import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { SQLQueryBindings } from "bun:sqlite";
 import type { Plan } from "../auth/auth.model.ts";
+import type { Db } from "../db/db.open.ts";
 import { customResponseOf } from "../endpoints/endpoints.columns.ts";
 import type { EndpointStatus } from "../endpoints/endpoints.model.ts";
 import type { CapturedRequest, CaptureEndpoint } from "./capture.model.ts";
@@ -35,7 +36,8 @@ export interface CheckpointResult {
  * unique slug, so there is no organization to scope by. The plan is read with a scalar
  * subquery: the same lookup as a LEFT JOIN took ~8 µs instead of ~1 µs in bun:sqlite.
  */
-export function createCaptureRepo(sqlite: Database) {
+export function createCaptureRepo(db: Pick<Db, "sqlite">) {
+  const sqlite = db.sqlite;
   const bySlug = sqlite.prepare<EndpointRow, [string]>(
     `SELECT e.id, e.organization_id AS organizationId, e.slug, e.status,
             e.forward_url AS forwardUrl, e.expires_at AS expiresAt,

@@ -62,7 +62,7 @@ export function createCaptureRoom(
   ports: CaptureRoomPorts,
 ): Room<CapturePorts> {
   const logger = deps.logger.child({ scope: "capture" });
-  const repo = createCaptureRepo(deps.db.sqlite);
+  const repo = createCaptureRepo(deps.db);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
   const writer = createCaptureWriter({
     tx: deps.db.tx,

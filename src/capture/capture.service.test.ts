@@ -18,7 +18,7 @@ afterEach(() => {
 function setup() {
   const db = createTestDb();
   dbs.push(db);
-  const repo = createCaptureRepo(db.sqlite);
+  const repo = createCaptureRepo(db);
   const writer = createCaptureWriter({
     tx: db.tx,
     store: (batch) => repo.insertRows(batch.map((c) => c.request)),

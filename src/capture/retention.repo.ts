@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Plan } from "../auth/auth.model.ts";
+import type { Db } from "../db/db.open.ts";
 
 /** An endpoint as the sweep sees it: its plan (anonymous: free) and, if anonymous, its end. */
 export interface SweptEndpoint {
@@ -12,7 +12,8 @@ export interface SweptEndpoint {
  * The SQL of the retention sweep. Every delete is bounded by a LIMIT so one transaction stays
  * short and capture commits can run between batches.
  */
-export function createRetentionRepo(sqlite: Database) {
+export function createRetentionRepo(db: Pick<Db, "sqlite">) {
+  const sqlite = db.sqlite;
   const endpoints = sqlite.prepare<SweptEndpoint & { plan: Plan | null }, [string, number]>(
     `SELECT e.id, e.organization_id AS organizationId, o.plan
        FROM debug_endpoints e LEFT JOIN organizations o ON o.id = e.organization_id

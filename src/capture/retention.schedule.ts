@@ -15,7 +15,7 @@ export function retentionJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
-  const repo = createRetentionRepo(deps.db.sqlite);
+  const repo = createRetentionRepo(deps.db);
   const sweep = async () => {
     const report = await sweepRetention({
       repo,

@@ -137,7 +137,7 @@ describe("sweepRetention", () => {
     seedRequests(db.sqlite, "ep", 1, 10);
     seedRequests(db.sqlite, "anon", 1, 1_200);
     const batches: number[] = [];
-    const repo = createRetentionRepo(db.sqlite);
+    const repo = createRetentionRepo(db);
     const counted = {
       ...repo,
       deleteRequestsBefore: (id: string, cutoff: string, limit: number) => {

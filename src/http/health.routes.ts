@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import { timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
 import type { DiskGuard } from "../shared/disk-guard.ts";
@@ -13,19 +12,18 @@ import { ErrorBody } from "./http.openapi.ts";
  * `Authorization: Bearer <token>`.
  */
 export function healthRoutes(
-  sqlite: Database,
+  ping: () => void,
   metrics: Metrics,
   version: string,
   options: { metricsToken?: string; disk?: Pick<DiskGuard, "isLow"> } = {},
 ) {
   const allowed = bearerCheck(options.metricsToken ?? "");
-  const ping = sqlite.query<{ ok: number }, []>("SELECT 1 AS ok");
   return new Elysia({ name: "weir-health" })
     .get(
       "/healthz",
       () => {
         try {
-          ping.get();
+          ping();
         } catch {
           throw new AppError("database_unavailable", 503);
         }

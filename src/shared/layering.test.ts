@@ -91,3 +91,24 @@ test("a service stays framework-free and still cannot reach another room's repo"
     "src/probe/probe.service.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("bun:sqlite and drizzle stay in repos, tables and src/db: no SQLite-only code elsewhere", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.routes.ts": importing("bun:sqlite", "Database"),
+    "src/capture/probe.room.ts": importing("drizzle-orm", "eq"),
+    "src/delivery/probe.worker.ts": importing("drizzle-orm/sqlite-core", "sqliteTable"),
+    "src/http/probe.routes.ts": importing("bun:sqlite", "Database"),
+    "src/probe.ts": importing("bun:sqlite", "Database"),
+    "src/capture/allowed.repo.ts": importing("bun:sqlite", "Database"),
+    "src/capture/allowed.table.ts": importing("drizzle-orm/sqlite-core", "sqliteTable"),
+    "src/db/allowed.ts": importing("bun:sqlite", "Database"),
+    "src/cli/allowed.ts": importing("bun:sqlite", "Database"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/capture/probe.routes.ts lint/style/noRestrictedImports",
+    "src/delivery/probe.worker.ts lint/style/noRestrictedImports",
+    "src/http/probe.routes.ts lint/style/noRestrictedImports",
+    "src/probe.ts lint/style/noRestrictedImports",
+  ]);
+});
