@@ -152,6 +152,26 @@ describe("due-queue", () => {
     await pollUntil(() => doneBy(db).long === "slow", { what: "the long row to finish" });
   });
 
+  test("a lease that ran out and was taken over cannot be extended", async () => {
+    const db = jobsDb();
+    const clock = createFakeClock(T0);
+    addJob(db, "row");
+    let stale: Lease | undefined;
+    const first = gated(db, "first");
+    const keep = (row: DueRow, lease: Lease) => {
+      stale = lease;
+      return first.run(row, lease);
+    };
+    queueOn(db, clock, { run: keep }, false);
+    const taken: string[] = [];
+    queueOn(db, clock, { run: (row) => void taken.push(row.id as string) });
+    clock.advance(15_000);
+    expect(taken).toEqual(["row"]);
+    expect(stale?.extend()).toBe(false);
+    expect(stale?.held).toBe(false);
+    first.open("row");
+  });
+
   test("at most `concurrency` rows run at once; the rest run as slots free up", async () => {
     const db = jobsDb();
     const clock = createFakeClock(T0);
