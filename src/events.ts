@@ -14,6 +14,8 @@ export interface DomainEvents {
   "endpoint.deleted": { endpointId: string; organizationId: string | null };
   /** An endpoint's name, status, custom response or forward target changed (caches of it are stale). */
   "endpoint.updated": { endpointId: string; organizationId: string | null; slug: string };
+  /** A user's membership of an organization was removed or its role changed (live sessions re-check). */
+  "membership.changed": { userId: string; organizationId: string };
   /** An API key was revoked; sockets opened with it must close. */
   "api_key.revoked": { apiKeyId: string; organizationId: string };
 }

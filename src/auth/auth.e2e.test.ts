@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RIGHTS_RECHECK_JOB } from "../realtime/realtime.room.ts";
 import { DEFAULT_PLANS, parsePlanTable } from "../shared/plans.ts";
 import { signUp } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { connectSocket, subscribe } from "../test-utils/realtime-client.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const register = (server: TestServer, body: unknown) =>
@@ -315,21 +319,38 @@ describe("tokens and organizations", () => {
     }
   });
 
-  test("resetting a password ends earlier sessions", async () => {
-    const server = await startTestServer();
+  test("resetting a password ends earlier sessions: REST and the realtime socket", async () => {
+    const scheduler = createManualScheduler();
+    const server = await startTestServer({ scheduler });
+    let live: ReturnType<typeof connectSocket> | undefined;
     try {
       const account = await signUp(server);
       const { resetPassword } = await import("./accounts.service.ts");
       const { createAuthRepo } = await import("./auth.repo.ts");
       const before = await apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
       expect(before.status).toBe(200);
+      const endpoint = await apiCall(server, "POST", "/api/v1/endpoints", {
+        headers: account.headers,
+        body: { debug_endpoint: { name: "watched" } },
+      });
+      live = connectSocket(server.url, { token: account.token });
+      const watcher = await subscribe(live, endpoint.body.data.id);
+      expect(watcher.reply.status).toBe("ok");
+
       await resetPassword(
         { email: account.email, password: "a-brand-new-one" },
         { repo: createAuthRepo(server.deps.db), clock: server.deps.clock },
       );
       const after = await apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
       expect(after.status).toBe(401);
+      // The socket opened before the reset ends at the next re-check of live sockets.
+      await scheduler.run(RIGHTS_RECHECK_JOB);
+      const closes = live.closes;
+      await pollUntil(() => closes.length > 0, { what: "the socket to close" });
+      expect(closes[0]).toEqual({ code: 4401, reason: "password_changed" });
+      expect(watcher.closes).toEqual([{ reason: "unauthorized" }]);
     } finally {
+      live?.disconnect();
       await server.stop();
     }
   });

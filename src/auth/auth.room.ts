@@ -23,7 +23,7 @@ export type AuthRoomDeps = Pick<
 export interface AuthPorts {
   /** A fresh guard plugin: routes declared after `.use(guard())` receive `principal`. */
   guard(): ReturnType<typeof authGuard>;
-  auth: Pick<AuthService, "authenticateToken" | "forOrganization">;
+  auth: Pick<AuthService, "authenticateToken" | "forOrganization" | "recheckToken">;
 }
 
 /** Last-use times of API keys are written every 10 s and at shutdown, never on the request path. */
@@ -105,6 +105,8 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     /** How long the web UI's session cookie lives: the login token's lifetime. */
     sessionTtlSeconds: Math.max(1, Math.floor(deps.config.jwt_ttl / 1000)),
     logger: deps.logger.child({ scope: "auth" }),
+    onMembershipChanged: (userId: string, organizationId: string) =>
+      deps.bus.publish("membership.changed", { userId, organizationId }),
     /** Behind a trusted reverse proxy, each client gets its own login bucket. */
     clientIp: ports.resolveClientIp,
   };

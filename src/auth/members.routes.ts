@@ -15,7 +15,12 @@ const tags = ["members"];
 
 /** Members of an organization (decisions.md §2): the owner manages them; the last owner stays. */
 export function memberRoutes(room: AuthParts) {
-  const deps = { repo: room.repo, clock: room.accounts.clock, ids: room.accounts.ids };
+  const deps = {
+    repo: room.repo,
+    clock: room.accounts.clock,
+    ids: room.accounts.ids,
+    onChanged: room.onMembershipChanged,
+  };
   return (
     new Elysia({ prefix: "/api/v1/organizations/:org_id/members" })
       .use(authGuard(room.auth))

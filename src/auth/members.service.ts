@@ -12,6 +12,8 @@ export interface MembersDeps {
   repo: AuthRepo;
   clock: Clock;
   ids: Ids;
+  /** Told after a membership was removed or its role changed, so live sessions re-check. */
+  onChanged: (userId: string, organizationId: string) => void;
 }
 
 export const publicMember = (m: MemberView) => ({
@@ -75,28 +77,31 @@ const newUser = (email: string, passwordHash: string, now: string, id: string): 
 /** Changes a role; the last owner cannot be demoted (422). */
 export function changeRole(
   input: { organizationId: string; userId: string; role: unknown },
-  deps: Pick<MembersDeps, "repo">,
+  deps: Pick<MembersDeps, "repo" | "onChanged">,
 ) {
   assertValid({ role: roleProblem(input.role) });
-  return deps.repo.transaction(() => {
+  const changed = deps.repo.transaction(() => {
     const member = findMember(input.organizationId, input.userId, deps.repo);
     if (member.role === "owner" && input.role !== "owner")
       assertNotLastOwner(input.organizationId, deps.repo);
     deps.repo.setRole(input.organizationId, input.userId, input.role as Role);
     return publicMember({ ...member, role: input.role as Role });
   });
+  deps.onChanged(input.userId, input.organizationId);
+  return changed;
 }
 
 /** Removes a member; the last owner cannot be removed (422). */
 export function removeMember(
   input: { organizationId: string; userId: string },
-  deps: Pick<MembersDeps, "repo">,
+  deps: Pick<MembersDeps, "repo" | "onChanged">,
 ): void {
   deps.repo.transaction(() => {
     const member = findMember(input.organizationId, input.userId, deps.repo);
     if (member.role === "owner") assertNotLastOwner(input.organizationId, deps.repo);
     deps.repo.removeMembership(input.organizationId, input.userId);
   });
+  deps.onChanged(input.userId, input.organizationId);
 }
 
 function findMember(organizationId: string, userId: string, repo: AuthRepo): MemberView {

@@ -72,8 +72,13 @@ function memoryStore(rows: CapturedRequest[], beforeRead: (call: number) => void
 
 function setup(store: RealtimeStore, limits: Partial<RealtimeLimits> = {}) {
   const clock = createFakeClock();
+  /** What each socket's token grants now; tests change it to take rights away. */
+  const rights = new Map<string, Principal | string>();
   const hub = createRealtimeHub({
     store,
+    rights: {
+      recheck: (token) => rights.get(token) ?? "invalid_token",
+    },
     clock,
     logger: createLogger({ level: "error", write: () => {} }),
     plans: DEFAULT_PLANS,
@@ -87,11 +92,14 @@ function setup(store: RealtimeStore, limits: Partial<RealtimeLimits> = {}) {
       ...limits,
     },
   });
+  let sockets = 0;
   const connect = (who = principal(), serializer: Serializer = "2.0.0") => {
     const link = new FakeLink();
-    return { link, session: hub.open(link, who, serializer) };
+    const token = `token-${++sockets}`;
+    rights.set(token, who);
+    return { link, token, session: hub.open(link, who, serializer, token) };
   };
-  return { hub, clock, connect };
+  return { hub, clock, connect, rights };
 }
 
 const joinFrame = (topic: string, payload: unknown = {}, ref = "1") =>
@@ -206,7 +214,7 @@ describe("sessions", () => {
       { reason: "endpoint_deleted" },
     ]);
     hub.captured(request("r01"));
-    await Bun.sleep(5);
+    await hub.settled();
     expect(link.received()).toEqual([]);
     expect(link.closedWith).toBeNull();
   });
@@ -218,8 +226,7 @@ describe("sessions", () => {
     hub.receive(session, joinFrame("debug:ep-1", {}, "2"));
     await pollUntil(() => replies(link).length === 2);
     hub.captured(request("r01"));
-    await pollUntil(() => link.received().length > 0);
-    await Bun.sleep(5);
+    await hub.settled();
     expect(link.received()).toEqual(["r01"]);
   });
 
@@ -243,5 +250,64 @@ describe("sessions", () => {
     ]);
     hub.receive(session, "{not json");
     expect(link.closedWith).toEqual({ code: 1007, reason: "invalid_frame" });
+  });
+});
+
+describe("rights of a live socket", () => {
+  const closes = (link: FakeLink) =>
+    (link.frames as unknown[][]).filter((frame) => frame[3] === "phx_close").map((f) => f[4]);
+
+  test("a token that grants nothing any more: channels get phx_close, then the socket 4401", async () => {
+    const { hub, connect, rights } = setup(memoryStore([]));
+    const { link, session, token } = connect(principal({ authMethod: "jwt", userId: "u-1" }));
+    const other = connect(principal({ authMethod: "jwt", userId: "u-2" }));
+    hub.receive(session, joinFrame("debug:ep-1"));
+    await pollUntil(() => replies(link).length === 1);
+    rights.set(token, "password_changed");
+    expect(hub.recheckRights()).toBe(1);
+    expect(closes(link)).toEqual([{ reason: "unauthorized" }]);
+    expect(link.closedWith).toEqual({ code: 4401, reason: "password_changed" });
+    expect(other.link.closedWith).toBeNull();
+    hub.captured(request("r01"));
+    await hub.settled();
+    expect(link.received()).toEqual([]);
+  });
+
+  test("a plan without realtime: channels get phx_close, the socket stays, joins are refused", async () => {
+    const { hub, connect, rights } = setup(memoryStore([]));
+    const { link, session, token } = connect();
+    hub.receive(session, joinFrame("debug:ep-1"));
+    await pollUntil(() => replies(link).length === 1);
+    rights.set(token, principal({ plan: "free" }));
+    expect(hub.recheckRights()).toBe(0);
+    expect(closes(link)).toEqual([{ reason: "unauthorized" }]);
+    expect(link.closedWith).toBeNull();
+    hub.receive(session, joinFrame("debug:ep-1", {}, "2"));
+    await pollUntil(() => replies(link).length === 2);
+    expect(replies(link)[1]).toEqual({
+      status: "error",
+      response: { reason: "feature_not_available" },
+    });
+  });
+
+  test("every join re-checks: a join after rights were lost closes the socket, no reply", async () => {
+    const { hub, connect, rights } = setup(memoryStore([]));
+    const { link, session, token } = connect();
+    rights.set(token, "api_key_revoked");
+    hub.receive(session, joinFrame("debug:ep-1"));
+    await pollUntil(() => link.closedWith !== null);
+    expect(link.closedWith).toEqual({ code: 4401, reason: "api_key_revoked" });
+    expect(replies(link)).toEqual([]);
+  });
+
+  test("only the sessions a change is about are re-checked", () => {
+    const { hub, connect, rights } = setup(memoryStore([]));
+    const mine = connect(principal({ authMethod: "jwt", userId: "u-1" }));
+    const theirs = connect(principal({ authMethod: "jwt", userId: "u-2" }));
+    rights.set(mine.token, "not_member");
+    rights.set(theirs.token, "not_member");
+    expect(hub.recheckRights((who) => who.userId === "u-1")).toBe(1);
+    expect(mine.link.closedWith).toEqual({ code: 4401, reason: "not_member" });
+    expect(theirs.link.closedWith).toBeNull();
   });
 });

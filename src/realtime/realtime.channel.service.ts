@@ -22,6 +22,7 @@ import {
   PHX,
   push,
   replyTo,
+  rightsLost,
   type Serializer,
 } from "./realtime.protocol.model.ts";
 
@@ -55,8 +56,17 @@ export interface RealtimeLimits {
   maxChannelsPerSocket: number;
 }
 
+/**
+ * What the socket's token grants now: the current principal (role and plan may have changed), or
+ * why it grants nothing any more (`token_expired`, `password_changed`, `not_member`, ...).
+ */
+export interface SocketRights {
+  recheck(token: string, organizationId: string): Principal | string;
+}
+
 export interface RealtimeDeps {
   store: RealtimeStore;
+  rights: SocketRights;
   clock: Clock;
   logger: Logger;
   plans: PlanTable;
@@ -136,7 +146,36 @@ export function createRealtimeHub(deps: RealtimeDeps) {
     return endpoint ? null : "unauthorized";
   }
 
+  /** Ends every channel of the session with `phx_close` `{reason: "unauthorized"}`. */
+  function leaveAll(session: Session): void {
+    for (const subscription of [...session.channels.values()]) {
+      endSubscription(subscription);
+      const { topic, joinRef } = subscription;
+      send(session, push(topic, joinRef, PHX.close, { reason: "unauthorized" }));
+    }
+  }
+
+  /**
+   * Re-checks the socket's token against current storage: refreshes its principal, leaves its
+   * channels when the plan lost realtime, and leaves them and closes the socket (4401) when the
+   * token grants nothing any more. True while the socket may go on.
+   */
+  function recheck(session: Session): boolean {
+    if (session.closed) return false;
+    const rights = deps.rights.recheck(session.token, session.principal.organizationId);
+    if (typeof rights === "string") {
+      leaveAll(session);
+      closeSession(session, rightsLost(rights));
+      return false;
+    }
+    session.principal = rights;
+    if (!deps.plans[rights.plan].realtime) leaveAll(session);
+    return true;
+  }
+
   async function join(session: Session, frame: Frame): Promise<void> {
+    // Every join re-checks membership and plan: a socket never joins on rights it lost.
+    if (!recheck(session)) return;
     const reason = await refusal(session, frame);
     if (session.closed) return;
     if (reason) {
@@ -227,12 +266,13 @@ export function createRealtimeHub(deps: RealtimeDeps) {
 
   return {
     /** Registers a socket whose upgrade was authenticated. */
-    open(link: SocketLink, principal: Principal, serializer: Serializer): Session {
+    open(link: SocketLink, principal: Principal, serializer: Serializer, token: string): Session {
       const session: Session = {
         id: nextId++,
         link,
         serializer,
         principal,
+        token,
         lastSeenAt: clock.now(),
         channels: new Map(),
         closed: false,
@@ -253,12 +293,30 @@ export function createRealtimeHub(deps: RealtimeDeps) {
     },
     /** A capture was stored: deliver it to the endpoint's subscribers. */
     captured: (request: CapturedRequest) => fanout.captured(request),
+    /** Resolves once every capture announced so far went out: an explicit flush. */
+    settled: () => fanout.settled(),
     /** Closes sockets silent for longer than the heartbeat window; returns how many. */
     closeIdle(): number {
       const deadline = clock.now() - limits.heartbeatTimeoutMs;
       const idle = [...sessions].filter((session) => session.lastSeenAt < deadline);
       for (const session of idle) closeSession(session, CLOSE.heartbeatTimeout);
       return idle.length;
+    },
+    /**
+     * Re-checks the rights of every live socket (or those whose principal `matches`); returns how
+     * many were closed. Run on a schedule (expiry, changes made by another process) and on events.
+     */
+    recheckRights(matches: (principal: Principal) => boolean = () => true): number {
+      let closed = 0;
+      for (const session of [...sessions]) {
+        if (!matches(session.principal)) continue;
+        try {
+          if (!recheck(session)) closed += 1;
+        } catch (error) {
+          logger.error("rights re-check failed", { session: session.id, error });
+        }
+      }
+      return closed;
     },
     /** Closes every socket opened with a key that was just revoked. */
     apiKeyRevoked(apiKeyId: string): void {

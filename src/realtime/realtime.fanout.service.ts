@@ -27,7 +27,10 @@ export interface Session {
   readonly id: number;
   readonly link: SocketLink;
   readonly serializer: Serializer;
-  readonly principal: Principal;
+  /** Who the socket acts for: refreshed by every re-check of its token (plan, role). */
+  principal: Principal;
+  /** The token the socket was opened with, re-checked while the socket lives. */
+  readonly token: string;
   lastSeenAt: number;
   /** Joined channels by topic. */
   readonly channels: Map<string, Subscription>;
@@ -197,7 +200,11 @@ export function createFanout(options: FanoutOptions) {
     delivering = false;
     nextDeliveryAt = performance.now() + cost * PACING;
     if (queued.length > 0) schedule();
+    else for (const wake of settleWaiters.splice(0)) wake();
   }
+
+  /** Waiting for every announced capture to have been delivered (tests' explicit flush). */
+  const settleWaiters: (() => void)[] = [];
 
   function schedule(): void {
     if (scheduled || delivering) return;
@@ -230,6 +237,11 @@ export function createFanout(options: FanoutOptions) {
       announced += 1;
       queued.push({ request, seq: announced });
       schedule();
+    },
+    /** Resolves once every capture announced so far was delivered (or skipped). */
+    settled(): Promise<void> {
+      if (!scheduled && !delivering && queued.length === 0) return Promise.resolve();
+      return new Promise((resolve) => settleWaiters.push(resolve));
     },
     /** Ends a catch-up: sends the live events held meanwhile, minus the replayed ones. */
     goLive(subscription: Subscription, replayedIds: Set<string>): boolean {

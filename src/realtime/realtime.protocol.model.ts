@@ -46,7 +46,11 @@ export const CLOSE = {
   heartbeatTimeout: { code: 4408, reason: "heartbeat_timeout" },
 } as const;
 
-export type CloseReason = (typeof CLOSE)[keyof typeof CLOSE];
+/** Why the server closes a socket: a code and a reason the client sees. */
+export type CloseReason = { code: number; reason: string };
+
+/** The socket's token no longer grants what it did (expired, reset, removed, revoked, downgraded). */
+export const rightsLost = (why: string): CloseReason => ({ code: 4401, reason: why });
 
 /**
  * The serializer a client asked for with the `vsn` query parameter. Like Phoenix, a missing

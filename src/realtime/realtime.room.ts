@@ -6,6 +6,13 @@ import { realtimeRoutes, type SocketAuth } from "./realtime.routes.ts";
 
 /** The job that closes sockets silent past the heartbeat window. */
 export const IDLE_SOCKETS_JOB = "realtime.idle-sockets";
+/**
+ * The job that re-checks the token of every live socket. `weir admin set-plan` and
+ * `reset-password` change the data from another process, and tokens expire with no event:
+ * so a socket keeps rights it lost for at most this period (docs/realtime.md).
+ */
+export const RIGHTS_RECHECK_JOB = "realtime.rights-recheck";
+const RIGHTS_RECHECK_SECONDS = 10;
 
 export type RealtimeRoomDeps = Pick<AppDeps, "clock" | "logger" | "config">;
 
@@ -25,6 +32,7 @@ export interface RealtimeRoomPorts extends RealtimeStore {
 export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPorts): Room {
   const hub = createRealtimeHub({
     store: { findEndpoint: ports.findEndpoint, listAfter: ports.listAfter },
+    rights: { recheck: ports.auth.recheckToken },
     clock: deps.clock,
     logger: deps.logger,
     plans: deps.config.plans,
@@ -39,10 +47,20 @@ export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPo
   });
   return {
     routes: realtimeRoutes({ hub, auth: ports.auth }),
-    jobs: [{ name: IDLE_SOCKETS_JOB, pattern: "*/5 * * * * *", run: () => hub.closeIdle() }],
+    jobs: [
+      { name: IDLE_SOCKETS_JOB, pattern: "*/5 * * * * *", run: () => hub.closeIdle() },
+      {
+        name: RIGHTS_RECHECK_JOB,
+        intervalSeconds: RIGHTS_RECHECK_SECONDS,
+        run: () => hub.recheckRights(),
+      },
+    ],
     subscriptions: [
       subscription("request.captured", ({ request }) => hub.captured(request)),
       subscription("api_key.revoked", ({ apiKeyId }) => hub.apiKeyRevoked(apiKeyId)),
+      subscription("membership.changed", ({ userId }) => {
+        hub.recheckRights((principal) => principal.userId === userId);
+      }),
       subscription("endpoint.deleted", ({ endpointId }) => hub.endpointDeleted(endpointId)),
       subscription("server.stopping", () => hub.closeAll()),
     ],

@@ -11,6 +11,8 @@ import { type Serializer, serializerFor } from "./realtime.protocol.model.ts";
 export interface SocketAuth {
   authenticateToken(token: string): Principal | null;
   forOrganization(principal: Principal, organizationId: string): Principal | null;
+  /** What the token of a live socket still grants (see SocketRights). */
+  recheckToken(token: string, organizationId: string): Principal | string;
 }
 
 /** The subprotocol the phoenix client offers with `authToken`, and the prefix of the token entry. */
@@ -29,7 +31,10 @@ const badToken = () => new AppError("Invalid or missing API key", 403);
  */
 export function realtimeRoutes(input: { hub: RealtimeHub; auth: SocketAuth }) {
   const { hub, auth } = input;
-  const accepted = new WeakMap<Request, { principal: Principal; serializer: Serializer }>();
+  const accepted = new WeakMap<
+    Request,
+    { principal: Principal; serializer: Serializer; token: string }
+  >();
   const sessions = new WeakMap<object, Session>();
 
   return new Elysia({ name: "realtime-routes" }).ws("/socket/websocket", {
@@ -45,18 +50,18 @@ export function realtimeRoutes(input: { hub: RealtimeHub; auth: SocketAuth }) {
       if (principal && query.organization_id) {
         principal = auth.forOrganization(principal, query.organization_id);
       }
-      if (!principal) throw badToken();
+      if (!principal || !token) throw badToken();
       // A client that offered subprotocols fails the handshake unless one is chosen.
       if (offered.includes(PHOENIX_PROTOCOL))
         set.headers["sec-websocket-protocol"] = PHOENIX_PROTOCOL;
-      accepted.set(request, { principal, serializer });
+      accepted.set(request, { principal, serializer, token });
     },
     open(ws) {
       const upgrade = accepted.get(ws.data.request);
       if (!upgrade) return ws.close(1011, "unauthenticated");
       // Elysia's typing of the raw socket predates getBufferedAmount; Bun's own type has it.
       const link: SocketLink = ws.raw as unknown as ServerWebSocket<unknown>;
-      sessions.set(ws.raw, hub.open(link, upgrade.principal, upgrade.serializer));
+      sessions.set(ws.raw, hub.open(link, upgrade.principal, upgrade.serializer, upgrade.token));
     },
     message(ws, message) {
       const session = sessions.get(ws.raw);
