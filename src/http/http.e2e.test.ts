@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { createIds } from "../shared/ids.ts";
 import { createLogger } from "../shared/logger.ts";
 import { readJson } from "../test-utils/json.ts";
@@ -172,16 +172,53 @@ describe("the one error renderer", () => {
     expect(logged.level).toBe("error");
     expect(logged.error.stack).toContain("database exploded");
   });
+});
 
-  test("two apps in one process do not share state", async () => {
-    const other = new Elysia().use(
-      createHttpBase({
-        ids: createIds(),
-        logger: createLogger({ level: "error", write: () => {} }),
-        metrics: createMetrics(),
-      }),
-    );
-    const response = await other.handle(new Request("http://weir.test/things", { method: "POST" }));
-    expect(response.status).toBe(404);
+describe("two apps in one process do not share state", () => {
+  test("metrics, bus and request tracking are each app's own", async () => {
+    const a = await startTestServer();
+    const b = await startTestServer();
+    try {
+      // Bus: a capture on A reaches A's listeners only.
+      const heard = { a: 0, b: 0 };
+      a.deps.bus.on("request.captured", () => {
+        heard.a += 1;
+      });
+      b.deps.bus.on("request.captured", () => {
+        heard.b += 1;
+      });
+      const created = await a.request("/api/v1/anonymous-endpoints", { method: "POST" });
+      expect(created.status).toBe(201);
+      const { webhook_url } = (await readJson(created)).data;
+      expect((await fetch(webhook_url, { method: "POST", body: "x" })).status).toBe(200);
+      expect(heard).toEqual({ a: 1, b: 0 });
+
+      // Metrics: three health probes on A, one on B.
+      for (let i = 0; i < 3; i++) await a.request("/healthz");
+      await b.request("/healthz");
+      const healthCount = async (server: TestServer) =>
+        Number(
+          /weir_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/.exec(
+            await (await server.request("/metrics")).text(),
+          )?.[1],
+        );
+      expect(await healthCount(a)).toBe(3);
+      expect(await healthCount(b)).toBe(1);
+
+      // Request tracking: each app logs the ids of its own requests only.
+      const traced = (server: TestServer, id: string) =>
+        server.request("/api/v1/me", { headers: { "x-request-id": id } });
+      expect((await traced(a, "trace-for-a")).headers.get("x-request-id")).toBe("trace-for-a");
+      expect((await traced(b, "trace-for-b")).headers.get("x-request-id")).toBe("trace-for-b");
+      const ids = (server: TestServer) =>
+        server.logs.map((line) => JSON.parse(line).request_id).filter(Boolean);
+      expect(ids(a)).toContain("trace-for-a");
+      expect(ids(a)).not.toContain("trace-for-b");
+      expect(ids(b)).toContain("trace-for-b");
+      expect(ids(b)).not.toContain("trace-for-a");
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 });
