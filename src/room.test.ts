@@ -87,6 +87,7 @@ describe("createApp", () => {
         "capture.checkpoint",
         "forwards.retry",
         "realtime.idle-sockets",
+        "realtime.rights-recheck",
         "retention.sweep",
       ]);
       // A second app on the same deps registers nothing until it is started itself.
