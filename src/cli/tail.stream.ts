@@ -18,6 +18,15 @@ export interface TailStreamOptions {
   tokenAccepted(): Promise<boolean>;
 }
 
+/** Why the server closed the socket with 4401 (docs/realtime.md): reconnecting is pointless. */
+const REVOKED_TOKEN_REASONS: Record<string, string> = {
+  api_key_revoked: "the API key was revoked",
+  plan_without_api_keys: "the organization's plan no longer includes API keys",
+  token_expired: "the login token expired",
+  password_changed: "the user's password was reset",
+  not_member: "the user is no longer a member of the organization",
+};
+
 const FATAL_JOIN_REASONS: Record<string, string> = {
   unauthorized: "the token's organization has no such endpoint",
   feature_not_available: "the organization's plan does not include realtime",
@@ -51,10 +60,13 @@ export function openTailStream(options: TailStreamOptions) {
   channel.onClose((payload: { reason?: string } | undefined) => {
     if (closing) return;
     if (payload?.reason === "endpoint_deleted") options.onFatal("the endpoint was deleted");
+    // The token lost its access to the channel (plan or membership): it is not rejoined.
+    if (payload?.reason === "unauthorized") options.onFatal("access to the endpoint was withdrawn");
   });
-  socket.onClose((event: { code?: number }) => {
-    // Close codes of docs/realtime.md: 4401 means the key was revoked, reconnecting is pointless.
-    if (!closing && event.code === 4401) options.onFatal("the API key was revoked");
+  socket.onClose((event: { code?: number; reason?: string }) => {
+    // Close codes of docs/realtime.md: 4401 means the token lost its rights.
+    if (closing || event.code !== 4401) return;
+    options.onFatal(REVOKED_TOKEN_REASONS[event.reason ?? ""] ?? "the token was refused");
   });
   socket.onError(() => {
     if (closing || down) return;
