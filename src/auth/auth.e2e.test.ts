@@ -242,7 +242,7 @@ describe("login rate limit behind a proxy", () => {
     } finally {
       await server.stop();
     }
-  });
+  }, 60_000); // a dozen password checks (argon2id): slow on a busy machine
 
   test("without a trusted proxy, a forged X-Forwarded-For does not buy more attempts", async () => {
     const server = await startTestServer({ clock: createFakeClock() });
@@ -252,7 +252,7 @@ describe("login rate limit behind a proxy", () => {
     } finally {
       await server.stop();
     }
-  });
+  }, 60_000); // a dozen password checks (argon2id): slow on a busy machine
 });
 
 describe("tokens and organizations", () => {
