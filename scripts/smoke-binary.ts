@@ -171,15 +171,27 @@ async function cliChecks(cwd: string): Promise<void> {
     assert(!/^\s+at /m.test(r.stderr), "stderr holds a stack trace");
     return lines[0];
   });
-  await check("QuickJS sandbox runs in the binary (weir sandbox-selftest --json)", () => {
-    const r = runWeir(["sandbox-selftest", "--json"], cwd);
-    assert(r.code === 0, describe(r));
-    const out = JSON.parse(r.stdout) as { ok?: unknown; result?: unknown; timeout_kind?: unknown };
-    assert(out.ok === true, `ok is ${JSON.stringify(out.ok)}`);
-    assert("result" in out, "no result");
-    assert(out.timeout_kind === "timeout", `timeout_kind is ${JSON.stringify(out.timeout_kind)}`);
-    return `result ${JSON.stringify(out.result)}`;
-  });
+  await check(
+    "QuickJS sandbox runs in a worker of the binary (weir sandbox-selftest --json)",
+    () => {
+      const r = runWeir(["sandbox-selftest", "--json"], cwd);
+      assert(r.code === 0, describe(r));
+      const out = JSON.parse(r.stdout) as {
+        ok?: unknown;
+        result?: unknown;
+        timeout_kind?: unknown;
+        in_worker?: unknown;
+      };
+      assert(out.ok === true, `ok is ${JSON.stringify(out.ok)}`);
+      assert(
+        JSON.stringify(out.result) === '{"sum":3,"doubled":6}',
+        `result ${JSON.stringify(out.result)} (the host function call did not come back)`,
+      );
+      assert(out.timeout_kind === "timeout", `timeout_kind is ${JSON.stringify(out.timeout_kind)}`);
+      assert(out.in_worker === true, `in_worker is ${JSON.stringify(out.in_worker)}`);
+      return `result ${JSON.stringify(out.result)}, in a worker thread`;
+    },
+  );
 }
 
 interface Server {

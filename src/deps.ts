@@ -52,9 +52,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   try {
     const migrations = runMigrations(db.sqlite, MIGRATIONS);
     const secretKey = loadSecretKey(config.data_dir, config.secret_key);
-    const sandbox = await createSandbox({
-      cpuMs: config.sandbox_timeout_ms,
-      memoryBytes: config.sandbox_memory_mb * 1024 * 1024,
+    const sandbox = createSandbox({
+      limits: {
+        cpuMs: config.sandbox_timeout_ms,
+        memoryBytes: config.sandbox_memory_mb * 1024 * 1024,
+      },
+      workers: config.sandbox_workers,
+      queueLimit: config.sandbox_queue_limit,
     });
     const clock = overrides.clock ?? createSystemClock();
     const scheduler = overrides.scheduler ?? createScheduler(logger, clock);

@@ -3,8 +3,9 @@ import { createSandbox } from "../sandbox/sandbox.runner.ts";
 import { action, fail, printJson } from "./cli.common.ts";
 
 /**
- * `weir sandbox-selftest` (hidden): proves the QuickJS sandbox loads and enforces its CPU limit
- * inside this very executable. The binary smoke test relies on it; operators may use it too.
+ * `weir sandbox-selftest` (hidden): proves the QuickJS sandbox loads in its worker thread, calls
+ * back into the host and enforces its CPU limit inside this very executable. The binary smoke
+ * test relies on it; operators may use it too.
  */
 export function registerSandboxSelftest(program: Command): void {
   program
@@ -15,19 +16,30 @@ export function registerSandboxSelftest(program: Command): void {
 }
 
 async function selftest(flags: { json?: boolean }): Promise<void> {
-  const sandbox = await createSandbox({ cpuMs: 1000, memoryBytes: 16 * 1024 * 1024 });
+  const sandbox = createSandbox({
+    limits: { cpuMs: 1000, memoryBytes: 16 * 1024 * 1024 },
+    workers: 1,
+    queueLimit: 2,
+  });
   try {
     const run = await sandbox.runScript({
-      code: "function transform(x) { console.log('hi'); return { sum: x.a + x.b }; }",
+      code: `async function transform(x) {
+        console.log('hi');
+        return { sum: x.a + x.b, doubled: await double(x.a + x.b) };
+      }`,
       entry: "transform",
       input: { a: 1, b: 2 },
+      hostFunctions: { double: (n) => Number(n) * 2 },
     });
     const loop = await sandbox.runScript({ code: "while (true) {}", limits: { cpuMs: 50 } });
     const result = run.ok ? run.output : null;
     const timeoutKind = loop.ok ? null : loop.error.kind;
-    const ok = JSON.stringify(result) === '{"sum":3}' && timeoutKind === "timeout";
-    if (flags.json) printJson({ ok, result, timeout_kind: timeoutKind, logs: run.logs });
-    else console.log(ok ? "sandbox ok" : "sandbox FAILED");
+    const inWorker = sandbox.stats().runsInWorkers === 2;
+    const ok =
+      JSON.stringify(result) === '{"sum":3,"doubled":6}' && timeoutKind === "timeout" && inWorker;
+    if (flags.json) {
+      printJson({ ok, result, timeout_kind: timeoutKind, in_worker: inWorker, logs: run.logs });
+    } else console.log(ok ? "sandbox ok" : "sandbox FAILED");
     if (!ok) fail("sandbox self-test failed");
   } finally {
     sandbox.close();

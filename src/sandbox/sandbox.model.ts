@@ -25,19 +25,52 @@ export type ScriptResult =
   | { ok: true; output: unknown; logs: ScriptLog[]; durationMs: number }
   | { ok: false; error: SandboxFailure; logs: ScriptLog[]; durationMs: number };
 
+/**
+ * A host function a script may call by name. It runs on the host's main thread; its arguments
+ * and its result cross the sandbox boundary as JSON copies, and inside the script the call
+ * returns a promise. Host functions are host code: they bound their own time (e.g. a request
+ * timeout), since a run waiting on one is not charged CPU time.
+ */
+export type HostFunction = (...args: unknown[]) => unknown;
+
 export interface ScriptRequest {
   code: string;
   input?: unknown;
   limits?: Partial<SandboxLimits>;
   entry?: string;
+  /** Globals the script can call back into the host with, e.g. `{ lookup: (id) => ... }`. */
+  hostFunctions?: Record<string, HostFunction>;
+}
+
+/** What a pool has done so far; for operators, the self-test and tests. */
+export interface SandboxStats {
+  /** Pool size: how many workers may run at once. */
+  size: number;
+  /** Workers alive now (started lazily, on first use). */
+  workers: number;
+  busy: number;
+  queued: number;
+  /** Workers started, including replacements. */
+  started: number;
+  /** Workers terminated because they crashed, hung or went over a limit. */
+  replaced: number;
+  /** Runs answered by a worker thread (never the main thread). */
+  runsInWorkers: number;
 }
 
 export interface Sandbox {
   runScript(args: ScriptRequest): Promise<ScriptResult>;
+  stats(): SandboxStats;
   close(): void;
 }
 
 export const LOG_LEVELS: readonly ScriptLogLevel[] = ["log", "info", "warn", "error", "debug"];
+
+// A script must not be able to flood the host through its host functions.
+export const MAX_HOST_CALLS = 100;
+export const MAX_HOST_ARGS_CHARS = 1024 * 1024;
+const HOST_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const RESERVED_GLOBALS = new Set(["input", "console", "globalThis"]);
 
 // A script must not be able to exhaust host memory through console output.
 export const MAX_LOG_LINES = 200;
@@ -72,6 +105,36 @@ export function resolveLimits(
     throw new RangeError(`sandbox stackBytes must be a positive integer`);
   }
   return limits;
+}
+
+/** The host function names of a request, refusing names a script could not call plainly. */
+export function hostFunctionNames(request: ScriptRequest): string[] {
+  const names = Object.keys(request.hostFunctions ?? {});
+  for (const name of names) {
+    if (!HOST_NAME.test(name) || RESERVED_GLOBALS.has(name)) {
+      throw new RangeError(`sandbox host function name ${JSON.stringify(name)} is not allowed`);
+    }
+  }
+  return names;
+}
+
+/** The input as JSON text, refused up front when the script's heap could never hold it. */
+export function serializeInput(input: unknown, limits: SandboxLimits): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(input ?? null);
+  } catch (error) {
+    throw new ScriptFailure(scriptFailure(`input is not JSON-serializable: ${String(error)}`));
+  }
+  // Checked in characters: a cheap upper bound that still refuses inputs the heap cannot hold.
+  if (json === undefined) return "null";
+  if (json.length > limits.memoryBytes) throw new ScriptFailure(scriptFailure("input too large"));
+  return json;
+}
+
+/** A result for a run that failed before or outside the script (nothing logged, no time spent). */
+export function failedResult(failure: SandboxFailure, durationMs = 0): ScriptResult {
+  return { ok: false, error: failure, logs: [], durationMs };
 }
 
 function formatBytes(bytes: number): string {

@@ -1,7 +1,9 @@
-// The VM-side prelude: installs `console` and hands back helpers the runner needs. It runs before
+// The VM-side prelude: installs `console` and the host functions, and hands back helpers the
+// runner needs. It runs before
 // user code, so the helpers hold the pristine JSON/String built-ins even if a script later
 // replaces them.
 import type { QuickJSContext, QuickJSHandle, Scope } from "quickjs-emscripten-core";
+import { type HostCalls, newHostCallFunction } from "./sandbox.host.ts";
 import {
   LOG_LEVELS,
   MAX_LOG_LINES,
@@ -9,8 +11,9 @@ import {
   type ScriptLog,
   type ScriptLogLevel,
 } from "./sandbox.model.ts";
+import type { HostBridge } from "./sandbox.protocol.ts";
 
-const PRELUDE_SOURCE = `(function (sink, maxChars, levels) {
+const PRELUDE_SOURCE = `(function (sink, maxChars, levels, hostCall, hostNames) {
   "use strict";
   const stringify = JSON.stringify;
   const parse = JSON.parse;
@@ -36,6 +39,11 @@ const PRELUDE_SOURCE = `(function (sink, maxChars, levels) {
   const console = {};
   for (let i = 0; i < levels.length; i++) console[levels[i]] = logger(levels[i]);
   Object.defineProperty(globalThis, "console", { value: console, writable: true, configurable: true });
+  for (let i = 0; i < hostNames.length; i++) {
+    const name = hostNames[i];
+    const call = (...args) => hostCall(name, stringify(args));
+    Object.defineProperty(globalThis, name, { value: call, writable: true, configurable: true });
+  }
   return {
     parse,
     toJson: (v) => {
@@ -79,12 +87,23 @@ function newSink(context: QuickJSContext, logs: ScriptLog[]): QuickJSHandle {
   });
 }
 
-function newLevelArray(context: QuickJSContext, scope: Scope): QuickJSHandle {
+function newStringArray(
+  context: QuickJSContext,
+  scope: Scope,
+  strings: readonly string[],
+): QuickJSHandle {
   const array = scope.manage(context.newArray());
-  LOG_LEVELS.forEach((level, index) => {
-    context.newString(level).consume((h) => context.setProp(array, index, h));
+  strings.forEach((text, index) => {
+    context.newString(text).consume((h) => context.setProp(array, index, h));
   });
   return array;
+}
+
+/** The host functions one run may call, and where their calls go. */
+export interface PreludeHost {
+  names: readonly string[];
+  calls: HostCalls;
+  bridge: HostBridge;
 }
 
 /** Evaluates the prelude in a fresh context; every handle it creates is managed by `scope`. */
@@ -92,6 +111,7 @@ export function installPrelude(
   context: QuickJSContext,
   scope: Scope,
   logs: ScriptLog[],
+  host: PreludeHost,
 ): PreludeHelpers {
   const factory = scope.manage(
     context.unwrapResult(context.evalCode(PRELUDE_SOURCE, "prelude.js")),
@@ -99,7 +119,9 @@ export function installPrelude(
   const args = [
     scope.manage(newSink(context, logs)),
     scope.manage(context.newNumber(MAX_LOG_MESSAGE_CHARS)),
-    newLevelArray(context, scope),
+    newStringArray(context, scope, LOG_LEVELS),
+    scope.manage(newHostCallFunction(context, host.calls, host.bridge)),
+    newStringArray(context, scope, host.names),
   ];
   const helpers = scope.manage(
     context.unwrapResult(context.callFunction(factory, context.undefined, args)),

@@ -8,17 +8,18 @@ import {
   Scope,
   type VmCallResult,
 } from "quickjs-emscripten-core";
+import { disposeHostCalls, type HostCalls, newHostCalls, nextReply } from "./sandbox.host.ts";
 import {
   classifyException,
   memoryFailure,
   type SandboxLimits,
   ScriptFailure,
   type ScriptLog,
-  type ScriptRequest,
   scriptFailure,
   timeoutFailure,
 } from "./sandbox.model.ts";
 import { installPrelude, type PreludeHelpers } from "./sandbox.prelude.ts";
+import type { HostBridge } from "./sandbox.protocol.ts";
 
 /** A live runtime+context for one run; dispose through `scope`. */
 export interface Vm {
@@ -28,6 +29,7 @@ export interface Vm {
   helpers: PreludeHelpers;
   limits: Required<SandboxLimits>;
   state: { interrupted: boolean; deadline: number };
+  host: HostCalls;
 }
 
 /** Creates a fresh runtime+context with the run's limits and console installed. */
@@ -35,6 +37,8 @@ export function openVm(
   module: QuickJSWASMModule,
   limits: Required<SandboxLimits>,
   logs: ScriptLog[],
+  hostNames: readonly string[],
+  bridge: HostBridge,
 ): Vm {
   const scope = new Scope();
   // The clock starts in copyInput: our own setup (slow on a freshly loaded engine) must not eat
@@ -51,8 +55,9 @@ export function openVm(
     return true;
   });
   const context = scope.manage(runtime.newContext());
-  const helpers = installPrelude(context, scope, logs);
-  return { scope, runtime, context, helpers, limits, state };
+  const host = newHostCalls();
+  const helpers = installPrelude(context, scope, logs, { names: hostNames, calls: host, bridge });
+  return { scope, runtime, context, helpers, limits, state, host };
 }
 
 function failureOf(vm: Vm, error: QuickJSHandle): ScriptFailure {
@@ -91,7 +96,11 @@ export function copyInput(vm: Vm, json: string): QuickJSHandle {
 }
 
 /** Runs the script and, if asked, its entry function; returns the raw result. */
-export function evaluate(vm: Vm, request: ScriptRequest, input: QuickJSHandle): QuickJSHandle {
+export function evaluate(
+  vm: Vm,
+  request: { code: string; entry?: string },
+  input: QuickJSHandle,
+): QuickJSHandle {
   const { context } = vm;
   // "global" keeps static import/export a syntax error; no loader is set, so import() rejects.
   const completion = unwrap(vm, context.evalCode(request.code, "script.js", { type: "global" }));
@@ -104,11 +113,49 @@ export function evaluate(vm: Vm, request: ScriptRequest, input: QuickJSHandle): 
   return call(vm, fn, [input]);
 }
 
-/** Drains promise jobs and unwraps a promise result. */
-export function settle(vm: Vm, value: QuickJSHandle): QuickJSHandle {
+function drainJobs(vm: Vm): void {
   // Jobs run under the same interrupt handler, so the CPU deadline covers async work too.
   const jobs = vm.runtime.executePendingJobs(-1);
   if (jobs.error) throw failureOf(vm, vm.scope.manage(jobs.error));
+}
+
+function isPending(vm: Vm, value: QuickJSHandle): boolean {
+  const state = vm.context.getPromiseState(value);
+  if (state.type === "fulfilled" && !state.notAPromise) state.value.dispose();
+  if (state.type === "rejected") state.error.dispose();
+  return state.type === "pending";
+}
+
+/** Settles the promises of the host calls that have been answered. */
+function applyReplies(vm: Vm): void {
+  const { context, host } = vm;
+  for (const { callId, reply } of host.arrived.splice(0)) {
+    const deferred = host.pending.get(callId);
+    if (!deferred) continue;
+    host.pending.delete(callId);
+    if (reply.ok) {
+      const text = vm.scope.manage(context.newString(reply.json));
+      deferred.resolve(call(vm, vm.helpers.parse, [text]));
+    } else {
+      context.newError(reply.message).consume((error) => deferred.reject(error));
+    }
+    deferred.dispose();
+  }
+}
+
+/**
+ * Drains promise jobs, waiting for host replies while the result still depends on them, and
+ * unwraps a promise result. Time spent waiting on the host is not charged to the CPU budget.
+ */
+export async function settle(vm: Vm, value: QuickJSHandle): Promise<QuickJSHandle> {
+  drainJobs(vm);
+  while (vm.host.pending.size > 0 && isPending(vm, value)) {
+    const waitStarted = performance.now();
+    await nextReply(vm.host);
+    vm.state.deadline += performance.now() - waitStarted;
+    applyReplies(vm);
+    drainJobs(vm);
+  }
   const state = vm.context.getPromiseState(value);
   if (state.type === "pending") {
     const message = "script returned a promise that never settled (no timers or I/O exist here)";
@@ -125,4 +172,10 @@ export function exportOutput(vm: Vm, value: QuickJSHandle): unknown {
     throw new ScriptFailure(scriptFailure("script output is not JSON-serializable"));
   }
   return JSON.parse(vm.context.getString(json));
+}
+
+/** Frees the VM; open host promises hold handles, so they go before the context does. */
+export function disposeVm(vm: Vm): void {
+  disposeHostCalls(vm.host);
+  vm.scope.dispose();
 }

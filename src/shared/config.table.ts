@@ -208,6 +208,18 @@ export const CONFIG_TABLE = {
     parse: integer(1, 1024),
     doc: "Memory limit of one user script.",
   }),
+  sandbox_workers: entry({
+    env: "WEIR_SANDBOX_WORKERS",
+    default: 2,
+    parse: integer(1, 64),
+    doc: "Worker threads that run user scripts off the main event loop (started on first use).",
+  }),
+  sandbox_queue_limit: entry({
+    env: "WEIR_SANDBOX_QUEUE_LIMIT",
+    default: 256,
+    parse: integer(1, 100_000),
+    doc: "Scripts that may wait for a busy sandbox worker; past it a run is refused as busy.",
+  }),
 } as const;
 
 export type ConfigKey = keyof typeof CONFIG_TABLE;

@@ -1,0 +1,46 @@
+// Entry of a sandbox worker thread: loads its own QuickJS engine, then runs one job at a time
+// for the pool (sandbox.pool.ts) and relays the script's host calls back to it. It holds no state
+// between runs beyond the engine itself; every run gets a fresh runtime.
+// It is a separate entrypoint of the compiled binary (scripts/build, EXTRA_ENTRYPOINTS).
+import { isMainThread } from "node:worker_threads";
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+import { loadEngine, runIsolated } from "./sandbox.engine.ts";
+import type { FromWorker, HostReply, RunJob, ToWorker } from "./sandbox.protocol.ts";
+
+declare const self: Worker;
+
+const post = (message: FromWorker) => self.postMessage(message);
+const replies = new Map<number, (reply: HostReply) => void>();
+let nextCallId = 0;
+
+async function run(module: QuickJSWASMModule, runId: number, job: RunJob): Promise<void> {
+  const outcome = await runIsolated(module, job, (name, argsJson) => {
+    nextCallId += 1;
+    const callId = nextCallId;
+    post({ type: "host-call", runId, callId, name, argsJson });
+    return new Promise<HostReply>((resolve) => replies.set(callId, resolve));
+  });
+  replies.clear();
+  // A run that hit the memory limit grew this thread's WASM heap, which never shrinks: a fresh
+  // worker gives that memory back.
+  const grown = !outcome.result.ok && outcome.result.error.kind === "memory_limit";
+  post({
+    type: "done",
+    runId,
+    result: outcome.result,
+    recycle: outcome.poisoned || grown,
+    mainThread: isMainThread,
+  });
+}
+
+try {
+  const module = await loadEngine();
+  self.onmessage = (event: MessageEvent<ToWorker>) => {
+    const message = event.data;
+    if (message.type === "run") void run(module, message.runId, message.job);
+    else replies.get(message.callId)?.(message.reply);
+  };
+  post({ type: "ready" });
+} catch (error) {
+  post({ type: "fatal", message: error instanceof Error ? error.message : String(error) });
+}
