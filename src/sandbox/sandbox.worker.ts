@@ -2,12 +2,28 @@
 // for the pool (sandbox.pool.ts) and relays the script's host calls back to it. It holds no state
 // between runs beyond the engine itself; every run gets a fresh runtime.
 // It is a separate entrypoint of the compiled binary (scripts/build, EXTRA_ENTRYPOINTS).
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { isMainThread } from "node:worker_threads";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { loadEngine, runIsolated } from "./sandbox.engine.ts";
 import type { FromWorker, HostReply, RunJob, ToWorker } from "./sandbox.protocol.ts";
 
 declare const self: Worker;
+
+// When a script and the main loop (captures, socket pushes) want the same core, the main loop
+// should win: this thread runs at a lower scheduling priority. Linux nice values apply per
+// thread; elsewhere, or if refused, the worker simply keeps the default priority.
+const WORKER_NICE = 10;
+
+function lowerThreadPriority(): void {
+  try {
+    const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isSafeInteger(threadId) && threadId > 0) setPriority(threadId, WORKER_NICE);
+  } catch {
+    // Best effort only.
+  }
+}
 
 const post = (message: FromWorker) => self.postMessage(message);
 const replies = new Map<number, (reply: HostReply) => void>();
@@ -33,6 +49,7 @@ async function run(module: QuickJSWASMModule, runId: number, job: RunJob): Promi
   });
 }
 
+lowerThreadPriority();
 try {
   const module = await loadEngine();
   self.onmessage = (event: MessageEvent<ToWorker>) => {
