@@ -53,6 +53,16 @@ export async function loadEngine(): Promise<QuickJSWASMModule> {
   return module;
 }
 
+/**
+ * Bytes of the module's WASM memory, which grows to the largest heap any run needed and never
+ * shrinks. Read from the emscripten module inside quickjs-emscripten (not public API: undefined
+ * if a later version moves it, and then no worker is recycled for its size).
+ */
+export function wasmHeapBytes(module: QuickJSWASMModule): number | undefined {
+  const inner = (module as unknown as { module?: { HEAPU8?: Uint8Array } }).module;
+  return inner?.HEAPU8?.buffer.byteLength;
+}
+
 function hostFailure(error: unknown, vm: Vm | undefined, limits: SandboxLimits): SandboxFailure {
   if (error instanceof ScriptFailure) return error.failure;
   if (vm?.state.interrupted) return timeoutFailure(limits);

@@ -166,7 +166,10 @@ describe("deep recursion and call floods", () => {
       "let a = []; for (let i = 0; i < 100000; i++) a = [a]; JSON.stringify(a)",
     ];
     for (const code of codes) {
-      expect(failure(await sandbox.runScript({ code }))).toStartWith("memory_limit");
+      const result = await sandbox.runScript({ code });
+      // Native recursion may outlast the CPU deadline on a busy machine before the stack check
+      // fires; either limit contains it.
+      expect(result.ok ? "ok" : result.error.kind).toMatch(/^(memory_limit|timeout)$/);
     }
     expect(output(await sandbox.runScript({ code: "'alive'" }))).toBe("alive");
   });

@@ -6,7 +6,8 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { isMainThread } from "node:worker_threads";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
-import { loadEngine, runIsolated } from "./sandbox.engine.ts";
+import { loadEngine, runIsolated, wasmHeapBytes } from "./sandbox.engine.ts";
+import type { ScriptResult } from "./sandbox.model.ts";
 import type { FromWorker, HostReply, RunJob, ToWorker } from "./sandbox.protocol.ts";
 
 declare const self: Worker;
@@ -28,6 +29,18 @@ function lowerThreadPriority(): void {
 const post = (message: FromWorker) => self.postMessage(message);
 const replies = new Map<number, (reply: HostReply) => void>();
 let nextCallId = 0;
+let loadedBytes = 0;
+
+/**
+ * A run that went over its memory limit can leave this thread's WASM memory up to twice the
+ * limit larger, for good (it never shrinks). A fresh worker gives that memory back. A stack
+ * overflow is a memory_limit failure too but grows nothing, so it keeps its worker, and so does
+ * a successful run that needed a large heap (bounded by the limit, reused by later runs).
+ */
+function overLimitAndGrown(module: QuickJSWASMModule, result: ScriptResult): boolean {
+  if (result.ok || result.error.kind !== "memory_limit") return false;
+  return (wasmHeapBytes(module) ?? loadedBytes) > loadedBytes;
+}
 
 async function run(module: QuickJSWASMModule, runId: number, job: RunJob): Promise<void> {
   const outcome = await runIsolated(module, job, (name, argsJson) => {
@@ -37,14 +50,11 @@ async function run(module: QuickJSWASMModule, runId: number, job: RunJob): Promi
     return new Promise<HostReply>((resolve) => replies.set(callId, resolve));
   });
   replies.clear();
-  // A run that hit the memory limit grew this thread's WASM heap, which never shrinks: a fresh
-  // worker gives that memory back.
-  const grown = !outcome.result.ok && outcome.result.error.kind === "memory_limit";
   post({
     type: "done",
     runId,
     result: outcome.result,
-    recycle: outcome.poisoned || grown,
+    recycle: outcome.poisoned || overLimitAndGrown(module, outcome.result),
     mainThread: isMainThread,
   });
 }
@@ -52,6 +62,7 @@ async function run(module: QuickJSWASMModule, runId: number, job: RunJob): Promi
 lowerThreadPriority();
 try {
   const module = await loadEngine();
+  loadedBytes = wasmHeapBytes(module) ?? 0;
   self.onmessage = (event: MessageEvent<ToWorker>) => {
     const message = event.data;
     if (message.type === "run") void run(module, message.runId, message.job);
