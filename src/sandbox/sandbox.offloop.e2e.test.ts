@@ -5,7 +5,7 @@
 // times and the best p99 must hold. A script on the main loop fails every attempt by a factor of
 // twenty: each capture sent meanwhile waits out the whole second.
 import { afterEach, expect, test } from "bun:test";
-import { type CaptureServer, startCaptureServer } from "../capture/capture.test-helpers.ts";
+import { type CaptureServer, startCaptureServer } from "../test-utils/capture-server.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 
 const CPU_BUDGET_MS = 1000;
