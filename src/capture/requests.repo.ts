@@ -3,7 +3,10 @@ import { and, asc, count, desc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { capturedRequests } from "./capture.table.ts";
+import type { RequestFilter } from "./request-filter.model.ts";
 import { COLUMNS, pushValues, ROW, requestFromRow } from "./requests.columns.ts";
+
+type RequestRow = typeof capturedRequests.$inferSelect;
 
 /**
  * Reads (and test-fixture writes) of stored captures. Callers scope by endpoint after checking
@@ -63,6 +66,33 @@ export function createRequestsRepo(db: Db) {
     count(endpointId: string): number {
       return total.get({ endpointId })?.n ?? 0;
     },
+    /** One page of the endpoint's requests that pass `filter`, newest first. */
+    listMatching(
+      endpointId: string,
+      filter: RequestFilter,
+      offset: number,
+      limit: number,
+    ): CapturedRequest[] {
+      const { where, params } = filterSql(endpointId, filter);
+      return db.sqlite
+        .query<RawRow, (string | number)[]>(
+          `SELECT ${ROW_COLUMNS} FROM captured_requests r WHERE ${where}
+           ORDER BY r.id DESC LIMIT ? OFFSET ?`,
+        )
+        .all(...params, limit, offset)
+        .map(fromRaw);
+    },
+    /** How many of the endpoint's requests pass `filter`. */
+    countMatching(endpointId: string, filter: RequestFilter): number {
+      const { where, params } = filterSql(endpointId, filter);
+      return (
+        db.sqlite
+          .query<{ n: number }, string[]>(
+            `SELECT count(*) AS n FROM captured_requests r WHERE ${where}`,
+          )
+          .get(...params)?.n ?? 0
+      );
+    },
     /** The endpoint's request with this id; null when the id belongs to no request of it. */
     find(endpointId: string, id: string): CapturedRequest | null {
       const row = one.get({ endpointId, id });
@@ -83,3 +113,78 @@ export function createRequestsRepo(db: Db) {
 }
 
 export type RequestsRepo = ReturnType<typeof createRequestsRepo>;
+
+/** The searchable text of a request: what the search index holds (migration 0004). */
+const SEARCH_TEXT = `r.path || '?' || r.query_string || char(10) || r.headers || char(10) ||
+  coalesce(CAST(substr(r.body, 1, 65536) AS TEXT), '')`;
+/**
+ * The WHERE clause of a filtered list. The statements vary only by which parts are set, so
+ * bun:sqlite's statement cache keeps one prepared statement per shape. `q` is an exact,
+ * case-insensitive substring test; the word index (migration 0004) first narrows it to the rows
+ * holding every word of `q` (the last one as a prefix), so only those rows are read.
+ */
+function filterSql(endpointId: string, filter: RequestFilter) {
+  const clauses = ["r.endpoint_id = ?"];
+  const params: string[] = [endpointId];
+  if (filter.q !== null) {
+    const match = wordQuery(filter.q);
+    if (match) {
+      clauses.push(
+        "r.rowid IN (SELECT rowid FROM captured_requests_search WHERE captured_requests_search MATCH ?)",
+      );
+      params.push(match);
+    }
+    // One word is what the index answers by itself (the start of a word); anything longer is
+    // checked as exact text, on the rows the index kept.
+    if (!match || !isOneWord(filter.q)) {
+      clauses.push(`instr(lower(${SEARCH_TEXT}), lower(?)) > 0`);
+      params.push(filter.q);
+    }
+  }
+  if (filter.methods.length > 0) {
+    clauses.push(`r.method IN (${filter.methods.map(() => "?").join(", ")})`);
+    params.push(...filter.methods);
+  }
+  if (filter.since !== null) {
+    clauses.push("r.created_at >= ?");
+    params.push(filter.since);
+  }
+  if (filter.until !== null) {
+    clauses.push("r.created_at < ?");
+    params.push(filter.until);
+  }
+  return { where: clauses.join(" AND "), params };
+}
+
+/**
+ * An FTS5 query for the words of `q` as the unicode61 tokenizer cuts them (letters and digits).
+ * Inside a match, the words between separators are whole words and the last one may go on, so it
+ * is a prefix; the first may begin inside a longer word, so with two words or more it is left to
+ * the exact test. A single word is taken as the start of a word. Null when `q` holds no word
+ * (punctuation only): then the endpoint's rows are scanned.
+ */
+export function wordQuery(q: string): string | null {
+  const words = q.split(/[^\p{L}\p{N}]+/u);
+  const startsInsideWord = /^[\p{L}\p{N}]/u.test(q) && words.filter(Boolean).length > 1;
+  const usable = (startsInsideWord ? words.slice(1) : words).filter(Boolean);
+  if (usable.length === 0) return null;
+  const endsInsideWord = /[\p{L}\p{N}]$/u.test(q);
+  return usable
+    .map((word, i) => `"${word}"${i === usable.length - 1 && endsInsideWord ? "*" : ""}`)
+    .join(" ");
+}
+
+const isOneWord = (q: string) => /^[\p{L}\p{N}]+$/u.test(q);
+
+const ROW_COLUMNS = `r.id, r.endpoint_id AS endpointId, r.method, r.path, r.query_string AS queryString,
+  r.headers, r.raw_headers AS rawHeaders, r.body, r.content_type AS contentType, r.size,
+  r.remote_ip AS remoteIp, r.status, r.created_at AS createdAt`;
+
+type RawRow = Omit<RequestRow, "body"> & { body: Uint8Array };
+
+function fromRaw(row: RawRow): CapturedRequest {
+  return requestFromRow({
+    ...row,
+    body: Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength),
+  });
+}

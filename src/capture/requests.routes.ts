@@ -8,9 +8,10 @@ import {
   CapturedRequestSchema,
   errorResponses,
   genericPageOf,
-  PageQuery,
+  RequestListQuery,
 } from "../endpoints/endpoints.schemas.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
+import { parseRequestFilter } from "./request-filter.model.ts";
 import { presentRequest } from "./requests.present.ts";
 import { emptyEndpoint, getRequest, listRequests, type RequestsDeps } from "./requests.service.ts";
 
@@ -61,7 +62,9 @@ const DebugRequestPage = t.Object({
 function requestHandlers<Page, One>(deps: RequestsDeps, envelope: RequestsEnvelope<Page, One>) {
   return {
     list: (endpointId: string, query: Record<string, unknown>): Page => {
-      const result = listRequests({ endpointId, page: parsePageRequest(query) }, deps);
+      const page = parsePageRequest(query);
+      const filter = parseRequestFilter(query);
+      const result = listRequests({ endpointId, page, filter }, deps);
       return envelope.page(result.items.map(presentRequest), result.info);
     },
     get: (endpointId: string, requestId: string): One =>
@@ -97,7 +100,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
           "/:endpoint_id/requests",
           ({ principal, params, query }) => debug.list(open(principal, params.endpoint_id), query),
           {
-            query: PageQuery,
+            query: RequestListQuery,
             response: { 200: DebugRequestPage, ...errorResponses },
             detail: { tags: debugTags, summary: "List captured requests, newest first" },
           },
@@ -119,7 +122,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
           "/:id/requests",
           ({ principal, params, query }) => data.list(open(principal, params.id), query),
           {
-            query: PageQuery,
+            query: RequestListQuery,
             response: { 200: genericPageOf(CapturedRequestSchema), ...errorResponses },
             detail: { tags, summary: "List captured requests, newest first" },
           },
@@ -152,7 +155,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
           ({ params, headers, query }) => data.list(openAnonymous(params.id, headers), query),
           {
             headers: tokenHeaders,
-            query: PageQuery,
+            query: RequestListQuery,
             response: {
               200: genericPageOf(CapturedRequestSchema),
               404: ErrorBody,

@@ -1,6 +1,7 @@
 import { type PageInfo, type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import { notFound } from "../shared/errors.ts";
 import type { CapturedRequest } from "./capture.model.ts";
+import { isFiltered, NO_FILTER, type RequestFilter } from "./request-filter.model.ts";
 import type { RequestsRepo } from "./requests.repo.ts";
 
 /**
@@ -17,14 +18,21 @@ export interface RequestPage {
   info: PageInfo;
 }
 
-/** A page of one endpoint's requests (the endpoint already opened by the caller). */
+/** A page of one endpoint's requests, optionally filtered (decisions.md §14; the endpoint already opened by the caller). */
 export function listRequests(
-  input: { endpointId: string; page: PageRequest },
+  input: { endpointId: string; page: PageRequest; filter?: RequestFilter },
   deps: RequestsDeps,
 ): RequestPage {
-  const total = deps.requests.count(input.endpointId);
-  const items = deps.requests.listPage(input.endpointId, input.page.offset, input.page.pageSize);
-  return { items, info: pageInfo(input.page, total) };
+  const { endpointId, page } = input;
+  const filter = input.filter ?? NO_FILTER;
+  if (isFiltered(filter)) {
+    const total = deps.requests.countMatching(endpointId, filter);
+    const items = deps.requests.listMatching(endpointId, filter, page.offset, page.pageSize);
+    return { items, info: pageInfo(page, total) };
+  }
+  const total = deps.requests.count(endpointId);
+  const items = deps.requests.listPage(endpointId, page.offset, page.pageSize);
+  return { items, info: pageInfo(page, total) };
 }
 
 /** One stored request of the endpoint; 404 for any other id. */

@@ -10,6 +10,9 @@ import m0002_retention_index_per_endpoint from "../../migrations/0002_retention_
 import m0003_retention_walks_the_endpoint_index from "../../migrations/0003_retention_walks_the_endpoint_index.sql" with {
   type: "text",
 };
+import m0004_request_search_index from "../../migrations/0004_request_search_index.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -20,4 +23,5 @@ export const MIGRATIONS: Migration[] = [
     name: "0003_retention_walks_the_endpoint_index",
     sql: m0003_retention_walks_the_endpoint_index,
   },
+  { name: "0004_request_search_index", sql: m0004_request_search_index },
 ];

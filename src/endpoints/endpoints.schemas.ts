@@ -92,6 +92,23 @@ export const PageQuery = t.Object({
   page_size: t.Optional(t.String({ description: "Items per page, 1–100 (default 20)." })),
 });
 
+/** A request list's query: the page, and the filter of decisions.md §14. */
+export const RequestListQuery = t.Object({
+  page: t.Optional(t.String({ description: "1-based page number (default 1)." })),
+  page_size: t.Optional(t.String({ description: "Items per page, 1–100 (default 20)." })),
+  q: t.Optional(
+    t.String({
+      description:
+        "Text searched in the path, query, headers and body (first 64 KiB) across the endpoint's whole history; case-insensitive substring.",
+    }),
+  ),
+  method: t.Optional(t.String({ description: "HTTP method(s), comma-separated, e.g. POST,PUT." })),
+  since: t.Optional(
+    t.String({ description: "ISO 8601 instant: requests received at or after it." }),
+  ),
+  until: t.Optional(t.String({ description: "ISO 8601 instant: requests received before it." })),
+});
+
 const endpointBodyFields = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
   slug: t.Optional(
