@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { filterRequests, methodsOf } from "../src/lib/filter.ts";
+import { EMPTY_FILTER, filterParams, filterRequests, methodsOf } from "../src/lib/filter.ts";
 import { moveSelection } from "../src/lib/nav.ts";
 import { mergeRequests, newestId, rowFromEvent } from "../src/lib/requests.ts";
 import type { RequestRow } from "../src/lib/types.ts";
@@ -30,22 +30,46 @@ describe("filtering the loaded list", () => {
     row("1", { headers: { "x-github-event": "push" } }),
   ];
   test("by method", () => {
-    expect(filterRequests(rows, { method: "get", text: "" }).map((r) => r.id)).toEqual(["3"]);
+    expect(filterRequests(rows, { ...EMPTY_FILTER, method: "get" }).map((r) => r.id)).toEqual([
+      "3",
+    ]);
   });
   test("by text in body, headers or path, case-insensitive", () => {
-    expect(filterRequests(rows, { method: "", text: "a-17" }).map((r) => r.id)).toEqual(["2"]);
-    expect(filterRequests(rows, { method: "", text: "GitHub-Event" }).map((r) => r.id)).toEqual([
-      "1",
-    ]);
-    expect(filterRequests(rows, { method: "POST", text: "/w/x/1" }).map((r) => r.id)).toEqual([
-      "1",
-    ]);
+    expect(filterRequests(rows, { ...EMPTY_FILTER, text: "a-17" }).map((r) => r.id)).toEqual(["2"]);
+    expect(
+      filterRequests(rows, { ...EMPTY_FILTER, text: "GitHub-Event" }).map((r) => r.id),
+    ).toEqual(["1"]);
+    expect(
+      filterRequests(rows, { ...EMPTY_FILTER, method: "POST", text: "/w/x/1" }).map((r) => r.id),
+    ).toEqual(["1"]);
   });
   test("no filter returns the list itself", () => {
-    expect(filterRequests(rows, { method: "", text: " " })).toBe(rows);
+    expect(filterRequests(rows, { ...EMPTY_FILTER, text: " " })).toBe(rows);
   });
-  test("methods present", () => {
-    expect(methodsOf(rows)).toEqual(["GET", "POST"]);
+  test("by date: from inclusive, to exclusive", () => {
+    const at = (iso: string) => {
+      const d = new Date(iso);
+      const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+    };
+    const window = {
+      ...EMPTY_FILTER,
+      since: at("2025-01-01T00:00:02Z"),
+      until: at("2025-01-01T00:00:03Z"),
+    };
+    expect(filterRequests(rows, window).map((r) => r.id)).toEqual(["2"]);
+    expect(filterParams(window).toString()).toBe(
+      "since=2025-01-01T00%3A00%3A02.000Z&until=2025-01-01T00%3A00%3A03.000Z",
+    );
+  });
+  test("the server's query: trimmed text, method", () => {
+    expect(filterParams({ ...EMPTY_FILTER, text: " a b ", method: "PUT" }).toString()).toBe(
+      "q=a+b&method=PUT",
+    );
+  });
+  test("methods offered: the common ones and any present", () => {
+    expect(methodsOf([...rows, row("4", { method: "PROPFIND" })])).toContain("PROPFIND");
+    expect(methodsOf(rows)).toContain("DELETE");
   });
 });
 

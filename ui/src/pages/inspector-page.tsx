@@ -3,16 +3,25 @@ import { ConfirmDialog, CopyButton, Link, Notice, StatusBadge } from "../compone
 import { canWrite, useApp } from "../context.ts";
 import { errorText } from "../lib/api.ts";
 import { patchEndpoint } from "../lib/endpoint-actions.ts";
-import { filterRequests, methodsOf, type RequestFilter } from "../lib/filter.ts";
+import {
+  EMPTY_FILTER,
+  filterParams,
+  filterRequests,
+  methodsOf,
+  type RequestFilter,
+} from "../lib/filter.ts";
 import { LIVE_LABEL } from "../lib/live.ts";
 import { moveSelection } from "../lib/nav.ts";
 import { PLAN_LABEL } from "../lib/plans.ts";
+import { mergeRequests } from "../lib/requests.ts";
 import type { Endpoint } from "../lib/types.ts";
 import { useLoad } from "../lib/use-load.ts";
+import { ExportMenu } from "./export-menu.tsx";
 import { FilterBar } from "./filter-bar.tsx";
 import { RequestDetail } from "./request-detail.tsx";
 import { RequestList } from "./request-list.tsx";
 import { useRequestFeed } from "./use-request-feed.ts";
+import { useRequestSearch } from "./use-request-search.ts";
 
 const TYPING = /^(INPUT|TEXTAREA|SELECT)$/;
 
@@ -23,16 +32,23 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
     api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`).then((r) => r.data),
   );
   const feed = useRequestFeed(endpointId);
-  const [filter, setFilter] = useState<RequestFilter>({ method: "", text: "" });
+  const [filter, setFilter] = useState<RequestFilter>(EMPTY_FILTER);
+  const search = useRequestSearch(endpointId, filter);
   const [selectedId, setSelectedId] = useState<string | undefined>(
     new URLSearchParams(location.search).get("request") ?? undefined,
   );
   const [confirmClear, setConfirmClear] = useState(false);
   const [error, setError] = useState("");
   const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const visible = useMemo(() => filterRequests(feed.rows, filter), [feed.rows, filter]);
+  // Filtered: the server's matches over the whole history, plus live arrivals that match.
+  const visible = useMemo(() => {
+    if (!search.active) return feed.rows;
+    const arrived = feed.rows.filter((r) => feed.liveIds.has(r.id));
+    return mergeRequests(search.rows, filterRequests(arrived, filter));
+  }, [feed.rows, search.rows, search.active, filter]);
   const methods = useMemo(() => methodsOf(feed.rows), [feed.rows]);
-  const selected = feed.rows.find((r) => r.id === selectedId);
+  const selected =
+    feed.rows.find((r) => r.id === selectedId) ?? search.rows.find((r) => r.id === selectedId);
 
   function select(id: string | undefined) {
     setSelectedId(id);
@@ -181,9 +197,19 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
             filter={filter}
             methods={methods}
             onChange={setFilter}
-            shown={visible.length}
-            loaded={feed.rows.length}
-            total={feed.total}
+            count={
+              !search.active
+                ? `${feed.rows.length.toLocaleString()} of ${feed.total.toLocaleString()}`
+                : search.searching
+                  ? "Searching…"
+                  : `${visible.length.toLocaleString()} shown of ${Math.max(search.total, visible.length).toLocaleString()} matching`
+            }
+          />
+          {search.error ? <Notice kind="error">{search.error}</Notice> : null}
+          <ExportMenu
+            endpoint={ep}
+            query={search.active ? filterParams(filter).toString() : ""}
+            count={search.active ? search.total : feed.total}
           />
           {feed.loading ? <p class="muted">Loading requests…</p> : null}
           {!feed.loading && feed.rows.length === 0 ? (
@@ -201,7 +227,12 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
             onSelect={select}
             fresh={feed.liveIds}
           />
-          {feed.rows.length < feed.total ? (
+          {search.active && search.rows.length < search.total ? (
+            <button type="button" class="button small wide" onClick={search.loadMore}>
+              Load more matches ({(search.total - search.rows.length).toLocaleString()} more)
+            </button>
+          ) : null}
+          {!search.active && feed.rows.length < feed.total ? (
             <button type="button" class="button small wide" onClick={feed.loadOlder}>
               Load older requests ({(feed.total - feed.rows.length).toLocaleString()} more)
             </button>

@@ -5,6 +5,7 @@ import { toCurl } from "../lib/curl.ts";
 import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../lib/format.ts";
 import type { Endpoint, HeaderPair, RequestRow } from "../lib/types.ts";
 import { BodyViewer } from "./body-view.tsx";
+import { ExportOne } from "./export-menu.tsx";
 import { ReplayPanel } from "./replay-panel.tsx";
 
 interface Props {
@@ -44,6 +45,7 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
         >
           Download body
         </button>
+        {request.partial ? null : <ExportOne endpoint={endpoint} request={request} />}
       </div>
       <dl class="meta">
         <Meta
