@@ -75,6 +75,8 @@ export function createAuthRepo(db: Db) {
       orm.select().from(organizations).where(eq(organizations.name, name)).all(),
     listOrganizations: (): OrganizationRow[] =>
       orm.select().from(organizations).orderBy(asc(organizations.createdAt)).all(),
+    renameOrganization: (id: string, name: string, updatedAt: string) =>
+      orm.update(organizations).set({ name, updatedAt }).where(eq(organizations.id, id)).run(),
     setPlan: (id: string, plan: Plan, updatedAt: string) =>
       orm.update(organizations).set({ plan, updatedAt }).where(eq(organizations.id, id)).run(),
     membership: (userId: string, organizationId: string) =>

@@ -3,6 +3,7 @@ import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
 import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
+import { accountSettingsRoutes } from "./account-settings.routes.ts";
 import type { AccountsDeps } from "./accounts.service.ts";
 import { apiKeyRoutes } from "./api-keys.routes.ts";
 import type { ApiKeysDeps } from "./api-keys.service.ts";
@@ -42,7 +43,8 @@ export function createAuthRoom(
     routes: new Elysia({ name: "weir-auth" })
       .use(authRoutes(parts))
       .use(apiKeyRoutes(parts))
-      .use(memberRoutes(parts)),
+      .use(memberRoutes(parts))
+      .use(accountSettingsRoutes(parts)),
     jobs: [
       { name: "auth.api-key-usage-flush", pattern: USAGE_FLUSH_PATTERN, run: parts.flushUsage },
     ],

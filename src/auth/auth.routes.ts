@@ -118,7 +118,7 @@ export function authRoutes(room: AuthParts) {
  * A login from the web UI (it sends `X-Weir-UI`) also sets the httpOnly session cookie, so the
  * login survives new tabs and restarts; API clients get only the token in the body.
  */
-function rememberUiSession(
+export function rememberUiSession(
   room: AuthParts,
   request: Request,
   set: { headers: Record<string, string | number> },
@@ -142,7 +142,7 @@ function apiKeyOrganization(room: AuthParts, organizationId: string) {
 }
 
 /** Takes one attempt from the client's bucket; 429 with `Retry-After` when it is empty. */
-function limitPerClient(
+export function limitPerClient(
   limiter: KeyedLimiter,
   room: AuthParts,
   request: Request,

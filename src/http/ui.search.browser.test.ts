@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { signUp } from "../test-utils/accounts.ts";
+import { startUiWorld, textOf, type UiWorld } from "../test-utils/browser-world.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { startUiWorld, textOf, type UiWorld } from "./ui.browser-world.ts";
 
 let world: UiWorld;
 

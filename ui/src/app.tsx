@@ -160,6 +160,9 @@ export function App() {
       setBoot({ phase: "ready", me });
       navigate("/endpoints");
     },
+    async refreshMe() {
+      setBoot({ phase: "ready", me: await api.get<Me>("/api/v1/me") });
+    },
     logout: () => endSession("You are logged out."),
     notify: setToast,
   };

@@ -9,6 +9,8 @@ export interface AppContextValue {
   me: Me;
   org: Organization;
   selectOrganization(id: string): void;
+  /** Re-reads the user and organizations (after a rename). */
+  refreshMe(): Promise<void>;
   logout(): void;
   /** Announces a short message (aria-live) and shows it as a toast. */
   notify(message: string): void;

@@ -1,6 +1,7 @@
 import { Notice } from "../components/ui.tsx";
 import { useApp } from "../context.ts";
 import { PLAN_LABEL } from "../lib/plans.ts";
+import { OrganizationNameForm, PasswordSection } from "./account-section.tsx";
 import { ApiKeysSection } from "./api-keys-section.tsx";
 import { MembersSection } from "./members-section.tsx";
 
@@ -58,7 +59,9 @@ export function SettingsPage() {
         <p class="muted small">
           Plans are set by the server administrator (<code>weir admin set-plan</code>).
         </p>
+        {org.role === "owner" ? <OrganizationNameForm key={org.id} /> : null}
       </section>
+      <PasswordSection />
       {org.role === "owner" ? (
         <>
           <ApiKeysSection />
