@@ -207,7 +207,7 @@ describe("web UI in chromium: inspector", () => {
     await page.keyboard.press("Home");
     expect(await selectedId(page)).toBe(binaryId);
     await detail.locator('pre[data-body-view="hex"]').waitFor();
-    expect(await detail.getByRole("button", { name: "JSON" }).count()).toBe(0);
+    expect(await detail.getByRole("button", { name: "JSON", exact: true }).count()).toBe(0);
     expect(await textOf(detail.locator('pre[data-body-view="hex"]'))).toStartWith(
       "00000000  00 ff 10 41",
     );

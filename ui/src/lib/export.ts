@@ -32,13 +32,19 @@ export function toHar(
   version: string,
 ): string {
   const entries = [...requests]
-    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0))
+    .sort((a, b) => oldestFirst(a, b))
     .map((request) => harEntry(request, endpoint.webhook_url));
   return JSON.stringify(
     { log: { version: "1.2", creator: { name: "Weir", version }, entries } },
     null,
     2,
   );
+}
+
+/** By time, then by id (UUIDv7: time-ordered within one millisecond too). */
+function oldestFirst(a: CapturedRequest, b: CapturedRequest): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 function harEntry(request: CapturedRequest, webhookUrl: string) {
