@@ -5,6 +5,7 @@ import { ApiError, createApi, errorText } from "./lib/api.ts";
 import { navigate, usePath } from "./lib/router.ts";
 import { loadOrganizationId, saveOrganizationId } from "./lib/session.ts";
 import type { Me } from "./lib/types.ts";
+import { AnonymousPage } from "./pages/anonymous-page.tsx";
 import { type LoggedIn, LoginPage, SetupPage } from "./pages/auth-pages.tsx";
 import { Shell } from "./shell.tsx";
 
@@ -14,7 +15,7 @@ type Boot =
   | { phase: "public"; needsSetup: boolean; registrationOpen: boolean; notice?: string }
   | { phase: "ready"; me: Me };
 
-const PUBLIC_PATHS = new Set(["/setup", "/login"]);
+const PUBLIC_PATHS = new Set(["/setup", "/login", "/anonymous"]);
 
 /** The whole UI: decides between first-run setup, login and the logged-in screens. */
 export function App() {
@@ -106,6 +107,8 @@ export function App() {
     return () => clearTimeout(timer);
   }, [toast]);
 
+  // Reachable with or without a login: a temporary endpoint needs no account.
+  if (path === "/anonymous") return <AnonymousPage />;
   if (boot.phase === "loading") return <p class="boot">Loading Weir…</p>;
   if (boot.phase === "failed") {
     return (

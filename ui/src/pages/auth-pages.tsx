@@ -171,6 +171,10 @@ export function LoginPage(props: {
             <code>weir admin reset-password</code>.
           </p>
         )}
+        <p class="muted">
+          Just need to see a webhook? <Link href="/anonymous">Get a temporary URL now</Link>, no
+          account needed.
+        </p>
       </form>
     </main>
   );
