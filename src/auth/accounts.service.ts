@@ -205,3 +205,9 @@ export async function resetPassword(
   deps.repo.setPassword(user.id, hash, isoAt(deps.clock.now()));
   return { ...user, passwordHash: hash };
 }
+
+/** An organization of the caller, with its role and plan quotas, as `/me` and login answer it. */
+export type MembershipJson = ReturnType<typeof publicMembership>;
+
+/** A user as answered (never the password hash). */
+export type UserJson = ReturnType<typeof publicUser>;

@@ -88,3 +88,6 @@ export function revokeApiKey(
   deps.onRevoked(input.apiKeyId, input.organizationId);
   return { message: "API key revoked" };
 }
+
+/** An API key as listed (the key itself only in the creation answer). */
+export type ApiKeyJson = ReturnType<typeof publicApiKey> & { key?: string };

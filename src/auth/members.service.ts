@@ -115,3 +115,6 @@ function assertNotLastOwner(organizationId: string, repo: AuthRepo): void {
     throw validationFailed({ role: ["an organization needs at least one owner"] });
   }
 }
+
+/** A member as answered. */
+export type MemberJson = ReturnType<typeof publicMember>;

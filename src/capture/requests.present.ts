@@ -35,3 +35,6 @@ export function presentRequest(request: CapturedRequest) {
     created_at: request.createdAt,
   };
 }
+
+/** A captured request in API answers (both families, anonymous); the web UI reads this type. */
+export type CapturedRequestJson = ReturnType<typeof presentRequest>;

@@ -61,3 +61,6 @@ export function pageInfo(request: PageRequest, total: number): PageInfo {
 export function genericPage<T>(data: T[], info: PageInfo) {
   return { data, page: info.page, page_size: info.pageSize, total: info.total };
 }
+
+/** The generic paginated envelope as answered. */
+export type GenericPage<T> = ReturnType<typeof genericPage<T>>;

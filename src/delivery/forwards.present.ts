@@ -16,3 +16,6 @@ export function presentForward(record: ForwardRecord) {
     created_at: record.createdAt,
   };
 }
+
+/** A forward record as answered; the web UI reads this type. */
+export type ForwardJson = ReturnType<typeof presentForward>;

@@ -68,3 +68,9 @@ export const endpointEnvelopes = {
     list: (views, baseUrl) => ({ data: views.map((view) => presentEndpoint(view, baseUrl)) }),
   },
 } satisfies Record<string, EndpointEnvelope>;
+
+/** An endpoint of the `endpoints` family as answered; the web UI reads this type. */
+export type EndpointJson = ReturnType<typeof presentEndpoint>;
+
+/** An endpoint's custom response as answered. */
+export type CustomResponseJson = NonNullable<ReturnType<typeof presentResponse>>;

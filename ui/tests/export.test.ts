@@ -4,6 +4,7 @@ import type { CapturedRequest } from "../src/lib/types.ts";
 
 const base: CapturedRequest = {
   id: "01900000-0000-7000-8000-000000000002",
+  debug_endpoint_id: "ep",
   method: "POST",
   path: "/github",
   query_string: "delivery=7&a=1",

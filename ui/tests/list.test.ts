@@ -7,6 +7,7 @@ import type { RequestRow } from "../src/lib/types.ts";
 function row(id: string, patch: Partial<RequestRow> = {}): RequestRow {
   return {
     id,
+    debug_endpoint_id: "ep",
     method: "POST",
     path: `/w/x/${id}`,
     query_string: "",

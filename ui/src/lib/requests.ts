@@ -10,6 +10,7 @@ export function rowFromEvent(event: WebhookReceived): RequestRow {
       : new TextEncoder().encode(event.body).byteLength);
   return {
     id: event.request_id,
+    debug_endpoint_id: event.endpoint_id,
     method: event.method,
     path: "",
     query_string: "",
