@@ -150,6 +150,13 @@ async function inspectorScreens(world: UiWorld, page: Page): Promise<string> {
   await page.locator('[role="option"]', { hasText: "/stripe" }).click();
   await page.locator('table[aria-label="Form fields"]').waitFor(WAIT);
   await shoot(page, "inspector-form");
+  // The filter searches the whole history on the server; the list shows what matched.
+  await page.getByLabel("Filter by text").fill("checkout");
+  await page.getByText(/shown of 2 matching/).waitFor(WAIT);
+  await page.locator('[role="option"]', { hasText: "/github" }).first().click();
+  await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
+  await shoot(page, "inspector-search");
+  await page.getByLabel("Filter by text").fill("");
   await page.goto(`${world.server.url}/endpoints`);
   await page.locator(".endpoint-card").nth(2).waitFor(WAIT);
   await shoot(page, "endpoints");
@@ -188,6 +195,19 @@ async function phoneAndDarkScreens(world: UiWorld, cookies: Cookie[]): Promise<v
   }
 }
 
+async function anonymousScreen(world: UiWorld): Promise<void> {
+  const page = await world.newPage();
+  await page.goto(`${world.server.url}/anonymous`);
+  await page.getByRole("button", { name: "Get a URL now" }).click();
+  const url = (await page.getByTestId("anonymous-url").textContent()) ?? "";
+  const [first] = SAMPLES;
+  const response = await fetch(`${url}${first?.sub ?? ""}`, first);
+  if (!response.ok) throw new Error(`anonymous capture answered ${response.status}`);
+  await page.locator('[role="option"]').first().waitFor(WAIT);
+  await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
+  await shoot(page, "anonymous");
+}
+
 async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   const world = await startUiWorld();
@@ -202,6 +222,7 @@ async function main(): Promise<void> {
     await login.goto(`${world.server.url}/login`);
     await login.getByRole("heading", { name: "Log in to Weir" }).waitFor(WAIT);
     await shoot(login, "login");
+    await anonymousScreen(world);
   } finally {
     await world.stop();
   }

@@ -41,6 +41,11 @@ async function captureJson(slug: string, body: unknown): Promise<string> {
 describe("request detail in chromium", () => {
   test("headers come before the body; JSON is highlighted and folds; times are relative with the full date on hover", async () => {
     const page = await world.newPage();
+    // The UI is served under a strict CSP: anything inline it tried would be refused and logged.
+    const refused: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     const endpoint = await openInspector(page, "Detail hooks");
     const id = await captureJson(endpoint.slug, { order: "A-17", items: [1, 2], paid: true });
     const row = page.locator(`[role="option"][data-request-id="${id}"]`);
@@ -79,6 +84,7 @@ describe("request detail in chromium", () => {
       new RegExp(`^${year}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC[+-]\\d\\d:\\d\\d$`),
     );
     expect(await textOf(detail.locator(".meta"))).toMatch(new RegExp(`${year}-.* UTC.*ago|now`));
+    expect(refused).toEqual([]);
   }, 60_000);
 
   test("a large body starts folded and unfolds on request", async () => {
