@@ -4,15 +4,11 @@ import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, type PageInfo, parsePageRequest } from "../db/db.pagination.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
-import {
-  CapturedRequestSchema,
-  errorResponses,
-  genericPageOf,
-  RequestListQuery,
-} from "../endpoints/endpoints.schemas.ts";
+import { errorResponses, genericPageOf, RequestListQuery } from "../endpoints/endpoints.schemas.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import { parseRequestFilter } from "./request-filter.model.ts";
 import { presentRequest } from "./requests.present.ts";
+import { CapturedRequestSchema } from "./requests.schemas.ts";
 import { emptyEndpoint, getRequest, listRequests, type RequestsDeps } from "./requests.service.ts";
 
 /** What reading stored requests borrows: the guard, and the endpoint checks of endpoints. */

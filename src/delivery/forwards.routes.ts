@@ -2,13 +2,9 @@ import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, parsePageRequest } from "../db/db.pagination.ts";
-import {
-  errorResponses,
-  ForwardSchema,
-  genericPageOf,
-  PageQuery,
-} from "../endpoints/endpoints.schemas.ts";
+import { errorResponses, genericPageOf, PageQuery } from "../endpoints/endpoints.schemas.ts";
 import { presentForward } from "./forwards.present.ts";
+import { ForwardSchema } from "./forwards.schemas.ts";
 import { type ForwardsDeps, listForwards, replayRequest } from "./forwards.service.ts";
 
 const tags = ["endpoints"];

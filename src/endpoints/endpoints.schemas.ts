@@ -43,41 +43,6 @@ export const DebugEndpointSchema = t.Object({ ...endpointFields, created_at: t.S
 /** Endpoint in the `endpoints` family (`/w/{slug}`, `inserted_at`). */
 export const FamilyEndpointSchema = t.Object({ ...endpointFields, inserted_at: t.String() });
 
-export const CapturedRequestSchema = t.Object({
-  id: t.String(),
-  debug_endpoint_id: t.String(),
-  method: t.String(),
-  path: t.String({ description: 'Sub-path after the slug; "" when none.' }),
-  query_string: t.String(),
-  headers: t.Record(t.String(), t.String(), {
-    description: 'Lowercased names; repeated headers joined with ", ".',
-  }),
-  raw_headers: t.Array(t.Tuple([t.String(), t.String()]), {
-    description: "[name, value] pairs in the order received.",
-  }),
-  body: t.String({ description: "UTF-8 text, or base64 when body_encoding is base64." }),
-  body_encoding: t.Union([t.Literal("utf8"), t.Literal("base64")]),
-  content_type: Nullable(t.String()),
-  size: t.Integer({ description: "Body size in bytes." }),
-  remote_ip: Nullable(t.String()),
-  status: t.String({ description: "Status code answered to the sender." }),
-  created_at: t.String(),
-});
-
-export const ForwardSchema = t.Object({
-  id: t.String(),
-  request_id: t.String(),
-  url: t.String(),
-  method: t.String(),
-  status_code: Nullable(t.Integer()),
-  response_headers: Nullable(t.Record(t.String(), t.String())),
-  response_body: Nullable(t.String({ description: "First 64 KiB of the answer." })),
-  latency_ms: Nullable(t.Integer()),
-  error: Nullable(t.String()),
-  attempt: t.Integer(),
-  created_at: t.String(),
-});
-
 /** The generic paginated envelope of interface.md (Pagination). */
 export const genericPageOf = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
   t.Object({
