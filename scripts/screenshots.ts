@@ -154,7 +154,10 @@ async function inspectorScreens(world: UiWorld, page: Page): Promise<string> {
   await page.getByLabel("Filter by text").fill("checkout");
   await page.getByText(/shown of 2 matching/).waitFor(WAIT);
   await page.locator('[role="option"]', { hasText: "/github" }).first().click();
-  await page.locator('pre[data-body-view="json"]').waitFor(WAIT);
+  const json = page.locator('pre[data-body-view="json"]');
+  await json.waitFor(WAIT);
+  // The highlighted JSON body in view, under the headers.
+  await json.scrollIntoViewIfNeeded();
   await shoot(page, "inspector-search");
   await page.getByLabel("Filter by text").fill("");
   await page.goto(`${world.server.url}/endpoints`);

@@ -30,6 +30,7 @@ describe("first run, registration and login", () => {
     expect((await apiCall(server, "GET", "/api/v1/auth/setup")).body).toEqual({
       needs_setup: true,
       registration: "closed",
+      anonymous_endpoints: "on",
     });
     const answer = await register(server, owner);
     expect(answer.status).toBe(201);

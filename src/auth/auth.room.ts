@@ -104,6 +104,8 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     loginLimiter: createKeyedLimiter(deps.clock, perMinute(10, 10)),
     /** Per client: registering is rare, creating accounts in bulk is not a use. */
     registrationLimiter: createKeyedLimiter(deps.clock, perMinute(10, 1)),
+    /** Whether the login page may offer a temporary URL (WEIR_ANONYMOUS_ENDPOINTS). */
+    anonymousEndpoints: deps.config.anonymous_endpoints,
     /** How long the web UI's session cookie lives: the login token's lifetime. */
     sessionTtlSeconds: Math.max(1, Math.floor(deps.config.jwt_ttl / 1000)),
     logger: deps.logger.child({ scope: "auth" }),

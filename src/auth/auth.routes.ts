@@ -25,9 +25,14 @@ export function authRoutes(room: AuthParts) {
       () => ({
         needs_setup: room.repo.countUsers() === 0,
         registration: room.accounts.registration,
+        anonymous_endpoints: room.anonymousEndpoints,
       }),
       {
-        detail: { tags, summary: "Whether first-run setup is needed and registration is open" },
+        detail: {
+          tags,
+          summary:
+            "Whether first-run setup is needed, registration is open and anonymous endpoints are on",
+        },
       },
     )
     .post(

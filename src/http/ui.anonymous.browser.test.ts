@@ -52,4 +52,20 @@ describe("anonymous endpoint page in chromium", () => {
     await row.waitFor();
     expect(errors).toEqual([]);
   }, 60_000);
+
+  test("with anonymous endpoints off, the login page offers none and the page says so", async () => {
+    const off = await startUiWorld({ config: { anonymous_endpoints: "off" } });
+    try {
+      await signUp(off.server);
+      const page = await off.newPage();
+      await page.goto(`${off.server.url}/login`);
+      await page.getByRole("heading", { name: "Log in to Weir" }).waitFor();
+      expect(await page.getByRole("link", { name: "Get a temporary URL now" }).count()).toBe(0);
+      await page.goto(`${off.server.url}/anonymous`);
+      await page.getByRole("button", { name: "Get a URL now" }).click();
+      await page.getByText("Temporary URLs are turned off on this server.").waitFor();
+    } finally {
+      await off.stop();
+    }
+  }, 60_000);
 });

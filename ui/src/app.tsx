@@ -12,7 +12,13 @@ import { Shell } from "./shell.tsx";
 type Boot =
   | { phase: "loading" }
   | { phase: "failed"; message: string }
-  | { phase: "public"; needsSetup: boolean; registrationOpen: boolean; notice?: string }
+  | {
+      phase: "public";
+      needsSetup: boolean;
+      registrationOpen: boolean;
+      anonymousOn?: boolean;
+      notice?: string;
+    }
   | { phase: "ready"; me: Me };
 
 const PUBLIC_PATHS = new Set(["/setup", "/login", "/anonymous"]);
@@ -24,6 +30,8 @@ export function App() {
   const loggedInNow = useRef(false);
   const organizationId = useRef<string | null>(loadOrganizationId());
   const [boot, setBoot] = useState<Boot>({ phase: "loading" });
+  // What the server offers the logged-out (from /auth/setup), for the login page after a logout.
+  const serverOffers = useRef({ registrationOpen: false, anonymousOn: false });
   const [toast, setToast] = useState("");
   const api = useMemo(
     () =>
@@ -39,12 +47,13 @@ export function App() {
     loggedInNow.current = false;
     // Clears the cookie; a failure only leaves an expired or revoked cookie behind.
     api.post("/api/v1/auth/logout").catch(() => {});
-    setBoot({ phase: "public", needsSetup: false, registrationOpen: false, notice });
+    setBoot({ phase: "public", needsSetup: false, ...serverOffers.current, notice });
     navigate("/login", { replace: true });
   }
 
-  function showPublic(needsSetup: boolean, registrationOpen: boolean) {
-    setBoot({ phase: "public", needsSetup, registrationOpen });
+  function showPublic(needsSetup: boolean, registrationOpen: boolean, anonymousOn: boolean) {
+    serverOffers.current = { registrationOpen, anonymousOn };
+    setBoot({ phase: "public", needsSetup, registrationOpen, anonymousOn });
     const target = needsSetup
       ? "/setup"
       : PUBLIC_PATHS.has(location.pathname)
@@ -55,17 +64,21 @@ export function App() {
 
   async function start() {
     try {
-      const setup = await api.get<{ needs_setup: boolean; registration: "open" | "closed" }>(
-        "/api/v1/auth/setup",
-      );
+      const setup = await api.get<{
+        needs_setup: boolean;
+        registration: "open" | "closed";
+        anonymous_endpoints: "on" | "off";
+      }>("/api/v1/auth/setup");
       const registrationOpen = setup.registration === "open";
-      if (setup.needs_setup) return showPublic(true, registrationOpen);
+      const anonymousOn = setup.anonymous_endpoints === "on";
+      serverOffers.current = { registrationOpen, anonymousOn };
+      if (setup.needs_setup) return showPublic(true, registrationOpen, anonymousOn);
       try {
         await enter();
       } catch (error) {
         // No session cookie, or an expired one: the login page.
         if (error instanceof ApiError && error.status === 401)
-          return showPublic(false, registrationOpen);
+          return showPublic(false, registrationOpen, anonymousOn);
         throw error;
       }
     } catch (error) {
@@ -133,6 +146,7 @@ export function App() {
         onDone={loggedIn}
         notice={boot.notice}
         canRegister={boot.registrationOpen}
+        anonymousOn={boot.anonymousOn === true}
       />
     );
   }

@@ -118,6 +118,8 @@ export function LoginPage(props: {
   onDone: (login: LoggedIn) => void;
   notice?: string;
   canRegister: boolean;
+  /** The server offers temporary endpoints without an account (WEIR_ANONYMOUS_ENDPOINTS). */
+  anonymousOn: boolean;
 }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -171,10 +173,12 @@ export function LoginPage(props: {
             <code>weir admin reset-password</code>.
           </p>
         )}
-        <p class="muted">
-          Just need to see a webhook? <Link href="/anonymous">Get a temporary URL now</Link>, no
-          account needed.
-        </p>
+        {props.anonymousOn ? (
+          <p class="muted">
+            Just need to see a webhook? <Link href="/anonymous">Get a temporary URL now</Link>, no
+            account needed.
+          </p>
+        ) : null}
       </form>
     </main>
   );
