@@ -25,6 +25,7 @@ async function openInspector(page: Page, name: string) {
   await world.logIn(page, account);
   await page.goto(`${world.server.url}/endpoints/${endpoint.id}`);
   await page.getByRole("heading", { name }).waitFor();
+  await page.locator('[data-live-state="live"]').waitFor();
   return endpoint;
 }
 

@@ -19,8 +19,12 @@ export interface LiveOptions {
   sinceRequestId: () => string | undefined;
   onEvent: (event: WebhookReceived) => void;
   onState: (state: LiveState, reason?: string) => void;
-  /** After a rejoin (not the first join): the list may also want to re-read the newest page. */
-  onRejoined: () => void;
+  /**
+   * After every join: the list re-reads its newest rows. On a rejoin that covers what the socket
+   * missed; on the first join, a capture made between the first page read and the join (no
+   * cursor to replay from when the list was empty).
+   */
+  onJoined: () => void;
 }
 
 /**
@@ -56,7 +60,7 @@ export function followEndpoint(options: LiveOptions): () => void {
     .receive("ok", () => {
       joins += 1;
       state("live");
-      if (joins > 1 && !stopped) options.onRejoined();
+      if (!stopped) options.onJoined();
     })
     .receive("error", (reply?: { reason?: string }) => {
       // A refused join is final (wrong organization, plan without realtime): stop retrying.

@@ -119,7 +119,7 @@ export function useRequestFeed(endpointId: string): Feed {
             if (state === "unavailable" && !poll)
               poll = setInterval(() => refreshNewest(), POLL_MS);
           },
-          onRejoined: () => refreshNewest(),
+          onJoined: () => refreshNewest(),
         });
       });
     return () => {
