@@ -14,6 +14,7 @@ import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
+import { createSecretsRoom } from "./secrets/secrets.room.ts";
 
 export interface StartOptions {
   port: number;
@@ -39,7 +40,8 @@ export function createApp(deps: AppDeps) {
     listAfter: (endpointId, afterRequestId, limit) =>
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
   });
-  const rooms: Room<object>[] = [auth, endpoints, capture, delivery, realtime];
+  const secrets = createSecretsRoom(deps, { guard });
+  const rooms: Room<object>[] = [auth, endpoints, capture, delivery, realtime, secrets];
 
   const metrics = createMetrics();
   const app = createHttpBase({

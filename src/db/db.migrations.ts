@@ -13,6 +13,7 @@ import m0003_retention_walks_the_endpoint_index from "../../migrations/0003_rete
 import m0004_request_search_index from "../../migrations/0004_request_search_index.sql" with {
   type: "text",
 };
+import m0005_secrets from "../../migrations/0005_secrets.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: Migration[] = [
     sql: m0003_retention_walks_the_endpoint_index,
   },
   { name: "0004_request_search_index", sql: m0004_request_search_index },
+  { name: "0005_secrets", sql: m0005_secrets },
 ];

@@ -1,0 +1,146 @@
+import { type Clock, isoAt } from "../shared/clock.ts";
+import { AppError, type FieldErrors, validationFailed } from "../shared/errors.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { Sealer } from "../shared/sealed.ts";
+import { SECRET_NAME } from "../shared/secret-template.ts";
+import type { SecretRow, SecretsRepo } from "./secrets.repo.ts";
+
+export interface SecretsDeps {
+  repo: SecretsRepo;
+  sealer: Sealer;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** What a read shows of a secret: its name and dates, never the value (decisions.md §8). */
+export interface SecretView {
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const MAX_NAME_CHARS = 128;
+const MAX_VALUE_CHARS = 64 * 1024;
+
+export const secretErrors = {
+  notFound: () => new AppError("not_found", 404),
+  nameTaken: () => new AppError("secret_name_taken", 409),
+};
+
+/** Associated data: a sealed value opens only in its own organization, under its own name. */
+const rowIdentity = (organizationId: string, name: string) => `secret:${organizationId}:${name}`;
+
+const view = (row: SecretRow): SecretView => ({
+  name: row.name,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+function nameProblems(name: unknown): string[] {
+  if (typeof name !== "string" || name === "") return ["is required"];
+  if (name.length > MAX_NAME_CHARS) return [`must be at most ${MAX_NAME_CHARS} characters`];
+  if (!SECRET_NAME.test(name)) {
+    return ["must start with A-Z and hold only A-Z, 0-9 and _ (e.g. SLACK_WEBHOOK_URL)"];
+  }
+  return [];
+}
+
+function valueProblems(value: unknown): string[] {
+  if (typeof value !== "string" || value === "") return ["is required (a non-empty string)"];
+  if (value.length > MAX_VALUE_CHARS) return [`must be at most ${MAX_VALUE_CHARS} characters`];
+  return [];
+}
+
+function fieldsOf(body: unknown): Record<string, unknown> {
+  return typeof body === "object" && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+}
+
+function validate(checks: Record<string, string[]>): void {
+  const errors: FieldErrors = {};
+  for (const [field, problems] of Object.entries(checks)) {
+    if (problems.length > 0) errors[field] = problems;
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+}
+
+/** Creates a secret; 422 on a bad name or value, 409 when the name is taken. */
+export function createSecret(organizationId: string, body: unknown, deps: SecretsDeps): SecretView {
+  const { name, value } = fieldsOf(body);
+  validate({ name: nameProblems(name), value: valueProblems(value) });
+  const secretName = name as string;
+  const now = isoAt(deps.clock.now());
+  const row: SecretRow = {
+    id: deps.ids.uuid(),
+    organizationId,
+    name: secretName,
+    sealedValue: deps.sealer.seal(value as string, rowIdentity(organizationId, secretName)),
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (!deps.repo.insert(row)) throw secretErrors.nameTaken();
+  return view(row);
+}
+
+export const listSecrets = (organizationId: string, deps: SecretsDeps): SecretView[] =>
+  deps.repo.list(organizationId).map(view);
+
+export function getSecret(organizationId: string, name: string, deps: SecretsDeps): SecretView {
+  const row = deps.repo.find(organizationId, name);
+  if (!row) throw secretErrors.notFound();
+  return view(row);
+}
+
+/** Replaces a secret's value; the name stays (references to it keep working). */
+export function updateSecret(
+  organizationId: string,
+  name: string,
+  body: unknown,
+  deps: SecretsDeps,
+): SecretView {
+  if (!deps.repo.find(organizationId, name)) throw secretErrors.notFound();
+  const { value } = fieldsOf(body);
+  validate({ value: valueProblems(value) });
+  const sealed = deps.sealer.seal(value as string, rowIdentity(organizationId, name));
+  deps.repo.updateValue(organizationId, name, sealed, isoAt(deps.clock.now()));
+  return getSecret(organizationId, name, deps);
+}
+
+export function deleteSecret(organizationId: string, name: string, deps: SecretsDeps): void {
+  if (!deps.repo.remove(organizationId, name)) throw secretErrors.notFound();
+}
+
+/**
+ * The organization's secrets as a lookup for send-time substitution. Rows are read once per
+ * lookup function and each value is opened on first use only.
+ */
+export function secretResolver(
+  organizationId: string,
+  deps: SecretsDeps,
+): (name: string) => string | undefined {
+  let rows: Map<string, SecretRow> | null = null;
+  const opened = new Map<string, string>();
+  return (name) => {
+    rows ??= new Map(deps.repo.list(organizationId).map((row) => [row.name, row]));
+    const cached = opened.get(name);
+    if (cached !== undefined) return cached;
+    const row = rows.get(name);
+    if (!row) return undefined;
+    const value = deps.sealer.open(row.sealedValue, rowIdentity(organizationId, name));
+    opened.set(name, value);
+    return value;
+  };
+}
+
+/** Every secret of the organization, opened: the `context.env` of a transformation. */
+export function secretEnvironment(
+  organizationId: string,
+  deps: SecretsDeps,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const row of deps.repo.list(organizationId)) {
+    env[row.name] = deps.sealer.open(row.sealedValue, rowIdentity(organizationId, row.name));
+  }
+  return env;
+}
