@@ -15,6 +15,7 @@ import { uiRoutes } from "./http/ui.routes.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
+import { createTransformationsRoom } from "./transformations/transformations.room.ts";
 
 export interface StartOptions {
   port: number;
@@ -41,7 +42,16 @@ export function createApp(deps: AppDeps) {
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
   });
   const secrets = createSecretsRoom(deps, { guard });
-  const rooms: Room<object>[] = [auth, endpoints, capture, delivery, realtime, secrets];
+  const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
+  const rooms: Room<object>[] = [
+    auth,
+    endpoints,
+    capture,
+    delivery,
+    realtime,
+    secrets,
+    transformations,
+  ];
 
   const metrics = createMetrics();
   const app = createHttpBase({

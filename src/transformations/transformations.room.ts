@@ -1,0 +1,48 @@
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { AppDeps } from "../deps.ts";
+import type { Room } from "../room.ts";
+import type { SecretsPorts } from "../secrets/secrets.room.ts";
+import type { TransformationOutcome } from "./transformations.model.ts";
+import { createTransformationsRepo } from "./transformations.repo.ts";
+import { transformationsRoutes } from "./transformations.routes.ts";
+import { createTransformationRunner } from "./transformations.runner.ts";
+import { runTransformation, type TransformationsDeps } from "./transformations.service.ts";
+
+export type TransformationsRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "sandbox">;
+
+/** What the transformations room lends the routing room. */
+export interface TransformationsPorts {
+  /** Whether the organization has this transformation (a destination's transformation_id). */
+  transformationExists(organizationId: string, transformationId: string): boolean;
+  /** One saved transformation run on one event request: `{request} | {filtered} | {error}`. */
+  runTransformation(
+    organizationId: string,
+    transformationId: string,
+    request: unknown,
+  ): Promise<TransformationOutcome>;
+}
+
+/** Builds the transformations room: `/api/v1/transformations` and the run port. */
+export function createTransformationsRoom(
+  deps: TransformationsRoomDeps,
+  ports: { guard: AuthPorts["guard"]; secretEnvironment: SecretsPorts["secretEnvironment"] },
+): Room<TransformationsPorts> {
+  const room: TransformationsDeps = {
+    repo: createTransformationsRepo(deps.db),
+    runner: createTransformationRunner(deps.sandbox),
+    secretEnvironment: ports.secretEnvironment,
+    clock: deps.clock,
+    ids: deps.ids,
+  };
+  return {
+    routes: transformationsRoutes(room, ports.guard),
+    jobs: [],
+    subscriptions: [],
+    stop: () => {},
+    ports: {
+      transformationExists: (organizationId, id) => room.repo.find(organizationId, id) !== null,
+      runTransformation: (organizationId, id, request) =>
+        runTransformation(organizationId, id, request, room),
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { type Clock, isoAt } from "../shared/clock.ts";
+import { AppError, type FieldErrors, validationFailed } from "../shared/errors.ts";
+import type { Ids } from "../shared/ids.ts";
+import {
+  type ScriptableRequest,
+  type TransformationError,
+  type TransformationOutcome,
+  toScriptableRequest,
+} from "./transformations.model.ts";
+import type { TransformationRow, TransformationsRepo } from "./transformations.repo.ts";
+import type { TransformationRun, TransformationRunner } from "./transformations.runner.ts";
+
+export interface TransformationsDeps {
+  repo: TransformationsRepo;
+  runner: TransformationRunner;
+  /** The organization's secrets by name: `context.env`. */
+  secretEnvironment(organizationId: string): Record<string, string>;
+  clock: Clock;
+  ids: Ids;
+}
+
+export interface TransformationView {
+  id: string;
+  name: string;
+  code: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The test endpoints' answer (decisions.md §8). */
+export interface TestView {
+  request: ScriptableRequest | null;
+  logs: TransformationRun["logs"];
+  error: TransformationError | null;
+}
+
+const MAX_NAME_CHARS = 200;
+const MAX_CODE_CHARS = 256 * 1024;
+
+export const transformationErrors = {
+  notFound: () => new AppError("not_found", 404),
+};
+
+const view = (row: TransformationRow): TransformationView => ({
+  id: row.id,
+  name: row.name,
+  code: row.code,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+const fieldsOf = (body: unknown): Record<string, unknown> =>
+  typeof body === "object" && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+
+/** Checks name and code (code is parsed in the sandbox; a syntax error names its line). */
+async function validateFields(
+  fields: { name: unknown; code: unknown },
+  deps: TransformationsDeps,
+): Promise<{ name: string; code: string }> {
+  const errors: FieldErrors = {};
+  const { name, code } = fields;
+  if (typeof name !== "string" || name.trim() === "") errors.name = ["is required"];
+  else if (name.length > MAX_NAME_CHARS)
+    errors.name = [`must be at most ${MAX_NAME_CHARS} characters`];
+  if (typeof code !== "string" || code.trim() === "") errors.code = ["is required"];
+  else if (code.length > MAX_CODE_CHARS)
+    errors.code = [`must be at most ${MAX_CODE_CHARS} characters`];
+  else {
+    const problem = await deps.runner.syntaxError(code);
+    if (problem) errors.code = [problem];
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  return { name: (name as string).trim(), code: code as string };
+}
+
+function requireRow(organizationId: string, id: string, deps: TransformationsDeps) {
+  const row = deps.repo.find(organizationId, id);
+  if (!row) throw transformationErrors.notFound();
+  return row;
+}
+
+export async function createTransformation(
+  organizationId: string,
+  body: unknown,
+  deps: TransformationsDeps,
+): Promise<TransformationView> {
+  const fields = fieldsOf(body);
+  const { name, code } = await validateFields({ name: fields.name, code: fields.code }, deps);
+  const now = isoAt(deps.clock.now());
+  const row = { id: deps.ids.uuid(), organizationId, name, code, createdAt: now, updatedAt: now };
+  deps.repo.insert(row);
+  return view(row);
+}
+
+export const listTransformations = (organizationId: string, deps: TransformationsDeps) =>
+  deps.repo.list(organizationId).map(view);
+
+export const getTransformation = (organizationId: string, id: string, deps: TransformationsDeps) =>
+  view(requireRow(organizationId, id, deps));
+
+/** PUT replaces name and/or code (a missing field keeps its value). */
+export async function updateTransformation(
+  organizationId: string,
+  id: string,
+  body: unknown,
+  deps: TransformationsDeps,
+): Promise<TransformationView> {
+  const current = requireRow(organizationId, id, deps);
+  const fields = fieldsOf(body);
+  const checked = await validateFields(
+    { name: fields.name ?? current.name, code: fields.code ?? current.code },
+    deps,
+  );
+  const row = { ...current, ...checked, updatedAt: isoAt(deps.clock.now()) };
+  deps.repo.update(row);
+  return view(row);
+}
+
+export function deleteTransformation(
+  organizationId: string,
+  id: string,
+  deps: TransformationsDeps,
+) {
+  if (!deps.repo.remove(organizationId, id)) throw transformationErrors.notFound();
+  deps.runner.forget(id);
+}
+
+function testView(run: TransformationRun): TestView {
+  if ("error" in run) return { request: null, logs: run.logs, error: run.error };
+  if ("filtered" in run) return { request: null, logs: run.logs, error: null };
+  return { request: run.request, logs: run.logs, error: null };
+}
+
+function requestOf(body: unknown): ScriptableRequest {
+  const { request } = fieldsOf(body);
+  if (typeof request !== "object" || request === null || Array.isArray(request)) {
+    throw validationFailed({ request: ["is required: {method, path, query, headers, body}"] });
+  }
+  return toScriptableRequest(request);
+}
+
+/** `POST /transformations/{id}/test {request}`: runs the saved code on a sample. */
+export async function testSavedTransformation(
+  organizationId: string,
+  id: string,
+  body: unknown,
+  deps: TransformationsDeps,
+): Promise<TestView> {
+  const row = requireRow(organizationId, id, deps);
+  const request = requestOf(body);
+  const env = deps.secretEnvironment(organizationId);
+  return testView(await deps.runner.run(row.id, row.code, request, env));
+}
+
+/** `POST /transformations/test {code, request}`: the same for unsaved code (editors). */
+export async function testUnsavedTransformation(
+  organizationId: string,
+  body: unknown,
+  deps: TransformationsDeps,
+): Promise<TestView> {
+  const { code } = fieldsOf(body);
+  if (typeof code !== "string" || code.trim() === "") {
+    throw validationFailed({ code: ["is required"] });
+  }
+  const request = requestOf(body);
+  const problem = await deps.runner.syntaxError(code);
+  if (problem)
+    return { request: null, logs: [], error: { code: "script_error", message: problem } };
+  const env = deps.secretEnvironment(organizationId);
+  return testView(await deps.runner.run(null, code, request, env));
+}
+
+/** What routing's prepare() asks: the outcome of one saved transformation on one request. */
+export async function runTransformation(
+  organizationId: string,
+  id: string,
+  request: unknown,
+  deps: TransformationsDeps,
+): Promise<TransformationOutcome> {
+  const row = deps.repo.find(organizationId, id);
+  if (!row) return { error: { code: "script_error", message: `transformation ${id} not found` } };
+  const env = deps.secretEnvironment(organizationId);
+  const run = await deps.runner.run(row.id, row.code, toScriptableRequest(request), env);
+  const { logs: _logs, ...outcome } = run;
+  return outcome as TransformationOutcome;
+}
