@@ -11,6 +11,7 @@ import { createCaptureWriter } from "./capture.writer.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
+import type { ExpiredEndpoints } from "./retention.service.ts";
 
 /**
  * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
@@ -27,7 +28,7 @@ export type CaptureRoomDeps = Pick<
   "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk"
 >;
 
-export interface CaptureRoomPorts extends RequestsRoutesPorts {
+export interface CaptureRoomPorts extends RequestsRoutesPorts, ExpiredEndpoints {
   resolveClientIp: ClientIpResolver;
 }
 
@@ -102,7 +103,7 @@ export function createCaptureRoom(
       .use(requestsRoutes({ requests }, ports)),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
-      retentionJob(deps),
+      retentionJob(deps, ports),
     ],
     subscriptions: [limits.resyncOnSweep],
     stop: () => writer.close(),

@@ -19,11 +19,6 @@ export function createRetentionRepo(db: Pick<Db, "sqlite">) {
        FROM debug_endpoints e LEFT JOIN organizations o ON o.id = e.organization_id
       WHERE e.id > ? ORDER BY e.id LIMIT ?`,
   );
-  const expired = sqlite.prepare<{ id: string }, [string, number]>(
-    `SELECT id FROM debug_endpoints
-      WHERE organization_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ?
-      ORDER BY expires_at LIMIT ?`,
-  );
   // The oldest `limit` requests of the endpoint by id (the (endpoint_id, id) index; ids are
   // UUIDv7, so id order is capture order), of which those created before the cutoff go.
   const deleteOld = sqlite.prepare<never, [string, number, string]>(
@@ -35,9 +30,6 @@ export function createRetentionRepo(db: Pick<Db, "sqlite">) {
     `DELETE FROM captured_requests WHERE id IN (
        SELECT id FROM captured_requests WHERE endpoint_id = ? LIMIT ?)`,
   );
-  const deleteEndpoint = sqlite.prepare<never, [string]>(
-    "DELETE FROM debug_endpoints WHERE id = ?",
-  );
 
   return {
     /** Endpoints after `afterId` in id order, `limit` at a time (keyset paging). */
@@ -47,10 +39,6 @@ export function createRetentionRepo(db: Pick<Db, "sqlite">) {
         organizationId: row.organizationId,
         plan: row.plan ?? "free",
       }));
-    },
-    /** Ids of anonymous endpoints whose `expires_at` is at or before `nowIso`. */
-    expiredAnonymous(nowIso: string, limit: number): string[] {
-      return expired.all(nowIso, limit).map((row) => row.id);
     },
     /**
      * Deletes, among the endpoint's `limit` oldest requests, those created before `cutoffIso`;
@@ -63,10 +51,6 @@ export function createRetentionRepo(db: Pick<Db, "sqlite">) {
     /** Deletes up to `limit` of the endpoint's requests, whatever their age. */
     deleteSomeRequests(endpointId: string, limit: number): number {
       return deleteAny.run(endpointId, limit).changes;
-    },
-    /** Deletes the endpoint row (its remaining requests go by cascade). */
-    deleteEndpoint(endpointId: string): boolean {
-      return deleteEndpoint.run(endpointId).changes > 0;
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
 import { createRetentionRepo } from "./retention.repo.ts";
-import { sweepRetention } from "./retention.service.ts";
+import { type ExpiredEndpoints, sweepRetention } from "./retention.service.ts";
 
 /** The sweep's job name in `deps.scheduler` (tests run it by name). */
 export const RETENTION_JOB = "retention.sweep";
@@ -13,12 +13,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The retention sweep (decisions.md §11), as a job of the capture room. */
 export function retentionJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
+  expired: ExpiredEndpoints,
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
   const repo = createRetentionRepo(deps.db);
   const sweep = async () => {
     const report = await sweepRetention({
       repo,
+      expired,
       clock: deps.clock,
       plans: deps.config.plans,
       yieldTurn: nextTurn,

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
+import { createEndpointsRepo } from "../endpoints/endpoints.repo.ts";
 import { isoAt } from "../shared/clock.ts";
 import { DEFAULT_PLANS } from "../shared/plans.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
@@ -154,6 +155,7 @@ describe("sweepRetention", () => {
     let yields = 0;
     const report = await sweepRetention({
       repo: counted,
+      expired: createEndpointsRepo(db),
       clock: createFakeClock(NOW),
       plans: DEFAULT_PLANS,
       onEndpointRemoved: () => {},

@@ -8,8 +8,17 @@ const ENDPOINT_PAGE = 500;
 /** Expired anonymous endpoints read per query. */
 const EXPIRED_PAGE = 100;
 
+/** What the sweep borrows from the endpoints room, which owns anonymous endpoints. */
+export interface ExpiredEndpoints {
+  /** Ids of anonymous endpoints expired at `nowIso`, at most `limit`. */
+  listExpiredAnonymous(nowIso: string, limit: number): string[];
+  /** Deletes an anonymous endpoint; false when it was already gone. */
+  deleteAnonymous(endpointId: string): boolean;
+}
+
 export interface RetentionDeps {
   repo: RetentionRepo;
+  expired: ExpiredEndpoints;
   clock: Clock;
   plans: PlanTable;
   /** Told about each expired anonymous endpoint once it is gone (live clients may be watching it). */
@@ -42,13 +51,13 @@ export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> 
 async function removeExpiredAnonymous(deps: RetentionDeps, now: number, report: SweepReport) {
   const batch = deps.batchSize ?? 1000;
   for (;;) {
-    const ids = deps.repo.expiredAnonymous(isoAt(now), EXPIRED_PAGE);
+    const ids = deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
     if (ids.length === 0) return;
     for (const id of ids) {
       report.requestsDeleted += await drain(deps, batch, () =>
         deps.repo.deleteSomeRequests(id, batch),
       );
-      if (deps.repo.deleteEndpoint(id)) {
+      if (deps.expired.deleteAnonymous(id)) {
         report.endpointsDeleted += 1;
         deps.onEndpointRemoved(id);
       }

@@ -51,6 +51,14 @@ export function createEndpointsRepo(db: Db) {
   const liveAnonymous = db.sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM debug_endpoints WHERE organization_id IS NULL AND expires_at > ?",
   );
+  const expiredAnonymous = db.sqlite.prepare<{ id: string }, [string, number]>(
+    `SELECT id FROM debug_endpoints
+      WHERE organization_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ?
+      ORDER BY expires_at LIMIT ?`,
+  );
+  const deleteAnonymous = db.sqlite.prepare<never, [string]>(
+    "DELETE FROM debug_endpoints WHERE id = ? AND organization_id IS NULL",
+  );
 
   return {
     /** Anonymous endpoints not yet expired at `nowIso` (the instance-wide cap). */
@@ -127,6 +135,14 @@ export function createEndpointsRepo(db: Db) {
         .returning({ id: debugEndpoints.id })
         .all();
       return rows.length > 0;
+    },
+    /** Ids of anonymous endpoints whose `expires_at` is at or before `nowIso`, soonest first. */
+    listExpiredAnonymous(nowIso: string, limit: number): string[] {
+      return expiredAnonymous.all(nowIso, limit).map((row) => row.id);
+    },
+    /** Deletes an anonymous endpoint (what is left of its requests goes by cascade). */
+    deleteAnonymous(id: string): boolean {
+      return deleteAnonymous.run(id).changes > 0;
     },
     /** Request counts and newest capture times, for the endpoints given. */
     stats(endpointIds: string[]): Map<string, EndpointStats> {

@@ -38,6 +38,10 @@ export interface EndpointsPorts {
   findEndpointById(endpointId: string): Endpoint | null;
   /** The anonymous endpoint this token opens, or a 404 `AppError`. */
   requireAnonymousEndpoint(access: AnonymousAccess): Endpoint;
+  /** Ids of anonymous endpoints expired at `nowIso` (the retention sweep removes them). */
+  listExpiredAnonymous(nowIso: string, limit: number): string[];
+  /** Deletes an anonymous endpoint; what is left of its requests goes by cascade. */
+  deleteAnonymous(endpointId: string): boolean;
 }
 
 /**
@@ -65,6 +69,8 @@ export function createEndpointsRoom(
         repo.findInOrganization(endpointId, organizationId),
       findEndpointById: (endpointId) => repo.findById(endpointId),
       requireAnonymousEndpoint: (access) => requireAnonymousEndpoint(access, parts.anonymous),
+      listExpiredAnonymous: (nowIso, limit) => repo.listExpiredAnonymous(nowIso, limit),
+      deleteAnonymous: (endpointId) => repo.deleteAnonymous(endpointId),
     },
   };
 }
