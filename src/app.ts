@@ -14,6 +14,7 @@ import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
+import { createRoutingRoom } from "./routing/routing.room.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
 
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps) {
   });
   const secrets = createSecretsRoom(deps, { guard });
   const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
+  const routing = createRoutingRoom(deps, { guard });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -51,6 +53,7 @@ export function createApp(deps: AppDeps) {
     realtime,
     secrets,
     transformations,
+    routing,
   ];
 
   const metrics = createMetrics();

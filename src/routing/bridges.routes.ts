@@ -1,0 +1,216 @@
+import { Elysia, t } from "elysia";
+import { requirePermission } from "../auth/auth.guard.ts";
+import type { Principal } from "../auth/auth.model.ts";
+import {
+  addDestination,
+  createBridge,
+  deleteBridge,
+  deleteDestination,
+  getBridge,
+  getDestination,
+  listBridges,
+  listDestinations,
+  rotateSecret,
+  updateBridge,
+  updateDestination,
+} from "./bridges.service.ts";
+import type { RoutingParts } from "./routing.room.ts";
+import {
+  BridgeSchema,
+  DestinationSchema,
+  errorResponses,
+  jsonBody,
+  security,
+} from "./routing.schemas.ts";
+
+const bridgeTags = ["bridges"];
+const destTags = ["destinations"];
+const OneBridge = t.Object({ data: BridgeSchema });
+const OneDestination = t.Object({ data: DestinationSchema });
+const DESTINATION_BODY =
+  "`{name, type: http|slack|discord|telegram, priority?: normal|high, filters?, transformation_id?}` plus, for http, `{url, method?: POST|PUT|PATCH|GET, headers?, max_retries?: 0-15}`; slack/discord `{webhook_url}`; telegram `{bot_token, chat_id}`. Values may hold `{{SECRET_NAME}}`.";
+
+const admin = (principal: Principal) => {
+  requirePermission(principal, "write");
+  return principal.organizationId;
+};
+
+/** Bridges CRUD (decisions.md §8): members read, admins write. */
+function bridgeRoutes(room: RoutingParts) {
+  const deps = room.bridges;
+  const update = {
+    response: { 200: OneBridge, ...errorResponses },
+    detail: {
+      tags: bridgeTags,
+      security,
+      summary: "Rename, pause or resume a bridge (admin)",
+      requestBody: jsonBody("`{name?, status?: active|paused}`"),
+    },
+  };
+  return new Elysia({ prefix: "/api/v1/bridges" })
+    .use(room.guard())
+    .get("/", ({ principal }) => ({ data: listBridges(principal.organizationId, deps) }), {
+      response: { 200: t.Object({ data: t.Array(BridgeSchema) }), ...errorResponses },
+      detail: { tags: bridgeTags, security, summary: "List bridges with their destinations" },
+    })
+    .post(
+      "/",
+      ({ principal, body, set }) => {
+        const data = createBridge(admin(principal), body, deps);
+        set.status = 201;
+        return { data };
+      },
+      {
+        response: { 201: OneBridge, ...errorResponses },
+        detail: {
+          tags: bridgeTags,
+          security,
+          summary: "Create a bridge with its source and destinations (admin)",
+          description:
+            "Each http destination's `signing_secret` appears once, in `data.destinations[]` of this answer.",
+          requestBody: jsonBody(
+            "`{name, source: {name, type} | source_id, destinations: [destination, ...]}`",
+          ),
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ principal, params }) => ({ data: getBridge(principal.organizationId, params.id, deps) }),
+      {
+        response: { 200: OneBridge, ...errorResponses },
+        detail: { tags: bridgeTags, security, summary: "Get a bridge with its destinations" },
+      },
+    )
+    .patch(
+      "/:id",
+      ({ principal, params, body }) => ({
+        data: updateBridge(admin(principal), params.id, body, deps),
+      }),
+      update,
+    )
+    .put(
+      "/:id",
+      ({ principal, params, body }) => ({
+        data: updateBridge(admin(principal), params.id, body, deps),
+      }),
+      update,
+    )
+    .delete(
+      "/:id",
+      ({ principal, params, set }) => {
+        deleteBridge(admin(principal), params.id, deps);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errorResponses },
+        detail: {
+          tags: bridgeTags,
+          security,
+          summary: "Delete a bridge and its destinations (admin)",
+        },
+      },
+    );
+}
+
+/** Destinations under `/api/v1/bridges/{id}/destinations` (decisions.md §8). */
+function destinationRoutes(room: RoutingParts) {
+  const deps = room.bridges;
+  const update = {
+    response: { 200: OneDestination, ...errorResponses },
+    detail: {
+      tags: destTags,
+      security,
+      summary: "Change a destination's fields (admin)",
+      requestBody: jsonBody(
+        `Any fields of the create body; the type cannot change. ${DESTINATION_BODY}`,
+      ),
+    },
+  };
+  return new Elysia({ prefix: "/api/v1/bridges/:id/destinations" })
+    .use(room.guard())
+    .get(
+      "/",
+      ({ principal, params }) => ({
+        data: listDestinations(principal.organizationId, params.id, deps),
+      }),
+      {
+        response: { 200: t.Object({ data: t.Array(DestinationSchema) }), ...errorResponses },
+        detail: { tags: destTags, security, summary: "List a bridge's destinations" },
+      },
+    )
+    .post(
+      "/",
+      ({ principal, params, body, set }) => {
+        const data = addDestination(admin(principal), params.id, body, deps);
+        set.status = 201;
+        return { data };
+      },
+      {
+        response: { 201: OneDestination, ...errorResponses },
+        detail: {
+          tags: destTags,
+          security,
+          summary: "Add a destination; an http one's signing_secret is shown here once (admin)",
+          requestBody: jsonBody(DESTINATION_BODY),
+        },
+      },
+    )
+    .get(
+      "/:destination_id",
+      ({ principal, params }) => ({
+        data: getDestination(principal.organizationId, params.id, params.destination_id, deps),
+      }),
+      {
+        response: { 200: OneDestination, ...errorResponses },
+        detail: { tags: destTags, security, summary: "Get a destination (never its secret)" },
+      },
+    )
+    .patch(
+      "/:destination_id",
+      ({ principal, params, body }) => ({
+        data: updateDestination(admin(principal), params.id, params.destination_id, body, deps),
+      }),
+      update,
+    )
+    .put(
+      "/:destination_id",
+      ({ principal, params, body }) => ({
+        data: updateDestination(admin(principal), params.id, params.destination_id, body, deps),
+      }),
+      update,
+    )
+    .delete(
+      "/:destination_id",
+      ({ principal, params, set }) => {
+        deleteDestination(admin(principal), params.id, params.destination_id, deps);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errorResponses },
+        detail: { tags: destTags, security, summary: "Delete a destination (admin)" },
+      },
+    )
+    .post(
+      "/:destination_id/rotate-secret",
+      ({ principal, params }) => ({
+        data: rotateSecret(admin(principal), params.id, params.destination_id, deps),
+      }),
+      {
+        response: {
+          200: t.Object({ data: t.Object({ signing_secret: t.String() }) }),
+          ...errorResponses,
+        },
+        detail: {
+          tags: destTags,
+          security,
+          summary:
+            "Rotate an http destination's signing secret; the old one signs for 24 h more (admin)",
+        },
+      },
+    );
+}
+
+export function bridgesRoutes(room: RoutingParts) {
+  return new Elysia({ name: "weir-bridges" }).use(bridgeRoutes(room)).use(destinationRoutes(room));
+}

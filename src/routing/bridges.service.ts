@@ -1,0 +1,301 @@
+import { generateSigningSecret } from "../delivery/delivery.signing.ts";
+import type { Clock } from "../shared/clock.ts";
+import { isoAt } from "../shared/clock.ts";
+import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { Sealer } from "../shared/sealed.ts";
+import type { Bridge, BridgesRepo } from "./bridges.repo.ts";
+import {
+  type Destination,
+  type DestinationChecks,
+  type DestinationSettings,
+  PREVIOUS_SECRET_MS,
+  parseDestination,
+} from "./destinations.model.ts";
+import { type DestinationView, presentBridge, presentDestination } from "./routing.present.ts";
+import { asObject, checkName, parseSourceInput, type Source } from "./sources.model.ts";
+import type { SourcesRepo } from "./sources.repo.ts";
+import { newSource } from "./sources.service.ts";
+
+export interface BridgesDeps {
+  bridges: BridgesRepo;
+  sources: SourcesRepo;
+  /** Runs `fn` in one transaction. */
+  tx<T>(fn: () => T): T;
+  clock: Clock;
+  ids: Ids;
+  /** Seals signing secrets at rest, with the destination id as associated data. */
+  sealer: Sealer;
+  checks: DestinationChecks;
+  routesChanged(): void;
+}
+
+const failIf = (errors: FieldErrors) => {
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+};
+
+/** A new destination and, for http, its secret in clear (shown once) and sealed (stored). */
+function buildDestination(bridge: Bridge, settings: DestinationSettings, deps: BridgesDeps) {
+  const now = isoAt(deps.clock.now());
+  const destination: Destination = {
+    ...settings,
+    id: deps.ids.uuid(),
+    bridgeId: bridge.id,
+    organizationId: bridge.organizationId,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const secret = settings.type === "http" ? generateSigningSecret() : null;
+  const sealed = secret ? deps.sealer.seal(secret, destination.id) : null;
+  return { destination, secret, sealed };
+}
+
+function insertDestination(bridge: Bridge, settings: DestinationSettings, deps: BridgesDeps) {
+  const { destination, secret, sealed } = buildDestination(bridge, settings, deps);
+  deps.bridges.insertDestination(destination, sealed);
+  const view: DestinationView = presentDestination(destination);
+  if (secret) view.signing_secret = secret;
+  return view;
+}
+
+/** The source a bridge create names: an existing one (`source_id`) or a new one (`source`). */
+function bridgeSource(organizationId: string, raw: Record<string, unknown>, deps: BridgesDeps) {
+  const errors: FieldErrors = {};
+  if (raw.source_id !== undefined) {
+    const source =
+      typeof raw.source_id === "string" ? deps.sources.find(organizationId, raw.source_id) : null;
+    if (!source) errors.source_id = ["names no source of this organization"];
+    return { source, errors, isNew: false };
+  }
+  if (raw.source === undefined) {
+    errors.source = ["is required: {name, type} or source_id"];
+    return { source: null, errors, isNew: false };
+  }
+  const input = parseSourceInput(raw.source, "source.");
+  if (Object.keys(input.errors).length > 0)
+    return { source: null, errors: input.errors, isNew: false };
+  return { source: newSource(organizationId, input, deps), errors, isNew: true };
+}
+
+/** POST /bridges: the bridge, its (new or named) source and destinations in one transaction. */
+export function createBridge(organizationId: string, body: unknown, deps: BridgesDeps) {
+  const raw = asObject(body);
+  const errors: FieldErrors = {};
+  const name = checkName(raw.name, "name", errors);
+  const picked = bridgeSource(organizationId, raw, deps);
+  Object.assign(errors, picked.errors);
+  const list = raw.destinations ?? [];
+  const parsed: DestinationSettings[] = [];
+  if (!Array.isArray(list)) errors.destinations = ["must be an array of destinations"];
+  else {
+    list.forEach((item, i) => {
+      const result = parseDestination(item, deps.checks, `destinations[${i}].`);
+      Object.assign(errors, result.errors);
+      parsed.push(result.settings);
+    });
+  }
+  failIf(errors);
+  const source = picked.source as Source;
+  const now = isoAt(deps.clock.now());
+  const bridge: Bridge = {
+    id: deps.ids.uuid(),
+    organizationId,
+    sourceId: source.id,
+    name,
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  };
+  const views = deps.tx(() => {
+    if (picked.isNew) deps.sources.insert(source);
+    deps.bridges.insertBridge(bridge);
+    return parsed.map((settings) => insertDestination(bridge, settings, deps));
+  });
+  deps.routesChanged();
+  return presentBridge(bridge, views);
+}
+
+export function requireBridge(organizationId: string, id: string, deps: BridgesDeps): Bridge {
+  const bridge = deps.bridges.findBridge(organizationId, id);
+  if (!bridge) throw notFound();
+  return bridge;
+}
+
+const bridgeView = (bridge: Bridge, deps: BridgesDeps) =>
+  presentBridge(bridge, deps.bridges.destinationsOf([bridge.id]).map(presentDestination));
+
+export function getBridge(organizationId: string, id: string, deps: BridgesDeps) {
+  return bridgeView(requireBridge(organizationId, id, deps), deps);
+}
+
+export function listBridges(organizationId: string, deps: BridgesDeps) {
+  const bridges = deps.bridges.listBridges(organizationId);
+  const destinations = deps.bridges.destinationsOf(bridges.map((b) => b.id));
+  return bridges.map((b) =>
+    presentBridge(b, destinations.filter((d) => d.bridgeId === b.id).map(presentDestination)),
+  );
+}
+
+/** PUT/PATCH `{name?, status?}`: renames, pauses or resumes (no replay of paused events). */
+export function updateBridge(organizationId: string, id: string, body: unknown, deps: BridgesDeps) {
+  const bridge = requireBridge(organizationId, id, deps);
+  const raw = asObject(body);
+  const errors: FieldErrors = {};
+  const name = raw.name === undefined ? bridge.name : checkName(raw.name, "name", errors);
+  const status = raw.status ?? bridge.status;
+  if (status !== "active" && status !== "paused") errors.status = ["must be active or paused"];
+  if (raw.name === undefined && raw.status === undefined)
+    errors.status = ["name or status is required"];
+  failIf(errors);
+  const updated: Bridge = {
+    ...bridge,
+    name,
+    status: status as Bridge["status"],
+    updatedAt: isoAt(deps.clock.now()),
+  };
+  deps.bridges.updateBridge(updated);
+  deps.routesChanged();
+  return bridgeView(updated, deps);
+}
+
+export function deleteBridge(organizationId: string, id: string, deps: BridgesDeps): void {
+  if (!deps.bridges.removeBridge(organizationId, id)) throw notFound();
+  deps.routesChanged();
+}
+
+function requireDestination(
+  organizationId: string,
+  bridgeId: string,
+  id: string,
+  deps: BridgesDeps,
+) {
+  const bridge = requireBridge(organizationId, bridgeId, deps);
+  const destination = deps.bridges.findDestination(bridge.id, id);
+  if (!destination) throw notFound();
+  return { bridge, destination };
+}
+
+export function listDestinations(organizationId: string, bridgeId: string, deps: BridgesDeps) {
+  const bridge = requireBridge(organizationId, bridgeId, deps);
+  return deps.bridges.destinationsOf([bridge.id]).map(presentDestination);
+}
+
+export function getDestination(
+  organizationId: string,
+  bridgeId: string,
+  id: string,
+  deps: BridgesDeps,
+) {
+  return presentDestination(requireDestination(organizationId, bridgeId, id, deps).destination);
+}
+
+export function addDestination(
+  organizationId: string,
+  bridgeId: string,
+  body: unknown,
+  deps: BridgesDeps,
+) {
+  const bridge = requireBridge(organizationId, bridgeId, deps);
+  const { settings, errors } = parseDestination(body, deps.checks);
+  failIf(errors);
+  const view = insertDestination(bridge, settings, deps);
+  deps.routesChanged();
+  return view;
+}
+
+/**
+ * PUT/PATCH of a destination: the fields sent over the stored ones, validated as a whole (the
+ * type may not change: its secret and fields belong to it).
+ */
+export function updateDestination(
+  organizationId: string,
+  bridgeId: string,
+  id: string,
+  body: unknown,
+  deps: BridgesDeps,
+) {
+  const { destination } = requireDestination(organizationId, bridgeId, id, deps);
+  const patch = asObject(body);
+  const merged = { ...storedFields(destination), ...patch };
+  const { settings, errors } = parseDestination(merged, deps.checks);
+  if (patch.type !== undefined && patch.type !== destination.type) {
+    errors.type = ["cannot change; create a new destination instead"];
+  }
+  failIf(errors);
+  const updated: Destination = { ...destination, ...settings, updatedAt: isoAt(deps.clock.now()) };
+  deps.bridges.updateDestination(updated);
+  deps.routesChanged();
+  return presentDestination(updated);
+}
+
+/** A stored destination in the request shape, so a partial update is validated as a whole. */
+function storedFields(d: Destination): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    name: d.name,
+    type: d.type,
+    priority: d.priority,
+    filters: d.filters,
+    transformation_id: d.transformationId,
+    max_retries: d.maxRetries,
+  };
+  if (d.type === "http")
+    Object.assign(fields, { url: d.url, method: d.method, headers: d.headers });
+  if (d.webhookUrl !== null) fields.webhook_url = d.webhookUrl;
+  if (d.botToken !== null) Object.assign(fields, { bot_token: d.botToken, chat_id: d.chatId });
+  return fields;
+}
+
+export function deleteDestination(
+  organizationId: string,
+  bridgeId: string,
+  id: string,
+  deps: BridgesDeps,
+) {
+  const bridge = requireBridge(organizationId, bridgeId, deps);
+  if (!deps.bridges.removeDestination(bridge.id, id)) throw notFound();
+  deps.routesChanged();
+}
+
+/**
+ * A new signing secret; the one it replaces keeps signing for 24 h (a second rotation keeps
+ * only the secret it replaces). Only http destinations are signed.
+ */
+export function rotateSecret(
+  organizationId: string,
+  bridgeId: string,
+  id: string,
+  deps: BridgesDeps,
+) {
+  const { destination } = requireDestination(organizationId, bridgeId, id, deps);
+  if (destination.type !== "http") {
+    throw validationFailed({ type: ["only http destinations have a signing secret"] });
+  }
+  const stored = deps.bridges.findDestinationWithSecrets(destination.id);
+  const secret = generateSigningSecret();
+  const now = deps.clock.now();
+  deps.bridges.updateSecrets(
+    destination.id,
+    {
+      current: deps.sealer.seal(secret, destination.id),
+      previous: stored?.secrets.current ?? null,
+      previousUntil: stored?.secrets.current ? now + PREVIOUS_SECRET_MS : null,
+    },
+    isoAt(now),
+  );
+  return { signing_secret: secret };
+}
+
+/** The secrets that sign a delivery now: current first, then one replaced less than 24 h ago. */
+export function signingSecretsOf(
+  destinationId: string,
+  deps: Pick<BridgesDeps, "bridges" | "sealer" | "clock">,
+): string[] {
+  const stored = deps.bridges.findDestinationWithSecrets(destinationId);
+  if (!stored?.secrets.current) return [];
+  const secrets = [deps.sealer.open(stored.secrets.current, destinationId)];
+  const { previous, previousUntil } = stored.secrets;
+  if (previous && previousUntil !== null && previousUntil > deps.clock.now()) {
+    secrets.push(deps.sealer.open(previous, destinationId));
+  }
+  return secrets;
+}

@@ -1,0 +1,105 @@
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { organizations } from "../auth/auth.table.ts";
+
+/** Where webhooks arrive (`/in/{slug}`); deduplication_config is stored validated, as JSON. */
+export const sources = sqliteTable(
+  "sources",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    slug: text("slug").notNull(),
+    deduplicationConfig: text("deduplication_config"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("sources_slug_unique").on(t.slug),
+    index("sources_org_idx").on(t.organizationId, t.createdAt),
+  ],
+);
+
+/** A source's route to its destinations; paused bridges store events without delivering them. */
+export const bridges = sqliteTable(
+  "bridges",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    sourceId: text("source_id")
+      .notNull()
+      .references(() => sources.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    status: text("status", { enum: ["active", "paused"] }).notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("bridges_org_idx").on(t.organizationId, t.createdAt),
+    index("bridges_source_idx").on(t.sourceId),
+  ],
+);
+
+/**
+ * A bridge's destination. Type-specific fields are nullable columns; the signing secret (http
+ * only) and the one it replaced are sealed with the row id as associated data.
+ */
+export const destinations = sqliteTable(
+  "destinations",
+  {
+    id: text("id").primaryKey(),
+    bridgeId: text("bridge_id")
+      .notNull()
+      .references(() => bridges.id, { onDelete: "cascade" }),
+    organizationId: text("organization_id").notNull(),
+    name: text("name").notNull(),
+    type: text("type", { enum: ["http", "slack", "discord", "telegram"] }).notNull(),
+    priority: text("priority", { enum: ["normal", "high"] }).notNull(),
+    url: text("url"),
+    method: text("method"),
+    headers: text("headers"),
+    maxRetries: integer("max_retries").notNull(),
+    webhookUrl: text("webhook_url"),
+    botToken: text("bot_token"),
+    chatId: text("chat_id"),
+    filters: text("filters").notNull(),
+    transformationId: text("transformation_id"),
+    signingSecret: text("signing_secret"),
+    previousSigningSecret: text("previous_signing_secret"),
+    /** Epoch ms until which the replaced secret still signs (24 h after a rotation). */
+    previousSecretUntil: integer("previous_secret_until"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("destinations_bridge_idx").on(t.bridgeId, t.createdAt)],
+);
+
+/** One ingested request, stored byte-exact, and where it stands on its way out. */
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    sourceId: text("source_id").notNull(),
+    bridgeId: text("bridge_id"),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    queryString: text("query_string").notNull(),
+    headers: text("headers").notNull(),
+    rawHeaders: text("raw_headers").notNull(),
+    body: blob("body", { mode: "buffer" }).notNull(),
+    status: text("status", {
+      enum: ["pending", "delivered", "failed", "filtered", "paused"],
+    }).notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("events_org_created_idx").on(t.organizationId, t.createdAt),
+    index("events_source_idx").on(t.sourceId, t.createdAt),
+    index("events_created_idx").on(t.createdAt),
+  ],
+);

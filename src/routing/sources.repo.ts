@@ -1,0 +1,87 @@
+import type { DbHandle } from "../db/db.tx.ts";
+import type { DedupConfig } from "../dedup/dedup.model.ts";
+import type { Source } from "./sources.model.ts";
+
+interface SourceRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  type: string;
+  slug: string;
+  deduplication_config: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toSource = (row: SourceRow): Source => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  name: row.name,
+  type: row.type,
+  slug: row.slug,
+  deduplicationConfig: row.deduplication_config
+    ? (JSON.parse(row.deduplication_config) as DedupConfig)
+    : null,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** All SQL of sources; every organization-facing lookup is scoped to the organization. */
+export function createSourcesRepo(db: DbHandle) {
+  const { sqlite } = db;
+  const insert = sqlite.prepare(
+    `INSERT INTO sources (id, organization_id, name, type, slug, deduplication_config, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const byId = sqlite.prepare<SourceRow, [string, string]>(
+    "SELECT * FROM sources WHERE id = ? AND organization_id = ?",
+  );
+  const byAnyId = sqlite.prepare<SourceRow, [string]>("SELECT * FROM sources WHERE id = ?");
+  const bySlug = sqlite.prepare<SourceRow, [string]>("SELECT * FROM sources WHERE slug = ?");
+  const list = sqlite.prepare<SourceRow, [string]>(
+    "SELECT * FROM sources WHERE organization_id = ? ORDER BY created_at DESC, id DESC",
+  );
+  const update = sqlite.prepare(
+    "UPDATE sources SET name = ?, deduplication_config = ?, updated_at = ? WHERE id = ?",
+  );
+  const remove = sqlite.prepare("DELETE FROM sources WHERE id = ? AND organization_id = ?");
+  return {
+    insert(source: Source): void {
+      insert.run(
+        source.id,
+        source.organizationId,
+        source.name,
+        source.type,
+        source.slug,
+        source.deduplicationConfig ? JSON.stringify(source.deduplicationConfig) : null,
+        source.createdAt,
+        source.updatedAt,
+      );
+    },
+    find(organizationId: string, id: string): Source | null {
+      const row = byId.get(id, organizationId);
+      return row ? toSource(row) : null;
+    },
+    /** Any source by id: the ingest URL carries no credentials. */
+    findById(id: string): Source | null {
+      const row = byAnyId.get(id);
+      return row ? toSource(row) : null;
+    },
+    findBySlug(slug: string): Source | null {
+      const row = bySlug.get(slug);
+      return row ? toSource(row) : null;
+    },
+    list(organizationId: string): Source[] {
+      return list.all(organizationId).map(toSource);
+    },
+    update(source: Source): void {
+      const dedup = source.deduplicationConfig ? JSON.stringify(source.deduplicationConfig) : null;
+      update.run(source.name, dedup, source.updatedAt, source.id);
+    },
+    remove(organizationId: string, id: string): boolean {
+      return remove.run(id, organizationId).changes > 0;
+    },
+  };
+}
+
+export type SourcesRepo = ReturnType<typeof createSourcesRepo>;

@@ -1,0 +1,112 @@
+import { Elysia, t } from "elysia";
+import { requirePermission } from "../auth/auth.guard.ts";
+import { presentSource } from "./routing.present.ts";
+import type { RoutingParts } from "./routing.room.ts";
+import { errorResponses, jsonBody, SourceSchema, security } from "./routing.schemas.ts";
+import {
+  createSource,
+  deleteSource,
+  patchSource,
+  renameSource,
+  requireSource,
+} from "./sources.service.ts";
+
+const tags = ["sources"];
+const One = t.Object({ data: SourceSchema });
+
+/** Sources CRUD (interface.md "Sources and deduplication"): members read, admins write. */
+export function sourcesRoutes(room: RoutingParts) {
+  const deps = room.sources;
+  return new Elysia({ prefix: "/api/v1/sources" })
+    .use(room.guard())
+    .derive(({ request, server }) => ({ base: room.publicBaseUrl(request, server) }))
+    .get(
+      "/",
+      ({ principal, base }) => ({
+        data: deps.sources.list(principal.organizationId).map((s) => presentSource(s, base)),
+      }),
+      {
+        response: { 200: t.Object({ data: t.Array(SourceSchema) }), ...errorResponses },
+        detail: { tags, security, summary: "List the organization's sources, newest first" },
+      },
+    )
+    .post(
+      "/",
+      ({ principal, base, body, set }) => {
+        requirePermission(principal, "write");
+        set.status = 201;
+        return { data: presentSource(createSource(principal.organizationId, body, deps), base) };
+      },
+      {
+        response: { 201: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Create a source (admin)",
+          requestBody: jsonBody("`{name, type?, deduplication_config?}`; type defaults to webhook"),
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ principal, base, params }) => ({
+        data: presentSource(requireSource(principal.organizationId, params.id, deps), base),
+      }),
+      {
+        response: { 200: One, ...errorResponses },
+        detail: { tags, security, summary: "Get a source with its deduplication_config" },
+      },
+    )
+    .put(
+      "/:id",
+      ({ principal, base, params, body }) => {
+        requirePermission(principal, "write");
+        const source = renameSource(principal.organizationId, params.id, body, deps);
+        return { data: presentSource(source, base) };
+      },
+      {
+        response: { 200: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Rename a source (admin)",
+          requestBody: jsonBody("`{name}`"),
+        },
+      },
+    )
+    .patch(
+      "/:id",
+      ({ principal, base, params, body }) => {
+        requirePermission(principal, "write");
+        const source = patchSource(principal.organizationId, params.id, body, deps);
+        return { data: presentSource(source, base) };
+      },
+      {
+        response: { 200: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Replace a source's deduplication_config (admin)",
+          requestBody: jsonBody(
+            "`{deduplication_config: {enabled?, body_path | include_fields | exclude_fields, ttl_seconds?} | null, name?}`",
+          ),
+        },
+      },
+    )
+    .delete(
+      "/:id",
+      ({ principal, params, set }) => {
+        requirePermission(principal, "write");
+        deleteSource(principal.organizationId, params.id, deps);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Delete a source, its bridges and destinations (admin)",
+        },
+      },
+    );
+}

@@ -1,0 +1,87 @@
+import { parseDedupConfig } from "../dedup/dedup.model.ts";
+import type { Clock } from "../shared/clock.ts";
+import { isoAt } from "../shared/clock.ts";
+import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
+import type { Ids } from "../shared/ids.ts";
+import { asObject, checkName, parseSourceInput, type Source, sourceSlug } from "./sources.model.ts";
+import type { SourcesRepo } from "./sources.repo.ts";
+
+export interface SourcesDeps {
+  sources: SourcesRepo;
+  clock: Clock;
+  ids: Ids;
+  /** Told after any change that alters where ingests go (the ingest path caches routes). */
+  routesChanged(): void;
+}
+
+const failIf = (errors: FieldErrors) => {
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+};
+
+/** Builds a new source from a validated input (not stored). */
+export function newSource(
+  organizationId: string,
+  input: Pick<Source, "name" | "type" | "deduplicationConfig">,
+  deps: Pick<SourcesDeps, "clock" | "ids">,
+): Source {
+  const now = isoAt(deps.clock.now());
+  return {
+    id: deps.ids.uuid(),
+    organizationId,
+    ...input,
+    slug: sourceSlug(input.name, deps.ids.base62(10)),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function createSource(organizationId: string, body: unknown, deps: SourcesDeps): Source {
+  const input = parseSourceInput(body);
+  failIf(input.errors);
+  const source = newSource(organizationId, input, deps);
+  deps.sources.insert(source);
+  return source;
+}
+
+export function requireSource(organizationId: string, id: string, deps: SourcesDeps): Source {
+  const source = deps.sources.find(organizationId, id);
+  if (!source) throw notFound();
+  return source;
+}
+
+/** PUT `{name}`: renames (type and slug never change: the ingest URL stays). */
+export function renameSource(organizationId: string, id: string, body: unknown, deps: SourcesDeps) {
+  const source = requireSource(organizationId, id, deps);
+  const errors: FieldErrors = {};
+  const name = checkName(asObject(body).name, "name", errors);
+  failIf(errors);
+  const updated = { ...source, name, updatedAt: isoAt(deps.clock.now()) };
+  deps.sources.update(updated);
+  return updated;
+}
+
+/** PATCH `{deduplication_config}`: replaces the config (null removes it). */
+export function patchSource(organizationId: string, id: string, body: unknown, deps: SourcesDeps) {
+  const source = requireSource(organizationId, id, deps);
+  const raw = asObject(body);
+  const errors: FieldErrors = {};
+  let name = source.name;
+  if (raw.name !== undefined) name = checkName(raw.name, "name", errors);
+  if (!("deduplication_config" in raw) && raw.name === undefined) {
+    errors.deduplication_config = ["is required"];
+  }
+  const dedup = parseDedupConfig(raw.deduplication_config);
+  if (dedup.errors) Object.assign(errors, dedup.errors);
+  failIf(errors);
+  const parsed = dedup.errors ? null : dedup.config;
+  const deduplicationConfig = "deduplication_config" in raw ? parsed : source.deduplicationConfig;
+  const updated = { ...source, name, deduplicationConfig, updatedAt: isoAt(deps.clock.now()) };
+  deps.sources.update(updated);
+  deps.routesChanged();
+  return updated;
+}
+
+export function deleteSource(organizationId: string, id: string, deps: SourcesDeps): void {
+  if (!deps.sources.remove(organizationId, id)) throw notFound();
+  deps.routesChanged();
+}
