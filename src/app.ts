@@ -15,6 +15,7 @@ import { uiRoutes } from "./http/ui.routes.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
+import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
 
@@ -44,7 +45,8 @@ export function createApp(deps: AppDeps) {
   });
   const secrets = createSecretsRoom(deps, { guard });
   const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
-  const routing = createRoutingRoom(deps, { guard });
+  // The outbox ports arrive with the delivery room's outbox; until then events are only stored.
+  const routing = createRoutingRoom(deps, { guard, delivery: null });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -62,7 +64,7 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     metrics,
     maxJsonBytes: deps.config.max_json_bytes,
-    rawBodyPrefixes: CAPTURE_PREFIXES,
+    rawBodyPrefixes: [...CAPTURE_PREFIXES, INGEST_PREFIX],
   })
     .use(apiDocs(deps.version))
     .use(

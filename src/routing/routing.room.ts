@@ -1,11 +1,16 @@
 import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
-import type { BridgesDeps } from "./bridges.service.ts";
+import { type BridgesDeps, signingSecretsOf } from "./bridges.service.ts";
+import { createEventsRepo } from "./events.repo.ts";
+import { eventsRoutes } from "./events.routes.ts";
+import { ingestRoutes } from "./ingest.routes.ts";
+import { createIngestService } from "./ingest.service.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
 import type { SourcesDeps } from "./sources.service.ts";
@@ -17,6 +22,11 @@ export type RoutingRoomDeps = Pick<
 
 export interface RoutingRoomPorts {
   guard: AuthPorts["guard"];
+  /**
+   * The delivery room's outbox: every event's deliveries are written and read through it.
+   * null while the app has none: events are then stored and routed, and nothing is sent.
+   */
+  delivery: DeliveryPorts | null;
 }
 
 /** Builds the routing room's use-case deps, as its routes take them. */
@@ -43,9 +53,28 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     checks: { urlProblem: (url) => deps.outbound.urlProblem(url) },
     routesChanged,
   };
+  const events = createEventsRepo(deps.db);
+  const ingest = createIngestService(
+    {
+      sources: sourcesRepo,
+      bridges: bridgesRepo,
+      events,
+      delivery: ports.delivery,
+      tx: (fn) => deps.db.tx(fn),
+      clock: deps.clock,
+      ids: deps.ids,
+      signingSecrets: (id) => signingSecretsOf(id, bridges),
+      routesVersion: () => routesVersion,
+    },
+    // Deduplication is its own feature: every request is new until it lands.
+    { isDuplicate: () => false },
+  );
+  ports.delivery?.registerKind("event", ingest.kindHandlers());
   return {
     sources,
     bridges,
+    ingest,
+    events: { events, delivery: ports.delivery },
     guard: ports.guard,
     publicBaseUrl: deps.publicBaseUrl,
     /** Grows on every change of sources, bridges or destinations: cached routes go stale. */
@@ -62,12 +91,21 @@ export type RoutingParts = ReturnType<typeof buildRoutingParts>;
 export function createRoutingRoom(deps: RoutingRoomDeps, ports: RoutingRoomPorts): Room {
   const parts = buildRoutingParts(deps, ports);
   return {
+    // Ingest first: the guard of the management routes never runs on the hot path.
     routes: new Elysia({ name: "weir-routing" })
+      .use(
+        ingestRoutes({
+          ingest: parts.ingest,
+          maxBodyBytes: deps.config.max_body_bytes,
+          disk: deps.disk,
+        }),
+      )
       .use(sourcesRoutes(parts))
-      .use(bridgesRoutes(parts)),
+      .use(bridgesRoutes(parts))
+      .use(eventsRoutes(parts)),
     jobs: [],
     subscriptions: [],
-    stop: () => {},
+    stop: () => parts.ingest.close(),
     ports: {},
   };
 }

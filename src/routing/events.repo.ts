@@ -1,0 +1,145 @@
+import type { DbHandle } from "../db/db.tx.ts";
+
+export type EventStatus = "pending" | "delivered" | "failed" | "filtered" | "paused";
+
+/** An ingested request as stored: the body byte-exact, headers lowercased and as received. */
+export interface StoredEvent {
+  id: string;
+  organizationId: string;
+  sourceId: string;
+  bridgeId: string | null;
+  method: string;
+  path: string;
+  queryString: string;
+  headers: Record<string, string>;
+  rawHeaders: [string, string][];
+  body: Uint8Array;
+  status: EventStatus;
+  createdAt: string;
+}
+
+interface EventRow {
+  id: string;
+  organization_id: string;
+  source_id: string;
+  bridge_id: string | null;
+  method: string;
+  path: string;
+  query_string: string;
+  headers: string;
+  raw_headers: string;
+  body: Uint8Array;
+  status: EventStatus;
+  created_at: string;
+}
+
+const toEvent = (row: EventRow): StoredEvent => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  sourceId: row.source_id,
+  bridgeId: row.bridge_id,
+  method: row.method,
+  path: row.path,
+  queryString: row.query_string,
+  headers: JSON.parse(row.headers),
+  rawHeaders: JSON.parse(row.raw_headers),
+  body: row.body,
+  status: row.status,
+  createdAt: row.created_at,
+});
+
+/** What a list of events may be narrowed by (decisions.md §13). */
+export interface EventQuery {
+  status?: EventStatus;
+  sourceId?: string;
+  bridgeId?: string;
+  since?: string;
+  until?: string;
+}
+
+/** All SQL of events. */
+export function createEventsRepo(db: DbHandle) {
+  const { sqlite } = db;
+  const insert = sqlite.prepare(
+    `INSERT INTO events (id, organization_id, source_id, bridge_id, method, path, query_string,
+       headers, raw_headers, body, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const byId = sqlite.prepare<EventRow, [string, string]>(
+    "SELECT * FROM events WHERE id = ? AND organization_id = ?",
+  );
+  const byAnyId = sqlite.prepare<EventRow, [string]>("SELECT * FROM events WHERE id = ?");
+  const setStatus = sqlite.prepare("UPDATE events SET status = ? WHERE id = ?");
+  const olderThan = sqlite.prepare<{ id: string }, [string, string, number]>(
+    "SELECT id FROM events WHERE organization_id = ? AND created_at < ? LIMIT ?",
+  );
+  const removeOne = sqlite.prepare("DELETE FROM events WHERE id = ?");
+
+  const where = (organizationId: string, q: EventQuery) => {
+    const clauses = ["organization_id = ?"];
+    const args: string[] = [organizationId];
+    const add = (clause: string, value: string | undefined) => {
+      if (value === undefined) return;
+      clauses.push(clause);
+      args.push(value);
+    };
+    add("status = ?", q.status);
+    add("source_id = ?", q.sourceId);
+    add("bridge_id = ?", q.bridgeId);
+    add("created_at >= ?", q.since);
+    add("created_at <= ?", q.until);
+    return { sql: clauses.join(" AND "), args };
+  };
+
+  return {
+    insert(e: StoredEvent): void {
+      insert.run(
+        e.id,
+        e.organizationId,
+        e.sourceId,
+        e.bridgeId,
+        e.method,
+        e.path,
+        e.queryString,
+        JSON.stringify(e.headers),
+        JSON.stringify(e.rawHeaders),
+        e.body,
+        e.status,
+        e.createdAt,
+      );
+    },
+    find(organizationId: string, id: string): StoredEvent | null {
+      const row = byId.get(id, organizationId);
+      return row ? toEvent(row) : null;
+    },
+    findById(id: string): StoredEvent | null {
+      const row = byAnyId.get(id);
+      return row ? toEvent(row) : null;
+    },
+    setStatus(id: string, status: EventStatus): void {
+      setStatus.run(status, id);
+    },
+    /** One page, newest first, and the total of the narrowed list. */
+    page(organizationId: string, q: EventQuery, limit: number, offset: number) {
+      const w = where(organizationId, q);
+      const total =
+        sqlite
+          .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM events WHERE ${w.sql}`)
+          .get(...w.args)?.n ?? 0;
+      const rows = sqlite
+        .query<EventRow, (string | number)[]>(
+          `SELECT * FROM events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        )
+        .all(...w.args, limit, offset);
+      return { events: rows.map(toEvent), total };
+    },
+    /** Ids of the organization's events older than `beforeIso`, at most `limit` (retention). */
+    idsOlderThan(organizationId: string, beforeIso: string, limit: number): string[] {
+      return olderThan.all(organizationId, beforeIso, limit).map((r) => r.id);
+    },
+    remove(ids: readonly string[]): void {
+      for (const id of ids) removeOne.run(id);
+    },
+  };
+}
+
+export type EventsRepo = ReturnType<typeof createEventsRepo>;

@@ -1,0 +1,111 @@
+import type { PageRequest } from "../db/db.pagination.ts";
+import type { DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
+import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
+import type { EventQuery, EventStatus, EventsRepo, StoredEvent } from "./events.repo.ts";
+
+const STATUSES: EventStatus[] = ["pending", "delivered", "failed", "filtered", "paused"];
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+export interface EventsDeps {
+  events: EventsRepo;
+  delivery: Pick<DeliveryPorts, "listBySubject" | "listAttempts"> | null;
+}
+
+/** Reads the list filters of `GET /events`; a bad value is a 422 naming the parameter. */
+export function parseEventQuery(query: Record<string, unknown>): EventQuery {
+  const errors: FieldErrors = {};
+  const out: EventQuery = {};
+  const text = (name: string) => {
+    const value = query[name];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const status = text("status");
+  if (status !== undefined) {
+    if ((STATUSES as string[]).includes(status)) out.status = status as EventStatus;
+    else errors.status = [`must be one of ${STATUSES.join(", ")}`];
+  }
+  out.sourceId = text("source_id");
+  out.bridgeId = text("bridge_id");
+  for (const name of ["since", "until"] as const) {
+    const value = text(name);
+    if (value === undefined) continue;
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) errors[name] = ["must be an ISO 8601 date-time"];
+    else out[name] = new Date(ms).toISOString();
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  return out;
+}
+
+/** The request of an event as the API shows it: text, or base64 when it is not UTF-8. */
+function presentRequest(e: StoredEvent) {
+  let body: string;
+  let encoding: "utf8" | "base64" = "utf8";
+  try {
+    body = decoder.decode(e.body);
+  } catch {
+    body = Buffer.from(e.body).toString("base64");
+    encoding = "base64";
+  }
+  return {
+    method: e.method,
+    path: e.path,
+    query: Object.fromEntries(new URLSearchParams(e.queryString)),
+    query_string: e.queryString,
+    headers: e.headers,
+    body,
+    body_encoding: encoding,
+  };
+}
+
+export function presentEvent(e: StoredEvent) {
+  return {
+    id: e.id,
+    source_id: e.sourceId,
+    bridge_id: e.bridgeId,
+    request: presentRequest(e),
+    status: e.status,
+    created_at: e.createdAt,
+  };
+}
+
+function presentDelivery(d: DeliveryRecord, deps: EventsDeps) {
+  const last = d.attempts > 0 ? deps.delivery?.listAttempts(d.id, 1)[0] : undefined;
+  return {
+    id: d.id,
+    destination_id: d.destinationKey,
+    status: d.status,
+    attempts: d.attempts,
+    status_code: d.lastStatusCode,
+    response_body: last?.responseBody ?? null,
+    latency_ms: d.lastLatencyMs,
+    error_type: d.lastErrorType,
+    error_code: d.lastErrorCode,
+    error_message: d.lastErrorMessage,
+    next_attempt_at: d.nextAttemptAt,
+    created_at: d.createdAt,
+  };
+}
+
+export function requireEvent(organizationId: string, id: string, deps: EventsDeps): StoredEvent {
+  const event = deps.events.find(organizationId, id);
+  if (!event) throw notFound();
+  return event;
+}
+
+/** One event with its deliveries (decisions.md §8). */
+export function getEvent(organizationId: string, id: string, deps: EventsDeps) {
+  const event = requireEvent(organizationId, id, deps);
+  const deliveries = deps.delivery?.listBySubject("event", [event.id]) ?? [];
+  return { ...presentEvent(event), deliveries: deliveries.map((d) => presentDelivery(d, deps)) };
+}
+
+export function listEvents(
+  organizationId: string,
+  query: EventQuery,
+  page: PageRequest,
+  deps: EventsDeps,
+) {
+  const { events, total } = deps.events.page(organizationId, query, page.pageSize, page.offset);
+  return { events: events.map(presentEvent), total };
+}

@@ -1,0 +1,91 @@
+import type { RequestView } from "../shared/field-path.ts";
+import type { Bridge } from "./bridges.repo.ts";
+import type { Destination } from "./destinations.model.ts";
+import type { EventStatus } from "./events.repo.ts";
+import type { CompiledFilters } from "./filters.model.ts";
+import type { Source } from "./sources.model.ts";
+
+/** A destination ready for the hot path: its filters compiled once. */
+export interface RoutedDestination {
+  destination: Destination;
+  matches: CompiledFilters;
+}
+
+/** Where a source's ingests go, as cached between changes of its bridges. */
+export interface RoutePlan {
+  source: Source;
+  bridges: { bridge: Bridge; destinations: RoutedDestination[] }[];
+}
+
+/** An ingested request as received (the raw material of an event). */
+export interface IngestRequest {
+  method: string;
+  path: string;
+  queryString: string;
+  headers: Record<string, string>;
+  rawHeaders: [string, string][];
+  body: Uint8Array;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * The request as filters see it. The body is parsed as JSON when it is JSON (whatever the
+ * content type claims); anything else gives `body.` paths nothing to find.
+ */
+export function requestView(request: IngestRequest): RequestView {
+  return {
+    body: parseJsonBody(request.body),
+    headers: request.headers,
+    query: Object.fromEntries(new URLSearchParams(request.queryString)),
+    path: {},
+  };
+}
+
+function parseJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.length === 0) return undefined;
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What routing decided for one request: the bridge recorded, the deliveries, the status. */
+export interface Routing {
+  bridgeId: string | null;
+  destinations: Destination[];
+  status: EventStatus;
+}
+
+/**
+ * Picks the destinations of a request: every destination of an active bridge whose filters
+ * match. No active bridge but a paused one → `paused`; nothing matched → `filtered`.
+ */
+export function routeRequest(plan: RoutePlan, view: RequestView): Routing {
+  const destinations: Destination[] = [];
+  let active: Bridge | null = null;
+  let paused: Bridge | null = null;
+  for (const { bridge, destinations: routed } of plan.bridges) {
+    if (bridge.status === "paused") {
+      paused ??= bridge;
+      continue;
+    }
+    active ??= bridge;
+    for (const { destination, matches } of routed)
+      if (matches(view)) destinations.push(destination);
+  }
+  const bridgeId = (active ?? paused)?.id ?? null;
+  if (destinations.length > 0) return { bridgeId, destinations, status: "pending" };
+  return { bridgeId, destinations, status: active === null && paused ? "paused" : "filtered" };
+}
+
+/**
+ * An event's status from its deliveries' states (decisions.md §8): delivered when every one
+ * is, failed when any failed for good, else still pending.
+ */
+export function eventStatusOf(states: readonly string[]): EventStatus {
+  if (states.some((s) => s === "failed")) return "failed";
+  if (states.length > 0 && states.every((s) => s === "delivered")) return "delivered";
+  return "pending";
+}

@@ -1,0 +1,122 @@
+import { Elysia, t } from "elysia";
+import { type HeaderValues, headerViews, REFUSALS } from "../capture/capture.model.ts";
+import { readBoundedBody } from "../http/http.body-limit.ts";
+import { ErrorBody } from "../http/http.openapi.ts";
+import type { RoutePlan } from "./ingest.model.ts";
+import type { IngestService } from "./ingest.service.ts";
+import { INGEST_PREFIX } from "./sources.model.ts";
+
+export interface IngestParts {
+  ingest: IngestService;
+  maxBodyBytes: number;
+  /** The data dir's free-space guard shared with capture (decisions.md §14). */
+  disk: { isLow(): boolean; noteWritten(bytes: number): void };
+}
+
+type Refusal = { status: number; error: string };
+
+const refusal = ({ status, error }: Refusal) =>
+  new Response(`{"error":"${error}"}`, { status, headers: { "content-type": "application/json" } });
+
+/** Path after `/in/{slug}` and the raw query string, without decoding anything. */
+export function locateIngest(
+  url: string,
+): { slug: string; path: string; queryString: string } | null {
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = url.indexOf("?", pathStart);
+  const pathname = queryStart < 0 ? url.slice(pathStart) : url.slice(pathStart, queryStart);
+  if (!pathname.startsWith(INGEST_PREFIX)) return null;
+  const slugEnd = pathname.indexOf("/", INGEST_PREFIX.length);
+  const slug = pathname.slice(INGEST_PREFIX.length, slugEnd < 0 ? undefined : slugEnd);
+  if (!slug) return null;
+  return {
+    slug,
+    path: slugEnd < 0 ? "" : pathname.slice(slugEnd),
+    queryString: queryStart < 0 ? "" : url.slice(queryStart + 1),
+  };
+}
+
+/** One ingest: read the body within the limit, store the event and its deliveries, answer. */
+async function ingest(
+  room: IngestParts,
+  request: Request,
+  plan: RoutePlan | null,
+  where: { path: string; queryString: string },
+) {
+  if (!plan) return refusal(REFUSALS.notFound);
+  if (room.disk.isLow()) return refusal(REFUSALS.insufficientStorage);
+  const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
+  const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
+  if (body === null) return refusal(REFUSALS.tooLarge);
+  const outcome = await room.ingest.ingest(plan, {
+    method: request.method,
+    ...where,
+    headers,
+    rawHeaders,
+    body,
+  });
+  room.disk.noteWritten(body.byteLength);
+  const answer =
+    "duplicate" in outcome
+      ? { message: "duplicate", duplicate: true }
+      : { message: "accepted", event_id: outcome.eventId };
+  return Response.json(answer);
+}
+
+const Accepted = t.Object({
+  message: t.String({ description: "accepted, or duplicate" }),
+  event_id: t.Optional(t.String()),
+  duplicate: t.Optional(t.Boolean()),
+});
+const responses = { 200: Accepted, 404: ErrorBody, 413: ErrorBody, 507: ErrorBody };
+const DESCRIPTION =
+  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 507 `insufficient_storage` while the data dir is low on space.';
+
+/**
+ * Ingest URLs: any method on `/in/{slug}` with any sub-path, and `POST
+ * /api/v1/sources/{id}/ingest`. `parse: "none"`: the body is read raw here.
+ */
+export function ingestRoutes(room: IngestParts) {
+  const bySlug = ({ request }: { request: Request }) => {
+    const where = locateIngest(request.url);
+    return ingest(room, request, where ? room.ingest.planBySlug(where.slug) : null, {
+      path: where?.path ?? "",
+      queryString: where?.queryString ?? "",
+    });
+  };
+  const documented = {
+    parse: "none" as const,
+    response: responses,
+    detail: {
+      tags: ["ingest"],
+      summary: "Ingest a webhook into a source, any method and sub-path",
+      description: DESCRIPTION,
+    },
+  };
+  const hidden = { parse: "none" as const, detail: { hide: true } };
+  return new Elysia({ name: "weir-ingest" })
+    .all("/in/:slug", bySlug, documented)
+    .all("/in/:slug/*", bySlug, hidden)
+    .get("/in/:slug", bySlug, hidden)
+    .get("/in/:slug/*", bySlug, hidden)
+    .post(
+      "/api/v1/sources/:id/ingest",
+      ({ request, params }) => {
+        const queryStart = request.url.indexOf("?");
+        return ingest(room, request, room.ingest.planById(params.id), {
+          path: "",
+          queryString: queryStart < 0 ? "" : request.url.slice(queryStart + 1),
+        });
+      },
+      {
+        parse: "none",
+        response: responses,
+        detail: {
+          tags: ["ingest"],
+          summary: "Ingest a webhook into a source by id",
+          description: DESCRIPTION,
+          security: [],
+        },
+      },
+    );
+}

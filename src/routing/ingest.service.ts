@@ -1,0 +1,229 @@
+import { createGroupCommit } from "../db/db.group-commit.ts";
+import type { TxHandle } from "../db/db.tx.ts";
+import type {
+  DeliveryAttempt,
+  DeliveryKindHandlers,
+  DeliveryPorts,
+  DeliveryRecord,
+} from "../delivery/delivery.ports.ts";
+import type { Clock } from "../shared/clock.ts";
+import { isoAt } from "../shared/clock.ts";
+import type { RequestView } from "../shared/field-path.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { BridgesRepo } from "./bridges.repo.ts";
+import { eventDeliveryRequest } from "./delivery-request.model.ts";
+import type { Destination } from "./destinations.model.ts";
+import type { EventsRepo, StoredEvent } from "./events.repo.ts";
+import { type CompiledFilters, compileFilters } from "./filters.model.ts";
+import {
+  eventStatusOf,
+  type IngestRequest,
+  type RoutePlan,
+  type Routing,
+  requestView,
+  routeRequest,
+} from "./ingest.model.ts";
+import type { Source } from "./sources.model.ts";
+import type { SourcesRepo } from "./sources.repo.ts";
+
+export interface IngestDeps {
+  sources: SourcesRepo;
+  bridges: BridgesRepo;
+  events: EventsRepo;
+  /** The outbox; null only while the app is built without one (events are then stored only). */
+  delivery: DeliveryPorts | null;
+  /** One synchronous transaction (`deps.db.tx`). */
+  tx<T>(fn: (tx: TxHandle) => T): T;
+  clock: Clock;
+  ids: Ids;
+  /** The signing secrets of an http destination now (current first). */
+  signingSecrets(destinationId: string): string[];
+  /** Grows whenever sources, bridges or destinations change. */
+  routesVersion(): number;
+}
+
+/** Receive → deduplicate → filters → transformation → deliveries (interface.md, order of processing). */
+export interface IngestHooks {
+  /** Dedup hook: true when the request is a duplicate (answered 200, no event). */
+  isDuplicate(source: Source, view: RequestView, request: IngestRequest): boolean;
+  /** Transformation hook: runs at send time in `prepare`; nothing to do at ingest yet. */
+}
+
+export type IngestOutcome = { eventId: string } | { duplicate: true };
+
+interface PendingEvent {
+  event: StoredEvent;
+  routing: Routing;
+}
+
+/** Filter evaluation cost, for the benchmark and metrics. */
+export interface FilterCost {
+  evaluations: number;
+  totalMicros: number;
+}
+
+/**
+ * The ingest path and the `event` delivery kind. Routes per source are cached and rebuilt when
+ * anything changed (filters compile once per destination version); each event and its
+ * deliveries are written in one group-committed transaction.
+ */
+export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
+  const plans = new Map<string, { version: number; plan: RoutePlan }>();
+  const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
+  const cost: FilterCost = { evaluations: 0, totalMicros: 0 };
+
+  const matcherOf = (d: Destination): CompiledFilters => {
+    const hit = compiled.get(d.id);
+    if (hit && hit.updatedAt === d.updatedAt) return hit.matches;
+    const matches = compileFilters(d.filters);
+    compiled.set(d.id, { updatedAt: d.updatedAt, matches });
+    return matches;
+  };
+
+  const buildPlan = (source: Source): RoutePlan => {
+    const bridges = deps.bridges.bridgesOfSource(source.id);
+    const destinations = deps.bridges.destinationsOf(bridges.map((b) => b.id));
+    return {
+      source,
+      bridges: bridges.map((bridge) => ({
+        bridge,
+        destinations: destinations
+          .filter((d) => d.bridgeId === bridge.id)
+          .map((destination) => ({ destination, matches: matcherOf(destination) })),
+      })),
+    };
+  };
+
+  const planFor = (key: string, find: () => Source | null): RoutePlan | null => {
+    const version = deps.routesVersion();
+    const hit = plans.get(key);
+    if (hit && hit.version === version) return hit.plan;
+    const source = find();
+    if (!source) return null;
+    if (hit && hit.version !== version) plans.clear();
+    const plan = buildPlan(source);
+    plans.set(key, { version, plan });
+    return plan;
+  };
+
+  const group = createGroupCommit<PendingEvent, true>({
+    tx: deps.tx,
+    commit(batch, tx) {
+      for (const { event, routing } of batch) {
+        deps.events.insert(event);
+        if (routing.destinations.length > 0) enqueue(tx, event, routing.destinations);
+      }
+      return batch.map(() => true);
+    },
+    onCommitted: () => deps.delivery?.wake(),
+  });
+
+  const enqueue = (tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]) =>
+    deps.delivery?.enqueue(
+      tx,
+      destinations.map((d) => ({
+        kind: "event" as const,
+        organizationId: event.organizationId,
+        subjectId: event.id,
+        destinationKey: d.id,
+        maxRetries: d.maxRetries,
+      })),
+    );
+
+  const route = (plan: RoutePlan, view: RequestView): Routing => {
+    const started = performance.now();
+    const routing = routeRequest(plan, view);
+    cost.totalMicros += (performance.now() - started) * 1000;
+    cost.evaluations += 1;
+    return routing;
+  };
+
+  return {
+    /** The route plan of a source slug, or null (unknown source: 404). */
+    planBySlug: (slug: string) => planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug)),
+    planById: (id: string) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+
+    /** Stores one request as an event with its deliveries; resolves after the commit. */
+    async ingest(plan: RoutePlan, request: IngestRequest): Promise<IngestOutcome> {
+      const view = requestView(request);
+      if (hooks.isDuplicate(plan.source, view, request)) return { duplicate: true };
+      const routing = route(plan, view);
+      const event: StoredEvent = {
+        id: deps.ids.uuid(),
+        organizationId: plan.source.organizationId,
+        sourceId: plan.source.id,
+        bridgeId: routing.bridgeId,
+        ...request,
+        status: routing.status,
+        createdAt: isoAt(deps.clock.now()),
+      };
+      await group.submit({ event, routing });
+      return { eventId: event.id };
+    },
+
+    filterCost: (): FilterCost => ({ ...cost }),
+
+    /**
+     * Re-queues an event's failed deliveries; a paused or filtered event (no deliveries yet) is
+     * routed again through its source's active bridges as they are now.
+     */
+    retry(event: StoredEvent): number {
+      const count = deps.tx((tx) => {
+        if (event.status !== "paused" && event.status !== "filtered") {
+          const requeued = deps.delivery?.requeue(tx, "event", event.id) ?? 0;
+          if (requeued > 0) deps.events.setStatus(event.id, "pending");
+          return requeued;
+        }
+        const plan = planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId));
+        if (!plan) return 0;
+        const active = {
+          ...plan,
+          bridges: plan.bridges.map((b) => ({
+            ...b,
+            bridge: { ...b.bridge, status: "active" as const },
+          })),
+        };
+        const routing = routeRequest(active, requestView(event));
+        if (routing.destinations.length === 0 || !deps.delivery) return 0;
+        enqueue(tx, event, routing.destinations);
+        deps.events.setStatus(event.id, "pending");
+        return routing.destinations.length;
+      });
+      if (count > 0) deps.delivery?.wake();
+      return count;
+    },
+
+    close: () => group.close(),
+
+    /** The handlers of the `event` delivery kind. */
+    kindHandlers(): DeliveryKindHandlers {
+      return {
+        async prepare(delivery: DeliveryRecord) {
+          const event = deps.events.findById(delivery.subjectId);
+          const found = deps.bridges.findDestinationWithSecrets(delivery.destinationKey);
+          if (!event || !found) {
+            return {
+              fail: {
+                errorType: "network_error",
+                errorCode: "destination_deleted",
+                message: "the event or its destination no longer exists",
+                retryable: false,
+              },
+            };
+          }
+          const { destination } = found;
+          const secrets = destination.type === "http" ? deps.signingSecrets(destination.id) : [];
+          return eventDeliveryRequest(event, destination, secrets);
+        },
+        onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
+          const states = (deps.delivery?.listBySubject("event", [delivery.subjectId]) ?? []).map(
+            (d) => (d.id === delivery.id ? delivery.status : d.status),
+          );
+          deps.events.setStatus(delivery.subjectId, eventStatusOf(states));
+        },
+      };
+    },
+  };
+}
+
+export type IngestService = ReturnType<typeof createIngestService>;
