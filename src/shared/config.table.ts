@@ -202,6 +202,12 @@ export const CONFIG_TABLE = {
     parse: anyText,
     doc: "Serve the web UI from this directory (a ui/dist build) instead of the embedded copy.",
   }),
+  telegram_api_base: entry({
+    env: "WEIR_TELEGRAM_API_BASE",
+    default: "https://api.telegram.org",
+    parse: optionalHttpUrl,
+    doc: "Base of the Telegram Bot API that telegram destinations and alerts post to (tests point it at a local server).",
+  }),
   sandbox_memory_mb: entry({
     env: "WEIR_SANDBOX_MEMORY_MB",
     default: 32,

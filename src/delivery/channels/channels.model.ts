@@ -1,3 +1,4 @@
+import type { HeaderPair } from "../../http/outbound/outbound.headers.ts";
 import type { OutboundRequest } from "../../http/outbound/outbound.model.ts";
 import type { FieldErrors } from "../../shared/errors.ts";
 
@@ -41,4 +42,18 @@ export interface ChannelProvider<C> {
   type: ChannelType;
   validate(config: unknown, context: ValidationContext): ChannelValidation<C>;
   format(event: ChannelEvent, config: C): OutboundRequest;
+  /**
+   * The request that sends `payload` exactly as the platform takes it (a transformation may build
+   * the chat message itself); the provider adds only what addressing needs (e.g. Telegram's chat_id).
+   */
+  formatPayload?(payload: unknown, config: C): OutboundRequest;
+  /** How long the platform asked to wait before the next try (its 429 hint), or null. */
+  retryAfterMs?(response: ChannelResponse): number | null;
+}
+
+/** An answer as a provider reads it for a retry hint. */
+export interface ChannelResponse {
+  status: number | null;
+  headers: readonly HeaderPair[];
+  body: Uint8Array | string;
 }

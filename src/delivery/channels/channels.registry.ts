@@ -1,15 +1,38 @@
 import type { ChannelProvider, ChannelType } from "./channels.model.ts";
+import { discordChannel } from "./discord.channel.ts";
+import { slackChannel } from "./slack.channel.ts";
+import { createTelegramChannel, DEFAULT_TELEGRAM_API_BASE } from "./telegram.channel.ts";
 import { webhookChannel } from "./webhook.channel.ts";
 
-/**
- * The providers that exist, by type. Slack, Discord and Telegram join as one file each behind
- * the same interface; until then their type has no provider and saving one is refused.
- */
-const PROVIDERS: Partial<Record<ChannelType, ChannelProvider<unknown>>> = {
-  webhook: webhookChannel as ChannelProvider<unknown>,
-};
+export interface ChannelOptions {
+  /** `WEIR_TELEGRAM_API_BASE` (config `telegram_api_base`). */
+  telegramApiBase?: string;
+}
 
-/** The provider of a channel type, or null when none is built yet. */
-export function channelProvider(type: string): ChannelProvider<unknown> | null {
-  return PROVIDERS[type as ChannelType] ?? null;
+const telegramByBase = new Map<string, ChannelProvider<unknown>>();
+
+/** The provider of a channel type, or null for an unknown type. */
+export function channelProvider(
+  type: string,
+  options: ChannelOptions = {},
+): ChannelProvider<unknown> | null {
+  switch (type as ChannelType) {
+    case "webhook":
+      return webhookChannel as ChannelProvider<unknown>;
+    case "slack":
+      return slackChannel as ChannelProvider<unknown>;
+    case "discord":
+      return discordChannel as ChannelProvider<unknown>;
+    case "telegram": {
+      const base = options.telegramApiBase || DEFAULT_TELEGRAM_API_BASE;
+      let provider = telegramByBase.get(base);
+      if (!provider) {
+        provider = createTelegramChannel(base) as ChannelProvider<unknown>;
+        telegramByBase.set(base, provider);
+      }
+      return provider;
+    }
+    default:
+      return null;
+  }
 }
