@@ -2,6 +2,7 @@ import { createAuthRoom } from "./auth/auth.room.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
 import { createCaptureRoom } from "./capture/capture.room.ts";
 import { createDbPing } from "./db/db.health.ts";
+import { createDedupRoom } from "./dedup/dedup.room.ts";
 import { createDeliveryRoom } from "./delivery/delivery.room.ts";
 import type { AppDeps } from "./deps.ts";
 import { createEndpointsRoom } from "./endpoints/endpoints.room.ts";
@@ -17,6 +18,7 @@ import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
+import { notFound } from "./shared/errors.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
 
 export interface StartOptions {
@@ -45,6 +47,13 @@ export function createApp(deps: AppDeps) {
   });
   const secrets = createSecretsRoom(deps, { guard });
   const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
+  const dedup = createDedupRoom(deps, {
+    guard,
+    // Sources belong to the routing room; until it lends its lookup, no source exists.
+    requireSource: () => {
+      throw notFound();
+    },
+  });
   // The outbox ports arrive with the delivery room's outbox; until then events are only stored.
   const routing = createRoutingRoom(deps, { guard, delivery: null });
   const rooms: Room<object>[] = [
@@ -55,6 +64,7 @@ export function createApp(deps: AppDeps) {
     realtime,
     secrets,
     transformations,
+    dedup,
     routing,
   ];
 

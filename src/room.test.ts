@@ -85,6 +85,7 @@ describe("createApp", () => {
       expect(jobs).toEqual([
         "auth.api-key-usage-flush",
         "capture.checkpoint",
+        "dedup.sweep",
         "disk.sample",
         "forwards.retry",
         "realtime.idle-sockets",

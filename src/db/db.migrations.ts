@@ -16,6 +16,9 @@ import m0004_request_search_index from "../../migrations/0004_request_search_ind
 import m0005_secrets from "../../migrations/0005_secrets.sql" with { type: "text" };
 import m0006_transformations from "../../migrations/0006_transformations.sql" with { type: "text" };
 import m0007_routing from "../../migrations/0007_routing.sql" with { type: "text" };
+import m0008_dedup_keys_and_counters from "../../migrations/0008_dedup_keys_and_counters.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -30,4 +33,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0005_secrets", sql: m0005_secrets },
   { name: "0006_transformations", sql: m0006_transformations },
   { name: "0007_routing", sql: m0007_routing },
+  { name: "0008_dedup_keys_and_counters", sql: m0008_dedup_keys_and_counters },
 ];

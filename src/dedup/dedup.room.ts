@@ -1,0 +1,70 @@
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
+import type { AppDeps } from "../deps.ts";
+import type { Room } from "../room.ts";
+import { dedupRepo } from "./dedup.repo.ts";
+import { dedupRoutes } from "./dedup.routes.ts";
+import {
+  checkAndRecord,
+  type DedupDeps,
+  type DedupInput,
+  type DedupTicket,
+  prepareDedup,
+  type SourceStats,
+  type StatsPeriod,
+  sourceStats,
+  sweepExpiredKeys,
+} from "./dedup.service.ts";
+
+/** Every minute: expired keys go in bounded batches (a restart keeps the live ones). */
+const SWEEP_PATTERN = "0 * * * * *";
+
+export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger">;
+
+export interface DedupRoomPorts {
+  guard: AuthPorts["guard"];
+  /** The routing room's lookup: the caller's source or a 404. */
+  requireSource: (organizationId: string, sourceId: string) => unknown;
+}
+
+/** What the dedup room lends the ingest path (receive → deduplicate → filters → ...). */
+export interface DedupPorts {
+  /** Before the ingest's transaction: hashes the request under the source's config. */
+  prepareDedup(input: DedupInput): DedupTicket;
+  /** Inside the ingest's transaction: one atomic check-and-insert, and the counters. */
+  checkAndRecord(tx: TxHandle, ticket: DedupTicket): { duplicate: boolean };
+  sourceStats(sourceId: string, period: StatsPeriod): SourceStats;
+  /** Inside the transaction that deletes a source: its keys and counters go with it. */
+  forgetSource(tx: TxHandle, sourceId: string): void;
+}
+
+/**
+ * Builds the dedup room (interface.md "Sources and deduplication"): duplicate keys with a TTL,
+ * per-source hourly counters, the stats route and the sweep of expired keys.
+ */
+export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Room<DedupPorts> {
+  const dedup: DedupDeps = { repo: dedupRepo, clock: deps.clock };
+  const lent: DedupPorts = {
+    prepareDedup,
+    checkAndRecord: (tx, ticket) => checkAndRecord(tx, ticket, dedup),
+    sourceStats: (sourceId, period) => sourceStats(deps.db, sourceId, period, dedup),
+    forgetSource: (tx, sourceId) => dedupRepo.forgetSource(tx, sourceId),
+  };
+  return {
+    routes: dedupRoutes({ ...ports, sourceStats: lent.sourceStats }),
+    jobs: [
+      {
+        name: "dedup.sweep",
+        pattern: SWEEP_PATTERN,
+        runNow: true,
+        run: async () => {
+          const removed = await sweepExpiredKeys(deps.db, dedup);
+          if (removed > 0) deps.logger.info("expired dedup keys swept", { removed });
+        },
+      },
+    ],
+    subscriptions: [],
+    stop: () => {},
+    ports: lent,
+  };
+}

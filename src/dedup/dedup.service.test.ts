@@ -1,0 +1,226 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createGroupCommit } from "../db/db.group-commit.ts";
+import { runMigrations } from "../db/db.migrate.ts";
+import { MIGRATIONS } from "../db/db.migrations.ts";
+import { openDatabase } from "../db/db.open.ts";
+import { AppError } from "../shared/errors.ts";
+import type { RequestView } from "../shared/field-path.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import type { DedupConfig } from "./dedup.model.ts";
+import { dedupRepo } from "./dedup.repo.ts";
+import {
+  checkAndRecord,
+  type DedupDeps,
+  parseStatsPeriod,
+  prepareDedup,
+  sourceStats,
+  sweepExpiredKeys,
+} from "./dedup.service.ts";
+
+const HOUR = 3_600_000;
+const config: DedupConfig = { enabled: true, body_path: "body.id", ttl_seconds: 60 };
+const request = (body: unknown): RequestView => ({ body, headers: {}, query: {}, path: {} });
+
+let db: TestDb | null = null;
+afterEach(() => {
+  db?.destroy();
+  db = null;
+});
+
+function setup() {
+  db = createTestDb();
+  const clock = createFakeClock();
+  const deps: DedupDeps = { repo: dedupRepo, clock };
+  const testDb = db;
+  const ingest = (sourceId: string, body: unknown, cfg: DedupConfig | null = config) => {
+    const ticket = prepareDedup({ sourceId, config: cfg, request: request(body), rawBody: "" });
+    return testDb.tx((tx) => checkAndRecord(tx, ticket, deps)).duplicate;
+  };
+  return { db: testDb, clock, deps, ingest };
+}
+
+describe("checkAndRecord", () => {
+  test("the second identical request within the TTL is a duplicate, per source", () => {
+    const { ingest } = setup();
+    expect(ingest("src_a", { id: 1 })).toBe(false);
+    expect(ingest("src_a", { id: 1 })).toBe(true);
+    expect(ingest("src_a", { id: "1" })).toBe(false);
+    expect(ingest("src_b", { id: 1 })).toBe(false);
+  });
+
+  test("a key whose TTL has passed is fresh again, and a duplicate does not extend it", () => {
+    const { ingest, clock } = setup();
+    expect(ingest("src", { id: 7 })).toBe(false);
+    clock.advance(59_999);
+    expect(ingest("src", { id: 7 })).toBe(true);
+    clock.advance(1);
+    expect(ingest("src", { id: 7 })).toBe(false);
+    clock.advance(30_000);
+    expect(ingest("src", { id: 7 })).toBe(true);
+  });
+
+  test("enabled false (or no config) never rejects but still counts every ingest", () => {
+    const { ingest, db, deps } = setup();
+    const off = { ...config, enabled: false };
+    for (let i = 0; i < 3; i++) expect(ingest("src", { id: 1 }, off)).toBe(false);
+    expect(ingest("src", { id: 1 }, null)).toBe(false);
+    expect(sourceStats(db, "src", "all_time", deps)).toEqual({
+      total_requests: 4,
+      duplicates_rejected: 0,
+      duplicate_rate: 0,
+      period: "all_time",
+    });
+  });
+
+  test("two identical requests in ONE group commit: exactly one is fresh", async () => {
+    const { db, deps } = setup();
+    const commits: number[] = [];
+    const group = createGroupCommit({
+      tx: db.tx,
+      commit: (batch: readonly { body: unknown }[], tx) => {
+        commits.push(batch.length);
+        return batch.map((item) => {
+          const ticket = prepareDedup({
+            sourceId: "src",
+            config,
+            request: request(item.body),
+            rawBody: "",
+          });
+          return checkAndRecord(tx, ticket, deps).duplicate;
+        });
+      },
+    });
+    const results = await Promise.all([
+      group.submit({ body: { id: 42 } }),
+      group.submit({ body: { id: 42 } }),
+      group.submit({ body: { id: 43 } }),
+    ]);
+    expect(commits).toEqual([3]);
+    expect(results).toEqual([false, true, false]);
+    expect(sourceStats(db, "src", "all_time", deps).duplicates_rejected).toBe(1);
+  });
+
+  test("a rolled-back ingest leaves neither its key nor its count", () => {
+    const { db, deps, ingest } = setup();
+    const ticket = prepareDedup({
+      sourceId: "src",
+      config,
+      request: request({ id: 5 }),
+      rawBody: "",
+    });
+    expect(() =>
+      db.tx((tx) => {
+        checkAndRecord(tx, ticket, deps);
+        throw new Error("event insert failed");
+      }),
+    ).toThrow("event insert failed");
+    expect(sourceStats(db, "src", "all_time", deps).total_requests).toBe(0);
+    expect(ingest("src", { id: 5 })).toBe(false);
+  });
+});
+
+describe("stats", () => {
+  test("periods sum whole hours; the rate is a percentage; all_time sums everything", () => {
+    const { ingest, clock, db, deps } = setup();
+    ingest("src", { id: 1 });
+    ingest("src", { id: 1 });
+    clock.advance(40 * 24 * HOUR);
+    ingest("src", { id: 2 });
+    clock.advance(10 * 24 * HOUR);
+    ingest("src", { id: 3 });
+    ingest("src", { id: 3 });
+    ingest("src", { id: 3 });
+    clock.advance(30 * HOUR);
+    ingest("src", { id: 4 });
+    expect(sourceStats(db, "src", "24h", deps)).toEqual({
+      total_requests: 1,
+      duplicates_rejected: 0,
+      duplicate_rate: 0,
+      period: "24h",
+    });
+    expect(sourceStats(db, "src", "7d", deps)).toMatchObject({
+      total_requests: 4,
+      duplicates_rejected: 2,
+      duplicate_rate: 50,
+    });
+    expect(sourceStats(db, "src", "30d", deps).total_requests).toBe(5);
+    expect(sourceStats(db, "src", "all_time", deps)).toEqual({
+      total_requests: 7,
+      duplicates_rejected: 3,
+      duplicate_rate: 42.86,
+      period: "all_time",
+    });
+    expect(sourceStats(db, "other", "all_time", deps).duplicate_rate).toBe(0);
+  });
+
+  test("period: absent is all_time, 24h/7d/30d pass, anything else is a 422", () => {
+    expect(parseStatsPeriod(undefined)).toBe("all_time");
+    for (const p of ["24h", "7d", "30d"]) expect(parseStatsPeriod(p)).toBe(p);
+    for (const bad of ["1h", "all_time", "", "toString", ["24h"]]) {
+      let error: unknown;
+      try {
+        parseStatsPeriod(bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).status).toBe(422);
+      expect((error as AppError).toBody()).toMatchObject({ errors: { period: expect.any(Array) } });
+    }
+  });
+});
+
+describe("sweep and restart", () => {
+  test("expired keys go in batches of at most the limit, one transaction each; live keys stay", async () => {
+    const { db, deps, clock } = setup();
+    const now = clock.now();
+    db.tx((tx) => {
+      for (let i = 0; i < 2_500; i++) dedupRepo.claimKey(tx, "src", `old${i}`, now + 1_000, now);
+      for (let i = 0; i < 10; i++) dedupRepo.claimKey(tx, "src", `live${i}`, now + HOUR, now);
+    });
+    clock.advance(1_000);
+    const batches: number[] = [];
+    const counting = {
+      tx<T>(fn: Parameters<typeof db.tx<T>>[0]): T {
+        const result = db.tx(fn);
+        batches.push(result as number);
+        return result;
+      },
+    };
+    expect(await sweepExpiredKeys(counting, deps, 1_000)).toBe(2_500);
+    expect(batches).toEqual([1_000, 1_000, 500]);
+    const left = db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM dedup_keys").get();
+    expect(left?.n).toBe(10);
+  });
+
+  test("a reopened database still knows the unexpired keys and the counters", () => {
+    const { db, deps, ingest } = setup();
+    expect(ingest("src", { id: 9 })).toBe(false);
+    db.close();
+    const reopened = openDatabase(db.dir, "normal");
+    try {
+      runMigrations(reopened.sqlite, MIGRATIONS);
+      const ticket = prepareDedup({
+        sourceId: "src",
+        config,
+        request: request({ id: 9 }),
+        rawBody: "",
+      });
+      expect(reopened.tx((tx) => checkAndRecord(tx, ticket, deps)).duplicate).toBe(true);
+      expect(sourceStats(reopened, "src", "all_time", deps).total_requests).toBe(2);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  test("forgetSource drops the source's keys and counters only", () => {
+    const { db, deps, ingest } = setup();
+    ingest("gone", { id: 1 });
+    ingest("kept", { id: 1 });
+    db.tx((tx) => dedupRepo.forgetSource(tx, "gone"));
+    expect(sourceStats(db, "gone", "all_time", deps).total_requests).toBe(0);
+    expect(ingest("gone", { id: 1 })).toBe(false);
+    expect(ingest("kept", { id: 1 })).toBe(true);
+  });
+});

@@ -1,0 +1,128 @@
+import type { DbHandle, TxHandle } from "../db/db.tx.ts";
+import type { Clock } from "../shared/clock.ts";
+import { validationFailed } from "../shared/errors.ts";
+import type { RequestView } from "../shared/field-path.ts";
+import { type DedupConfig, dedupKey } from "./dedup.model.ts";
+import type { dedupRepo } from "./dedup.repo.ts";
+
+export interface DedupDeps {
+  repo: typeof dedupRepo;
+  clock: Clock;
+}
+
+/**
+ * What the check of one ingest needs, computed before the ingest's transaction (hashing is the
+ * CPU part; the transaction stays short). `key` null: deduplication is off for this source.
+ */
+export interface DedupTicket {
+  sourceId: string;
+  key: string | null;
+  ttlMs: number;
+}
+
+export interface DedupInput {
+  sourceId: string;
+  config: DedupConfig | null;
+  request: RequestView;
+  rawBody: string;
+}
+
+const HOUR_MS = 3_600_000;
+const hourStart = (at: number) => at - (at % HOUR_MS);
+
+/** Step 1, outside the transaction: the key of this request under the source's config. */
+export function prepareDedup(input: DedupInput): DedupTicket {
+  const { config } = input;
+  if (!config?.enabled) return { sourceId: input.sourceId, key: null, ttlMs: 0 };
+  return {
+    sourceId: input.sourceId,
+    key: dedupKey(config, input.request, input.rawBody),
+    ttlMs: config.ttl_seconds * 1000,
+  };
+}
+
+/**
+ * Step 2, INSIDE the ingest's transaction: claims the key (one statement, so two identical
+ * requests in one commit cannot both pass) and counts the ingest, duplicate or not, in the same
+ * transaction. A duplicate must then store nothing else: no event, no delivery, no quota use.
+ */
+export function checkAndRecord(
+  tx: TxHandle,
+  ticket: DedupTicket,
+  deps: DedupDeps,
+): { duplicate: boolean } {
+  const now = deps.clock.now();
+  const duplicate =
+    ticket.key !== null &&
+    !deps.repo.claimKey(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now);
+  deps.repo.countIngest(tx, ticket.sourceId, hourStart(now), duplicate);
+  return { duplicate };
+}
+
+export const STATS_PERIODS = { "24h": 24, "7d": 7 * 24, "30d": 30 * 24 } as const;
+export type StatsPeriod = keyof typeof STATS_PERIODS | "all_time";
+
+export interface SourceStats {
+  total_requests: number;
+  duplicates_rejected: number;
+  duplicate_rate: number;
+  period: StatsPeriod;
+}
+
+/** Reads `?period=`: absent → all_time; anything but 24h, 7d, 30d → 422. */
+export function parseStatsPeriod(value: unknown): StatsPeriod {
+  if (value === undefined) return "all_time";
+  if (typeof value === "string" && Object.hasOwn(STATS_PERIODS, value)) {
+    return value as StatsPeriod;
+  }
+  throw validationFailed({ period: ["must be one of 24h, 7d, 30d"] });
+}
+
+/**
+ * A source's ingest figures (decisions.md §12). A period is counted in whole hours: the current
+ * hour and the 23 (167, 719) before it.
+ */
+export function sourceStats(
+  handle: DbHandle,
+  sourceId: string,
+  period: StatsPeriod,
+  deps: DedupDeps,
+): SourceStats {
+  const fromHour =
+    period === "all_time"
+      ? Number.MIN_SAFE_INTEGER
+      : hourStart(deps.clock.now()) - (STATS_PERIODS[period] - 1) * HOUR_MS;
+  const totals = deps.repo.totals(handle, sourceId, fromHour);
+  return {
+    total_requests: totals.totalRequests,
+    duplicates_rejected: totals.duplicatesRejected,
+    duplicate_rate: duplicateRate(totals.duplicatesRejected, totals.totalRequests),
+    period,
+  };
+}
+
+/** Percent, 0 when nothing came in; two decimals are plenty for a dashboard. */
+export function duplicateRate(duplicates: number, total: number): number {
+  return total === 0 ? 0 : Math.round((duplicates / total) * 10_000) / 100;
+}
+
+export const SWEEP_BATCH = 1_000;
+
+/**
+ * Deletes expired keys in batches of `batch`, one short transaction each, yielding to the event
+ * loop between them so ingests commit meanwhile. Returns how many went.
+ */
+export async function sweepExpiredKeys(
+  db: { tx<T>(fn: (tx: TxHandle) => T): T },
+  deps: DedupDeps,
+  batch = SWEEP_BATCH,
+): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const now = deps.clock.now();
+    const gone = db.tx((tx) => deps.repo.sweepExpired(tx, now, batch));
+    removed += gone;
+    if (gone < batch) return removed;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
