@@ -156,7 +156,7 @@ describe("stats", () => {
 
   test("period: absent is all_time, 24h/7d/30d pass, anything else is a 422", () => {
     expect(parseStatsPeriod(undefined)).toBe("all_time");
-    for (const p of ["24h", "7d", "30d"]) expect(parseStatsPeriod(p)).toBe(p);
+    for (const p of ["24h", "7d", "30d"] as const) expect(parseStatsPeriod(p)).toBe(p);
     for (const bad of ["1h", "all_time", "", "toString", ["24h"]]) {
       let error: unknown;
       try {
