@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import type { RequestView } from "../shared/field-path.ts";
-import { type DedupConfig, dedupKey, keyMaterial, parseDedupConfig } from "./dedup.model.ts";
+import {
+  canonical,
+  type DedupConfig,
+  dedupKey,
+  keyMaterial,
+  parseDedupConfig,
+} from "./dedup.model.ts";
 
 const view = (body: unknown, extra: Partial<RequestView> = {}): RequestView => ({
   body,
@@ -250,4 +256,21 @@ describe("dedup: config validation", () => {
       expect(result.errors && Object.keys(result.errors)).toEqual([field]);
     });
   }
+});
+
+test("canonical strings are exactly JSON's, escapes and unicode included", () => {
+  const strings = [
+    "plain",
+    'quote " here',
+    "back\\slash",
+    "tab\tnew\nline\u0001",
+    "é ü ß — 😀",
+    "lone \ud800 surrogate",
+    "",
+  ];
+  for (const text of strings) {
+    expect(canonical(text)).toBe(JSON.stringify(text));
+    expect(canonical({ [text]: text })).toBe(`{${JSON.stringify(text)}:${JSON.stringify(text)}}`);
+  }
+  expect(canonical([1.5, -0, 1e21, Number.NaN, null, true])).toBe("[1.5,0,1e+21,null,null,true]");
 });
