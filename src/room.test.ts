@@ -91,6 +91,7 @@ describe("createApp", () => {
         "realtime.idle-sockets",
         "realtime.rights-recheck",
         "retention.sweep",
+        "routing.events-retention",
       ]);
       // A second app on the same deps registers nothing until it is started itself.
       const second = createApp(server.deps);

@@ -69,10 +69,15 @@ export function createEventsRepo(db: DbHandle) {
   );
   const byAnyId = sqlite.prepare<EventRow, [string]>("SELECT * FROM events WHERE id = ?");
   const setStatus = sqlite.prepare("UPDATE events SET status = ? WHERE id = ?");
-  const olderThan = sqlite.prepare<{ id: string }, [string, string, number]>(
-    "SELECT id FROM events WHERE organization_id = ? AND created_at < ? LIMIT ?",
+  const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
+    `SELECT o.id, o.plan FROM organizations o
+      WHERE EXISTS (SELECT 1 FROM events e WHERE e.organization_id = o.id)`,
   );
-  const removeOne = sqlite.prepare("DELETE FROM events WHERE id = ?");
+  // The (organization_id, created_at) index finds the oldest rows without a scan.
+  const deleteOld = sqlite.prepare<never, [string, string, number]>(
+    `DELETE FROM events WHERE id IN (
+       SELECT id FROM events WHERE organization_id = ?1 AND created_at < ?2 LIMIT ?3)`,
+  );
 
   const where = (organizationId: string, q: EventQuery) => {
     const clauses = ["organization_id = ?"];
@@ -132,12 +137,13 @@ export function createEventsRepo(db: DbHandle) {
         .all(...w.args, limit, offset);
       return { events: rows.map(toEvent), total };
     },
-    /** Ids of the organization's events older than `beforeIso`, at most `limit` (retention). */
-    idsOlderThan(organizationId: string, beforeIso: string, limit: number): string[] {
-      return olderThan.all(organizationId, beforeIso, limit).map((r) => r.id);
+    /** Organizations that hold events, with their plan (retention). */
+    tenantsWithEvents(): { id: string; plan: string }[] {
+      return tenants.all().map((row) => ({ id: row.id, plan: row.plan ?? "free" }));
     },
-    remove(ids: readonly string[]): void {
-      for (const id of ids) removeOne.run(id);
+    /** Deletes up to `limit` of the organization's events created before `beforeIso`. */
+    deleteBefore(organizationId: string, beforeIso: string, limit: number): number {
+      return deleteOld.run(organizationId, beforeIso, limit).changes;
     },
   };
 }

@@ -8,12 +8,17 @@ import { createBridgesRepo } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, signingSecretsOf } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
+import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
 import type { SourcesDeps } from "./sources.service.ts";
+
+/** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
+export const EVENTS_RETENTION_JOB = "routing.events-retention";
+const RETENTION_PATTERN = "0 * * * *";
 
 export type RoutingRoomDeps = Pick<
   AppDeps,
@@ -103,7 +108,20 @@ export function createRoutingRoom(deps: RoutingRoomDeps, ports: RoutingRoomPorts
       .use(sourcesRoutes(parts))
       .use(bridgesRoutes(parts))
       .use(eventsRoutes(parts)),
-    jobs: [],
+    jobs: [
+      {
+        name: EVENTS_RETENTION_JOB,
+        pattern: RETENTION_PATTERN,
+        runNow: true,
+        run: () =>
+          sweepEvents({
+            events: parts.events.events,
+            clock: deps.clock,
+            plans: deps.config.plans,
+            yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+          }),
+      },
+    ],
     subscriptions: [],
     stop: () => parts.ingest.close(),
     ports: {},
