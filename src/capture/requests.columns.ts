@@ -30,7 +30,9 @@ export function pushValues(values: unknown[], r: CapturedRequest): void {
 }
 
 /** A selected row (drizzle's names), as the request it stores. */
-export function requestFromRow(row: typeof capturedRequests.$inferSelect): CapturedRequest {
+export function requestFromRow(
+  row: Omit<typeof capturedRequests.$inferSelect, "body"> & { body: Uint8Array },
+): CapturedRequest {
   return {
     id: row.id,
     endpointId: row.endpointId,

@@ -1,4 +1,5 @@
 import type { CapturedRequest } from "./capture.model.ts";
+import { previewBody } from "./requests.model.ts";
 
 export type BodyEncoding = "utf8" | "base64";
 
@@ -36,5 +37,32 @@ export function presentRequest(request: CapturedRequest) {
   };
 }
 
+/**
+ * A captured request as lists show it (decisions.md §14): a body over 64 KiB is cut to its first
+ * 64 KiB with `body_truncated: true` and `body_size`, the same cut as the socket's pushes.
+ */
+export function presentListedRequest(request: CapturedRequest): ListedRequest {
+  const preview = previewBody(request.body, request.size);
+  const presented: ListedRequest = {
+    ...presentRequest({ ...request, body: EMPTY }),
+    ...(preview.text === null
+      ? { body: Buffer.from(preview.bytes).toString("base64"), body_encoding: "base64" }
+      : { body: preview.text, body_encoding: "utf8" }),
+  };
+  if (preview.truncated) {
+    presented.body_truncated = true;
+    presented.body_size = preview.size;
+  }
+  return presented;
+}
+
+/** A request in a list: its body may be cut (then flagged, with the whole size). */
+export type ListedRequest = ReturnType<typeof presentRequest> & {
+  body_truncated?: boolean;
+  body_size?: number;
+};
+
+const EMPTY = new Uint8Array(0);
+
 /** A captured request in API answers (both families, anonymous); the web UI reads this type. */
-export type CapturedRequestJson = ReturnType<typeof presentRequest>;
+export type CapturedRequestJson = ListedRequest;

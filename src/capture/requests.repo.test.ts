@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createEndpointsRepo } from "../endpoints/endpoints.repo.ts";
+import { webhookReceived } from "../realtime/realtime.payload.model.ts";
 import {
   insertCapturedRequest,
   insertEndpoint,
   insertOrganization,
 } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import type { CapturedRequest } from "./capture.model.ts";
+import { BODY_PREVIEW_LIMIT } from "./requests.model.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 
 let db: TestDb;
@@ -69,5 +72,31 @@ describe("pages and removal", () => {
     expect(repo.find("ep-b", "r2")).toBeNull();
     expect(repo.deleteForEndpoint("ep-a")).toBe(3);
     expect(repo.count("ep-a")).toBe(0);
+  });
+});
+
+describe("lists read body previews in SQL", () => {
+  test("listPage and listAfter load at most 64 KiB of each body, with the whole size; find loads it all", () => {
+    const body = new Uint8Array(300_000).fill(97);
+    insertCapturedRequest(db, { id: "r1", endpointId: "ep-a", body });
+    insertCapturedRequest(db, { id: "r2", endpointId: "ep-a", body: "small" });
+    insertCapturedRequest(db, { id: "r3", endpointId: "ep-a", body: new Uint8Array(0) });
+    const repo = createRequestsRepo(db);
+    for (const listed of [repo.listPage("ep-a", 0, 10), repo.listAfter("ep-a", null, 10)]) {
+      const big = listed.find((r) => r.id === "r1");
+      expect(big?.body.byteLength).toBe(BODY_PREVIEW_LIMIT);
+      expect(big?.size).toBe(300_000);
+      expect(new TextDecoder().decode(listed.find((r) => r.id === "r2")?.body)).toBe("small");
+      expect(listed.find((r) => r.id === "r3")?.body).toEqual(new Uint8Array(0));
+    }
+    const whole = repo.find("ep-a", "r1");
+    expect(whole?.body.byteLength).toBe(300_000);
+    // The socket's catch-up cut of a preview row flags it with the whole size.
+    const pushed = webhookReceived(repo.listAfter("ep-a", null, 1)[0] as CapturedRequest);
+    expect([pushed.body.length, pushed.body_truncated, pushed.body_size]).toEqual([
+      BODY_PREVIEW_LIMIT,
+      true,
+      300_000,
+    ]);
   });
 });

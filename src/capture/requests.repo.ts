@@ -1,10 +1,11 @@
 import type { SQLQueryBindings } from "bun:sqlite";
-import { and, asc, count, desc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { capturedRequests } from "./capture.table.ts";
 import type { RequestFilter } from "./request-filter.model.ts";
 import { COLUMNS, pushValues, ROW, requestFromRow } from "./requests.columns.ts";
+import { BODY_PREVIEW_LIMIT } from "./requests.model.ts";
 
 type RequestRow = typeof capturedRequests.$inferSelect;
 
@@ -14,9 +15,16 @@ type RequestRow = typeof capturedRequests.$inferSelect;
  */
 export function createRequestsRepo(db: Db) {
   const orm = db.orm;
+  // Lists read only the start of each body, in SQL: a page of large requests never loads them
+  // whole into the process. `size` still says how long each body is (decisions.md §14).
+  const previewColumns = {
+    ...getTableColumns(capturedRequests),
+    // substr of an empty blob is NULL in SQLite: an empty body stays an empty blob.
+    body: sql<Uint8Array>`coalesce(substr(${capturedRequests.body}, 1, ${sql.raw(String(BODY_PREVIEW_LIMIT))}), x'')`,
+  };
   const insertOne = db.sqlite.prepare(`INSERT INTO captured_requests ${COLUMNS} VALUES ${ROW}`);
   const after = orm
-    .select()
+    .select(previewColumns)
     .from(capturedRequests)
     .where(
       and(
@@ -28,7 +36,7 @@ export function createRequestsRepo(db: Db) {
     .limit(sql.placeholder("limit"))
     .prepare();
   const page = orm
-    .select()
+    .select(previewColumns)
     .from(capturedRequests)
     .where(eq(capturedRequests.endpointId, sql.placeholder("endpointId")))
     .orderBy(desc(capturedRequests.id))
@@ -54,12 +62,13 @@ export function createRequestsRepo(db: Db) {
   return {
     /**
      * Requests of the endpoint stored after `afterRequestId` (null: from the oldest), oldest
-     * first, at most `limit`: what a reconnecting live client missed.
+     * first, at most `limit`: what a reconnecting live client missed. Bodies are previews: at
+     * most BODY_PREVIEW_LIMIT bytes, with `size` the whole body's.
      */
     listAfter(endpointId: string, afterRequestId: string | null, limit: number): CapturedRequest[] {
       return after.all({ endpointId, afterId: afterRequestId ?? "", limit }).map(requestFromRow);
     },
-    /** One page of the endpoint's requests, newest first. */
+    /** One page of the endpoint's requests, newest first; bodies are previews (see listAfter). */
     listPage(endpointId: string, offset: number, limit: number): CapturedRequest[] {
       return page.all({ endpointId, offset, limit }).map(requestFromRow);
     },

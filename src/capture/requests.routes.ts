@@ -3,11 +3,12 @@ import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, type PageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import { errorResponses, genericPageOf, RequestListQuery } from "../endpoints/endpoints.schemas.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import { parseRequestFilter } from "./request-filter.model.ts";
-import { presentRequest } from "./requests.present.ts";
+import { type ListedRequest, presentListedRequest, presentRequest } from "./requests.present.ts";
 import { CapturedRequestSchema } from "./requests.schemas.ts";
 import { emptyEndpoint, getRequest, listRequests, type RequestsDeps } from "./requests.service.ts";
 
@@ -18,7 +19,7 @@ export interface RequestsRoutesPorts {
   requireAnonymousEndpoint: EndpointsPorts["requireAnonymousEndpoint"];
 }
 
-type Presented = ReturnType<typeof presentRequest>;
+type Presented = ListedRequest;
 
 /** How one API family wraps the same request pages and requests (decisions.md §12). */
 interface RequestsEnvelope<Page, One> {
@@ -61,12 +62,34 @@ function requestHandlers<Page, One>(deps: RequestsDeps, envelope: RequestsEnvelo
       const page = parsePageRequest(query);
       const filter = parseRequestFilter(query);
       const result = listRequests({ endpointId, page, filter }, deps);
-      return envelope.page(result.items.map(presentRequest), result.info);
+      return envelope.page(result.items.map(presentListedRequest), result.info);
     },
     get: (endpointId: string, requestId: string): One =>
       envelope.one(presentRequest(getRequest({ endpointId, requestId }, deps))),
   };
 }
+
+/**
+ * The stored bytes of one request, as they came, with their content type (decisions.md §14).
+ * Served from the UI's origin, so never as something the browser runs there: an attachment,
+ * unsniffed, and sandboxed should it be opened anyway.
+ */
+function rawBody(deps: RequestsDeps, endpointId: string, requestId: string): Response {
+  const request = getRequest({ endpointId, requestId }, deps);
+  return new Response(request.body, {
+    headers: {
+      "content-type": request.contentType ?? "application/octet-stream",
+      "content-disposition": `attachment; filename="${request.id}.body"`,
+      ...CAPTURE_SAFETY_HEADERS,
+    },
+  });
+}
+
+const rawBodyDoc = (tags: string[], who: string) => ({
+  tags,
+  summary: `Download one request's body: the stored bytes with their content type${who}`,
+  responses: { 200: { description: "The body as captured (an attachment)." } },
+});
 
 const TOKEN_HEADER = "x-anonymous-token";
 const tokenHeaders = t.Object({
@@ -109,6 +132,12 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
             response: { 200: CapturedRequestSchema, ...errorResponses },
             detail: { tags: debugTags, summary: "Get one captured request" },
           },
+        )
+        .get(
+          "/:endpoint_id/requests/:request_id/body",
+          ({ principal, params }) =>
+            rawBody(deps, open(principal, params.endpoint_id), params.request_id),
+          { detail: rawBodyDoc(debugTags, "") },
         ),
     )
     .use(
@@ -142,6 +171,11 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
             response: { 200: t.Object({ data: CapturedRequestSchema }), ...errorResponses },
             detail: { tags, summary: "Get one captured request" },
           },
+        )
+        .get(
+          "/:id/requests/:request_id/body",
+          ({ principal, params }) => rawBody(deps, open(principal, params.id), params.request_id),
+          { detail: rawBodyDoc(tags, "") },
         ),
     )
     .use(
@@ -174,6 +208,12 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
               summary: "Get one request of an anonymous endpoint (X-Anonymous-Token)",
             },
           },
+        )
+        .get(
+          "/:id/requests/:request_id/body",
+          ({ params, headers }) =>
+            rawBody(deps, openAnonymous(params.id, headers), params.request_id),
+          { headers: tokenHeaders, detail: rawBodyDoc(anonymousTags, " (X-Anonymous-Token)") },
         ),
     );
 }

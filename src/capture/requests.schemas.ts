@@ -15,6 +15,13 @@ export const CapturedRequestSchema = t.Object({
   }),
   body: t.String({ description: "UTF-8 text, or base64 when body_encoding is base64." }),
   body_encoding: t.Union([t.Literal("utf8"), t.Literal("base64")]),
+  body_truncated: t.Optional(
+    t.Boolean({
+      description:
+        "Lists only: the body is longer than 64 KiB and only its first 64 KiB are shown; get the request or …/body for all of it.",
+    }),
+  ),
+  body_size: t.Optional(t.Integer({ description: "With body_truncated: the whole body's bytes." })),
   content_type: t.Nullable(t.String()),
   size: t.Integer({ description: "Body size in bytes." }),
   remote_ip: t.Nullable(t.String()),

@@ -145,6 +145,26 @@ describe("catch-up", () => {
   });
 });
 
+test("a catch-up holding more live bytes than the socket's budget is closed, whatever the count", async () => {
+  const rows = ids(1, 9).map((id) => request(id));
+  const big = (id: string) => ({
+    ...request(id),
+    body: new Uint8Array(60_000).fill(120),
+    size: 60_000,
+  });
+  const { hub, connect } = setup(
+    memoryStore(rows, (call) => {
+      if (call === 1) for (const id of ["r20", "r21", "r22"]) hub.captured(big(id));
+    }),
+    { maxPendingEvents: 10_000, maxBufferedBytes: 100_000 },
+  );
+  const { link, session } = connect();
+  hub.receive(session, joinFrame("debug:ep-1", { since_request_id: "r00" }));
+  await pollUntil(() => link.closedWith !== null, { what: "the close" });
+  expect(link.closedWith).toEqual({ code: 1013, reason: "too_far_behind" });
+  expect(link.received()).not.toContain("r20");
+});
+
 describe("fan-out", () => {
   test("a slow socket is closed and the others still receive every event", async () => {
     const { hub, connect } = setup(memoryStore([]), { maxBufferedBytes: 1000 });

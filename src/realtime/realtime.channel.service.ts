@@ -191,6 +191,7 @@ export function createRealtimeHub(deps: RealtimeDeps) {
       topic: frame.topic,
       joinRef: frame.joinRef,
       pending: since ? [] : null,
+      pendingBytes: 0,
       replayed: null,
     };
     session.channels.set(frame.topic, subscription);

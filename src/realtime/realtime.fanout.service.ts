@@ -47,6 +47,8 @@ export interface Subscription {
   readonly joinRef: string | null;
   /** Live events held back while stored ones are replayed (catch-up); null once live. */
   pending: LiveEvent[] | null;
+  /** About how many bytes `pending` holds (bodies are at most 64 KiB each, but many may wait). */
+  pendingBytes: number;
   /**
    * Ids the catch-up replayed. A capture announced before the subscription went live may still be
    * on its way in a delivery and must not be sent twice; one announced later cannot have been
@@ -85,6 +87,15 @@ export function liveEvent(request: CapturedRequest, bodyLimit: number, seq = 0):
     payload: webhookReceived(request, bodyLimit),
     frames: {},
   };
+}
+
+/** What holding `event` costs, about: its body and headers, and a frame's envelope. */
+function heldBytes(event: LiveEvent): number {
+  let bytes = 256 + event.payload.body.length;
+  for (const [name, value] of Object.entries(event.payload.headers)) {
+    bytes += name.length + value.length;
+  }
+  return bytes;
 }
 
 /** The text of `event` for a socket speaking `serializer` (encoded once, then shared). */
@@ -145,7 +156,12 @@ export function createFanout(options: FanoutOptions) {
     if (session.channels.get(topic) !== subscription) return;
     if (subscription.pending) {
       subscription.pending.push(...batch.events);
-      if (subscription.pending.length > options.maxPendingEvents) {
+      for (const event of batch.events) subscription.pendingBytes += heldBytes(event);
+      // Bounded by count and by bytes: held events count against the socket's own budget.
+      if (
+        subscription.pending.length > options.maxPendingEvents ||
+        subscription.pendingBytes > options.maxBufferedBytes
+      ) {
         options.close(session, CLOSE.tooFarBehind);
       }
       return;
@@ -247,6 +263,7 @@ export function createFanout(options: FanoutOptions) {
     goLive(subscription: Subscription, replayedIds: Set<string>): boolean {
       const pending = subscription.pending ?? [];
       subscription.pending = null;
+      subscription.pendingBytes = 0;
       subscription.replayed =
         replayedIds.size > 0 ? { ids: replayedIds, untilSeq: announced } : null;
       const fresh = unseen(subscription, pending);

@@ -1,11 +1,11 @@
 import type { CapturedRequest } from "../capture/capture.model.ts";
+import { BODY_PREVIEW_LIMIT, previewBody } from "../capture/requests.model.ts";
 
 /**
- * Largest body pushed on the socket, in bytes. Live views need the start of a body, not a
- * megabyte per subscriber per capture: past this the body is cut and flagged, and clients fetch
- * the whole request from the REST API (docs/realtime.md).
+ * Largest body pushed on the socket, in bytes: the lists' cut (docs/realtime.md). Clients fetch
+ * the whole request from the REST API.
  */
-export const PUSHED_BODY_LIMIT = 64 * 1024;
+export const PUSHED_BODY_LIMIT = BODY_PREVIEW_LIMIT;
 
 /**
  * The `webhook_received` payload. The seven fields of interface.md are always there, and are the
@@ -28,18 +28,12 @@ export interface WebhookReceived {
   body_size?: number;
 }
 
-// ignoreBOM keeps a leading byte-order mark in the text: the body is shown as sent.
-const UTF8_OPTIONS = { fatal: true, ignoreBOM: true } as const;
-const utf8 = new TextDecoder("utf-8", UTF8_OPTIONS);
-
 /** Builds the payload pushed to subscribers for one stored request. */
 export function webhookReceived(
   request: CapturedRequest,
   bodyLimit = PUSHED_BODY_LIMIT,
 ): WebhookReceived {
-  const truncated = request.body.byteLength > bodyLimit;
-  const bytes = truncated ? request.body.subarray(0, bodyLimit) : request.body;
-  const text = utf8Text(bytes, truncated);
+  const { text, bytes, truncated, size } = previewBody(request.body, request.size, bodyLimit);
   const payload: WebhookReceived = {
     request_id: request.id,
     endpoint_id: request.endpointId,
@@ -52,21 +46,7 @@ export function webhookReceived(
   if (text === null) payload.body_encoding = "base64";
   if (truncated) {
     payload.body_truncated = true;
-    payload.body_size = request.body.byteLength;
+    payload.body_size = size;
   }
   return payload;
-}
-
-/**
- * The bytes as text when they are UTF-8, else null. A cut body may end inside a character: the
- * streaming decode accepts that incomplete tail and drops it rather than calling the body binary.
- */
-function utf8Text(bytes: Uint8Array, cut: boolean): string | null {
-  try {
-    return cut
-      ? new TextDecoder("utf-8", UTF8_OPTIONS).decode(bytes, { stream: true })
-      : utf8.decode(bytes);
-  } catch {
-    return null;
-  }
 }

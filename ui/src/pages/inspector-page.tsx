@@ -49,6 +49,11 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
   const methods = useMemo(() => methodsOf(feed.rows), [feed.rows]);
   const selected =
     feed.rows.find((r) => r.id === selectedId) ?? search.rows.find((r) => r.id === selectedId);
+  // A body cut in the list (or by the socket) is read whole once the request is looked at.
+  const incomplete = selected?.body_truncated ? selected.id : undefined;
+  useEffect(() => {
+    if (incomplete) void feed.complete(incomplete);
+  }, [incomplete]);
 
   function select(id: string | undefined) {
     setSelectedId(id);

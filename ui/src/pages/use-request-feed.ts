@@ -25,8 +25,14 @@ export interface Feed {
   /** Requests that arrived over the socket while the page was open (marked as new). */
   liveIds: Set<string>;
   loadOlder(): Promise<void>;
+  /** Reads one request whole (a list or the socket cut its body past 64 KiB). */
+  complete(id: string): Promise<void>;
   clear(): void;
 }
+
+/** Lists cut bodies past 64 KiB: such a row is completed from get-one when it is looked at. */
+const asRows = (requests: CapturedRequest[]): RequestRow[] =>
+  requests.map((request) => (request.body_truncated ? { ...request, partial: true } : request));
 
 /**
  * The requests of one endpoint: the newest page from the API, then live events over the socket
@@ -52,7 +58,7 @@ export function useRequestFeed(endpointId: string): Feed {
     const result = await api.get<Page<CapturedRequest>>(
       `${base}?page=${page}&page_size=${pageSize}`,
     );
-    setRows((current) => mergeRequests(current, result.data));
+    setRows((current) => mergeRequests(current, asRows(result.data)));
     setTotal((current) => Math.max(current, result.total));
     return result;
   }
@@ -67,7 +73,7 @@ export function useRequestFeed(endpointId: string): Feed {
       let result = await read(size);
       const arrived = result.total - totalRef.current;
       if (arrived > size && size < PAGE_SIZE) result = await read(Math.min(PAGE_SIZE, arrived));
-      setRows((current) => mergeRequests(current, result.data));
+      setRows((current) => mergeRequests(current, asRows(result.data)));
       setTotal(result.total);
       setError("");
     } catch (e) {
@@ -141,6 +147,14 @@ export function useRequestFeed(endpointId: string): Feed {
     async loadOlder() {
       try {
         await readPage(Math.floor(rowsRef.current.length / PAGE_SIZE) + 1);
+      } catch (e) {
+        setError(errorText(e));
+      }
+    },
+    async complete(id) {
+      try {
+        const result = await api.get<{ data: CapturedRequest }>(`${base}/${id}`);
+        setRows((current) => mergeRequests(current, [result.data]));
       } catch (e) {
         setError(errorText(e));
       }
