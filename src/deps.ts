@@ -70,7 +70,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       logger,
       bus: createBus<DomainEvents>(logger),
       scheduler,
-      disk: createDiskGuard({ dataDir: config.data_dir, config, logger, scheduler }),
+      disk: createDiskGuard({ dataDir: config.data_dir, config, logger }),
       sandbox,
       secretKey,
       outbound: overrides.outbound ?? createConfiguredSender(config),

@@ -85,8 +85,8 @@ describe("createApp", () => {
       expect(jobs).toEqual([
         "auth.api-key-usage-flush",
         "capture.checkpoint",
+        "capture.disk-sample",
         "dedup.sweep",
-        "disk.sample",
         "forwards.retry",
         "realtime.idle-sockets",
         "realtime.rights-recheck",

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
+import { DISK_SAMPLE_SECONDS } from "../shared/disk-guard.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
@@ -104,6 +105,12 @@ export function createCaptureRoom(
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
       retentionJob(deps, ports),
+      // The data dir's free space, for every write path (decisions.md §14).
+      {
+        name: "capture.disk-sample",
+        intervalSeconds: DISK_SAMPLE_SECONDS,
+        run: () => deps.disk.sampleOnSchedule(),
+      },
     ],
     subscriptions: [limits.resyncOnSweep],
     stop: () => writer.close(),

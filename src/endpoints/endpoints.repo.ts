@@ -1,5 +1,4 @@
-import { and, count, desc, eq, inArray, max, sql } from "drizzle-orm";
-import { capturedRequests } from "../capture/capture.table.ts";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import { customResponseOf, responseColumns } from "./endpoints.columns.ts";
 import type { CustomResponse, Endpoint, EndpointStatus } from "./endpoints.model.ts";
@@ -48,6 +47,15 @@ export function createEndpointsRepo(db: Db) {
     .where(eq(debugEndpoints.slug, sql.placeholder("slug")))
     .prepare();
 
+  // Both read the (endpoint_id, id) index: the newest request is the one with the highest id
+  // (UUIDv7), so the last request time is one row, never a max() over every row of the endpoint.
+  const countOf = db.sqlite.prepare<{ n: number }, [string]>(
+    "SELECT count(*) AS n FROM captured_requests WHERE endpoint_id = ?",
+  );
+  const newestOf = db.sqlite.prepare<{ createdAt: string }, [string]>(
+    `SELECT created_at AS createdAt FROM captured_requests
+      WHERE endpoint_id = ? ORDER BY id DESC LIMIT 1`,
+  );
   const liveAnonymous = db.sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM debug_endpoints WHERE organization_id IS NULL AND expires_at > ?",
   );
@@ -147,19 +155,11 @@ export function createEndpointsRepo(db: Db) {
     /** Request counts and newest capture times, for the endpoints given. */
     stats(endpointIds: string[]): Map<string, EndpointStats> {
       const result = new Map<string, EndpointStats>();
-      if (endpointIds.length === 0) return result;
-      const rows = orm
-        .select({
-          endpointId: capturedRequests.endpointId,
-          n: count(),
-          last: max(capturedRequests.createdAt),
-        })
-        .from(capturedRequests)
-        .where(inArray(capturedRequests.endpointId, endpointIds))
-        .groupBy(capturedRequests.endpointId)
-        .all();
-      for (const row of rows) {
-        result.set(row.endpointId, { requestCount: row.n, lastRequestAt: row.last });
+      for (const endpointId of endpointIds) {
+        result.set(endpointId, {
+          requestCount: countOf.get(endpointId)?.n ?? 0,
+          lastRequestAt: newestOf.get(endpointId)?.createdAt ?? null,
+        });
       }
       return result;
     },

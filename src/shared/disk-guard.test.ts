@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import { createDiskGuard, freeBytesOf } from "./disk-guard.ts";
@@ -11,15 +10,13 @@ const MIB = 1024 * 1024;
 function guardOf(minFreeMb: number) {
   const dir = makeTempDir("weir-disk-");
   const lines: Array<Record<string, unknown>> = [];
-  const scheduler = createManualScheduler();
   const config = { min_free_disk_mb: minFreeMb };
   const guard = createDiskGuard({
     dataDir: dir.path,
     config,
     logger: createLogger({ level: "debug", write: (line) => lines.push(JSON.parse(line)) }),
-    scheduler,
   });
-  return { guard, config, lines, scheduler, dir };
+  return { guard, config, lines, dir };
 }
 
 describe("disk guard", () => {
@@ -30,19 +27,19 @@ describe("disk guard", () => {
     ok.dir.remove();
 
     const free = freeBytesOf(makeTempDir("weir-disk-probe-").path);
-    const { guard, lines, scheduler, dir, config } = guardOf(Math.ceil(free / MIB) + 1024);
+    const { guard, lines, dir, config } = guardOf(Math.ceil(free / MIB) + 1024);
     expect(guard.isLow()).toBe(true);
     expect(lines).toHaveLength(1);
     expect(lines[0]?.level).toBe("error");
     expect(lines[0]?.data_dir).toBe(dir.path);
 
-    // Sampled on the scheduler: a lowered minimum applies at the next sample, and says so.
+    // Sampled on schedule: a lowered minimum applies at the next sample, and says so.
     config.min_free_disk_mb = 0;
     expect(guard.isLow()).toBe(true);
     // Scheduled samples closer than 200 ms of real time are skipped: run the job until one counts.
     await pollUntil(
       async () => {
-        await scheduler.run("disk.sample");
+        guard.sampleOnSchedule();
         return !guard.isLow();
       },
       { intervalMs: 50, what: "a scheduled sample" },

@@ -1,12 +1,11 @@
 import { statfsSync } from "node:fs";
 import type { Logger } from "./logger.ts";
-import type { Scheduler } from "./scheduler.ts";
 
 /**
  * Sampled every 5 s by the scheduler, and after every RESAMPLE_AFTER_BYTES written: what fills
  * the disk fastest is Weir's own writes, which are counted. The hot path reads the last verdict.
  */
-const SAMPLE_SECONDS = 5;
+export const DISK_SAMPLE_SECONDS = 5;
 /** Written bytes (captures, ingests) after which the free space is sampled again at once. */
 const RESAMPLE_AFTER_BYTES = 16 * 1024 * 1024;
 const MIB = 1024 * 1024;
@@ -29,6 +28,11 @@ export interface DiskGuard {
   noteWritten(bytes: number): void;
   /** Free bytes and the verdict as of now (samples). */
   sample(): { freeBytes: number; low: boolean };
+  /**
+   * The periodic sample, run by a job every DISK_SAMPLE_SECONDS (the capture room's); skipped
+   * when the last one is under 200 ms old in real time.
+   */
+  sampleOnSchedule(): void;
 }
 
 export interface DiskGuardDeps {
@@ -36,7 +40,6 @@ export interface DiskGuardDeps {
   /** Read at every sample, so a changed minimum applies without a restart. */
   config: { min_free_disk_mb: number };
   logger: Logger;
-  scheduler: Scheduler;
 }
 
 /** Free bytes available to Weir (not root's reserve) on the filesystem holding `dir`. */
@@ -45,7 +48,7 @@ export function freeBytesOf(dir: string): number {
   return stats.bavail * stats.bsize;
 }
 
-/** The guard of one data dir, sampling on the app's scheduler. */
+/** The guard of one data dir; it samples once at once, then when told to. */
 export function createDiskGuard(deps: DiskGuardDeps): DiskGuard {
   const logger = deps.logger.child({ scope: "disk" });
   let low = false;
@@ -76,13 +79,13 @@ export function createDiskGuard(deps: DiskGuardDeps): DiskGuard {
   };
   let lastSampleAt = performance.now();
   sample();
-  deps.scheduler.interval("disk.sample", SAMPLE_SECONDS, () => {
-    const now = performance.now();
-    if (now - lastSampleAt < MIN_SAMPLE_GAP_MS) return;
-    lastSampleAt = now;
-    sample();
-  });
   return {
+    sampleOnSchedule() {
+      const now = performance.now();
+      if (now - lastSampleAt < MIN_SAMPLE_GAP_MS) return;
+      lastSampleAt = now;
+      sample();
+    },
     isLow: () => low,
     noteWritten(bytes) {
       writtenSinceSample += bytes;
