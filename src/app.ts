@@ -55,7 +55,11 @@ export function createApp(deps: AppDeps) {
     },
   });
   // The outbox ports arrive with the delivery room's outbox; until then events are only stored.
-  const routing = createRoutingRoom(deps, { guard, delivery: null });
+  const routing = createRoutingRoom(deps, {
+    guard,
+    delivery: null,
+    transformationExists: transformations.ports.transformationExists,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,

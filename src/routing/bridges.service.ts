@@ -27,6 +27,8 @@ export interface BridgesDeps {
   /** Seals signing secrets at rest, with the destination id as associated data. */
   sealer: Sealer;
   checks: DestinationChecks;
+  /** The transformations room's lookup (a destination's transformation_id). */
+  transformationExists?(organizationId: string, transformationId: string): boolean;
   routesChanged(): void;
 }
 
@@ -89,7 +91,7 @@ export function createBridge(organizationId: string, body: unknown, deps: Bridge
   if (!Array.isArray(list)) errors.destinations = ["must be an array of destinations"];
   else {
     list.forEach((item, i) => {
-      const result = parseDestination(item, deps.checks, `destinations[${i}].`);
+      const result = parseDestination(item, checksFor(organizationId, deps), `destinations[${i}].`);
       Object.assign(errors, result.errors);
       parsed.push(result.settings);
     });
@@ -189,6 +191,15 @@ export function getDestination(
   return presentDestination(requireDestination(organizationId, bridgeId, id, deps).destination);
 }
 
+/** The destination checks of one organization: its transformations are the ones it may name. */
+function checksFor(organizationId: string, deps: BridgesDeps): DestinationChecks {
+  const exists = deps.transformationExists;
+  return {
+    ...deps.checks,
+    transformationExists: (id) => exists?.(organizationId, id) ?? false,
+  };
+}
+
 export function addDestination(
   organizationId: string,
   bridgeId: string,
@@ -196,7 +207,7 @@ export function addDestination(
   deps: BridgesDeps,
 ) {
   const bridge = requireBridge(organizationId, bridgeId, deps);
-  const { settings, errors } = parseDestination(body, deps.checks);
+  const { settings, errors } = parseDestination(body, checksFor(organizationId, deps));
   failIf(errors);
   const view = insertDestination(bridge, settings, deps);
   deps.routesChanged();
@@ -217,7 +228,7 @@ export function updateDestination(
   const { destination } = requireDestination(organizationId, bridgeId, id, deps);
   const patch = asObject(body);
   const merged = { ...storedFields(destination), ...patch };
-  const { settings, errors } = parseDestination(merged, deps.checks);
+  const { settings, errors } = parseDestination(merged, checksFor(organizationId, deps));
   if (patch.type !== undefined && patch.type !== destination.type) {
     errors.type = ["cannot change; create a new destination instead"];
   }

@@ -40,6 +40,8 @@ export interface Destination extends DestinationSettings {
 /** What validation needs from outside: the outbound address policy. */
 export interface DestinationChecks {
   urlProblem(url: string): string | null;
+  /** Whether the organization has this transformation (set per organization by the service). */
+  transformationExists?(id: string): boolean;
 }
 
 type Raw = Record<string, unknown>;
@@ -158,9 +160,13 @@ export function parseDestination(
   const filterErrors = validateFilters(filters);
   for (const [key, messages] of Object.entries(filterErrors)) errors[`${p}${key}`] = messages;
   if (Object.keys(filterErrors).length === 0) settings.filters = filters as unknown[];
-  if (raw.transformation_id !== undefined && raw.transformation_id !== null) {
-    // No transformation can exist yet: any id names an unknown one.
-    errors[`${p}transformation_id`] = ["names no transformation of this organization"];
+  const transformationId = raw.transformation_id;
+  if (transformationId !== undefined && transformationId !== null) {
+    if (typeof transformationId === "string" && checks.transformationExists?.(transformationId)) {
+      settings.transformationId = transformationId;
+    } else {
+      errors[`${p}transformation_id`] = ["names no transformation of this organization"];
+    }
   }
   return { settings, errors };
 }

@@ -32,6 +32,8 @@ export interface RoutingRoomPorts {
    * null while the app has none: events are then stored and routed, and nothing is sent.
    */
   delivery: DeliveryPorts | null;
+  /** The transformations room's lookup: a destination may name only its organization's ones. */
+  transformationExists?(organizationId: string, transformationId: string): boolean;
 }
 
 /** Builds the routing room's use-case deps, as its routes take them. */
@@ -56,6 +58,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     ids: deps.ids,
     sealer: createSealer(deps.secretKey, "destination-signing-secret"),
     checks: { urlProblem: (url) => deps.outbound.urlProblem(url) },
+    transformationExists: ports.transformationExists,
     routesChanged,
   };
   const events = createEventsRepo(deps.db);
