@@ -4,6 +4,7 @@ import { createCaptureRoom } from "./capture/capture.room.ts";
 import { createDbPing } from "./db/db.health.ts";
 import { createDedupRoom } from "./dedup/dedup.room.ts";
 import { createDeliveryRoom } from "./delivery/delivery.room.ts";
+import { createForwardsRoom } from "./delivery/forwards.room.ts";
 import type { AppDeps } from "./deps.ts";
 import { createEndpointsRoom } from "./endpoints/endpoints.room.ts";
 import { healthRoutes } from "./http/health.routes.ts";
@@ -37,8 +38,20 @@ export function createApp(deps: AppDeps) {
   const auth = createAuthRoom(deps, { resolveClientIp });
   const { guard } = auth.ports;
   const endpoints = createEndpointsRoom(deps, { guard, resolveClientIp });
-  const capture = createCaptureRoom(deps, { ...endpoints.ports, guard, resolveClientIp });
-  const delivery = createDeliveryRoom(deps, { ...endpoints.ports, ...capture.ports, guard });
+  const delivery = createDeliveryRoom(deps);
+  const capture = createCaptureRoom(deps, {
+    ...endpoints.ports,
+    guard,
+    resolveClientIp,
+    enqueueForwards: delivery.ports.enqueueForwards,
+    wakeDeliveries: delivery.ports.wake,
+  });
+  const forwards = createForwardsRoom(deps, {
+    ...endpoints.ports,
+    ...capture.ports,
+    guard,
+    registerKind: delivery.ports.registerKind,
+  });
   const realtime = createRealtimeRoom(deps, {
     auth: auth.ports.auth,
     findEndpoint: endpoints.ports.findEndpoint,
@@ -63,8 +76,9 @@ export function createApp(deps: AppDeps) {
   const rooms: Room<object>[] = [
     auth,
     endpoints,
-    capture,
     delivery,
+    capture,
+    forwards,
     realtime,
     secrets,
     transformations,

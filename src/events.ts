@@ -1,4 +1,5 @@
 import type { CapturedRequest, CaptureTarget } from "./capture/capture.model.ts";
+import type { DeliveryAttempt, DeliveryRecord } from "./delivery/delivery.ports.ts";
 import type { Bus } from "./shared/bus.ts";
 
 /**
@@ -16,6 +17,8 @@ export interface DomainEvents {
   "endpoint.updated": { endpointId: string; organizationId: string | null; slug: string };
   /** A user's membership of an organization was removed or its role changed (live sessions re-check). */
   "membership.changed": { userId: string; organizationId: string };
+  /** A delivery attempt (or a circuit_open wait) was committed with the delivery's new state. */
+  "delivery.attempted": { delivery: DeliveryRecord; attempt: DeliveryAttempt };
   /** An API key was revoked; sockets opened with it must close. */
   "api_key.revoked": { apiKeyId: string; organizationId: string };
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
@@ -8,7 +9,7 @@ import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 import { captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
-import { createCaptureWriter } from "./capture.writer.ts";
+import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
@@ -31,6 +32,13 @@ export type CaptureRoomDeps = Pick<
 
 export interface CaptureRoomPorts extends RequestsRoutesPorts, ExpiredEndpoints {
   resolveClientIp: ClientIpResolver;
+  /**
+   * Writes the outbox rows of the stored captures that are to be forwarded, in the capture
+   * batch's own transaction (no extra fsync); returns how many.
+   */
+  enqueueForwards(tx: TxHandle, captures: readonly CommittedCapture[]): number;
+  /** Tells the outbox, after the commit, that deliveries are due. */
+  wakeDeliveries(): void;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */
@@ -66,10 +74,21 @@ export function createCaptureRoom(
   const logger = deps.logger.child({ scope: "capture" });
   const repo = createCaptureRepo(deps.db);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
+  /** Whether the batch being committed wrote forward deliveries (woken after its commit). */
+  let forwardsQueued = false;
   const writer = createCaptureWriter({
     tx: deps.db.tx,
-    store: (batch) => repo.insertRows(batch.map((c) => c.request)),
+    store: (batch, tx) => {
+      const stored = repo.insertRows(batch.map((c) => c.request));
+      const kept = stored.every(Boolean) ? batch : batch.filter((_, i) => stored[i]);
+      forwardsQueued = ports.enqueueForwards(tx, kept) > 0 || forwardsQueued;
+      return stored;
+    },
     onCommitted: (batch) => {
+      if (forwardsQueued) {
+        forwardsQueued = false;
+        ports.wakeDeliveries();
+      }
       for (const { request, endpoint } of batch) {
         const { id, organizationId, slug, forwardUrl } = endpoint;
         deps.bus.publish("request.captured", {

@@ -19,6 +19,7 @@ import m0007_routing from "../../migrations/0007_routing.sql" with { type: "text
 import m0008_dedup_keys_and_counters from "../../migrations/0008_dedup_keys_and_counters.sql" with {
   type: "text",
 };
+import m0009_delivery_outbox from "../../migrations/0009_delivery_outbox.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0006_transformations", sql: m0006_transformations },
   { name: "0007_routing", sql: m0007_routing },
   { name: "0008_dedup_keys_and_counters", sql: m0008_dedup_keys_and_counters },
+  { name: "0009_delivery_outbox", sql: m0009_delivery_outbox },
 ];

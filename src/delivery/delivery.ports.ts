@@ -44,6 +44,8 @@ export interface DeliveryRequest {
    * empty: the attempt is not signed (forwards, chat destinations).
    */
   signingSecrets: string[];
+  /** Overrides WEIR_DESTINATION_TIMEOUT_MS for this kind (forwards keep WEIR_FORWARD_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 /** A failure decided before anything is sent (decisions §8 values), recorded as an attempt. */
@@ -111,6 +113,11 @@ export interface DeliveryKindHandlers {
    * status, an issue's count) commits with it. Runs for every attempt, success or not.
    */
   onAttempt?(tx: TxHandle, delivery: DeliveryRecord, attempt: DeliveryAttempt): void;
+  /**
+   * Whether a failed attempt that got an answer may be retried; default (absent): every non-2xx
+   * is (decisions §8). Forwards retry only 408, 429 and 5xx.
+   */
+  retryableStatus?(statusCode: number): boolean;
 }
 
 /** The delivery room's ports. */

@@ -1,62 +1,46 @@
-import type { AuthPorts } from "../auth/auth.room.ts";
-import type { CapturePorts } from "../capture/capture.room.ts";
-import type { AppDeps } from "../deps.ts";
-import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import { type Room, subscription } from "../room.ts";
-import { createForwardsRepo } from "./forwards.repo.ts";
-import { forwardsRoutes } from "./forwards.routes.ts";
-import type { ForwardsDeps, SendDeps } from "./forwards.service.ts";
-import { createForwarder } from "./forwards.worker.ts";
+import { createOutboxPorts } from "./delivery.outbox.ts";
+import type { DeliveryKind, DeliveryKindHandlers, DeliveryPorts } from "./delivery.ports.ts";
+import { createDeliveryRepo } from "./delivery.repo.ts";
+import { createDeliveryWorker, type OutboxDeps } from "./delivery.worker.ts";
+import { type ForwardCause, forwardDeliveries, forwardKey } from "./forwards.model.ts";
 
-/** Every second: retries of failed forwards are started once due (deps.clock decides). */
-const FORWARD_RETRY_PATTERN = "* * * * * *";
+export type DeliveryRoomDeps = OutboxDeps;
 
-export type DeliveryRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "outbound" | "config"
->;
-
-export interface DeliveryRoomPorts {
-  guard: AuthPorts["guard"];
-  requireEndpoint: EndpointsPorts["requireEndpoint"];
-  findEndpointById: EndpointsPorts["findEndpointById"];
-  findRequest: CapturePorts["findRequest"];
+/** What the delivery room lends: the outbox contract, and capture's way to enqueue forwards. */
+export interface DeliveryRoomPorts extends DeliveryPorts {
+  /** Writes the forward deliveries of stored captures in the capture batch's transaction. */
+  enqueueForwards(tx: TxHandle, captures: readonly ForwardCause[]): number;
 }
 
 /**
- * Builds the delivery room: today the forwarder that re-sends captures to an endpoint's
- * forward_url (listening to `request.captured`), its retry job, forward records and replay.
+ * Builds the delivery room: the durable outbox every outbound webhook goes through (forwards,
+ * events, alerts). Its worker starts with the server and stops after the rooms built later.
  */
-export function createDeliveryRoom(deps: DeliveryRoomDeps, ports: DeliveryRoomPorts): Room {
-  const send: SendDeps = {
-    forwards: createForwardsRepo(deps.db),
-    clock: deps.clock,
-    ids: deps.ids,
-    outbound: deps.outbound,
-    logger: deps.logger,
-    timeoutMs: deps.config.forward_timeout_ms,
-  };
-  const forwards: ForwardsDeps = {
-    requireEndpoint: ports.requireEndpoint,
-    findRequest: ports.findRequest,
-    send,
-  };
-  const forwarder = createForwarder({
-    ...send,
-    findRequest: ports.findRequest,
-    findEndpointById: ports.findEndpointById,
-  });
+export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPorts> {
+  const repo = createDeliveryRepo(deps.db);
+  const kinds = new Map<DeliveryKind, DeliveryKindHandlers>();
+  const worker = createDeliveryWorker(deps, repo, kinds);
+  const ports = createOutboxPorts(deps, repo, kinds, () => worker.queue.notify());
   return {
-    routes: forwardsRoutes(forwards, ports),
-    jobs: [
-      {
-        name: "forwards.retry",
-        pattern: FORWARD_RETRY_PATTERN,
-        run: () => forwarder.runDueRetries(),
-      },
+    routes: null,
+    jobs: [],
+    subscriptions: [
+      subscription("server.started", () => worker.queue.start()),
+      // The endpoint's requests went with it: its forwards have nothing left to send or show.
+      subscription("endpoint.deleted", ({ endpointId }) =>
+        deps.db.tx(() => repo.forgetDestination(forwardKey(endpointId))),
+      ),
     ],
-    subscriptions: [subscription("request.captured", (event) => forwarder.onCaptured(event))],
-    stop: () => forwarder.stop(),
-    ports: {},
+    stop: () => worker.stop(),
+    ports: {
+      ...ports,
+      enqueueForwards(tx, captures) {
+        const items = forwardDeliveries(captures);
+        if (items.length > 0) ports.enqueue(tx, items);
+        return items.length;
+      },
+    },
   };
 }

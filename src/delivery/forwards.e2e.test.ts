@@ -22,7 +22,11 @@ let owner: TestAccount;
 let sink: HttpSink;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, scheduler, config: { forward_timeout_ms: 500 } });
+  server = await startTestServer({
+    clock,
+    scheduler,
+    config: { forward_timeout_ms: 500, retry_base_ms: 10_000 },
+  });
   owner = await signUp(server, { plan: "enterprise" });
   sink = startHttpSink();
 });
@@ -166,7 +170,7 @@ describe("forward on capture (decisions.md §6)", () => {
 });
 
 describe("failures and retries", () => {
-  test("a destination that is down: the error is recorded, then retried after 10 s and 60 s", async () => {
+  test("a destination that is down: the error is recorded, then retried with backoff (10 s, 20 s ±20 %)", async () => {
     const endpoint = await createDebugEndpoint(server, owner, {
       forward_url: `http://127.0.0.1:${freePort()}/down`,
     });
@@ -175,17 +179,19 @@ describe("failures and retries", () => {
     expect(first).toMatchObject({ status_code: null, response_body: null, attempt: 1 });
     expect(first.error).toStartWith("connection_refused: ");
     expect(first.error).toContain("ECONNREFUSED");
-    clock.advance(9_999);
-    await scheduler.run("forwards.retry");
-    clock.advance(1);
-    await scheduler.run("forwards.retry");
+    clock.advance(7_999); // the earliest retry is 10 s − 20 %
+    await scheduler.run("delivery.poll");
+    await captureControl();
+    expect(await forwardsOf(endpoint, requestId)).toHaveLength(1);
+    clock.advance(4_001);
+    await scheduler.run("delivery.poll");
     await triesOf(endpoint, requestId, 2);
-    clock.advance(60_000);
-    await scheduler.run("forwards.retry");
+    clock.advance(24_000);
+    await scheduler.run("delivery.poll");
     const tries = await triesOf(endpoint, requestId, 3);
     expect(tries.map((t: { attempt: number }) => t.attempt)).toEqual([1, 2, 3]);
     clock.advance(3_600_000);
-    await scheduler.run("forwards.retry");
+    await scheduler.run("delivery.poll");
     await captureControl();
     expect(await forwardsOf(endpoint, requestId)).toHaveLength(3);
   });
@@ -202,12 +208,12 @@ describe("failures and retries", () => {
     const missingId = await captureAt(server, `/debug/${missing.slug}`);
     await triesOf(flaky, flakyId, 1);
     await triesOf(missing, missingId, 1);
-    clock.advance(10_000);
-    await scheduler.run("forwards.retry");
+    clock.advance(12_000);
+    await scheduler.run("delivery.poll");
     const tries = await triesOf(flaky, flakyId, 2);
     expect(tries.map((t: { status_code: number | null }) => t.status_code)).toEqual([503, 200]);
     clock.advance(60_000);
-    await scheduler.run("forwards.retry");
+    await scheduler.run("delivery.poll");
     await captureControl();
     expect(await forwardsOf(flaky, flakyId)).toHaveLength(2);
     expect(await forwardsOf(missing, missingId)).toHaveLength(1);
@@ -222,8 +228,8 @@ describe("failures and retries", () => {
     await callAs(server, owner, "PATCH", `/api/v1/debug-endpoints/${endpoint.id}`, {
       debug_endpoint: { forward_url: null },
     });
-    clock.advance(10_000);
-    await scheduler.run("forwards.retry");
+    clock.advance(12_000);
+    await scheduler.run("delivery.poll");
     await captureControl();
     expect(await forwardsOf(endpoint, requestId)).toHaveLength(1);
   });

@@ -5,7 +5,6 @@ import {
   forwardHeaders,
   forwardTarget,
   isRetryable,
-  retryDelayAfter,
   shouldForward,
 } from "./forwards.model.ts";
 
@@ -87,10 +86,6 @@ describe("when to forward and retry", () => {
       isRetryable({ statusCode: null, error: "blocked_address: 169.254.169.254 is denied" }),
     ).toBe(false);
     expect(isRetryable({ statusCode: null, error: "connection_refused: ECONNREFUSED" })).toBe(true);
-  });
-
-  test("three tries at most: 10 s then 60 s", () => {
-    expect([1, 2, 3].map(retryDelayAfter)).toEqual([10_000, 60_000, null]);
   });
 
   test("every body travels but a HEAD's", () => {

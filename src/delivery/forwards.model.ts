@@ -1,12 +1,11 @@
-import type { CapturedRequest } from "../capture/capture.model.ts";
+import type { CapturedRequest, CaptureTarget } from "../capture/capture.model.ts";
 import { endToEndHeaders, type HeaderPair } from "../http/outbound/outbound.headers.ts";
+import type { NewDelivery } from "./delivery.ports.ts";
 
 /** Marks a request Weir sent; a captured request carrying it is never forwarded again (loop guard). */
 export const LOOP_GUARD_HEADER = "x-weir-forwarded";
-/** Tries per captured request: the first plus two retries (docs/api.md, Forwards). */
-export const MAX_FORWARD_ATTEMPTS = 3;
-/** Wait before retry n (index 0: before attempt 2). */
-export const FORWARD_RETRY_DELAYS_MS = [10_000, 60_000] as const;
+/** Retries of a forward after its first try (docs/api.md, Forwards): three tries at most. */
+export const FORWARD_MAX_RETRIES = 2;
 /** The §8 code of a try the outbound address policy refused; a record's error starts with it. */
 export const BLOCKED_ADDRESS = "blocked_address";
 /** How much of a downstream answer is kept (decisions.md §6). */
@@ -75,13 +74,34 @@ export function isRetryable(
 ): boolean {
   if (record.error?.startsWith(`${BLOCKED_ADDRESS}:`)) return false;
   const status = record.statusCode;
-  return status === null || status === 408 || status === 429 || status >= 500;
+  return status === null || isRetryableStatus(status);
 }
 
-/** Milliseconds to wait before the try after `attempt`, or null when no try is left. */
-export function retryDelayAfter(attempt: number): number | null {
-  if (attempt >= MAX_FORWARD_ATTEMPTS) return null;
-  return FORWARD_RETRY_DELAYS_MS[attempt - 1] ?? null;
+/** The answers after which a forward is tried again: 408, 429 and 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** A stored capture and its endpoint, as capture's batch hands them over. */
+export interface ForwardCause {
+  request: CapturedRequest;
+  endpoint: CaptureTarget;
+}
+
+/** The breaker and fairness key of an endpoint's forwards. */
+export const forwardKey = (endpointId: string) => `forward:${endpointId}`;
+
+/** The outbox rows for the captures of a batch that are to be forwarded. */
+export function forwardDeliveries(captures: readonly ForwardCause[]): NewDelivery[] {
+  return captures
+    .filter(({ request, endpoint }) => shouldForward(request, endpoint.forwardUrl))
+    .map(({ request, endpoint }) => ({
+      kind: "forward",
+      organizationId: endpoint.organizationId,
+      subjectId: request.id,
+      destinationKey: forwardKey(endpoint.id),
+      maxRetries: FORWARD_MAX_RETRIES,
+    }));
 }
 
 /**

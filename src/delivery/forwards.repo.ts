@@ -1,79 +1,100 @@
-import { count, desc, eq, sql } from "drizzle-orm";
-import { requestForwards } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
+import { type HeaderPair, headerRecord } from "../http/outbound/outbound.headers.ts";
+import type { DeliveryAttempt } from "./delivery.ports.ts";
+import type { DeliveryRepo, DeliveryRow } from "./delivery.repo.ts";
 import type { ForwardRecord } from "./forwards.model.ts";
 
-type ForwardRow = typeof requestForwards.$inferSelect;
+interface ForwardAttemptRow {
+  id: string;
+  request_id: string;
+  url: string;
+  method: string;
+  status_code: number | null;
+  response_headers: string;
+  response_body: string;
+  latency_ms: number;
+  error_code: string | null;
+  error_message: string | null;
+  attempt: number;
+  created_at: string;
+}
 
-/** Forward records: one row per try (decisions.md §6); they go when their request goes (cascade). */
-export function createForwardsRepo(db: Db) {
-  const orm = db.orm;
-  const page = orm
-    .select()
-    .from(requestForwards)
-    .where(eq(requestForwards.requestId, sql.placeholder("requestId")))
-    .orderBy(desc(requestForwards.id))
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"))
-    .prepare();
-  const total = orm
-    .select({ n: count() })
-    .from(requestForwards)
-    .where(eq(requestForwards.requestId, sql.placeholder("requestId")))
-    .prepare();
+/**
+ * Forward records (decisions.md §6) are the attempts of a request's `forward` deliveries; a
+ * breaker's wait is not a try and is not listed. Replays are deliveries of their own, recorded
+ * as they are sent.
+ */
+export function createForwardsRepo(db: Db, deliveries: DeliveryRepo) {
+  const tries = `FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+    WHERE d.kind = 'forward' AND d.subject_id = ?
+      AND (a.error_type IS NULL OR a.error_type <> 'circuit_breaker_error')`;
+  const page = db.sqlite.prepare<ForwardAttemptRow, [string, number, number]>(
+    `SELECT a.id, d.subject_id AS request_id, a.url, a.method, a.status_code, a.response_headers,
+       a.response_body, a.latency_ms, a.error_code, a.error_message, a.attempt, a.created_at
+     ${tries} ORDER BY a.created_at DESC, a.id DESC LIMIT ? OFFSET ?`,
+  );
+  const total = db.sqlite.prepare<{ n: number }, [string]>(`SELECT count(*) AS n ${tries}`);
+  const requestExists = db.sqlite.prepare<{ ok: number }, [string]>(
+    "SELECT 1 AS ok FROM captured_requests WHERE id = ?",
+  );
 
   return {
-    /** Stores a try; false when its request is gone (deleted meanwhile), which is not an error. */
-    insert(record: ForwardRecord): boolean {
-      const exists = db.sqlite
-        .query<{ ok: number }, [string]>("SELECT 1 AS ok FROM captured_requests WHERE id = ?")
-        .get(record.requestId);
-      if (!exists) return false;
-      orm.insert(requestForwards).values(toRow(record)).run();
-      return true;
+    /**
+     * Stores a replay as an ended delivery with its one attempt; false when its request is gone
+     * (deleted meanwhile), which is not an error.
+     */
+    insertReplay(row: DeliveryRow, attempt: DeliveryAttempt): boolean {
+      return db.tx(() => {
+        if (!requestExists.get(row.subject_id)) return false;
+        deliveries.insert(row);
+        deliveries.insertAttempt(attempt);
+        return true;
+      });
     },
     /** One page of a request's tries, newest first. */
     listPage(requestId: string, offset: number, limit: number): ForwardRecord[] {
-      return page.all({ requestId, offset, limit }).map(toRecord);
+      return page.all(requestId, limit, offset).map(toRecord);
     },
-    count(requestId: string): number {
-      return total.get({ requestId })?.n ?? 0;
-    },
+    count: (requestId: string): number => total.get(requestId)?.n ?? 0,
   };
 }
 
 export type ForwardsRepo = ReturnType<typeof createForwardsRepo>;
 
-function toRow(record: ForwardRecord): ForwardRow {
+/** An attempt as a forward record: an answer speaks for itself; no answer shows `code: message`. */
+export function toForwardRecord(attempt: DeliveryAttempt, requestId: string): ForwardRecord {
+  const answered = attempt.statusCode !== null;
   return {
-    id: record.id,
-    requestId: record.requestId,
-    url: record.url,
-    method: record.method,
-    statusCode: record.statusCode,
-    responseHeaders: record.responseHeaders ? JSON.stringify(record.responseHeaders) : null,
-    responseBody: record.responseBody,
-    latencyMs: record.latencyMs,
-    error: record.error,
-    attempt: record.attempt,
-    createdAt: record.createdAt,
+    id: attempt.id,
+    requestId,
+    url: attempt.url,
+    method: attempt.method,
+    statusCode: attempt.statusCode,
+    responseHeaders: answered ? headerRecord(attempt.responseHeaders) : null,
+    responseBody: answered ? attempt.responseBody : null,
+    latencyMs: attempt.latencyMs,
+    error:
+      answered || !attempt.errorCode ? null : `${attempt.errorCode}: ${attempt.errorMessage ?? ""}`,
+    attempt: attempt.attempt,
+    createdAt: attempt.createdAt,
   };
 }
 
-function toRecord(row: ForwardRow): ForwardRecord {
-  return {
+function toRecord(row: ForwardAttemptRow): ForwardRecord {
+  const attempt: DeliveryAttempt = {
     id: row.id,
-    requestId: row.requestId,
+    deliveryId: "",
+    attempt: row.attempt,
     url: row.url,
     method: row.method,
-    statusCode: row.statusCode,
-    responseHeaders: row.responseHeaders
-      ? (JSON.parse(row.responseHeaders) as Record<string, string>)
-      : null,
-    responseBody: row.responseBody,
-    latencyMs: row.latencyMs,
-    error: row.error,
-    attempt: row.attempt,
-    createdAt: row.createdAt,
+    statusCode: row.status_code,
+    responseHeaders: JSON.parse(row.response_headers) as HeaderPair[],
+    responseBody: row.response_body,
+    latencyMs: row.latency_ms,
+    errorType: null,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    createdAt: row.created_at,
   };
+  return toForwardRecord(attempt, row.request_id);
 }

@@ -3,21 +3,29 @@ import { type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import { endpointErrors } from "../endpoints/endpoints.errors.ts";
 import type { Endpoint } from "../endpoints/endpoints.model.ts";
 import { isHttpUrl } from "../endpoints/endpoints.validate.ts";
-import { headerRecord } from "../http/outbound/outbound.headers.ts";
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
+import type {
+  DeliveryAttempt,
+  DeliveryKindHandlers,
+  DeliveryRecord,
+  Prepared,
+} from "./delivery.ports.ts";
+import type { DeliveryRow } from "./delivery.repo.ts";
 import {
   BLOCKED_ADDRESS,
   canCarryBody,
   type ForwardRecord,
   forwardHeaders,
+  forwardKey,
   forwardTarget,
+  isRetryableStatus,
 } from "./forwards.model.ts";
-import type { ForwardsRepo } from "./forwards.repo.ts";
+import { type ForwardsRepo, toForwardRecord } from "./forwards.repo.ts";
 
 export interface SendDeps {
   forwards: ForwardsRepo;
@@ -29,26 +37,47 @@ export interface SendDeps {
   timeoutMs: number;
 }
 
-/**
- * One try: sends the request to `url` (already the full target) and records it, whatever
- * happens. Never throws for a downstream failure: the error is what the record is for.
- */
-export async function sendForward(
-  input: { request: CapturedRequest; url: string; attempt: number },
-  deps: SendDeps,
-): Promise<ForwardRecord> {
-  const record = await tryForward(input, deps);
-  deps.forwards.insert(record);
-  return record;
+/** What the forward kind reads at send time: the stored request and the endpoint as it is now. */
+export interface ForwardKindDeps {
+  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findEndpointById(endpointId: string): Endpoint | null;
+  timeoutMs: number;
 }
 
-/** One try through the outbound sender, as a forward record (not stored yet). */
-async function tryForward(
-  input: { request: CapturedRequest; url: string; attempt: number },
+/**
+ * The outbox's `forward` kind: a due forward is re-sent to the endpoint's CURRENT forward_url
+ * with the captured sub-path and query, byte-exact, unsigned; nothing is sent (the delivery
+ * ends) when the request or the forward_url is gone. Only 408, 429 and 5xx are retried.
+ */
+export function forwardKind(deps: ForwardKindDeps): DeliveryKindHandlers {
+  return {
+    async prepare(delivery: DeliveryRecord): Promise<Prepared> {
+      const endpointId = delivery.destinationKey.slice(forwardKey("").length);
+      const base = deps.findEndpointById(endpointId)?.forwardUrl;
+      const request = base ? deps.findRequest(endpointId, delivery.subjectId) : null;
+      if (!base || !request) return { skip: "filtered" };
+      return {
+        send: {
+          url: forwardTarget(base, request.path, request.queryString),
+          method: request.method,
+          headers: forwardHeaders(request.rawHeaders),
+          body: canCarryBody(request.method) ? request.body : "",
+          signingSecrets: [],
+          timeoutMs: deps.timeoutMs,
+        },
+      };
+    },
+    retryableStatus: isRetryableStatus,
+  };
+}
+
+/** One try through the outbound sender, as a replay delivery and its attempt (not stored yet). */
+async function tryReplay(
+  input: { request: CapturedRequest; endpointId: string; url: string },
   deps: SendDeps,
-): Promise<ForwardRecord> {
-  const { request, url, attempt } = input;
-  const createdAt = isoAt(deps.clock.now());
+) {
+  const { request, url } = input;
+  const startedAt = deps.clock.now();
   const result = await deps.outbound.send({
     url,
     method: request.method,
@@ -57,20 +86,44 @@ async function tryForward(
     timeoutMs: deps.timeoutMs,
   });
   const answered = result.status !== null;
-  return {
+  const createdAt = isoAt(startedAt);
+  const attempt: DeliveryAttempt = {
     id: deps.ids.uuid(),
-    requestId: request.id,
+    deliveryId: deps.ids.uuid(),
+    attempt: 1,
     url: result.url,
     method: request.method,
     statusCode: result.status,
-    responseHeaders: answered ? headerRecord(result.headers) : null,
-    responseBody: answered ? new TextDecoder().decode(result.body) : null,
-    latencyMs: result.latencyMs,
-    // The §8 code first (e.g. "blocked_address: …"); an answer's status speaks for itself.
-    error: answered || !result.error ? null : `${result.error.code}: ${result.error.message}`,
-    attempt,
+    responseHeaders: result.headers,
+    responseBody: answered ? new TextDecoder().decode(result.body) : "",
+    latencyMs: Math.round(result.latencyMs),
+    errorType: result.error?.type ?? null,
+    errorCode: result.error?.code ?? null,
+    errorMessage: result.error?.message ?? null,
     createdAt,
   };
+  const row: DeliveryRow = {
+    id: attempt.deliveryId,
+    kind: "forward",
+    organization_id: null,
+    subject_id: request.id,
+    destination_key: forwardKey(input.endpointId),
+    webhook_id: `msg_${deps.ids.base62(27)}`,
+    status: answered && result.error === null ? "delivered" : "failed",
+    attempts: 1,
+    max_retries: 0,
+    attempts_before_requeue: 0,
+    next_attempt_at: null,
+    locked_until: null,
+    last_status_code: result.status,
+    last_error_type: attempt.errorType,
+    last_error_code: attempt.errorCode,
+    last_error_message: attempt.errorMessage,
+    last_latency_ms: attempt.latencyMs,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+  return { row, attempt, record: toForwardRecord(attempt, request.id) };
 }
 
 /** What replay and the forward list borrow: the endpoint check of endpoints, the request of capture. */
@@ -99,12 +152,14 @@ export async function replayRequest(
   if (!request) throw endpointErrors.notFound();
   const base = replayBase(input.url, endpoint.forwardUrl, deps.send.outbound);
   const url = forwardTarget(base, request.path, request.queryString);
-  const record = await tryForward({ request, url, attempt: 1 }, deps.send);
+  const replay = await tryReplay({ request, endpointId: endpoint.id, url }, deps.send);
+  const { record } = replay;
   // A target the address policy refuses (by name, once resolved) is the caller's input to fix.
   if (record.error?.startsWith(`${BLOCKED_ADDRESS}:`)) {
     throw validationFailed({ url: [record.error.slice(BLOCKED_ADDRESS.length + 2)] });
   }
-  deps.send.forwards.insert(record);
+  replay.row.organization_id = endpoint.organizationId;
+  deps.send.forwards.insertReplay(replay.row, replay.attempt);
   return record;
 }
 

@@ -178,6 +178,42 @@ export const CONFIG_TABLE = {
     parse: integer(1, 300_000),
     doc: "How long a forward or replay waits for the downstream answer before recording a timeout.",
   }),
+  retry_base_ms: entry({
+    env: "WEIR_RETRY_BASE_MS",
+    default: 5000,
+    parse: integer(1, 86_400_000),
+    doc: "Delay before the first retry of a failed delivery; doubled per failure (±20 % jitter) up to retry_cap_ms.",
+  }),
+  retry_cap_ms: entry({
+    env: "WEIR_RETRY_CAP_MS",
+    default: 3_600_000,
+    parse: integer(1, 604_800_000),
+    doc: "Longest wait between two attempts of a delivery, Retry-After included.",
+  }),
+  breaker_open_ms: entry({
+    env: "WEIR_BREAKER_OPEN_MS",
+    default: 30_000,
+    parse: integer(1, 86_400_000),
+    doc: "How long a destination's circuit breaker stays open before one probe is let through.",
+  }),
+  destination_timeout_ms: entry({
+    env: "WEIR_DESTINATION_TIMEOUT_MS",
+    default: 30_000,
+    parse: integer(1, 300_000),
+    doc: "How long a delivery attempt waits for the destination's answer; slower is network_error/timeout.",
+  }),
+  delivery_concurrency: entry({
+    env: "WEIR_DELIVERY_CONCURRENCY",
+    default: 64,
+    parse: integer(1, 10_000),
+    doc: "Delivery attempts in flight at once in this process.",
+  }),
+  delivery_per_destination: entry({
+    env: "WEIR_DELIVERY_PER_DESTINATION",
+    default: 16,
+    parse: integer(1, 10_000),
+    doc: "Delivery attempts in flight at once to one destination (a slow one holds only its own slots).",
+  }),
   outbound_deny: entry({
     env: "WEIR_OUTBOUND_DENY",
     default: [],

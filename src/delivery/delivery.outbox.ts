@@ -1,0 +1,84 @@
+import type { TxHandle } from "../db/db.tx.ts";
+import type {
+  DeliveryKind,
+  DeliveryKindHandlers,
+  DeliveryPorts,
+  NewDelivery,
+} from "./delivery.ports.ts";
+import { type DeliveryRepo, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
+import type { OutboxDeps } from "./delivery.worker.ts";
+
+/** Length of the random part of a Standard Webhooks message id (`msg_…`). */
+const WEBHOOK_ID_CHARS = 27;
+
+/**
+ * The writing and reading half of the outbox (DeliveryPorts): rows are written through the
+ * caller's transaction handle, so they commit with their cause or not at all; `wake` asks the
+ * worker to claim at the end of the turn.
+ */
+export function createOutboxPorts(
+  deps: Pick<OutboxDeps, "clock" | "ids">,
+  repo: DeliveryRepo,
+  kinds: Map<DeliveryKind, DeliveryKindHandlers>,
+  wake: () => void,
+): DeliveryPorts {
+  return {
+    registerKind(kind, handlers) {
+      if (kinds.has(kind)) throw new Error(`delivery kind ${kind} is registered already`);
+      kinds.set(kind, handlers);
+    },
+    enqueue(_tx: TxHandle, items: readonly NewDelivery[]) {
+      const now = deps.clock.now();
+      const createdAt = new Date(now).toISOString();
+      return items.map((item) => {
+        const row = newRow(
+          item,
+          deps.ids.uuid(),
+          `msg_${deps.ids.base62(WEBHOOK_ID_CHARS)}`,
+          now,
+          createdAt,
+        );
+        repo.insert(row);
+        return toDeliveryRecord(row, now);
+      });
+    },
+    wake,
+    listBySubject: (kind, subjectIds) => {
+      const now = deps.clock.now();
+      return repo.listBySubject(kind, subjectIds).map((row) => toDeliveryRecord(row, now));
+    },
+    listAttempts: (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
+    requeue: (_tx, kind, subjectId, options) =>
+      repo.requeue(kind, subjectId, options?.includeEnded ?? false, deps.clock.now()),
+  };
+}
+
+function newRow(
+  item: NewDelivery,
+  id: string,
+  webhookId: string,
+  now: number,
+  createdAt: string,
+): DeliveryRow {
+  return {
+    id,
+    kind: item.kind,
+    organization_id: item.organizationId,
+    subject_id: item.subjectId,
+    destination_key: item.destinationKey,
+    webhook_id: webhookId,
+    status: "pending",
+    attempts: 0,
+    max_retries: item.maxRetries,
+    attempts_before_requeue: 0,
+    next_attempt_at: item.dueAt ?? now,
+    locked_until: null,
+    last_status_code: null,
+    last_error_type: null,
+    last_error_code: null,
+    last_error_message: null,
+    last_latency_ms: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}

@@ -1,0 +1,231 @@
+import type { SQLQueryBindings } from "bun:sqlite";
+import type { DbHandle } from "../db/db.tx.ts";
+import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
+import { isoAt } from "../shared/clock.ts";
+import { type BreakerState, closedBreaker } from "./delivery.breaker.model.ts";
+import type {
+  DeliveryAttempt,
+  DeliveryKind,
+  DeliveryRecord,
+  DeliveryStatus,
+} from "./delivery.ports.ts";
+
+/** A deliveries row as SQLite returns it (also what the due-queue's RETURNING * hands over). */
+export interface DeliveryRow {
+  id: string;
+  kind: string;
+  organization_id: string | null;
+  subject_id: string;
+  destination_key: string;
+  webhook_id: string;
+  status: string;
+  attempts: number;
+  max_retries: number;
+  attempts_before_requeue: number;
+  next_attempt_at: number | null;
+  locked_until: number | null;
+  last_status_code: number | null;
+  last_error_type: string | null;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  last_latency_ms: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  url: string;
+  method: string;
+  status_code: number | null;
+  response_headers: string;
+  response_body: string;
+  latency_ms: number;
+  error_type: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+}
+
+/** The outcome of one attempt as written to the delivery row. */
+export interface DeliveryOutcome {
+  id: string;
+  /** The lease token: the write is refused when another worker holds the row now. */
+  lockedUntil: number;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  statusCode: number | null;
+  errorType: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  latencyMs: number | null;
+  updatedAt: string;
+}
+
+/** Outbox SQL: deliveries, their attempts and the breakers, over prepared statements. */
+export function createDeliveryRepo(db: DbHandle) {
+  const q = <R, P extends SQLQueryBindings[] = SQLQueryBindings[]>(sql: string) =>
+    db.sqlite.prepare<R, P>(sql);
+  const insertDelivery = q(
+    `INSERT INTO deliveries (id, kind, organization_id, subject_id, destination_key, webhook_id,
+       status, attempts, max_retries, next_attempt_at, locked_until, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, NULL, ?, ?)`,
+  );
+  const insertAttempt = q(
+    `INSERT INTO delivery_attempts (id, delivery_id, attempt, url, method, status_code,
+       response_headers, response_body, latency_ms, error_type, error_code, error_message, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const finish = q(
+    `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, locked_until = NULL,
+       last_status_code = ?, last_error_type = ?, last_error_code = ?, last_error_message = ?,
+       last_latency_ms = ?, updated_at = ?
+     WHERE id = ? AND locked_until = ?`,
+  );
+  const byId = q<DeliveryRow, [string]>("SELECT * FROM deliveries WHERE id = ?");
+  const attemptsOf = q<AttemptRow, [string, number]>(
+    "SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY created_at DESC, attempt DESC, id DESC LIMIT ?",
+  );
+  const breakerOf = q<{ state: string }, [string]>(
+    "SELECT state FROM delivery_breakers WHERE destination_key = ?",
+  );
+  const saveBreaker = q(
+    `INSERT INTO delivery_breakers (destination_key, phase, state, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (destination_key) DO UPDATE SET phase = excluded.phase, state = excluded.state,
+       updated_at = excluded.updated_at`,
+  );
+  const requeueFailed = q(
+    `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, locked_until = NULL,
+       attempts_before_requeue = attempts, updated_at = ?
+     WHERE kind = ? AND subject_id = ? AND next_attempt_at IS NULL AND (status = 'failed' OR ?)`,
+  );
+
+  return {
+    insert(row: DeliveryRow): void {
+      insertDelivery.run(
+        row.id,
+        row.kind,
+        row.organization_id,
+        row.subject_id,
+        row.destination_key,
+        row.webhook_id,
+        row.max_retries,
+        row.next_attempt_at,
+        row.created_at,
+        row.updated_at,
+      );
+    },
+    find: (id: string): DeliveryRow | null => byId.get(id),
+    insertAttempt(attempt: DeliveryAttempt): void {
+      insertAttempt.run(
+        attempt.id,
+        attempt.deliveryId,
+        attempt.attempt,
+        attempt.url,
+        attempt.method,
+        attempt.statusCode,
+        JSON.stringify(attempt.responseHeaders),
+        attempt.responseBody,
+        attempt.latencyMs,
+        attempt.errorType,
+        attempt.errorCode,
+        attempt.errorMessage,
+        attempt.createdAt,
+      );
+    },
+    /** Writes an attempt's outcome and lets go of the lease; false when the lease was lost. */
+    finish(o: DeliveryOutcome): boolean {
+      const result = finish.run(
+        o.status,
+        o.attempts,
+        o.nextAttemptAt,
+        o.statusCode,
+        o.errorType,
+        o.errorCode,
+        o.errorMessage,
+        o.latencyMs,
+        o.updatedAt,
+        o.id,
+        o.lockedUntil,
+      );
+      return result.changes === 1;
+    },
+    listAttempts: (deliveryId: string, limit: number): DeliveryAttempt[] =>
+      attemptsOf.all(deliveryId, limit).map(toAttempt),
+    listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRow[] {
+      if (subjectIds.length === 0) return [];
+      return db.sqlite
+        .query<DeliveryRow, [string, string]>(
+          `SELECT * FROM deliveries WHERE kind = ? AND subject_id IN (SELECT value FROM json_each(?))
+           ORDER BY created_at, id`,
+        )
+        .all(kind, JSON.stringify(subjectIds));
+    },
+    breaker(key: string): BreakerState {
+      const row = breakerOf.get(key);
+      return row ? (JSON.parse(row.state) as BreakerState) : closedBreaker();
+    },
+    saveBreaker(key: string, state: BreakerState, now: number): void {
+      saveBreaker.run(key, state.phase, JSON.stringify(state), isoAt(now));
+    },
+    /** Removes a destination's deliveries (their attempts go with them) and its breaker. */
+    forgetDestination(key: string): void {
+      db.sqlite.run("DELETE FROM deliveries WHERE destination_key = ?", [key]);
+      db.sqlite.run("DELETE FROM delivery_breakers WHERE destination_key = ?", [key]);
+    },
+    requeue(kind: DeliveryKind, subjectId: string, includeEnded: boolean, now: number): number {
+      return requeueFailed.run(now, isoAt(now), kind, subjectId, includeEnded ? 1 : 0).changes;
+    },
+  };
+}
+
+export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>;
+
+/**
+ * A row as the kind's owner sees it. A row under a live lease is `delivering`: the lease is the
+ * state, so claiming costs no extra write.
+ */
+export function toDeliveryRecord(row: DeliveryRow, now: number): DeliveryRecord {
+  const leased = row.locked_until !== null && row.locked_until > now;
+  const ended = row.status === "delivered" || row.status === "failed";
+  return {
+    id: row.id,
+    kind: row.kind as DeliveryKind,
+    organizationId: row.organization_id,
+    subjectId: row.subject_id,
+    destinationKey: row.destination_key,
+    webhookId: row.webhook_id,
+    status: leased && !ended ? "delivering" : (row.status as DeliveryStatus),
+    attempts: row.attempts,
+    maxRetries: row.max_retries,
+    nextAttemptAt: row.next_attempt_at === null ? null : isoAt(row.next_attempt_at),
+    lastStatusCode: row.last_status_code,
+    lastErrorType: row.last_error_type,
+    lastErrorCode: row.last_error_code,
+    lastErrorMessage: row.last_error_message,
+    lastLatencyMs: row.last_latency_ms,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAttempt(row: AttemptRow): DeliveryAttempt {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    attempt: row.attempt,
+    url: row.url,
+    method: row.method,
+    statusCode: row.status_code,
+    responseHeaders: JSON.parse(row.response_headers) as HeaderPair[],
+    responseBody: row.response_body,
+    latencyMs: row.latency_ms,
+    errorType: row.error_type,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    createdAt: row.created_at,
+  };
+}

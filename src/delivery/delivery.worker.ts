@@ -1,0 +1,364 @@
+import { createDueQueue, type DueQueue, type Lease } from "../db/db.due-queue.ts";
+import { createGroupCommit } from "../db/db.group-commit.ts";
+import type { TxHandle } from "../db/db.tx.ts";
+import type { AppDeps } from "../deps.ts";
+import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
+import type { OutboundResult } from "../http/outbound/outbound.model.ts";
+import { isoAt } from "../shared/clock.ts";
+import { admit, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
+import {
+  type AttemptResult,
+  breakerWaitUntil,
+  isRetryableFailure,
+  nextStep,
+} from "./delivery.model.ts";
+import type {
+  DeliveryAttempt,
+  DeliveryKind,
+  DeliveryKindHandlers,
+  DeliveryRecord,
+  DeliveryRequest,
+  PreparedFailure,
+} from "./delivery.ports.ts";
+import { type DeliveryRepo, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
+import { parseRetryAfter } from "./delivery.retry.model.ts";
+import { signDelivery } from "./delivery.signing.ts";
+
+/** How much of an answer's body an attempt keeps (decisions §6 and §8). */
+export const RESPONSE_BODY_LIMIT = 65_536;
+
+export type OutboxDeps = Pick<
+  AppDeps,
+  "db" | "clock" | "ids" | "logger" | "bus" | "outbound" | "scheduler" | "config"
+>;
+
+/** One attempt's writes, committed with others in one group-commit transaction. */
+interface Recording {
+  row: DeliveryRow;
+  lease: Lease;
+  attempt: DeliveryAttempt | null;
+  /** The row's new state (status, due time, attempts, last_* fields). */
+  next: Pick<DeliveryRow, "status" | "attempts" | "next_attempt_at"> & LastFields;
+  /** The outcome the breaker hears; null: the breaker was not asked (it refused, or a prepare failure). */
+  breakerSuccess: boolean | null;
+}
+
+type LastFields = Pick<
+  DeliveryRow,
+  | "last_status_code"
+  | "last_error_type"
+  | "last_error_code"
+  | "last_error_message"
+  | "last_latency_ms"
+>;
+
+/**
+ * The outbox's sending half: a due-queue over `deliveries` keyed by destination_key claims due
+ * rows with a lease; each row asks its destination's breaker, has its kind build the request,
+ * is signed when the kind gives secrets, goes through the one outbound sender, and its attempt,
+ * new state, breaker outcome and the kind's own writes commit in ONE transaction, shared with
+ * the other attempts that ended in the same turn (group commit: one fsync per batch).
+ */
+export function createDeliveryWorker(
+  deps: OutboxDeps,
+  repo: DeliveryRepo,
+  kinds: ReadonlyMap<DeliveryKind, DeliveryKindHandlers>,
+) {
+  const log = deps.logger.child({ scope: "delivery" });
+  const policy = { baseMs: deps.config.retry_base_ms, capMs: deps.config.retry_cap_ms };
+  const openMs = deps.config.breaker_open_ms;
+
+  const writeRecording = (item: Recording, tx: TxHandle): DeliveryRecord | null => {
+    const now = deps.clock.now();
+    const { row, next } = item;
+    const stored = repo.finish({
+      id: row.id,
+      lockedUntil: item.lease.until,
+      status: next.status as DeliveryRecord["status"],
+      attempts: next.attempts,
+      nextAttemptAt: next.next_attempt_at,
+      statusCode: next.last_status_code,
+      errorType: next.last_error_type,
+      errorCode: next.last_error_code,
+      errorMessage: next.last_error_message,
+      latencyMs: next.last_latency_ms,
+      updatedAt: isoAt(now),
+    });
+    if (!stored && !repo.find(row.id)) return null; // deleted meanwhile (retention): nothing to record
+    if (item.attempt) repo.insertAttempt(item.attempt);
+    if (item.breakerSuccess !== null) {
+      const state = repo.breaker(row.destination_key);
+      repo.saveBreaker(row.destination_key, record(state, item.breakerSuccess, now, openMs), now);
+    }
+    if (!stored) {
+      log.warn("lease lost before the attempt was recorded; the new owner decides", { id: row.id });
+      return null;
+    }
+    const updated = toDeliveryRecord(
+      { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
+      now,
+    );
+    const onAttempt = kinds.get(updated.kind)?.onAttempt;
+    if (item.attempt && onAttempt) {
+      const attempt = item.attempt;
+      try {
+        tx.savepoint((inner) => onAttempt(inner, updated, attempt));
+      } catch (error) {
+        log.error("a delivery kind's onAttempt failed; its writes were undone", {
+          id: row.id,
+          error,
+        });
+      }
+    }
+    return updated;
+  };
+
+  const recorder = createGroupCommit<Recording, DeliveryRecord | null>({
+    tx: deps.db.tx,
+    commit: (batch, tx) => batch.map((item) => writeRecording(item, tx)),
+    onCommitted(batch, results) {
+      for (let i = 0; i < batch.length; i++) {
+        const delivery = results[i];
+        const attempt = batch[i]?.attempt;
+        if (delivery && attempt) deps.bus.publish("delivery.attempted", { delivery, attempt });
+      }
+    },
+    onCommittedError: (error) => log.error("publishing delivery attempts failed", { error }),
+  });
+
+  const newAttempt = (
+    row: DeliveryRow,
+    fields: Omit<DeliveryAttempt, "id" | "deliveryId" | "attempt" | "createdAt">,
+    startedAt: number,
+    attemptNumber = row.attempts + 1,
+  ): DeliveryAttempt => ({
+    id: deps.ids.uuid(),
+    deliveryId: row.id,
+    attempt: attemptNumber,
+    createdAt: isoAt(startedAt),
+    ...fields,
+  });
+
+  /** The breaker refused: the row waits for it, with one circuit_open attempt per wait. */
+  const holdForBreaker = (row: DeliveryRow, lease: Lease, retryAt: number, now: number) => {
+    const alreadyWaiting = row.last_error_code === "circuit_open";
+    const message = "the destination's circuit breaker is open; the delivery waits for it";
+    const attempt = alreadyWaiting
+      ? null
+      : newAttempt(
+          row,
+          {
+            url: "",
+            method: "",
+            statusCode: null,
+            responseHeaders: [],
+            responseBody: "",
+            latencyMs: 0,
+            errorType: "circuit_breaker_error",
+            errorCode: "circuit_open",
+            errorMessage: message,
+          },
+          now,
+        );
+    return recorder.submit({
+      row,
+      lease,
+      attempt,
+      next: {
+        status: row.attempts > 0 ? "retrying" : "pending",
+        attempts: row.attempts,
+        next_attempt_at: breakerWaitUntil(retryAt, now, openMs),
+        last_status_code: null,
+        last_error_type: "circuit_breaker_error",
+        last_error_code: "circuit_open",
+        last_error_message: message,
+        last_latency_ms: null,
+      },
+      breakerSuccess: null,
+    });
+  };
+
+  /** Asks the destination's breaker; saves the state when admitting changed it (a probe went out). */
+  const admitted = (row: DeliveryRow, now: number) => {
+    const stored = repo.breaker(row.destination_key);
+    const state = releaseStaleProbe(stored, now, openMs);
+    const admission = admit(state, now);
+    if (admission.state !== stored) {
+      deps.db.tx(() => repo.saveBreaker(row.destination_key, admission.state, now));
+    }
+    return admission;
+  };
+
+  const finishWith = (
+    row: DeliveryRow,
+    lease: Lease,
+    attempt: DeliveryAttempt,
+    result: AttemptResult,
+    breakerSuccess: boolean | null,
+  ) => {
+    const attempts = row.attempts + 1;
+    const step = nextStep({
+      result,
+      attempts,
+      attemptsBeforeRequeue: row.attempts_before_requeue,
+      maxRetries: row.max_retries,
+      now: deps.clock.now(),
+      policy,
+      random: Math.random(),
+    });
+    return recorder.submit({
+      row,
+      lease,
+      attempt,
+      next: {
+        status: step.status,
+        attempts,
+        next_attempt_at: step.nextAttemptAt,
+        last_status_code: attempt.statusCode,
+        last_error_type: attempt.errorType,
+        last_error_code: attempt.errorCode,
+        last_error_message: attempt.errorMessage,
+        last_latency_ms: attempt.latencyMs,
+      },
+      breakerSuccess,
+    });
+  };
+
+  const failBeforeSending = (
+    row: DeliveryRow,
+    lease: Lease,
+    failure: PreparedFailure,
+    now: number,
+  ) => {
+    const attempt = newAttempt(
+      row,
+      {
+        url: "",
+        method: "",
+        statusCode: null,
+        responseHeaders: [],
+        responseBody: "",
+        latencyMs: 0,
+        errorType: failure.errorType,
+        errorCode: failure.errorCode,
+        errorMessage: failure.message,
+      },
+      now,
+    );
+    const result = { success: false, retryable: failure.retryable, retryAfterMs: null };
+    return finishWith(row, lease, attempt, result, null);
+  };
+
+  const send = async (
+    row: DeliveryRow,
+    lease: Lease,
+    request: DeliveryRequest,
+    handlers: DeliveryKindHandlers,
+  ) => {
+    const startedAt = deps.clock.now();
+    const headers: HeaderPair[] = [...request.headers];
+    if (request.signingSecrets.length > 0) {
+      const signed = signDelivery({
+        id: row.webhook_id,
+        timestampSeconds: startedAt / 1000,
+        body: request.body,
+        secrets: request.signingSecrets,
+      });
+      for (const pair of Object.entries(signed)) headers.push(pair);
+    }
+    const result = await deps.outbound.send({
+      url: request.url,
+      method: request.method,
+      headers,
+      body: request.body,
+      timeoutMs: request.timeoutMs ?? deps.config.destination_timeout_ms,
+    });
+    const attempt = newAttempt(row, attemptFields(request.method, result), startedAt);
+    const success = result.status !== null && result.error === null;
+    const retryAfter = result.headers.find(([name]) => name.toLowerCase() === "retry-after");
+    const outcome: AttemptResult = {
+      success,
+      retryable:
+        isRetryableFailure(result.error?.code ?? null) &&
+        (result.status === null || (handlers.retryableStatus?.(result.status) ?? true)),
+      retryAfterMs: parseRetryAfter(retryAfter?.[1], deps.clock.now()),
+    };
+    // A refusal by the address policy says nothing about the destination's health.
+    const breakerSuccess = result.error?.code === "blocked_address" ? null : success;
+    return finishWith(row, lease, attempt, outcome, breakerSuccess);
+  };
+
+  const skip = (row: DeliveryRow, lease: Lease) =>
+    recorder.submit({
+      row,
+      lease,
+      attempt: null,
+      next: {
+        status: "delivered",
+        attempts: row.attempts,
+        next_attempt_at: null,
+        last_status_code: row.last_status_code,
+        last_error_type: row.last_error_type,
+        last_error_code: row.last_error_code,
+        last_error_message: row.last_error_message,
+        last_latency_ms: row.last_latency_ms,
+      },
+      breakerSuccess: null,
+    });
+
+  const run = async (row: DeliveryRow, lease: Lease): Promise<void> => {
+    const handlers = kinds.get(row.kind as DeliveryKind);
+    // Thrown: the lease is kept and the row runs again once it ends (the kind may register late).
+    if (!handlers) throw new Error(`no handlers registered for delivery kind ${row.kind}`);
+    const now = deps.clock.now();
+    const admission = admitted(row, now);
+    if (!admission.allowed) {
+      await holdForBreaker(row, lease, admission.retryAt, now);
+      return;
+    }
+    const prepared = await handlers.prepare(toDeliveryRecord(row, now));
+    if ("skip" in prepared) await skip(row, lease);
+    else if ("fail" in prepared) await failBeforeSending(row, lease, prepared.fail, now);
+    else await send(row, lease, prepared.send, handlers);
+  };
+
+  const queue: DueQueue = createDueQueue({
+    name: "delivery",
+    db: deps.db,
+    table: { table: "deliveries", key: "destination_key" },
+    clock: deps.clock,
+    scheduler: deps.scheduler,
+    logger: deps.logger,
+    run: (row, lease) => run(row as unknown as DeliveryRow, lease),
+    concurrency: deps.config.delivery_concurrency,
+    perKey: deps.config.delivery_per_destination,
+    // Longer than the slowest attempt, so a live attempt never loses its row (leases are extended too).
+    leaseMs: Math.max(60_000, deps.config.destination_timeout_ms * 2),
+  });
+
+  return {
+    queue,
+    async stop(): Promise<void> {
+      await queue.stop();
+      recorder.close();
+    },
+  };
+}
+
+/** An attempt's recorded fields from what the sender returned. */
+function attemptFields(method: string, result: OutboundResult) {
+  const answered = result.status !== null;
+  return {
+    url: result.url,
+    method,
+    statusCode: result.status,
+    responseHeaders: result.headers,
+    responseBody: answered
+      ? new TextDecoder().decode(result.body.subarray(0, RESPONSE_BODY_LIMIT))
+      : "",
+    latencyMs: Math.round(result.latencyMs),
+    errorType: result.error?.type ?? null,
+    errorCode: result.error?.code ?? null,
+    errorMessage: result.error?.message ?? null,
+  };
+}
