@@ -28,6 +28,7 @@ describe("weir doctor", () => {
       "data_dir",
       "database",
       "migrations",
+      "deliveries",
       "secret_key",
       "disk",
       "outbound",
@@ -94,6 +95,27 @@ describe("weir doctor", () => {
       status: "ok",
       detail: "base_url https://hooks.example.com",
     });
+  });
+
+  test("deliveries due more than an hour ago and unsent are a backlog warning", () => {
+    const dir = preparedDir(tempDir());
+    expect(doctorJson(dir).status("deliveries")?.status).toBe("ok");
+    const db = new Database(join(dir, "weir.db"));
+    const insert = (id: string, dueAt: number) =>
+      db.run(
+        `INSERT INTO deliveries (id, kind, subject_id, destination_key, webhook_id, status,
+           max_retries, next_attempt_at, created_at, updated_at)
+         VALUES (?, 'forward', 'r', 'k', ?, 'pending', 2, ?, 'x', 'x')`,
+        [id, `msg_${id}`, dueAt],
+      );
+    insert("recent", Date.now() - 60_000);
+    expect(doctorJson(dir).status("deliveries")?.status).toBe("ok");
+    insert("stale", Date.now() - 2 * 3_600_000);
+    db.close();
+    const { status, exitCode } = doctorJson(dir);
+    expect(status("deliveries")?.status).toBe("warn");
+    expect(status("deliveries")?.detail).toContain("1 of 2 queued deliveries are overdue");
+    expect(exitCode).toBe(0);
   });
 
   test("text output has one line per check and a summary", () => {
@@ -174,7 +196,7 @@ describe("weir doctor", () => {
     expect(status("config")?.detail).toContain("WEIR_PORT");
     // The other checks still ran against the data dir.
     expect(status("database")?.status).toBe("ok");
-    expect(report.checks).toHaveLength(6);
+    expect(report.checks).toHaveLength(7);
     const text = weir(["doctor"], { WEIR_DATA_DIR: dir, WEIR_PORT: "abc" });
     expect(text.exitCode).toBe(1);
     expect(text.stdout).toMatch(/^fail {2}config {7}.*WEIR_PORT/m);

@@ -12,6 +12,7 @@ import {
   checkPublicUrl,
   checkSecretKey,
 } from "./doctor.checks.ts";
+import { checkDeliveryBacklog } from "./doctor.deliveries.ts";
 
 interface DoctorFlags {
   dataDir?: string;
@@ -51,6 +52,7 @@ function runChecks(flags: DoctorFlags): Check[] {
     config,
     ...guarded(["data_dir"], () => [checkDataDir(dataDir)]),
     ...guarded(["database", "migrations"], () => checkDatabase(dataDir)),
+    ...guarded(["deliveries"], () => [checkDeliveryBacklog(dataDir)]),
     ...guarded(["secret_key"], () => [checkSecretKey(dataDir, secret, secretSource)]),
     ...guarded(["disk"], () => [checkDisk(dataDir)]),
     ...(loaded ? guarded(["outbound"], () => [checkOutbound(loaded.config)]) : []),

@@ -161,8 +161,14 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     pumpQueued = false;
     if (!started) return;
     try {
+      // A poll that finds nothing due costs a read, not a write transaction (idle polls are most).
+      const anything = running.size < concurrency && rows.anyDue(clock.now());
       // Rows released for being over their key's limit make that key skipped by the next round.
-      for (let free = concurrency - running.size; free > 0; free = concurrency - running.size) {
+      for (
+        let free = anything ? concurrency - running.size : 0;
+        free > 0;
+        free = concurrency - running.size
+      ) {
         if (claimRound(free)) break;
       }
       armWake();

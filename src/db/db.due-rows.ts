@@ -76,6 +76,9 @@ export function createDueRows(db: DbHandle, spec: DueTable) {
   const nextDue = db.sqlite.prepare<{ at: number | null }, [number]>(
     `SELECT min(${c.due}) AS at FROM ${c.table} WHERE ${c.due} > ?${where}`,
   );
+  const anyDue = db.sqlite.prepare<{ one: number }, [number, number]>(
+    `SELECT 1 AS one FROM ${c.table} WHERE ${c.due} <= ? AND (${c.lease} IS NULL OR ${c.lease} <= ?)${where} LIMIT 1`,
+  );
   const extend = db.sqlite.prepare(
     `UPDATE ${c.table} SET ${c.lease} = ? WHERE ${c.id} = ? AND ${c.lease} = ?`,
   );
@@ -89,6 +92,10 @@ export function createDueRows(db: DbHandle, spec: DueTable) {
         return claimExcluding.all(until, now, now, JSON.stringify(skipKeys), limit);
       }
       return claimAll.all(until, now, now, limit);
+    },
+    /** Whether any row is claimable at `now` (a read: no write lock when nothing is due). */
+    anyDue(now: number): boolean {
+      return anyDue.get(now, now) !== null;
     },
     /** Moves a held lease from `held` to `until`; false when it is no longer held. */
     extend(id: RowId, held: number, until: number): boolean {

@@ -332,8 +332,9 @@ export function createDeliveryWorker(
     run: (row, lease) => run(row as unknown as DeliveryRow, lease),
     concurrency: deps.config.delivery_concurrency,
     perKey: deps.config.delivery_per_destination,
-    // Longer than the slowest attempt, so a live attempt never loses its row (leases are extended too).
-    leaseMs: Math.max(60_000, deps.config.destination_timeout_ms * 2),
+    // Longer than the slowest attempt, so a live attempt never loses its row (leases are extended
+    // too); short enough that a crashed process's rows are picked up soon after a restart.
+    leaseMs: leaseFor(deps.config),
   });
 
   return {
@@ -343,6 +344,11 @@ export function createDeliveryWorker(
       recorder.close();
     },
   };
+}
+
+/** Twice the longest attempt deadline, at least 5 s. */
+export function leaseFor(config: OutboxDeps["config"]): number {
+  return Math.max(5_000, 2 * Math.max(config.destination_timeout_ms, config.forward_timeout_ms));
 }
 
 /** An attempt's recorded fields from what the sender returned. */
