@@ -87,6 +87,7 @@ export function createApp(deps: AppDeps) {
   ];
 
   const metrics = createMetrics();
+  metrics.addSource(delivery.ports.metricLines);
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,

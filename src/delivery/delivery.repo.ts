@@ -176,6 +176,23 @@ export function createDeliveryRepo(db: DbHandle) {
       db.sqlite.run("DELETE FROM deliveries WHERE destination_key = ?", [key]);
       db.sqlite.run("DELETE FROM delivery_breakers WHERE destination_key = ?", [key]);
     },
+    /** Queue figures for /metrics: queued (not ended), due now, and breakers by phase. */
+    stats(now: number) {
+      const queue = db.sqlite
+        .query<{ queued: number; due: number }, [number, number]>(
+          `SELECT
+             (SELECT count(*) FROM deliveries WHERE next_attempt_at IS NOT NULL) AS queued,
+             (SELECT count(*) FROM deliveries WHERE next_attempt_at <= ?
+                AND (locked_until IS NULL OR locked_until <= ?)) AS due`,
+        )
+        .get(now, now);
+      const breakers = db.sqlite
+        .query<{ phase: string; n: number }, []>(
+          "SELECT phase, count(*) AS n FROM delivery_breakers GROUP BY phase",
+        )
+        .all();
+      return { queued: queue?.queued ?? 0, due: queue?.due ?? 0, breakers };
+    },
     requeue(kind: DeliveryKind, subjectId: string, includeEnded: boolean, now: number): number {
       return requeueFailed.run(now, isoAt(now), kind, subjectId, includeEnded ? 1 : 0).changes;
     },

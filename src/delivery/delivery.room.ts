@@ -1,5 +1,6 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import { type Room, subscription } from "../room.ts";
+import { renderDeliveryMetrics } from "./delivery.metrics.ts";
 import { createOutboxPorts } from "./delivery.outbox.ts";
 import type { DeliveryKind, DeliveryKindHandlers, DeliveryPorts } from "./delivery.ports.ts";
 import { createDeliveryRepo } from "./delivery.repo.ts";
@@ -12,6 +13,8 @@ export type DeliveryRoomDeps = OutboxDeps;
 export interface DeliveryRoomPorts extends DeliveryPorts {
   /** Writes the forward deliveries of stored captures in the capture batch's transaction. */
   enqueueForwards(tx: TxHandle, captures: readonly ForwardCause[]): number;
+  /** The outbox's /metrics lines (Prometheus text). */
+  metricLines(): string[];
 }
 
 /**
@@ -36,6 +39,7 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
     stop: () => worker.stop(),
     ports: {
       ...ports,
+      metricLines: () => renderDeliveryMetrics(repo.stats(deps.clock.now()), worker.outcomes()),
       enqueueForwards(tx, captures) {
         const items = forwardDeliveries(captures);
         if (items.length > 0) ports.enqueue(tx, items);

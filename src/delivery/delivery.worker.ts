@@ -113,6 +113,13 @@ export function createDeliveryWorker(
     return updated;
   };
 
+  /** Attempts since start by kind and outcome (`success` or the §8 error_type), for /metrics. */
+  const outcomes = new Map<string, number>();
+  const count = (attempt: DeliveryAttempt, kind: string) => {
+    const key = `${kind}\u0000${attempt.errorType ?? "success"}`;
+    outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+  };
+
   const recorder = createGroupCommit<Recording, DeliveryRecord | null>({
     tx: deps.db.tx,
     commit: (batch, tx) => batch.map((item) => writeRecording(item, tx)),
@@ -120,7 +127,9 @@ export function createDeliveryWorker(
       for (let i = 0; i < batch.length; i++) {
         const delivery = results[i];
         const attempt = batch[i]?.attempt;
-        if (delivery && attempt) deps.bus.publish("delivery.attempted", { delivery, attempt });
+        if (!delivery || !attempt) continue;
+        count(attempt, delivery.kind);
+        deps.bus.publish("delivery.attempted", { delivery, attempt });
       }
     },
     onCommittedError: (error) => log.error("publishing delivery attempts failed", { error }),
@@ -339,6 +348,9 @@ export function createDeliveryWorker(
 
   return {
     queue,
+    /** Attempts by kind and outcome since start: [kind, outcome, count]. */
+    outcomes: () =>
+      [...outcomes].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),
     async stop(): Promise<void> {
       await queue.stop();
       recorder.close();

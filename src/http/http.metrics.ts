@@ -19,6 +19,8 @@ interface Counter {
 /** In-process HTTP metrics, rendered in Prometheus text format. One registry per app. */
 export interface Metrics {
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** Adds lines a room renders itself (its HELP/TYPE included), read on every scrape. */
+  addSource(render: () => string[]): void;
   render(): string;
 }
 
@@ -30,7 +32,11 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const requests = new Map<string, Counter>();
   const latency = new Map<string, Histogram>();
+  const sources: (() => string[])[] = [];
   return {
+    addSource(render) {
+      sources.push(render);
+    },
     observe(method, route, status, seconds) {
       const seriesKey = `${method} ${route}`;
       const counterKey = `${seriesKey} ${status}`;
@@ -48,7 +54,12 @@ export function createMetrics(): Metrics {
       histogram.count += 1;
     },
     render: () =>
-      [...renderRequests(requests), ...renderLatency(latency), ...renderProcess()]
+      [
+        ...renderRequests(requests),
+        ...renderLatency(latency),
+        ...renderProcess(),
+        ...sources.flatMap((render) => render()),
+      ]
         .join("\n")
         .concat("\n"),
   };
