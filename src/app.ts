@@ -19,7 +19,6 @@ import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
-import { notFound } from "./shared/errors.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
 
 export interface StartOptions {
@@ -62,16 +61,16 @@ export function createApp(deps: AppDeps) {
   const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
   const dedup = createDedupRoom(deps, {
     guard,
-    // Sources belong to the routing room; until it lends its lookup, no source exists.
-    requireSource: () => {
-      throw notFound();
-    },
+    // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.
+    requireSource: (organizationId, sourceId) =>
+      routing.ports.requireSource(organizationId, sourceId),
   });
   // The outbox ports arrive with the delivery room's outbox; until then events are only stored.
   const routing = createRoutingRoom(deps, {
     guard,
     delivery: null,
     transformationExists: transformations.ports.transformationExists,
+    dedup: dedup.ports,
   });
   const rooms: Room<object>[] = [
     auth,

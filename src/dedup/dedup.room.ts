@@ -16,6 +16,8 @@ import {
   sweepExpiredKeys,
 } from "./dedup.service.ts";
 
+export type { DedupTicket };
+
 /** Every minute: expired keys go in bounded batches (a restart keeps the live ones). */
 const SWEEP_PATTERN = "0 * * * * *";
 

@@ -107,7 +107,7 @@ beforeEach(() => {
       signingSecrets: (id) => signingSecretsOf(id, bridgesDeps),
       routesVersion: () => version,
     },
-    { isDuplicate: () => false },
+    { prepareDedup: () => null, isDuplicate: () => false },
   );
   outbox.ports.registerKind("event", ingest.kindHandlers());
 });

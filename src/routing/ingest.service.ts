@@ -1,5 +1,6 @@
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
+import type { DedupTicket } from "../dedup/dedup.room.ts";
 import type {
   DeliveryAttempt,
   DeliveryKindHandlers,
@@ -44,8 +45,14 @@ export interface IngestDeps {
 
 /** Receive → deduplicate → filters → transformation → deliveries (interface.md, order of processing). */
 export interface IngestHooks {
-  /** Dedup hook: true when the request is a duplicate (answered 200, no event). */
-  isDuplicate(source: Source, view: RequestView, request: IngestRequest): boolean;
+  /** Dedup, before the transaction: the request's key under the source's config (null: no check). */
+  prepareDedup(source: Source, view: RequestView, request: IngestRequest): DedupTicket | null;
+  /**
+   * Dedup, inside the batch's transaction and before the event is written: claims the key in
+   * one statement, so two identical requests in one batch yield one event. True: a duplicate
+   * (answered 200, no event, no delivery).
+   */
+  isDuplicate(tx: TxHandle, ticket: DedupTicket): boolean;
   /** Transformation hook: runs at send time in `prepare`; nothing to do at ingest yet. */
 }
 
@@ -54,6 +61,7 @@ export type IngestOutcome = { eventId: string } | { duplicate: true };
 interface PendingEvent {
   event: StoredEvent;
   routing: Routing;
+  dedup: DedupTicket | null;
 }
 
 /** Filter evaluation cost, for the benchmark and metrics. */
@@ -106,14 +114,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     return plan;
   };
 
-  const group = createGroupCommit<PendingEvent, true>({
+  const group = createGroupCommit<PendingEvent, "stored" | "duplicate">({
     tx: deps.tx,
     commit(batch, tx) {
-      for (const { event, routing } of batch) {
+      return batch.map(({ event, routing, dedup }) => {
+        if (dedup && hooks.isDuplicate(tx, dedup)) return "duplicate";
         deps.events.insert(event);
         if (routing.destinations.length > 0) enqueue(tx, event, routing.destinations);
-      }
-      return batch.map(() => true);
+        return "stored";
+      });
     },
     onCommitted: () => deps.delivery?.wake(),
   });
@@ -146,7 +155,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     /** Stores one request as an event with its deliveries; resolves after the commit. */
     async ingest(plan: RoutePlan, request: IngestRequest): Promise<IngestOutcome> {
       const view = requestView(request);
-      if (hooks.isDuplicate(plan.source, view, request)) return { duplicate: true };
+      const dedup = hooks.prepareDedup(plan.source, view, request);
       const routing = route(plan, view);
       const event: StoredEvent = {
         id: deps.ids.uuid(),
@@ -157,8 +166,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         status: routing.status,
         createdAt: isoAt(deps.clock.now()),
       };
-      await group.submit({ event, routing });
-      return { eventId: event.id };
+      const stored = await group.submit({ event, routing, dedup });
+      return stored === "duplicate" ? { duplicate: true } : { eventId: event.id };
     },
 
     filterCost: (): FilterCost => ({ ...cost }),

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { DedupPorts } from "../dedup/dedup.room.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
@@ -12,9 +13,10 @@ import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
+import type { Source } from "./sources.model.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
-import type { SourcesDeps } from "./sources.service.ts";
+import { requireSource, type SourcesDeps } from "./sources.service.ts";
 
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
@@ -34,7 +36,11 @@ export interface RoutingRoomPorts {
   delivery: DeliveryPorts | null;
   /** The transformations room's lookup: a destination may name only its organization's ones. */
   transformationExists?(organizationId: string, transformationId: string): boolean;
+  /** The dedup room: every ingest is checked and counted inside its own transaction. */
+  dedup: Pick<DedupPorts, "prepareDedup" | "checkAndRecord">;
 }
+
+const decoder = new TextDecoder();
 
 /** Builds the routing room's use-case deps, as its routes take them. */
 function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
@@ -74,8 +80,17 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       signingSecrets: (id) => signingSecretsOf(id, bridges),
       routesVersion: () => routesVersion,
     },
-    // Deduplication is its own feature: every request is new until it lands.
-    { isDuplicate: () => false },
+    {
+      prepareDedup: (source, view, request) =>
+        ports.dedup.prepareDedup({
+          sourceId: source.id,
+          config: source.deduplicationConfig,
+          request: view,
+          // Only a non-JSON body is hashed as text; skip decoding it when nothing is checked.
+          rawBody: source.deduplicationConfig?.enabled ? decoder.decode(request.body) : "",
+        }),
+      isDuplicate: (tx, ticket) => ports.dedup.checkAndRecord(tx, ticket).duplicate,
+    },
   );
   ports.delivery?.registerKind("event", ingest.kindHandlers());
   return {
@@ -96,7 +111,16 @@ export type RoutingParts = ReturnType<typeof buildRoutingParts>;
  * Builds the routing room: sources, bridges and their destinations (decisions.md §8). Ingested
  * webhooks become events whose deliveries go through the delivery room's outbox.
  */
-export function createRoutingRoom(deps: RoutingRoomDeps, ports: RoutingRoomPorts): Room {
+/** What the routing room lends. */
+export interface RoutingPorts {
+  /** The caller's source or a 404 (another organization's source is a 404 too). */
+  requireSource(organizationId: string, sourceId: string): Source;
+}
+
+export function createRoutingRoom(
+  deps: RoutingRoomDeps,
+  ports: RoutingRoomPorts,
+): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
   return {
     // Ingest first: the guard of the management routes never runs on the hot path.
@@ -127,6 +151,9 @@ export function createRoutingRoom(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     ],
     subscriptions: [],
     stop: () => parts.ingest.close(),
-    ports: {},
+    ports: {
+      requireSource: (organizationId, sourceId) =>
+        requireSource(organizationId, sourceId, parts.sources),
+    },
   };
 }

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { callAs } from "../test-utils/endpoints.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+
+// Deduplication through the real ingest path: receive → deduplicate → filters → events.
+const clock = createFakeClock();
+let server: TestServer;
+let owner: TestAccount;
+let stranger: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+  owner = await signUp(server, { plan: "team" });
+  stranger = await signUp(server, { plan: "team" });
+});
+afterAll(() => server.stop());
+
+async function createSource(config: unknown): Promise<string> {
+  const answer = await callAs(server, owner, "POST", "/api/v1/sources", {
+    name: `s${Math.random()}`,
+    type: "webhook",
+    deduplication_config: config,
+  });
+  expect(answer.status).toBe(201);
+  return answer.body.data.id;
+}
+
+async function send(sourceId: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.url}/api/v1/sources/${sourceId}/ingest`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const eventCount = async (sourceId: string) =>
+  (await callAs(server, owner, "GET", `/api/v1/events?source_id=${sourceId}`)).body.total;
+const stats = async (sourceId: string, query = "", as: TestAccount = owner) =>
+  callAs(server, as, "GET", `/api/v1/sources/${sourceId}/stats${query}`);
+
+describe("ingest with deduplication", () => {
+  test("a repeat within the TTL answers 200 duplicate, stores no event, and is counted", async () => {
+    const id = await createSource({ body_path: "body.id", ttl_seconds: 60 });
+    const first = await send(id, { id: "evt_1", n: 1 });
+    expect(first).toMatchObject({ status: 200, body: { message: "accepted" } });
+    expect(first.body.event_id).toEqual(expect.any(String));
+    const again = await send(id, { id: "evt_1", n: 2 });
+    expect(again).toEqual({ status: 200, body: { message: "duplicate", duplicate: true } });
+    expect(await eventCount(id)).toBe(1);
+    expect((await stats(id)).body).toEqual({
+      data: { total_requests: 2, duplicates_rejected: 1, duplicate_rate: 50, period: "all_time" },
+    });
+    expect((await send(id, { id: 1 })).body.message).toBe("accepted");
+  });
+
+  test("after the TTL the same key is accepted again", async () => {
+    const id = await createSource({ body_path: "body.id", ttl_seconds: 30 });
+    expect((await send(id, { id: "x" })).body.message).toBe("accepted");
+    clock.advance(29_000);
+    expect((await send(id, { id: "x" })).body.duplicate).toBe(true);
+    clock.advance(1_000);
+    expect((await send(id, { id: "x" })).body.message).toBe("accepted");
+    expect(await eventCount(id)).toBe(2);
+  });
+
+  test("identical requests racing from concurrent senders yield exactly one event", async () => {
+    const id = await createSource({ body_path: "body.id" });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => send(id, { id: "race", amount: 5 })),
+    );
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.filter((a) => a.body.message === "accepted")).toHaveLength(1);
+    expect(answers.filter((a) => a.body.duplicate === true)).toHaveLength(11);
+    expect(await eventCount(id)).toBe(1);
+    expect((await stats(id)).body.data).toMatchObject({
+      total_requests: 12,
+      duplicates_rejected: 11,
+    });
+  });
+
+  test("include_fields: headers match case-insensitively; every listed field must match", async () => {
+    const id = await createSource({ include_fields: ["headers.X-Delivery", "body.type"] });
+    expect((await send(id, { type: "a", x: 1 }, { "x-delivery": "d1" })).body.message).toBe(
+      "accepted",
+    );
+    expect((await send(id, { type: "a", x: 2 }, { "X-DELIVERY": "d1" })).body.duplicate).toBe(true);
+    expect((await send(id, { type: "b" }, { "x-delivery": "d1" })).body.message).toBe("accepted");
+  });
+
+  test("exclude_fields: bodies differing only in excluded paths are duplicates", async () => {
+    const id = await createSource({
+      exclude_fields: ["body.timestamp", "body.meta.attempt", "body.items[*].seen"],
+    });
+    const body = (ts: number, amount: number) => ({
+      amount,
+      timestamp: ts,
+      meta: { attempt: ts, shop: "eu" },
+      items: [{ sku: "a", seen: ts }],
+    });
+    expect((await send(id, body(1, 10))).body.message).toBe("accepted");
+    expect((await send(id, body(2, 10))).body.duplicate).toBe(true);
+    expect((await send(id, body(3, 11))).body.message).toBe("accepted");
+  });
+
+  test("enabled false keeps the config, rejects nothing, and still counts every request", async () => {
+    const id = await createSource({ enabled: false, body_path: "body.id" });
+    for (let i = 0; i < 3; i++) expect((await send(id, { id: 1 })).body.message).toBe("accepted");
+    expect((await stats(id)).body.data).toMatchObject({
+      total_requests: 3,
+      duplicates_rejected: 0,
+      duplicate_rate: 0,
+    });
+    const patched = await callAs(server, owner, "PATCH", `/api/v1/sources/${id}`, {
+      deduplication_config: { enabled: true, body_path: "body.id" },
+    });
+    expect(patched.status).toBe(200);
+    expect((await send(id, { id: 1 })).body.message).toBe("accepted");
+    expect((await send(id, { id: 1 })).body.duplicate).toBe(true);
+  });
+
+  test("stats: periods, 422 for a bad period, 404 for another organization's source", async () => {
+    const id = await createSource({ body_path: "body.id" });
+    await send(id, { id: 1 });
+    await send(id, { id: 1 });
+    expect((await stats(id, "?period=24h")).body.data).toEqual({
+      total_requests: 2,
+      duplicates_rejected: 1,
+      duplicate_rate: 50,
+      period: "24h",
+    });
+    const bad = await stats(id, "?period=2w");
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.period).toBeDefined();
+    expect((await stats(id, "", stranger)).status).toBe(404);
+    expect((await stats("no-such-source")).status).toBe(404);
+    expect((await callAs(server, null, "GET", `/api/v1/sources/${id}/stats`)).status).toBe(401);
+  });
+});
