@@ -135,6 +135,25 @@ export function createDeliveryWorker(
     onCommittedError: (error) => log.error("publishing delivery attempts failed", { error }),
   });
 
+  /** Outcomes submitted and not yet committed (stop waits for them). */
+  const uncommitted = new Set<Promise<unknown>>();
+  /**
+   * Hands an outcome to the group commit without waiting for it: the row keeps its lease until
+   * the commit, so nobody else claims it meanwhile, and its slot is free for the next row at
+   * once (the fsync is not part of an attempt's time). A failed commit leaves the lease, so the
+   * row runs again when it ends: at-least-once, as after a crash.
+   */
+  const recordLater = (item: Recording): void => {
+    const committing = recorder.submit(item).catch((error) =>
+      log.error("recording a delivery attempt failed; the row runs again when its lease ends", {
+        id: item.row.id,
+        error,
+      }),
+    );
+    uncommitted.add(committing);
+    committing.finally(() => uncommitted.delete(committing));
+  };
+
   const newAttempt = (
     row: DeliveryRow,
     fields: Omit<DeliveryAttempt, "id" | "deliveryId" | "attempt" | "createdAt">,
@@ -169,7 +188,7 @@ export function createDeliveryWorker(
           },
           now,
         );
-    return recorder.submit({
+    return recordLater({
       row,
       lease,
       attempt,
@@ -215,7 +234,7 @@ export function createDeliveryWorker(
       policy,
       random: Math.random(),
     });
-    return recorder.submit({
+    return recordLater({
       row,
       lease,
       attempt,
@@ -298,7 +317,7 @@ export function createDeliveryWorker(
   };
 
   const skip = (row: DeliveryRow, lease: Lease) =>
-    recorder.submit({
+    recordLater({
       row,
       lease,
       attempt: null,
@@ -354,6 +373,7 @@ export function createDeliveryWorker(
     async stop(): Promise<void> {
       await queue.stop();
       recorder.close();
+      await Promise.all([...uncommitted]);
     },
   };
 }

@@ -204,13 +204,13 @@ export const CONFIG_TABLE = {
   }),
   delivery_concurrency: entry({
     env: "WEIR_DELIVERY_CONCURRENCY",
-    default: 64,
+    default: 256,
     parse: integer(1, 10_000),
     doc: "Delivery attempts in flight at once in this process.",
   }),
   delivery_per_destination: entry({
     env: "WEIR_DELIVERY_PER_DESTINATION",
-    default: 16,
+    default: 64,
     parse: integer(1, 10_000),
     doc: "Delivery attempts in flight at once to one destination (a slow one holds only its own slots).",
   }),
