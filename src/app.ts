@@ -71,6 +71,8 @@ export function createApp(deps: AppDeps) {
     delivery: null,
     transformationExists: transformations.ports.transformationExists,
     dedup: dedup.ports,
+    runTransformation: transformations.ports.runTransformation,
+    resolveSecrets: secrets.ports.resolveSecrets,
   });
   const rooms: Room<object>[] = [
     auth,

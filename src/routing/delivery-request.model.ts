@@ -1,5 +1,4 @@
 import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
-import { secretReferences } from "../shared/secret-template.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
@@ -26,32 +25,14 @@ const json = (url: string, payload: unknown): DeliveryRequest => ({
 });
 
 /**
- * The request one delivery of an event sends. `{{NAME}}` templates are resolved at send time by
- * the secrets feature; until it exists a template names an unknown secret, which fails the
- * attempt as decisions.md §8 says (authentication_error / missing_secret).
+ * The request one delivery of an event sends, for a destination whose `{{NAME}}` templates were
+ * already filled in (event-prepare.model.ts) and an event a transformation may have changed.
  */
 export function eventDeliveryRequest(
   event: StoredEvent,
   destination: Destination,
   signingSecrets: string[],
 ): Prepared {
-  const templated = [
-    destination.url,
-    destination.webhookUrl,
-    destination.botToken,
-    destination.chatId,
-    ...Object.values(destination.headers ?? {}),
-  ].flatMap((value) => (value ? secretReferences(value) : []));
-  if (templated.length > 0) {
-    return {
-      fail: {
-        errorType: "authentication_error",
-        errorCode: "missing_secret",
-        message: `secret ${templated[0]} is not defined`,
-        retryable: false,
-      },
-    };
-  }
   switch (destination.type) {
     case "http": {
       const headers: [string, string][] = [];

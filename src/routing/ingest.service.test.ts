@@ -213,7 +213,9 @@ describe("ingest writes its deliveries through the outbox", () => {
         errorType: "authentication_error",
         errorCode: "missing_secret",
         message: "secret TOKEN is not defined",
-        retryable: false,
+        // decisions.md §8 / the secrets task: retried on the normal schedule, so defining the
+        // secret lets a later attempt through (the backoff keeps it from being a retry storm).
+        retryable: true,
       },
     });
   });

@@ -11,9 +11,11 @@ import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
+import type { TransformationOutcome } from "../transformations/transformations.model.ts";
 import type { BridgesRepo } from "./bridges.repo.ts";
 import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import type { Destination } from "./destinations.model.ts";
+import { scriptRequestOf, transformedEvent, withSecrets } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
 import { type CompiledFilters, compileFilters } from "./filters.model.ts";
 import {
@@ -41,6 +43,14 @@ export interface IngestDeps {
   signingSecrets(destinationId: string): string[];
   /** Grows whenever sources, bridges or destinations change. */
   routesVersion(): number;
+  /** The organization's secrets by name, for `{{NAME}}` at send time (secrets room). */
+  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /** Runs a destination's transformation on an event (transformations room). */
+  runTransformation?(
+    organizationId: string,
+    transformationId: string,
+    request: unknown,
+  ): Promise<TransformationOutcome>;
 }
 
 /** Receive → deduplicate → filters → transformation → deliveries (interface.md, order of processing). */
@@ -220,9 +230,33 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
               },
             };
           }
-          const { destination } = found;
+          const lookup = deps.resolveSecrets?.(event.organizationId) ?? (() => undefined);
+          const resolved = withSecrets(found.destination, lookup);
+          if ("fail" in resolved) return resolved;
+          const { destination } = resolved;
           const secrets = destination.type === "http" ? deps.signingSecrets(destination.id) : [];
-          return eventDeliveryRequest(event, destination, secrets);
+          let sendable = event;
+          if (destination.transformationId && deps.runTransformation) {
+            const outcome = await deps.runTransformation(
+              event.organizationId,
+              destination.transformationId,
+              scriptRequestOf(event),
+            );
+            if ("filtered" in outcome) return { skip: "filtered" };
+            if ("error" in outcome) {
+              const { code, message } = outcome.error;
+              return {
+                fail: {
+                  errorType: "transformation_error",
+                  errorCode: code,
+                  message,
+                  retryable: false,
+                },
+              };
+            }
+            sendable = transformedEvent(event, outcome.request);
+          }
+          return eventDeliveryRequest(sendable, destination, secrets);
         },
         onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
           const states = (deps.delivery?.listBySubject("event", [delivery.subjectId]) ?? []).map(

@@ -5,6 +5,7 @@ import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
+import type { TransformationsPorts } from "../transformations/transformations.room.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, signingSecretsOf } from "./bridges.service.ts";
@@ -38,6 +39,10 @@ export interface RoutingRoomPorts {
   transformationExists?(organizationId: string, transformationId: string): boolean;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
   dedup: Pick<DedupPorts, "prepareDedup" | "checkAndRecord">;
+  /** The secrets room's lookup, for `{{NAME}}` at send time. */
+  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /** The transformations room's run of one destination's transformation. */
+  runTransformation?: TransformationsPorts["runTransformation"];
 }
 
 const decoder = new TextDecoder();
@@ -79,6 +84,8 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       ids: deps.ids,
       signingSecrets: (id) => signingSecretsOf(id, bridges),
       routesVersion: () => routesVersion,
+      resolveSecrets: ports.resolveSecrets,
+      runTransformation: ports.runTransformation,
     },
     {
       prepareDedup: (source, view, request) =>

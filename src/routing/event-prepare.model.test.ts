@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import type { Destination } from "./destinations.model.ts";
+import { scriptRequestOf, transformedEvent, withSecrets } from "./event-prepare.model.ts";
+import type { StoredEvent } from "./events.repo.ts";
+
+const destination = {
+  id: "d1",
+  type: "telegram",
+  url: "https://{{HOST}}/hook",
+  headers: { authorization: "Bearer {{API_KEY}}", "x-plain": "as is" },
+  webhookUrl: "{{SLACK_URL}}",
+  botToken: "{{TG_TOKEN}}",
+  chatId: "{{TG_CHAT}}",
+  transformationId: null,
+} as unknown as Destination;
+const SECRETS: Record<string, string> = {
+  HOST: "h.example",
+  API_KEY: "k1",
+  SLACK_URL: "https://hooks.example/s",
+  TG_TOKEN: "9:T",
+  TG_CHAT: "-42",
+};
+
+describe("send-time secrets", () => {
+  test("every {{NAME}} in url, headers, webhook_url, bot_token and chat_id is filled in", () => {
+    const result = withSecrets(destination, (name) => SECRETS[name]);
+    expect(result).toMatchObject({
+      destination: {
+        url: "https://h.example/hook",
+        headers: { authorization: "Bearer k1", "x-plain": "as is" },
+        webhookUrl: "https://hooks.example/s",
+        botToken: "9:T",
+        chatId: "-42",
+      },
+    });
+  });
+
+  test("an unknown name fails as authentication_error/missing_secret naming it, retried normally", () => {
+    const result = withSecrets(destination, (name) =>
+      name === "TG_TOKEN" ? undefined : SECRETS[name],
+    );
+    expect(result).toEqual({
+      fail: {
+        errorType: "authentication_error",
+        errorCode: "missing_secret",
+        message: "secret TG_TOKEN is not defined",
+        retryable: true,
+      },
+    });
+  });
+});
+
+describe("a transformed event", () => {
+  const event = {
+    id: "e1",
+    method: "POST",
+    path: "/push",
+    queryString: "a=1",
+    headers: { "content-type": "application/json" },
+    rawHeaders: [["content-type", "application/json"]],
+    body: new TextEncoder().encode('{"n":1}'),
+  } as unknown as StoredEvent;
+
+  test("the script sees the event; what it returns is what is sent", () => {
+    expect(scriptRequestOf(event)).toEqual({
+      method: "POST",
+      path: "/push",
+      query: { a: "1" },
+      headers: { "content-type": "application/json" },
+      body: '{"n":1}',
+    });
+    const sent = transformedEvent(event, {
+      method: "PUT",
+      path: "/x",
+      query: { b: 2 },
+      headers: { "X-Env": "eu" },
+      body: { reduced: true },
+    });
+    expect(new TextDecoder().decode(sent.body)).toBe('{"reduced":true}');
+    expect([sent.method, sent.path, sent.queryString]).toEqual(["PUT", "/x", "b=2"]);
+    expect(sent.headers).toEqual({ "x-env": "eu", "content-type": "application/json" });
+  });
+});

@@ -1,0 +1,89 @@
+// The send-time steps of an event's delivery that other rooms lend (decisions.md §8): `{{NAME}}`
+// substitution with the organization's secrets, and the result of a transformation made into
+// the event that is sent. Pure: the lookups and outcomes are handed in.
+import type { Prepared } from "../delivery/delivery.ports.ts";
+import { substituteSecrets } from "../shared/secret-template.ts";
+import type { Destination } from "./destinations.model.ts";
+import type { StoredEvent } from "./events.repo.ts";
+
+type Lookup = (name: string) => string | undefined;
+
+/** The destination with every `{{NAME}}` filled in, or the failure naming the missing secret. */
+export function withSecrets(
+  destination: Destination,
+  lookup: Lookup,
+): { destination: Destination } | { fail: Extract<Prepared, { fail: unknown }>["fail"] } {
+  let missing: string | null = null;
+  const fill = (value: string | null): string | null => {
+    if (value === null || missing !== null) return value;
+    const result = substituteSecrets(value, lookup);
+    if (result.ok) return result.text;
+    missing = result.missing;
+    return value;
+  };
+  const headers = destination.headers
+    ? Object.fromEntries(Object.entries(destination.headers).map(([k, v]) => [k, fill(v) ?? v]))
+    : null;
+  const filled: Destination = {
+    ...destination,
+    url: fill(destination.url),
+    webhookUrl: fill(destination.webhookUrl),
+    botToken: fill(destination.botToken),
+    chatId: fill(destination.chatId),
+    headers,
+  };
+  if (missing !== null) {
+    return {
+      fail: {
+        errorType: "authentication_error",
+        errorCode: "missing_secret",
+        message: `secret ${missing} is not defined`,
+        // Retried on the normal schedule: defining the secret lets a later attempt succeed.
+        retryable: true,
+      },
+    };
+  }
+  return { destination: filled };
+}
+
+/** The request a transformation sees for a stored event (the body as text; it parses JSON). */
+export function scriptRequestOf(event: StoredEvent) {
+  return {
+    method: event.method,
+    path: event.path || "/",
+    query: Object.fromEntries(new URLSearchParams(event.queryString)),
+    headers: event.headers,
+    body: new TextDecoder().decode(event.body),
+  };
+}
+
+/** The event as the transformation returned it: what the destination is sent. */
+export function transformedEvent(
+  event: StoredEvent,
+  request: {
+    method: string;
+    path: string;
+    query: Record<string, unknown>;
+    headers: Record<string, string>;
+    body: unknown;
+  },
+): StoredEvent {
+  const body =
+    typeof request.body === "string" ? request.body : JSON.stringify(request.body ?? null);
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  if (typeof request.body !== "string") headers["content-type"] ??= "application/json";
+  const query = new URLSearchParams(
+    Object.entries(request.query).map(([k, v]) => [k, String(v)] as [string, string]),
+  ).toString();
+  return {
+    ...event,
+    method: request.method,
+    path: request.path,
+    queryString: query,
+    headers,
+    rawHeaders: Object.entries(headers),
+    body: new TextEncoder().encode(body),
+  };
+}
