@@ -65,10 +65,9 @@ export function createApp(deps: AppDeps) {
     requireSource: (organizationId, sourceId) =>
       routing.ports.requireSource(organizationId, sourceId),
   });
-  // The outbox ports arrive with the delivery room's outbox; until then events are only stored.
   const routing = createRoutingRoom(deps, {
     guard,
-    delivery: null,
+    delivery: delivery.ports,
     transformationExists: transformations.ports.transformationExists,
     dedup: dedup.ports,
     runTransformation: transformations.ports.runTransformation,
