@@ -86,6 +86,8 @@ describe("createApp", () => {
         "auth.api-key-usage-flush",
         "capture.checkpoint",
         "capture.disk-sample",
+        "capture.refusals",
+        "capture.summary",
         "dedup.sweep",
         "delivery.leases",
         "delivery.poll",

@@ -51,7 +51,26 @@ export function apiKeyRoutes(room: AuthParts) {
         },
         {
           response: { 201: t.Object({ ...ApiKey.properties, key: t.String() }), ...errors },
-          detail: { tags, summary: "Create an API key (shown once; Team and Enterprise plans)" },
+          detail: {
+            tags,
+            summary: "Create an API key (shown once; Team and Enterprise plans)",
+            description:
+              'Needs a login token (an API key gets 403 `jwt_required`). Without `name`: 400 `{error: "name is required"}` (interface.md); on a plan without keys: 403.',
+            // Documented only: the body is checked by hand for the contract's 400 (not a 422).
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    required: ["name"],
+                    properties: { name: { type: "string", description: "What the key is for." } },
+                  },
+                  example: { name: "ci" },
+                },
+              },
+            },
+          },
         },
       )
       .get("/", ({ scoped }) => listApiKeys(scoped.organizationId, room.apiKeys), {

@@ -12,7 +12,8 @@ import type { AuthService } from "./auth.service.ts";
  * route expects. Not named, so Elysia never de-duplicates it away from a second room using it.
  */
 export function authGuard(auth: AuthService) {
-  return new Elysia().derive({ as: "scoped" }, ({ request }) => {
+  // Named: the API reference finds the routes behind this guard by it (their `security`).
+  return new Elysia().derive({ as: "scoped" }, function weirAuthGuard({ request }) {
     const headers = request.headers;
     const result = auth.authenticate({
       authorization: headers.get("authorization"),
@@ -26,6 +27,9 @@ export function authGuard(auth: AuthService) {
     return { principal: result };
   });
 }
+
+/** The name of the guard's derive function, as route hooks carry it. */
+export const AUTH_GUARD_NAME = "weirAuthGuard";
 
 /** The one role check of the HTTP layer: 403 `forbidden`, or `jwt_required` for key management. */
 export function requirePermission(principal: Principal, permission: Permission): void {

@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import { Elysia, t } from "elysia";
 import { isLoopback } from "../http/http.client-ip.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { documentedAnswer, ErrorBody, PUBLIC, ValidationErrorBody } from "../http/http.openapi.ts";
 import {
   clearedSessionCookie,
   reachedOverHttps,
@@ -14,7 +14,10 @@ import { authErrors } from "./auth.errors.ts";
 import { authGuard } from "./auth.guard.ts";
 import type { AuthParts } from "./auth.room.ts";
 
-const Credentials = t.Object({ email: t.String(), password: t.String() });
+const Credentials = t.Object(
+  { email: t.String(), password: t.String() },
+  { examples: [{ email: "ops@example.com", password: "a-long-password" }] },
+);
 const tags = ["accounts"];
 
 /** Registration, login, first-run state and `/me` (decisions.md §2). */
@@ -32,6 +35,12 @@ export function authRoutes(room: AuthParts) {
           tags,
           summary:
             "Whether first-run setup is needed, registration is open and anonymous endpoints are on",
+          ...PUBLIC,
+          ...documentedAnswer(200, "Setup state", {
+            needs_setup: true,
+            registration: "closed",
+            anonymous_endpoints: "on",
+          }),
         },
       },
     )
@@ -48,23 +57,42 @@ export function authRoutes(room: AuthParts) {
         return created;
       },
       {
-        body: t.Object({
-          email: t.String(),
-          password: t.String(),
-          organization_name: t.String(),
-        }),
+        body: t.Object(
+          {
+            email: t.String(),
+            password: t.String({ description: "At least 8 characters." }),
+            organization_name: t.String(),
+          },
+          {
+            examples: [
+              { email: "ops@example.com", password: "a-long-password", organization_name: "Ops" },
+            ],
+          },
+        ),
         response: { 403: ErrorBody, 409: ErrorBody, 422: ValidationErrorBody, 429: ErrorBody },
         detail: {
           tags,
           summary: "Register: the first user, or anyone when WEIR_REGISTRATION=open",
+          description:
+            "The first organization gets the `enterprise` plan; later ones `WEIR_DEFAULT_PLAN`. 403 `registration_closed` once a user exists and registration is not open.",
+          ...PUBLIC,
+          ...documentedAnswer(201, "The account, its organization and a login token", {
+            token: "eyJhbGciOiJIUzI1NiJ9…",
+            user: { id: "0196a4c2-…", email: "ops@example.com" },
+            organization: { id: "0196a4c2-…", name: "Ops", role: "owner", plan: "enterprise" },
+          }),
         },
       },
     )
     .post(
       "/api/v1/auth/login",
       async ({ body, set, request, server }) => {
-        limitPerClient(room.loginLimiter, room, request, server, set);
-        const answer = await login(body, room.accounts);
+        const address = limitPerClient(room.loginLimiter, room, request, server, set);
+        const answer = await login(body, room.accounts).catch((error: unknown) => {
+          // Who tried which account from where, to debug with and to spot guessing; never the password.
+          room.logger.warn("login failed", { email: body.email, address });
+          throw error;
+        });
         rememberUiSession(room, request, set, answer.token);
         return answer;
       },
@@ -74,6 +102,15 @@ export function authRoutes(room: AuthParts) {
         detail: {
           tags,
           summary: "Log in: a JWT (HS256, WEIR_JWT_TTL) and the user's organizations",
+          description:
+            'Wrong credentials: 401 `{error: "Invalid email or password"}`. Rate limited per client address (429 with Retry-After).',
+          ...PUBLIC,
+          ...documentedAnswer(200, "A login token and the user's organizations", {
+            token: "eyJhbGciOiJIUzI1NiJ9…",
+            expires_at: "2026-01-03T03:04:05.000Z",
+            user: { id: "0196a4c2-…", email: "ops@example.com" },
+            organizations: [{ id: "0196a4c2-…", name: "Ops", role: "owner", plan: "enterprise" }],
+          }),
         },
       },
     )
@@ -91,6 +128,7 @@ export function authRoutes(room: AuthParts) {
           summary:
             "Log out of the web UI: clears its session cookie (a login token stays valid until it expires)",
           security: [],
+          ...documentedAnswer(204, "The session cookie is cleared"),
         },
       },
     )
@@ -114,6 +152,12 @@ export function authRoutes(room: AuthParts) {
         detail: {
           tags,
           summary: "Who is calling: the user (null for an API key), organizations, auth method",
+          ...documentedAnswer(200, "The caller", {
+            user: { id: "0196a4c2-…", email: "ops@example.com" },
+            organizations: [{ id: "0196a4c2-…", name: "Ops", role: "owner", plan: "enterprise" }],
+            organization: { id: "0196a4c2-…", name: "Ops", role: "owner", plan: "enterprise" },
+            auth_method: "jwt",
+          }),
         },
       },
     );

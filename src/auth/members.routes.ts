@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { documentedAnswer, ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import { authGuard, principalForPath, requirePermission } from "./auth.guard.ts";
 import type { AuthParts } from "./auth.room.ts";
 import { addMember, changeRole, listMembers, removeMember } from "./members.service.ts";
@@ -36,7 +36,13 @@ export function memberRoutes(room: AuthParts) {
       })
       .get("/", ({ organizationId }) => ({ data: listMembers(organizationId, deps) }), {
         response: { ...errors },
-        detail: { tags, summary: "List members and their roles" },
+        detail: {
+          tags,
+          summary: "List members and their roles",
+          ...documentedAnswer(200, "The members", {
+            data: [{ user_id: "0196a4c2-…", email: "dev@example.com", role: "admin" }],
+          }),
+        },
       })
       .post(
         "/",
@@ -46,15 +52,24 @@ export function memberRoutes(room: AuthParts) {
           return { data: member };
         },
         {
-          body: t.Object({
-            email: t.String(),
-            role: t.String(),
-            password: t.Optional(
-              t.String({ description: "Required when the email is new: creates the user." }),
-            ),
-          }),
+          body: t.Object(
+            {
+              email: t.String(),
+              role: t.String({ description: "owner, admin or member" }),
+              password: t.Optional(
+                t.String({ description: "Required when the email is new: creates the user." }),
+              ),
+            },
+            { examples: [{ email: "dev@example.com", role: "admin", password: "dev-password" }] },
+          ),
           response: { ...errors },
-          detail: { tags, summary: "Add a member by email (a new email needs a password)" },
+          detail: {
+            tags,
+            summary: "Add a member by email (a new email needs a password)",
+            ...documentedAnswer(201, "The new member", {
+              data: { user_id: "0196a4c2-…", email: "dev@example.com", role: "admin" },
+            }),
+          },
         },
       )
       .patch(
@@ -63,9 +78,15 @@ export function memberRoutes(room: AuthParts) {
           data: changeRole({ organizationId, userId: params.user_id, role: body.role }, deps),
         }),
         {
-          body: t.Object({ role: t.String() }),
+          body: t.Object({ role: t.String() }, { examples: [{ role: "member" }] }),
           response: { ...errors },
-          detail: { tags, summary: "Change a member's role (the last owner cannot be demoted)" },
+          detail: {
+            tags,
+            summary: "Change a member's role (the last owner cannot be demoted)",
+            ...documentedAnswer(200, "The member with the new role", {
+              data: { user_id: "0196a4c2-…", email: "dev@example.com", role: "admin" },
+            }),
+          },
         },
       )
       .delete(
@@ -76,7 +97,11 @@ export function memberRoutes(room: AuthParts) {
         },
         {
           response: { ...errors },
-          detail: { tags, summary: "Remove a member (the last owner cannot be removed)" },
+          detail: {
+            tags,
+            summary: "Remove a member (the last owner cannot be removed)",
+            ...documentedAnswer(204, "Removed"),
+          },
         },
       )
   );

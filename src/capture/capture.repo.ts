@@ -4,6 +4,7 @@ import type { Db } from "../db/db.open.ts";
 import { customResponseOf } from "../endpoints/endpoints.columns.ts";
 import type { EndpointStatus } from "../endpoints/endpoints.model.ts";
 import type { CapturedRequest, CaptureEndpoint } from "./capture.model.ts";
+import type { RefusalDelta } from "./capture.tally.ts";
 import { COLUMNS, pushValues, ROW } from "./requests.columns.ts";
 
 interface EndpointRow {
@@ -92,6 +93,15 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
     return stored;
   };
   const checkpoint = sqlite.prepare<CheckpointResult, []>("PRAGMA wal_checkpoint(PASSIVE)");
+  // An endpoint deleted since its refusals were counted is skipped, not a foreign-key failure.
+  const addRefusal = sqlite.prepare(
+    `INSERT INTO capture_refusals (endpoint_id, rate_limited, too_large, last_refused_at)
+     SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM debug_endpoints WHERE id = ?1)
+     ON CONFLICT (endpoint_id) DO UPDATE SET
+       rate_limited = rate_limited + excluded.rate_limited,
+       too_large = too_large + excluded.too_large,
+       last_refused_at = excluded.last_refused_at`,
+  );
 
   return {
     /** The endpoint owning `slug` with its organization's plan; null when there is none. */
@@ -114,6 +124,13 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
      */
     insertRows(requests: readonly CapturedRequest[]): boolean[] {
       return insertAll(requests);
+    },
+    /** Adds refusal counts to the endpoints' stored counters, in one transaction. */
+    addRefusals(deltas: readonly RefusalDelta[]): void {
+      sqlite.transaction(() => {
+        for (const d of deltas)
+          addRefusal.run(d.endpointId, d.rateLimited, d.tooLarge, d.lastRefusedAt);
+      })();
     },
     /** Sets how many WAL pages trigger a checkpoint inside a commit (0: never). */
     setAutoCheckpoint(pages: number): void {

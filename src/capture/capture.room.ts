@@ -9,6 +9,7 @@ import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 import { captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
+import { type CaptureTally, createCaptureTally } from "./capture.tally.ts";
 import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
@@ -24,6 +25,10 @@ import type { ExpiredEndpoints } from "./retention.service.ts";
 const AUTOCHECKPOINT_PAGES = 1000;
 /** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
 const CHECKPOINT_PATTERN = "*/10 * * * * *";
+/** Every 5 s: refusal counts reach the endpoints' counters (one small transaction). */
+const REFUSAL_FLUSH_PATTERN = "*/5 * * * * *";
+/** Every minute: one info line per endpoint that captured or refused anything. */
+const SUMMARY_PATTERN = "0 * * * * *";
 
 export type CaptureRoomDeps = Pick<
   AppDeps,
@@ -60,6 +65,8 @@ export interface CaptureParts {
   service: CaptureService;
   maxBodyBytes: number;
   resolveClientIp: ClientIpResolver;
+  /** Counts captures and refusals per endpoint for the log and the endpoint's refusal counters. */
+  tally: CaptureTally;
 }
 
 /**
@@ -76,6 +83,11 @@ export function createCaptureRoom(
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
   /** Whether the batch being committed wrote forward deliveries (woken after its commit). */
   let forwardsQueued = false;
+  const tally = createCaptureTally({
+    clock: deps.clock,
+    logger,
+    store: (deltas) => repo.addRefusals(deltas),
+  });
   const writer = createCaptureWriter({
     tx: deps.db.tx,
     store: (batch, tx) => {
@@ -90,6 +102,7 @@ export function createCaptureRoom(
         ports.wakeDeliveries();
       }
       for (const { request, endpoint } of batch) {
+        tally.accepted(endpoint);
         const { id, organizationId, slug, forwardUrl } = endpoint;
         deps.bus.publish("request.captured", {
           request,
@@ -115,6 +128,7 @@ export function createCaptureRoom(
     service,
     maxBodyBytes: deps.config.max_body_bytes,
     resolveClientIp: ports.resolveClientIp,
+    tally,
   };
   return {
     // Capture URLs first: the guard of the request-reading routes must never reach the hot path.
@@ -130,9 +144,14 @@ export function createCaptureRoom(
         intervalSeconds: DISK_SAMPLE_SECONDS,
         run: () => deps.disk.sampleOnSchedule(),
       },
+      { name: "capture.refusals", pattern: REFUSAL_FLUSH_PATTERN, run: () => tally.flush() },
+      { name: "capture.summary", pattern: SUMMARY_PATTERN, run: () => tally.summarise() },
     ],
     subscriptions: [limits.resyncOnSweep],
-    stop: () => writer.close(),
+    stop: () => {
+      writer.close();
+      tally.flush();
+    },
     ports: {
       findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),
       listRequestsAfter: (endpointId, afterRequestId, limit) =>

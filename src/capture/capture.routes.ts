@@ -42,10 +42,17 @@ async function capture(room: CaptureParts, request: Request, server: PeerSource 
   const location = locateCapture(request.url);
   if (!location) return refusalResponse(REFUSALS.notFound);
   const admission = room.service.admitRequest(location.slug);
-  if ("refusal" in admission) return refusalResponse(admission.refusal);
+  if ("refusal" in admission) {
+    if (admission.endpoint && admission.refusal.status === 429)
+      room.tally.refused(admission.endpoint, 429);
+    return refusalResponse(admission.refusal);
+  }
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
-  if (body === null) return refusalResponse(REFUSALS.tooLarge);
+  if (body === null) {
+    room.tally.refused(admission.endpoint, 413);
+    return refusalResponse(REFUSALS.tooLarge);
+  }
   const peer = server?.requestIP(request)?.address ?? null;
   const stored = await room.service.storeRequest(admission.endpoint, {
     method: request.method,
@@ -86,6 +93,7 @@ export function captureRoutes(room: CaptureParts) {
     detail: {
       tags: ["capture"],
       summary: "Capture a webhook: any method, any body, any sub-path; no authentication",
+      security: [],
       description:
         "Stores the request byte-exact and answers 200 `{message, request_id}` once it is durably committed (or the endpoint's custom response). 404 `not_found` for an unknown, paused or expired endpoint; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After, or `webhook_limit_reached` for a full anonymous endpoint; 503 `anonymous_capacity_reached` once anonymous endpoints together store the instance's allowance; 507 `insufficient_storage` while the data dir is below min_free_disk_mb.",
     },

@@ -58,7 +58,7 @@ const input = (fields: Partial<CaptureInput> = {}): CaptureInput => ({
 
 function admitted(service: ReturnType<typeof setup>["service"], slug = "hook"): CaptureEndpoint {
   const admission = service.admitRequest(slug);
-  if (!("endpoint" in admission)) throw new Error(`refused: ${admission.refusal.error}`);
+  if ("refusal" in admission) throw new Error(`refused: ${admission.refusal.error}`);
   return admission.endpoint;
 }
 

@@ -68,7 +68,10 @@ export interface StoredCapture {
   delayMs: number;
 }
 
-export type Admission = { endpoint: CaptureEndpoint } | { refusal: CaptureRefusal };
+/** A refusal names the endpoint when there is one, so it can be counted and logged on it. */
+export type Admission =
+  | { endpoint: CaptureEndpoint }
+  | { refusal: CaptureRefusal; endpoint?: CaptureEndpoint };
 
 /**
  * The capture use cases: `admitRequest` decides from the slug alone whether a request is taken
@@ -117,7 +120,7 @@ export function createCaptureService(deps: CaptureServiceDeps) {
     }
     if (endpoint.organizationId === null) {
       const refusal = anonymousRefusal(endpoint.id);
-      if (refusal) return { refusal };
+      if (refusal) return { refusal, endpoint };
     }
     // Before SQLite would fail on a full disk, and before the body is read (decisions.md §14).
     if (deps.limits.diskLow()) return { refusal: REFUSALS.insufficientStorage };
@@ -128,8 +131,14 @@ export function createCaptureService(deps: CaptureServiceDeps) {
         { ratePerSecond: quota.capture_rate_per_second, burst: quota.capture_burst },
         now,
       );
-      if (wait > 0)
-        return { refusal: { status: 429, error: "rate_limited", retryAfterSeconds: wait } };
+      if (wait > 0) {
+        const refusal: CaptureRefusal = {
+          status: 429,
+          error: "rate_limited",
+          retryAfterSeconds: wait,
+        };
+        return { refusal, endpoint };
+      }
     }
     return { endpoint };
   };

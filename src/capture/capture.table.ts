@@ -55,3 +55,17 @@ export const requestForwards = sqliteTable(
     index("request_forwards_created_idx").on(t.createdAt),
   ],
 );
+
+/**
+ * Captures an endpoint refused for its plan's rate limit (429) or for size (413): counted so the
+ * operator sees what a sender lost (a 429 is otherwise visible only to the sender). Written in
+ * batches by the capture tally, never on the refusal path itself.
+ */
+export const captureRefusals = sqliteTable("capture_refusals", {
+  endpointId: text("endpoint_id")
+    .primaryKey()
+    .references(() => debugEndpoints.id, { onDelete: "cascade" }),
+  rateLimited: integer("rate_limited").notNull().default(0),
+  tooLarge: integer("too_large").notNull().default(0),
+  lastRefusedAt: text("last_refused_at"),
+});

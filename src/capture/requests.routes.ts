@@ -194,6 +194,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
             detail: {
               tags: anonymousTags,
               summary: "List an anonymous endpoint's requests (X-Anonymous-Token)",
+              security: [{ anonymousToken: [] }],
             },
           },
         )
@@ -206,6 +207,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
             detail: {
               tags: anonymousTags,
               summary: "Get one request of an anonymous endpoint (X-Anonymous-Token)",
+              security: [{ anonymousToken: [] }],
             },
           },
         )

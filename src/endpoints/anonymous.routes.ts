@@ -77,6 +77,9 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
         detail: {
           tags,
           summary: "Create a temporary endpoint without an account (7 days, 1,000 requests)",
+          description:
+            "No credentials. Answers 404 when WEIR_ANONYMOUS_ENDPOINTS=off; rate limited per client address.",
+          security: [],
         },
       },
     )
@@ -100,7 +103,11 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
       {
         headers: tokenHeaders,
         response: { 200: t.Object({ data: AnonymousEndpointSchema }), 404: ErrorBody },
-        detail: { tags, summary: "Get an anonymous endpoint (X-Anonymous-Token)" },
+        detail: {
+          tags,
+          summary: "Get an anonymous endpoint (X-Anonymous-Token)",
+          security: [{ anonymousToken: [] }],
+        },
       },
     );
 }

@@ -116,6 +116,7 @@ describe("create", () => {
       organization_id: owner.organizationId,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updated_at: answer.body.created_at,
+      refused: { rate_limited: 0, payload_too_large: 0, last_refused_at: null },
       request_count: 0,
       last_request_at: null,
       forward_url: "http://127.0.0.1:9/in",

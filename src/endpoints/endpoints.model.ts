@@ -25,6 +25,15 @@ export interface Endpoint {
   updatedAt: string;
 }
 
+/** Captures refused for the plan's rate limit (429) or for size (413), since the endpoint began. */
+export interface EndpointRefusals {
+  rateLimited: number;
+  tooLarge: number;
+  lastRefusedAt: string | null;
+}
+
+export const NO_REFUSALS: EndpointRefusals = { rateLimited: 0, tooLarge: 0, lastRefusedAt: null };
+
 /** Slug shape of decisions.md §4: lowercase words of letters and digits joined by single hyphens. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MIN = 3;

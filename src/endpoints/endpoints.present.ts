@@ -22,6 +22,11 @@ function commonFields(view: EndpointView) {
     organization_id: view.organizationId,
     request_count: view.requestCount,
     last_request_at: view.lastRequestAt,
+    refused: {
+      rate_limited: view.refusals.rateLimited,
+      payload_too_large: view.refusals.tooLarge,
+      last_refused_at: view.refusals.lastRefusedAt,
+    },
     forward_url: view.forwardUrl,
     response: presentResponse(view.response),
   };

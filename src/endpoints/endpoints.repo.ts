@@ -1,7 +1,14 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { captureRefusals } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
 import { customResponseOf, responseColumns } from "./endpoints.columns.ts";
-import type { CustomResponse, Endpoint, EndpointStatus } from "./endpoints.model.ts";
+import {
+  type CustomResponse,
+  type Endpoint,
+  type EndpointRefusals,
+  type EndpointStatus,
+  NO_REFUSALS,
+} from "./endpoints.model.ts";
 import { debugEndpoints } from "./endpoints.table.ts";
 
 type EndpointRow = typeof debugEndpoints.$inferSelect;
@@ -21,6 +28,7 @@ export interface EndpointChanges {
 export interface EndpointStats {
   requestCount: number;
   lastRequestAt: string | null;
+  refusals: EndpointRefusals;
 }
 
 /** All SQL of the endpoints room. Every organization-facing lookup is scoped to the organization. */
@@ -155,10 +163,27 @@ export function createEndpointsRepo(db: Db) {
     /** Request counts and newest capture times, for the endpoints given. */
     stats(endpointIds: string[]): Map<string, EndpointStats> {
       const result = new Map<string, EndpointStats>();
+      const refusals =
+        endpointIds.length === 0
+          ? []
+          : orm
+              .select()
+              .from(captureRefusals)
+              .where(inArray(captureRefusals.endpointId, endpointIds))
+              .all();
+      const refusalsOf = new Map(refusals.map((r) => [r.endpointId, r]));
       for (const endpointId of endpointIds) {
+        const refused = refusalsOf.get(endpointId);
         result.set(endpointId, {
           requestCount: countOf.get(endpointId)?.n ?? 0,
           lastRequestAt: newestOf.get(endpointId)?.createdAt ?? null,
+          refusals: refused
+            ? {
+                rateLimited: refused.rateLimited,
+                tooLarge: refused.tooLarge,
+                lastRefusedAt: refused.lastRefusedAt,
+              }
+            : NO_REFUSALS,
         });
       }
       return result;

@@ -33,6 +33,21 @@ const endpointFields = {
   organization_id: Nullable(t.String()),
   request_count: t.Integer(),
   last_request_at: Nullable(t.String()),
+  refused: t.Object(
+    {
+      rate_limited: t.Integer({
+        description: "Captures refused with 429 for the plan's rate limit.",
+      }),
+      payload_too_large: t.Integer({
+        description: "Captures refused with 413 (over max_body_bytes).",
+      }),
+      last_refused_at: Nullable(t.String()),
+    },
+    {
+      description:
+        "Captures this endpoint refused since it was created (counted every few seconds).",
+    },
+  ),
   forward_url: Nullable(t.String()),
   response: CustomResponseSchema,
   updated_at: t.String(),
@@ -101,6 +116,14 @@ export function endpointRequestBody(description: string) {
       "application/json": {
         // Plain JSON Schema: TypeBox's symbol-keyed metadata is not part of an OpenAPI document.
         schema: JSON.parse(JSON.stringify(t.Object({ debug_endpoint: endpointBodyFields }))),
+        example: {
+          debug_endpoint: {
+            name: "GitHub hooks",
+            slug: "github-hooks",
+            forward_url: "http://127.0.0.1:3000/webhooks",
+            response: { status: 202, headers: { "x-handled-by": "weir" }, body: "ok", delay_ms: 0 },
+          },
+        },
       },
     },
   };

@@ -5,7 +5,12 @@ import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { PlanTable } from "../shared/plans.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
-import { type Endpoint, generatedSlug, SLUG_SUFFIX_LENGTH } from "./endpoints.model.ts";
+import {
+  type Endpoint,
+  generatedSlug,
+  NO_REFUSALS,
+  SLUG_SUFFIX_LENGTH,
+} from "./endpoints.model.ts";
 import type { EndpointStats, EndpointsRepo } from "./endpoints.repo.ts";
 import { type TargetUrlCheck, validateCreate, validateUpdate } from "./endpoints.validate.ts";
 
@@ -158,6 +163,7 @@ function withStats(endpoint: Endpoint, stats: EndpointStats | undefined): Endpoi
     ...endpoint,
     requestCount: stats?.requestCount ?? 0,
     lastRequestAt: stats?.lastRequestAt ?? null,
+    refusals: stats?.refusals ?? NO_REFUSALS,
   };
 }
 

@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { DiskGuard } from "../shared/disk-guard.ts";
 import { AppError } from "../shared/errors.ts";
 import type { Metrics } from "./http.metrics.ts";
-import { ErrorBody } from "./http.openapi.ts";
+import { documentedAnswer, ErrorBody, PUBLIC } from "./http.openapi.ts";
 
 /**
  * `/healthz` (liveness + database + free disk) and `/metrics` (Prometheus text). A data dir
@@ -39,6 +39,7 @@ export function healthRoutes(
           tags: ["system"],
           summary:
             "Health: 200 once migrations ran and the database answers; 503 when it does not, or when the data dir is below min_free_disk_mb",
+          ...PUBLIC,
         },
       },
     )
@@ -52,7 +53,16 @@ export function healthRoutes(
         set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
         return metrics.render();
       },
-      { detail: { tags: ["system"], summary: "Prometheus metrics: requests, latency, memory" } },
+      {
+        detail: {
+          tags: ["system"],
+          summary: "Prometheus metrics: requests, latency, memory",
+          description:
+            "Public unless WEIR_METRICS_TOKEN is set; then `Authorization: Bearer <that token>` is required (401 otherwise).",
+          ...PUBLIC,
+          ...documentedAnswer(200, "Prometheus text format (text/plain; version=0.0.4)"),
+        },
+      },
     );
 }
 

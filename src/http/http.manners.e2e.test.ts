@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../shared/logger.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
+import { freePort } from "../test-utils/free-port.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
@@ -75,8 +76,15 @@ describe("access log", () => {
     await server.request("/w/nothing-here", { method: "POST", body: "x" });
     const lines = server.logs.slice(before);
     expect(lines.join("\n")).not.toContain("hunter2-secret");
-    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    const parsed = lines.map((l) => JSON.parse(l));
+    const requests = parsed.filter((l) => l.msg === "request");
     expect(requests.map((l) => [l.route, l.status])).toEqual([["/api/v1/auth/login", 401]]);
+    expect(parsed.find((l) => l.msg === "login failed")).toMatchObject({
+      level: "warn",
+      scope: "auth",
+      email: "nobody@example.com",
+      address: "127.0.0.1",
+    });
   });
 });
 

@@ -129,8 +129,19 @@ describe("web UI in chromium: a phone, settings and limits", () => {
   test("free plan: the endpoint limit is shown, and the API's refusal too", async () => {
     const account = await signUp(world.server, { plan: "free" });
     for (const name of ["One", "Two", "Three"]) await world.createEndpoint(account, name);
+    // What the capture tally stores for refused senders (its flush is tested in capture/).
+    world.server.deps.db.sqlite.run(
+      `INSERT INTO capture_refusals (endpoint_id, rate_limited, too_large, last_refused_at)
+       SELECT id, 7, 1, ? FROM debug_endpoints WHERE name = 'One' AND organization_id = ?`,
+      [new Date().toISOString(), account.organizationId],
+    );
     const page = await world.newPage({ colorScheme: "dark" });
     await world.logIn(page, account);
+    const refused = page.locator(".endpoint-card", { hasText: "One" }).locator(".refused-note");
+    await refused.waitFor();
+    expect(await textOf(refused)).toContain(
+      "Refused: 7 over the plan's rate limit (429), 1 too large (413); last",
+    );
     // The count fills in once the endpoint list has loaded: wait for it rather than read at once.
     await page.locator(".plan-usage", { hasText: "3 of 3 endpoints used" }).waitFor();
     expect(await textOf(page.locator(".plan-usage"))).toContain("3 of 3 endpoints used");

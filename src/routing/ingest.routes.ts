@@ -91,6 +91,7 @@ export function ingestRoutes(room: IngestParts) {
       tags: ["ingest"],
       summary: "Ingest a webhook into a source, any method and sub-path",
       description: DESCRIPTION,
+      security: [],
     },
   };
   const hidden = { parse: "none" as const, detail: { hide: true } };

@@ -88,6 +88,7 @@ export function EndpointCard({ endpoint, now, highlight, onChanged, onDeleted }:
           </dd>
         </div>
       </dl>
+      <RefusedNote endpoint={endpoint} now={now} />
       {endpoint.status === "paused" ? (
         <p class="muted small">
           Paused: the capture URL answers 404 and nothing is stored. Stored requests are kept.
@@ -176,5 +177,26 @@ function RenameForm(props: { endpoint: Endpoint; onDone: (updated?: Endpoint) =>
         </p>
       ) : null}
     </form>
+  );
+}
+
+/** What senders lost: captures refused for the plan's rate limit or for size, if any. */
+function RefusedNote({ endpoint, now }: { endpoint: Endpoint; now: number }) {
+  const refused = endpoint.refused;
+  if (!refused || refused.rate_limited + refused.payload_too_large === 0) return null;
+  const parts = [
+    refused.rate_limited > 0
+      ? `${refused.rate_limited.toLocaleString()} over the plan's rate limit (429)`
+      : "",
+    refused.payload_too_large > 0
+      ? `${refused.payload_too_large.toLocaleString()} too large (413)`
+      : "",
+  ].filter(Boolean);
+  return (
+    <div class="refused-note">
+      <Notice kind="warning">
+        Refused: {parts.join(", ")}; last <Time iso={refused.last_refused_at} now={now} />.
+      </Notice>
+    </div>
   );
 }

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { type Browser, chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS, textOf } from "../test-utils/browser-world.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+
+let server: TestServer;
+let browser: Browser;
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}, 30_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("/api/docs renders each operation's credentials, fields and examples, offline", async () => {
+  const page = await browser.newPage();
+  const outside: string[] = [];
+  page.on("request", (request) => {
+    if (!request.url().startsWith(server.url)) outside.push(request.url());
+  });
+  await page.goto(`${server.url}/api/docs`);
+  const create = page.locator("details", { hasText: "/api/v1/endpoints" }).filter({
+    has: page.locator(".m-post"),
+  });
+  await create.first().waitFor();
+  const login = page.locator("details", { hasText: "/api/v1/auth/login" });
+  await login.locator("summary").click();
+  expect(await textOf(login)).toContain("Credentials: public: no credentials");
+  expect(await textOf(login)).toContain('"email": "ops@example.com"');
+  const endpoints = page.locator("details#postApiV1Endpoints");
+  await endpoints.locator("summary").click();
+  const text = await textOf(endpoints);
+  expect(text).toContain(
+    "Credentials: Authorization: Bearer (API key or login token) or X-API-Key",
+  );
+  expect(text).toContain("debug_endpoint.name");
+  expect(text).toContain('"slug": "github-hooks"');
+  expect(text).toMatch(/^401 — /m);
+  expect(text).toContain('"status": "active"');
+  expect(await page.locator("h2#tag-realtime").count()).toBe(1);
+  expect(outside).toEqual([]);
+}, 30_000);

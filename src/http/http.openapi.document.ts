@@ -1,0 +1,100 @@
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import type { AnyElysia } from "elysia";
+import { AUTH_GUARD_NAME } from "../auth/auth.guard.ts";
+import { EXTRA_PATHS } from "./http.openapi.paths.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI objects are open-ended JSON.
+type Json = Record<string, any>;
+
+/** The security of every route behind the auth guard: an API key or a login token. */
+export const AUTHENTICATED = [{ bearer: [] }, { apiKey: [] }, { session: [] }];
+
+const EXCLUDE = { paths: ["/api/docs", "/api/openapi.json", "/*"] };
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/** `/api/v1/endpoints/:id/` as the OpenAPI path key `/api/v1/endpoints/{id}`. */
+export function openApiPath(path: string): string {
+  const key = path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1");
+  return key;
+}
+
+function guarded(route: { hooks?: Json }): boolean {
+  const hooks = [...(route.hooks?.transform ?? []), ...(route.hooks?.beforeHandle ?? [])];
+  return hooks.some((hook: Json) => hook?.fn?.name === AUTH_GUARD_NAME);
+}
+
+/**
+ * The OpenAPI document of the running app. Elysia's generator gives paths, bodies and responses
+ * from the route schemas; what it cannot know is added from the routes themselves: a route
+ * behind the auth guard requires credentials (`security`, and its 401), so the reference can
+ * never claim a guarded route is public or the reverse. Routes without the guard must say
+ * `security: []` themselves (the completeness test holds every room to it). Paths that are not
+ * routes of their own (the socket, the capture sub-path form) come from http.openapi.paths.ts.
+ */
+export function buildOpenApiDocument(root: AnyElysia, info: Json, components: Json): Json {
+  const generated = toOpenAPISchema(root, EXCLUDE) as unknown as Json;
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(generated.paths as Json)) {
+    const key = openApiPath(path);
+    paths[key] = { ...(paths[key] ?? {}), ...(item as Json) };
+  }
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) if (item[method]) mergeDocumentedAnswers(item[method]);
+  }
+  for (const route of root.routes as unknown as Json[]) {
+    if (!guarded(route)) continue;
+    const operation = paths[openApiPath(route.path)]?.[String(route.method).toLowerCase()];
+    if (!operation) continue;
+    operation.security ??= AUTHENTICATED;
+    operation.responses ??= {};
+    operation.responses["401"] ??= {
+      description: "Missing, malformed, revoked or unknown credentials",
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/Error" },
+          example: { error: "Invalid or missing API key" },
+        },
+      },
+    };
+  }
+  for (const [path, item] of Object.entries(EXTRA_PATHS)) paths[path] = item;
+  return {
+    openapi: "3.0.3",
+    info,
+    tags: tagsOf(paths),
+    paths,
+    components: {
+      ...components,
+      schemas: { ...(generated.components?.schemas ?? {}), ...components.schemas },
+    },
+  };
+}
+
+/** Answers a route documented in `detail` (http.openapi.ts documentedAnswer) join its responses. */
+function mergeDocumentedAnswers(operation: Json): void {
+  const extra = operation["x-responses"] as Json | undefined;
+  if (!extra) return;
+  delete operation["x-responses"];
+  operation.responses ??= {};
+  for (const [status, answer] of Object.entries(extra)) {
+    const existing = operation.responses[status];
+    operation.responses[status] = existing ? { ...answer, ...existing } : answer;
+  }
+}
+
+function tagsOf(paths: Json): Json[] {
+  const names = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) for (const tag of item[method]?.tags ?? []) names.add(tag);
+  }
+  return [...names].sort().map((name) => ({ name }));
+}
+
+/** Every operation of a document as [path, method, operation]. */
+export function operationsOf(doc: Json): Array<[string, string, Json]> {
+  const found: Array<[string, string, Json]> = [];
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const method of METHODS) if (item[method]) found.push([path, method, item[method]]);
+  }
+  return found;
+}
