@@ -20,6 +20,9 @@ import m0008_dedup_keys_and_counters from "../../migrations/0008_dedup_keys_and_
   type: "text",
 };
 import m0009_delivery_outbox from "../../migrations/0009_delivery_outbox.sql" with { type: "text" };
+import m0010_capture_refusals from "../../migrations/0010_capture_refusals.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -36,4 +39,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0007_routing", sql: m0007_routing },
   { name: "0008_dedup_keys_and_counters", sql: m0008_dedup_keys_and_counters },
   { name: "0009_delivery_outbox", sql: m0009_delivery_outbox },
+  { name: "0010_capture_refusals", sql: m0010_capture_refusals },
 ];

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../shared/logger.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
-import { freePort } from "../test-utils/free-port.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
