@@ -215,7 +215,13 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
           "/:id/requests/:request_id/body",
           ({ params, headers }) =>
             rawBody(deps, openAnonymous(params.id, headers), params.request_id),
-          { headers: tokenHeaders, detail: rawBodyDoc(anonymousTags, " (X-Anonymous-Token)") },
+          {
+            headers: tokenHeaders,
+            detail: {
+              ...rawBodyDoc(anonymousTags, " (X-Anonymous-Token)"),
+              security: [{ anonymousToken: [] }],
+            },
+          },
         ),
     );
 }
