@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { Destination } from "./destinations.model.ts";
-import { scriptRequestOf, transformedEvent, withSecrets } from "./event-prepare.model.ts";
+import {
+  exactChatPayload,
+  scriptRequestOf,
+  transformedEvent,
+  withSecrets,
+} from "./event-prepare.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
 const destination = {
@@ -80,4 +85,27 @@ describe("a transformed event", () => {
     expect([sent.method, sent.path, sent.queryString]).toEqual(["PUT", "/x", "b=2"]);
     expect(sent.headers).toEqual({ "x-env": "eu", "content-type": "application/json" });
   });
+});
+
+test("a chat destination sends a transformation's object body exactly; http does not", () => {
+  const slack = {
+    ...destination,
+    type: "slack",
+    webhookUrl: "https://hooks.example/s",
+  } as Destination;
+  expect(exactChatPayload(slack, { text: "hi", blocks: [] }, undefined)).toEqual({
+    url: "https://hooks.example/s",
+    method: "POST",
+    headers: [["content-type", "application/json"]],
+    body: '{"text":"hi","blocks":[]}',
+    signingSecrets: [],
+  });
+  const telegram = { ...destination, botToken: "9:T", chatId: "-42" } as Destination;
+  expect(exactChatPayload(telegram, { text: "hi" }, "http://127.0.0.1:9")?.url).toBe(
+    "http://127.0.0.1:9/bot9:T/sendMessage",
+  );
+  expect(
+    exactChatPayload({ ...destination, type: "http" } as Destination, { a: 1 }, undefined),
+  ).toBeNull();
+  expect(exactChatPayload(slack, "plain text", undefined)).toBeNull();
 });

@@ -1,7 +1,8 @@
 // The send-time steps of an event's delivery that other rooms lend (decisions.md §8): `{{NAME}}`
 // substitution with the organization's secrets, and the result of a transformation made into
 // the event that is sent. Pure: the lookups and outcomes are handed in.
-import type { Prepared } from "../delivery/delivery.ports.ts";
+import { channelProvider } from "../delivery/channels/channels.registry.ts";
+import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
 import { substituteSecrets } from "../shared/secret-template.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
@@ -85,5 +86,32 @@ export function transformedEvent(
     headers,
     rawHeaders: Object.entries(headers),
     body: new TextEncoder().encode(body),
+  };
+}
+
+/**
+ * A chat destination whose transformation returned an object body sends it exactly as the
+ * platform takes it (e.g. Slack `{text, blocks}`); null when the default summary applies.
+ */
+export function exactChatPayload(
+  destination: Destination,
+  body: unknown,
+  telegramApiBase: string | undefined,
+): DeliveryRequest | null {
+  if (destination.type === "http" || typeof body !== "object" || body === null) return null;
+  const provider = channelProvider(destination.type, { telegramApiBase });
+  const config = {
+    webhook_url: destination.webhookUrl,
+    bot_token: destination.botToken,
+    chat_id: destination.chatId,
+  };
+  const request = provider?.formatPayload?.(body, config);
+  if (!request) return null;
+  return {
+    url: request.url,
+    method: request.method,
+    headers: [...(request.headers ?? [])],
+    body: typeof request.body === "string" ? request.body : "",
+    signingSecrets: [],
   };
 }

@@ -15,7 +15,12 @@ import type { TransformationOutcome } from "../transformations/transformations.m
 import type { BridgesRepo } from "./bridges.repo.ts";
 import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import type { Destination } from "./destinations.model.ts";
-import { scriptRequestOf, transformedEvent, withSecrets } from "./event-prepare.model.ts";
+import {
+  exactChatPayload,
+  scriptRequestOf,
+  transformedEvent,
+  withSecrets,
+} from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
 import { type CompiledFilters, compileFilters } from "./filters.model.ts";
 import {
@@ -43,6 +48,8 @@ export interface IngestDeps {
   signingSecrets(destinationId: string): string[];
   /** Grows whenever sources, bridges or destinations change. */
   routesVersion(): number;
+  /** `WEIR_TELEGRAM_API_BASE`, for payloads a transformation built for Telegram. */
+  telegramApiBase?: string;
   /** The organization's secrets by name, for `{{NAME}}` at send time (secrets room). */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   /** Runs a destination's transformation on an event (transformations room). */
@@ -254,6 +261,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
                 },
               };
             }
+            const exact = exactChatPayload(destination, outcome.request.body, deps.telegramApiBase);
+            if (exact) return { send: exact };
             sendable = transformedEvent(event, outcome.request);
           }
           return eventDeliveryRequest(sendable, destination, secrets);

@@ -85,6 +85,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       signingSecrets: (id) => signingSecretsOf(id, bridges),
       routesVersion: () => routesVersion,
       resolveSecrets: ports.resolveSecrets,
+      telegramApiBase: deps.config.telegram_api_base,
       runTransformation: ports.runTransformation,
     },
     {
