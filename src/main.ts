@@ -16,7 +16,7 @@ import { VERSION } from "./shared/version.ts";
 export function buildProgram(): Command {
   const program = new Command("weir")
     .description(
-      "Weir: self-hosted webhook capture and live inspection in one binary (permanent capture URLs, forwards, replay, weir tail)",
+      "Weir: self-hosted webhook capture, live inspection and routing in one binary (permanent capture URLs, forwards, replay, weir tail; sources, bridges and destinations)",
     )
     .version(VERSION, "-v, --version", "print the version")
     .showHelpAfterError()
@@ -26,8 +26,9 @@ export function buildProgram(): Command {
 Every command works on one data dir: --data-dir DIR, or WEIR_DATA_DIR, or data_dir in
 /etc/weir/weir.toml (written by install.sh --systemd); default ./weir-data.
 
-Coming, not in this version yet: routing (sources, bridges, destinations, filters,
-transformations), endpoint automations, uptime monitors and status pages.`,
+Routing (sources, bridges, destinations, filters, transformations, secrets) is managed over the
+HTTP API: see docs/routing.md. Coming, not in this version yet: issues and alerts, endpoint
+automations, uptime monitors and status pages.`,
     );
   for (const register of [
     registerServe,

@@ -6,6 +6,7 @@ import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import { isoAt } from "../shared/clock.ts";
 import { admit, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
+import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
   type AttemptResult,
   breakerWaitUntil,
@@ -65,6 +66,7 @@ export function createDeliveryWorker(
   kinds: ReadonlyMap<DeliveryKind, DeliveryKindHandlers>,
 ) {
   const log = deps.logger.child({ scope: "delivery" });
+  const logFailure = createFailureLog(log, deps.clock);
   const policy = { baseMs: deps.config.retry_base_ms, capMs: deps.config.retry_cap_ms };
   const openMs = deps.config.breaker_open_ms;
 
@@ -129,6 +131,7 @@ export function createDeliveryWorker(
         const attempt = batch[i]?.attempt;
         if (!delivery || !attempt) continue;
         count(attempt, delivery.kind);
+        if (attempt.errorType !== null) logFailure(failedTry(delivery, attempt));
         deps.bus.publish("delivery.attempted", { delivery, attempt });
       }
     },

@@ -179,6 +179,14 @@ describe("failures and retries", () => {
     expect(first).toMatchObject({ status_code: null, response_body: null, attempt: 1 });
     expect(first.error).toStartWith("connection_refused: ");
     expect(first.error).toContain("ECONNREFUSED");
+    const logged = await pollUntil(() =>
+      server.logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find(
+          (l) => l.msg === "forward attempt failed" && l.destination === `forward:${endpoint.id}`,
+        ),
+    );
+    expect(logged).toMatchObject({ level: "warn", error_code: "connection_refused", attempt: 1 });
     clock.advance(7_999); // the earliest retry is 10 s − 20 %
     await scheduler.run("delivery.poll");
     await captureControl();

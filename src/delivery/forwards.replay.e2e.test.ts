@@ -90,5 +90,10 @@ describe("replay", () => {
     });
     expect([closed.status, closed.body.data.status_code]).toEqual([201, null]);
     expect(closed.body.data.error).toStartWith("connection_refused: ");
+    // The failed replay is in the log (warn), naming its endpoint and error, never the body.
+    const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logged = lines.find((l) => l.msg === "replay attempt failed");
+    expect(logged).toMatchObject({ level: "warn", error_code: "connection_refused" });
+    expect(String(logged?.destination)).toStartWith("replay:");
   });
 });

@@ -3,6 +3,7 @@ import type { CapturePorts } from "../capture/capture.room.ts";
 import type { AppDeps } from "../deps.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
+import { createFailureLog } from "./delivery.failure-log.ts";
 import type { DeliveryPorts } from "./delivery.ports.ts";
 import { createDeliveryRepo } from "./delivery.repo.ts";
 import { createForwardsRepo } from "./forwards.repo.ts";
@@ -43,6 +44,7 @@ export function createForwardsRoom(deps: ForwardsRoomDeps, ports: ForwardsRoomPo
     outbound: deps.outbound,
     logger: deps.logger,
     timeoutMs,
+    logFailure: createFailureLog(deps.logger.child({ scope: "delivery" }), deps.clock),
   };
   const forwards: ForwardsDeps = {
     requireEndpoint: ports.requireEndpoint,

@@ -9,6 +9,7 @@ import { isoAt } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
+import { type FailureLog, failedTry } from "./delivery.failure-log.ts";
 import type {
   DeliveryAttempt,
   DeliveryKindHandlers,
@@ -35,6 +36,8 @@ export interface SendDeps {
   logger: Logger;
   /** A slower answer is recorded as a timeout. */
   timeoutMs: number;
+  /** Failed replays reach the log, at most a line a minute per endpoint. */
+  logFailure: FailureLog;
 }
 
 /** What the forward kind reads at send time: the stored request and the endpoint as it is now. */
@@ -160,6 +163,13 @@ export async function replayRequest(
   }
   replay.row.organization_id = endpoint.organizationId;
   deps.send.forwards.insertReplay(replay.row, replay.attempt);
+  if (replay.attempt.errorType !== null) {
+    deps.send.logFailure({
+      ...failedTry({ ...replay.row, destinationKey: replay.row.destination_key }, replay.attempt),
+      kind: "replay",
+      destinationKey: `replay:${endpoint.id}`,
+    });
+  }
   return record;
 }
 
