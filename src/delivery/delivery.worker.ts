@@ -170,27 +170,37 @@ export function createDeliveryWorker(
     ...fields,
   });
 
+  /** An attempt that ended before anything was sent (an open breaker, a failed preparation). */
+  const unsentAttempt = (
+    row: DeliveryRow,
+    errorType: string,
+    errorCode: string,
+    errorMessage: string,
+    now: number,
+  ) =>
+    newAttempt(
+      row,
+      {
+        url: "",
+        method: "",
+        statusCode: null,
+        responseHeaders: [],
+        responseBody: "",
+        latencyMs: 0,
+        errorType,
+        errorCode,
+        errorMessage,
+      },
+      now,
+    );
+
   /** The breaker refused: the row waits for it, with one circuit_open attempt per wait. */
   const holdForBreaker = (row: DeliveryRow, lease: Lease, retryAt: number, now: number) => {
     const alreadyWaiting = row.last_error_code === "circuit_open";
     const message = "the destination's circuit breaker is open; the delivery waits for it";
     const attempt = alreadyWaiting
       ? null
-      : newAttempt(
-          row,
-          {
-            url: "",
-            method: "",
-            statusCode: null,
-            responseHeaders: [],
-            responseBody: "",
-            latencyMs: 0,
-            errorType: "circuit_breaker_error",
-            errorCode: "circuit_open",
-            errorMessage: message,
-          },
-          now,
-        );
+      : unsentAttempt(row, "circuit_breaker_error", "circuit_open", message, now);
     return recordLater({
       row,
       lease,
@@ -261,21 +271,7 @@ export function createDeliveryWorker(
     failure: PreparedFailure,
     now: number,
   ) => {
-    const attempt = newAttempt(
-      row,
-      {
-        url: "",
-        method: "",
-        statusCode: null,
-        responseHeaders: [],
-        responseBody: "",
-        latencyMs: 0,
-        errorType: failure.errorType,
-        errorCode: failure.errorCode,
-        errorMessage: failure.message,
-      },
-      now,
-    );
+    const attempt = unsentAttempt(row, failure.errorType, failure.errorCode, failure.message, now);
     const result = { success: false, retryable: failure.retryable, retryAfterMs: null };
     return finishWith(row, lease, attempt, result, null);
   };
