@@ -1,28 +1,13 @@
+import { channelProvider } from "../delivery/channels/channels.registry.ts";
+import { routedEventMessage } from "../delivery/channels/chat.format.ts";
 import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
-/** Chat messages carry the start of the body; the services refuse long texts. */
-const CHAT_TEXT_MAX = 3500;
-const TELEGRAM_API_BASE = "https://api.telegram.org";
 const decoder = new TextDecoder();
 
 /** Headers of the original request that describe its body, kept on an http delivery. */
 const KEPT_HEADERS = ["content-type", "content-encoding"];
-
-function chatText(event: StoredEvent): string {
-  const body = decoder.decode(event.body);
-  const text = `${event.method} ${event.path || "/"}\n${body}`;
-  return text.length > CHAT_TEXT_MAX ? `${text.slice(0, CHAT_TEXT_MAX)}…` : text;
-}
-
-const json = (url: string, payload: unknown): DeliveryRequest => ({
-  url,
-  method: "POST",
-  headers: [["content-type", "application/json"]],
-  body: JSON.stringify(payload),
-  signingSecrets: [],
-});
 
 /**
  * The request one delivery of an event sends, for a destination whose `{{NAME}}` templates were
@@ -32,6 +17,7 @@ export function eventDeliveryRequest(
   event: StoredEvent,
   destination: Destination,
   signingSecrets: string[],
+  chat: ChatContext = {},
 ): Prepared {
   switch (destination.type) {
     case "http": {
@@ -55,15 +41,47 @@ export function eventDeliveryRequest(
       };
     }
     case "slack":
-      return { send: json(destination.webhookUrl as string, { text: chatText(event) }) };
     case "discord":
-      return { send: json(destination.webhookUrl as string, { content: chatText(event) }) };
     case "telegram":
-      return {
-        send: json(`${TELEGRAM_API_BASE}/bot${destination.botToken}/sendMessage`, {
-          chat_id: destination.chatId,
-          text: chatText(event),
-        }),
-      };
+      return { send: chatRequest(event, destination, chat) };
   }
+}
+
+/** What a chat message names besides the event itself. */
+export interface ChatContext {
+  sourceName?: string;
+  /** `WEIR_TELEGRAM_API_BASE` (tests point it at a local server). */
+  telegramApiBase?: string;
+}
+
+/**
+ * A chat destination gets its platform's own summary of the event (source, method, path and the
+ * pretty-printed body, within the platform's limits), built by the channel provider.
+ */
+function chatRequest(
+  event: StoredEvent,
+  destination: Destination,
+  chat: ChatContext,
+): DeliveryRequest {
+  const provider = channelProvider(destination.type, { telegramApiBase: chat.telegramApiBase });
+  if (!provider) throw new Error(`no channel provider for ${destination.type}`);
+  const message = routedEventMessage({
+    source: chat.sourceName ?? event.sourceId,
+    method: event.method,
+    path: event.path,
+    body: decoder.decode(event.body),
+    occurredAt: event.createdAt,
+  });
+  const request = provider.format(message, {
+    webhook_url: destination.webhookUrl,
+    bot_token: destination.botToken,
+    chat_id: destination.chatId,
+  });
+  return {
+    url: request.url,
+    method: request.method,
+    headers: [...(request.headers ?? [])],
+    body: typeof request.body === "string" ? request.body : (request.body ?? ""),
+    signingSecrets: [],
+  };
 }

@@ -265,7 +265,10 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             if (exact) return { send: exact };
             sendable = transformedEvent(event, outcome.request);
           }
-          return eventDeliveryRequest(sendable, destination, secrets);
+          return eventDeliveryRequest(sendable, destination, secrets, {
+            sourceName: deps.sources.findById(event.sourceId)?.name,
+            telegramApiBase: deps.telegramApiBase,
+          });
         },
         onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
           const states = (deps.delivery?.listBySubject("event", [delivery.subjectId]) ?? []).map(
