@@ -104,6 +104,13 @@ export interface DeliveryRecord {
   updatedAt: string;
 }
 
+/** A failed answer as a kind's owner may read it for a retry hint. */
+export interface DeliveryResponse {
+  status: number | null;
+  headers: HeaderPair[];
+  body: Uint8Array;
+}
+
 /** Handlers a kind's owner registers. */
 export interface DeliveryKindHandlers {
   /** Builds the request for a due delivery (may run a transformation, substitute secrets). */
@@ -118,6 +125,12 @@ export interface DeliveryKindHandlers {
    * is (decisions §8). Forwards retry only 408, 429 and 5xx.
    */
   retryableStatus?(statusCode: number): boolean;
+  /**
+   * The wait the destination asked for in a failed answer, in ms, when it says so in its own way
+   * (e.g. Telegram's `parameters.retry_after` in the body); null or absent: the standard
+   * `Retry-After` header is read.
+   */
+  retryAfterMs?(delivery: DeliveryRecord, response: DeliveryResponse): number | null;
 }
 
 /** The delivery room's ports. */

@@ -55,6 +55,12 @@ const eventKind = {
       signingSecrets: secret ? [secret] : [],
     },
   }),
+  /** Like Telegram: the wait is in the JSON body, `parameters.retry_after` seconds. */
+  retryAfterMs: (_delivery: DeliveryRecord, response: { body: Uint8Array }) => {
+    const text = new TextDecoder().decode(response.body);
+    const seconds = text.startsWith("{") ? JSON.parse(text)?.parameters?.retry_after : undefined;
+    return typeof seconds === "number" ? seconds * 1000 : null;
+  },
 };
 
 async function startOutbox(
@@ -228,6 +234,13 @@ describe("retries (fake clock)", () => {
     expect(dated).toBeGreaterThan(39_000);
     expect(dated).toBeLessThanOrEqual(40_000);
     expect(nextInMs(outbox, await settled(outbox, "huge", 1))).toBe(60_000);
+  });
+
+  test("a kind may read the destination's own retry hint (e.g. in the answer's body)", async () => {
+    const outbox = await startOutbox();
+    sink.answer(() => ({ status: 429, body: JSON.stringify({ parameters: { retry_after: 30 } }) }));
+    enqueue(outbox, event("hinted", 15, "k1"));
+    expect(nextInMs(outbox, await settled(outbox, "hinted", 1))).toBe(30_000);
   });
 
   test("max_retries 0: one attempt, then failed; max_retries 2: three attempts, then failed", async () => {

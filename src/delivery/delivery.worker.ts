@@ -308,7 +308,9 @@ export function createDeliveryWorker(
       retryable:
         isRetryableFailure(result.error?.code ?? null) &&
         (result.status === null || (handlers.retryableStatus?.(result.status) ?? true)),
-      retryAfterMs: parseRetryAfter(retryAfter?.[1], deps.clock.now()),
+      retryAfterMs:
+        (success ? null : handlers.retryAfterMs?.(toDeliveryRecord(row, startedAt), result)) ??
+        parseRetryAfter(retryAfter?.[1], deps.clock.now()),
     };
     // A refusal by the address policy says nothing about the destination's health.
     const breakerSuccess = result.error?.code === "blocked_address" ? null : success;

@@ -1,11 +1,13 @@
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DedupTicket } from "../dedup/dedup.room.ts";
+import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import type {
   DeliveryAttempt,
   DeliveryKindHandlers,
   DeliveryPorts,
   DeliveryRecord,
+  DeliveryResponse,
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -269,6 +271,14 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             sourceName: deps.sources.findById(event.sourceId)?.name,
             telegramApiBase: deps.telegramApiBase,
           });
+        },
+        retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
+          const found = deps.bridges.findDestinationWithSecrets(delivery.destinationKey);
+          if (!found || found.destination.type === "http") return null;
+          const provider = channelProvider(found.destination.type, {
+            telegramApiBase: deps.telegramApiBase,
+          });
+          return provider?.retryAfterMs?.(response) ?? null;
         },
         onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
           const states = (deps.delivery?.listBySubject("event", [delivery.subjectId]) ?? []).map(
