@@ -36,6 +36,14 @@ const PRELUDE_SOURCE = `(function (sink, maxChars, levels, hostCall, hostNames) 
     }
     sink(level, slice(line, 0, maxChars));
   };
+  // Binary buffers are allocated outside the engine's memory accounting: a script could hold
+  // gigabytes under a 32 MiB limit. Scripts work on JSON and text, so they are removed before
+  // user code runs; nothing left in the context can build one.
+  for (const name of ["ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
+    "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+    "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+    delete globalThis[name];
+  }
   const console = {};
   for (let i = 0; i < levels.length; i++) console[levels[i]] = logger(levels[i]);
   Object.defineProperty(globalThis, "console", { value: console, writable: true, configurable: true });
