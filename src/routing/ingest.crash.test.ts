@@ -1,0 +1,136 @@
+import { Database } from "bun:sqlite";
+import { afterEach, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { freePort } from "../test-utils/free-port.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { useTempDirs } from "../test-utils/temp-dir.ts";
+
+const MAIN = join(import.meta.dir, "../main.ts");
+const SENDERS = 16;
+/** Acknowledged ingests to wait for before the kill. */
+const BEFORE_KILL = 200;
+const tempDir = useTempDirs("weir-ingest-crash-");
+const running: Subprocess[] = [];
+
+afterEach(() => {
+  for (const proc of running.splice(0)) proc.kill("SIGKILL");
+});
+
+/** `weir serve` as its own process on `dataDir`, at the default durability (full). */
+async function startWeir(dataDir: string): Promise<{ proc: Subprocess; url: string }> {
+  const port = freePort();
+  const env: Record<string, string | undefined> = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("WEIR_")),
+  );
+  Object.assign(env, { WEIR_LOG_LEVEL: "error" });
+  const args = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir];
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    env,
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  running.push(proc);
+  const url = `http://127.0.0.1:${port}`;
+  await pollUntil(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
+    timeoutMs: 15_000,
+    what: "weir serve to answer /healthz",
+  });
+  return { proc, url };
+}
+
+/** A source whose bridge has one http destination, made through the API as an operator would. */
+async function createRoute(url: string): Promise<string> {
+  const register = await fetch(`${url}/api/v1/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: "ops@example.com",
+      password: "a-long-password",
+      organization_name: "Ops",
+    }),
+  });
+  const { token } = (await register.json()) as { token: string };
+  const bridge = await fetch(`${url}/api/v1/bridges`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "crash",
+      source: { name: "crash source", type: "webhook" },
+      // Nothing listens there: deliveries stay in the outbox, which is what is checked.
+      destinations: [{ name: "down", type: "http", url: `http://127.0.0.1:${freePort()}/` }],
+    }),
+  });
+  expect(bridge.status).toBe(201);
+  const sources = await fetch(`${url}/api/v1/sources`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const [source] = ((await sources.json()) as { data: { slug: string }[] }).data;
+  if (!source) throw new Error("no source");
+  return source.slug;
+}
+
+test("kill -9 under ingest load loses no acknowledged event, and each keeps its delivery", async () => {
+  const dataDir = tempDir();
+  const first = await startWeir(dataDir);
+  const slug = await createRoute(first.url);
+  const acknowledged = new Map<string, string>();
+  let killed = false;
+  const sender = async (index: number) => {
+    for (let n = 0; !killed; n++) {
+      const body = JSON.stringify({ sender: index, n, pad: "x".repeat((n % 5) * 200) });
+      try {
+        const response = await fetch(`${first.url}/in/${slug}/s${index}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        if (response.status !== 200) throw new Error(`status ${response.status}`);
+        acknowledged.set(((await response.json()) as { event_id: string }).event_id, body);
+      } catch (error) {
+        // Only the kill may break a request; anything before it is a failure of the test.
+        if (!killed) throw error;
+      }
+    }
+  };
+  const senders = Array.from({ length: SENDERS }, (_, i) => sender(i));
+  await pollUntil(() => acknowledged.size >= BEFORE_KILL, {
+    timeoutMs: 20_000,
+    what: `${BEFORE_KILL} ingests`,
+  });
+  first.proc.kill("SIGKILL");
+  killed = true;
+  await first.proc.exited;
+  await Promise.all(senders);
+  expect(first.proc.signalCode).toBe("SIGKILL");
+
+  const second = await startWeir(dataDir);
+  const after = await fetch(`${second.url}/in/${slug}/after`, { method: "POST", body: "{}" });
+  expect(after.status).toBe(200);
+
+  const db = new Database(join(dataDir, "weir.db"), { readonly: true });
+  try {
+    const readEvent = db.prepare<{ body: Uint8Array }, [string]>(
+      "SELECT body FROM events WHERE id = ?",
+    );
+    const countDeliveries = db.prepare<{ n: number }, [string]>(
+      "SELECT count(*) AS n FROM deliveries WHERE kind = 'event' AND subject_id = ?",
+    );
+    const missing: string[] = [];
+    const altered: string[] = [];
+    const withoutDelivery: string[] = [];
+    for (const [id, body] of acknowledged) {
+      const row = readEvent.get(id);
+      if (!row) missing.push(id);
+      else if (Buffer.from(row.body).toString() !== body) altered.push(id);
+      if (countDeliveries.get(id)?.n !== 1) withoutDelivery.push(id);
+    }
+    expect({ missing, altered, withoutDelivery }).toEqual({
+      missing: [],
+      altered: [],
+      withoutDelivery: [],
+    });
+  } finally {
+    db.close();
+  }
+}, 90_000);
