@@ -6,11 +6,9 @@ import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { openDatabase } from "../db/db.open.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
-import { freePort } from "../test-utils/free-port.ts";
-import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
 
-const MAIN = join(import.meta.dir, "../main.ts");
 const SENDERS = 24;
 /** Acknowledged captures to wait for before the kill. */
 const BEFORE_KILL = 300;
@@ -21,36 +19,9 @@ afterEach(() => {
   for (const proc of running.splice(0)) proc.kill("SIGKILL");
 });
 
-/** `weir serve` as its own process on `dataDir`, at the default durability (full). */
-async function startWeir(dataDir: string): Promise<{ proc: Subprocess; url: string }> {
-  const port = freePort();
+const startWeir = (dataDir: string) =>
   // The caller's WEIR_* settings must not change what is tested (durability above all).
-  const env: Record<string, string | undefined> = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("WEIR_")),
-  );
-  Object.assign(env, { WEIR_CAPTURE_RATE_LIMIT: "off", WEIR_LOG_LEVEL: "error" });
-  const proc = Bun.spawn(
-    [
-      process.execPath,
-      MAIN,
-      "serve",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--data-dir",
-      dataDir,
-    ],
-    { env, stdout: "ignore", stderr: "inherit" },
-  );
-  running.push(proc);
-  const url = `http://127.0.0.1:${port}`;
-  await pollUntil(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
-    timeoutMs: 15_000,
-    what: "weir serve to answer /healthz",
-  });
-  return { proc, url };
-}
+  startWeirProcess(dataDir, { WEIR_CAPTURE_RATE_LIMIT: "off" }, running);
 
 /** A body unique to one request, with every byte value in it (a crash must not tear any of them). */
 function bodyFor(sender: number, n: number): Uint8Array {
@@ -71,33 +42,23 @@ test("kill -9 under load loses no acknowledged capture: each is stored byte-iden
 
   const first = await startWeir(dataDir);
   const acknowledged = new Map<string, Uint8Array>();
-  let killed = false;
-  const sender = async (index: number) => {
-    for (let n = 0; !killed; n++) {
+  // Mid-stream: every sender has a request in flight when the process is killed.
+  await killMidStream({
+    proc: first.proc,
+    senders: SENDERS,
+    async send(index, n) {
       const body = bodyFor(index, n);
-      try {
-        const response = await fetch(`${first.url}/w/crash-test/s${index}`, {
-          method: "POST",
-          body,
-        });
-        if (response.status !== 200) throw new Error(`status ${response.status}`);
-        acknowledged.set(((await response.json()) as { request_id: string }).request_id, body);
-      } catch (error) {
-        // Only the kill may break a request; anything before it is a failure of the test.
-        if (!killed) throw error;
-      }
-    }
-  };
-  const senders = Array.from({ length: SENDERS }, (_, i) => sender(i));
-  await pollUntil(() => acknowledged.size >= BEFORE_KILL, {
+      const response = await fetch(`${first.url}/w/crash-test/s${index}`, {
+        method: "POST",
+        body,
+      });
+      if (response.status !== 200) throw new Error(`status ${response.status}`);
+      acknowledged.set(((await response.json()) as { request_id: string }).request_id, body);
+    },
+    ready: () => acknowledged.size >= BEFORE_KILL,
     timeoutMs: 15_000,
     what: `${BEFORE_KILL} captures`,
   });
-  // Mid-stream: every sender has a request in flight right now.
-  first.proc.kill("SIGKILL");
-  killed = true;
-  await first.proc.exited;
-  await Promise.all(senders);
   expect(first.proc.signalCode).toBe("SIGKILL");
 
   const second = await startWeir(dataDir);

@@ -1,15 +1,13 @@
 import { afterEach, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { openDatabase } from "../db/db.open.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
-import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
 
-const MAIN = join(import.meta.dir, "../main.ts");
 const SENDERS = 16;
 /** Acknowledged captures (each one forward) to wait for before the kill. */
 const BEFORE_KILL = 300;
@@ -25,34 +23,18 @@ afterEach(() => {
   for (const proc of running.splice(0)) proc.kill("SIGKILL");
 });
 
-async function startWeir(dataDir: string): Promise<{ proc: Subprocess; url: string }> {
-  const port = freePort();
-  const env: Record<string, string | undefined> = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("WEIR_")),
+const startWeir = (dataDir: string) =>
+  startWeirProcess(
+    dataDir,
+    {
+      WEIR_CAPTURE_RATE_LIMIT: "off",
+      WEIR_FORWARD_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEIR_DESTINATION_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEIR_DELIVERY_CONCURRENCY: String(CONCURRENCY),
+      WEIR_RETRY_BASE_MS: "200",
+    },
+    running,
   );
-  Object.assign(env, {
-    WEIR_CAPTURE_RATE_LIMIT: "off",
-    WEIR_LOG_LEVEL: "error",
-    WEIR_FORWARD_TIMEOUT_MS: String(TIMEOUT_MS),
-    WEIR_DESTINATION_TIMEOUT_MS: String(TIMEOUT_MS),
-    WEIR_DELIVERY_CONCURRENCY: String(CONCURRENCY),
-    WEIR_RETRY_BASE_MS: "200",
-  });
-  const proc = Bun.spawn(
-    [process.execPath, MAIN, "serve", "--host", "127.0.0.1", "--port", String(port)].concat([
-      "--data-dir",
-      dataDir,
-    ]),
-    { env, stdout: "ignore", stderr: "inherit" },
-  );
-  running.push(proc);
-  const url = `http://127.0.0.1:${port}`;
-  await pollUntil(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
-    timeoutMs: 15_000,
-    what: "weir serve to answer /healthz",
-  });
-  return { proc, url };
-}
 
 test("kill -9 with deliveries queued and in flight: after a restart every acknowledged capture is forwarded, duplicates only for attempts in flight", async () => {
   const arrivals = new Map<string, number>();
@@ -81,28 +63,19 @@ test("kill -9 with deliveries queued and in flight: after a restart every acknow
 
     const first = await startWeir(dataDir);
     const acknowledged = new Set<string>();
-    let killed = false;
-    const sender = async (index: number) => {
-      for (let n = 0; !killed; n++) {
+    await killMidStream({
+      proc: first.proc,
+      senders: SENDERS,
+      async send(index, n) {
         const body = `capture ${index}:${n}`;
-        try {
-          const response = await fetch(`${first.url}/w/delivery-crash`, { method: "POST", body });
-          if (response.status !== 200) throw new Error(`status ${response.status}`);
-          acknowledged.add(body);
-        } catch (error) {
-          if (!killed) throw error;
-        }
-      }
-    };
-    const senders = Array.from({ length: SENDERS }, (_, i) => sender(i));
-    await pollUntil(() => acknowledged.size >= BEFORE_KILL, {
+        const response = await fetch(`${first.url}/w/delivery-crash`, { method: "POST", body });
+        if (response.status !== 200) throw new Error(`status ${response.status}`);
+        acknowledged.add(body);
+      },
+      ready: () => acknowledged.size >= BEFORE_KILL,
       timeoutMs: 20_000,
       what: `${BEFORE_KILL} captures`,
     });
-    first.proc.kill("SIGKILL");
-    killed = true;
-    await first.proc.exited;
-    await Promise.all(senders);
     const arrivedBeforeRestart = arrivals.size;
     // Mid-stream: some forwards had not been delivered when the process died.
     expect(arrivedBeforeRestart).toBeLessThan(acknowledged.size);

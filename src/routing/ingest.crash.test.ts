@@ -3,10 +3,9 @@ import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort } from "../test-utils/free-port.ts";
-import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
 
-const MAIN = join(import.meta.dir, "../main.ts");
 const SENDERS = 16;
 /** Acknowledged ingests to wait for before the kill. */
 const BEFORE_KILL = 200;
@@ -17,27 +16,7 @@ afterEach(() => {
   for (const proc of running.splice(0)) proc.kill("SIGKILL");
 });
 
-/** `weir serve` as its own process on `dataDir`, at the default durability (full). */
-async function startWeir(dataDir: string): Promise<{ proc: Subprocess; url: string }> {
-  const port = freePort();
-  const env: Record<string, string | undefined> = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("WEIR_")),
-  );
-  Object.assign(env, { WEIR_LOG_LEVEL: "error" });
-  const args = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir];
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
-    env,
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  running.push(proc);
-  const url = `http://127.0.0.1:${port}`;
-  await pollUntil(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
-    timeoutMs: 15_000,
-    what: "weir serve to answer /healthz",
-  });
-  return { proc, url };
-}
+const startWeir = (dataDir: string) => startWeirProcess(dataDir, {}, running);
 
 /** A source whose bridge has one http destination, made through the API as an operator would. */
 async function createRoute(url: string): Promise<string> {
@@ -75,33 +54,23 @@ test("kill -9 under ingest load loses no acknowledged event, and each keeps its 
   const first = await startWeir(dataDir);
   const slug = await createRoute(first.url);
   const acknowledged = new Map<string, string>();
-  let killed = false;
-  const sender = async (index: number) => {
-    for (let n = 0; !killed; n++) {
+  await killMidStream({
+    proc: first.proc,
+    senders: SENDERS,
+    async send(index, n) {
       const body = JSON.stringify({ sender: index, n, pad: "x".repeat((n % 5) * 200) });
-      try {
-        const response = await fetch(`${first.url}/in/${slug}/s${index}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-        });
-        if (response.status !== 200) throw new Error(`status ${response.status}`);
-        acknowledged.set(((await response.json()) as { event_id: string }).event_id, body);
-      } catch (error) {
-        // Only the kill may break a request; anything before it is a failure of the test.
-        if (!killed) throw error;
-      }
-    }
-  };
-  const senders = Array.from({ length: SENDERS }, (_, i) => sender(i));
-  await pollUntil(() => acknowledged.size >= BEFORE_KILL, {
+      const response = await fetch(`${first.url}/in/${slug}/s${index}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      if (response.status !== 200) throw new Error(`status ${response.status}`);
+      acknowledged.set(((await response.json()) as { event_id: string }).event_id, body);
+    },
+    ready: () => acknowledged.size >= BEFORE_KILL,
     timeoutMs: 20_000,
     what: `${BEFORE_KILL} ingests`,
   });
-  first.proc.kill("SIGKILL");
-  killed = true;
-  await first.proc.exited;
-  await Promise.all(senders);
   expect(first.proc.signalCode).toBe("SIGKILL");
 
   const second = await startWeir(dataDir);

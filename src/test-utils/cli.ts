@@ -40,7 +40,7 @@ export function spawnCli(args: string[], env: Record<string, string> = {}) {
 }
 
 /** The caller's environment without WEIR_* settings, so the developer's shell cannot leak in. */
-function cleanEnv(): Record<string, string> {
+export function cleanEnv(): Record<string, string> {
   return Object.fromEntries(
     Object.entries(process.env).filter(
       ([key, value]) => !key.startsWith("WEIR_") && value !== undefined,

@@ -1,0 +1,70 @@
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { cleanEnv } from "./cli.ts";
+import { freePort } from "./free-port.ts";
+import { pollUntil } from "./poll.ts";
+
+const MAIN = join(import.meta.dir, "../main.ts");
+
+export interface WeirProcess {
+  proc: Subprocess;
+  url: string;
+}
+
+/**
+ * `weir serve` as its own process on `dataDir` (the caller's WEIR_* settings left out, `env`
+ * added), once it answers /healthz. It is pushed onto `running` so the caller's afterEach can
+ * kill whatever is left.
+ */
+export async function startWeirProcess(
+  dataDir: string,
+  env: Record<string, string>,
+  running: Subprocess[],
+): Promise<WeirProcess> {
+  const port = freePort();
+  const args = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir];
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    env: { ...cleanEnv(), WEIR_LOG_LEVEL: "error", ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  running.push(proc);
+  const url = `http://127.0.0.1:${port}`;
+  await pollUntil(async () => (await fetch(`${url}/healthz`).catch(() => null))?.status === 200, {
+    timeoutMs: 15_000,
+    what: "weir serve to answer /healthz",
+  });
+  return { proc, url };
+}
+
+/**
+ * Load, then `kill -9` mid-stream: `senders` loops each call `send(index, n)` until the kill; once
+ * `ready()` holds the process is killed while every sender has a request in flight. A send that
+ * fails before the kill fails the test; after it, failures are what a crash looks like.
+ */
+export async function killMidStream(options: {
+  proc: Subprocess;
+  senders: number;
+  send(index: number, n: number): Promise<void>;
+  ready(): boolean;
+  /** How long `ready()` may take. */
+  timeoutMs: number;
+  what: string;
+}): Promise<void> {
+  let killed = false;
+  const loop = async (index: number) => {
+    for (let n = 0; !killed; n++) {
+      try {
+        await options.send(index, n);
+      } catch (error) {
+        if (!killed) throw error;
+      }
+    }
+  };
+  const loops = Array.from({ length: options.senders }, (_, i) => loop(i));
+  await pollUntil(options.ready, { timeoutMs: options.timeoutMs, what: options.what });
+  options.proc.kill("SIGKILL");
+  killed = true;
+  await options.proc.exited;
+  await Promise.all(loops);
+}
