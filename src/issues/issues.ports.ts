@@ -1,0 +1,69 @@
+import type { TxHandle } from "../db/db.tx.ts";
+
+/**
+ * What the issues room lends the rooms after it (alert rules first). Failed delivery attempts of
+ * bridges' destinations are grouped into issues inside the transaction that records the attempt;
+ * listeners hear every change to an issue in that same transaction, so an alert's delivery row
+ * commits with the failure that caused it, or not at all.
+ */
+
+export type IssueStatus = "open" | "work_in_progress" | "closed";
+
+/** An issue as other rooms see it (times as ISO 8601 strings, like the API). */
+export interface IssueRecord {
+  id: string;
+  organizationId: string;
+  bridgeId: string;
+  destinationId: string;
+  status: IssueStatus;
+  errorType: string;
+  errorCode: string;
+  /** The message of the latest occurrence. */
+  errorMessage: string;
+  occurrenceCount: number;
+  firstOccurrenceAt: string;
+  lastOccurrenceAt: string;
+  /** When the issue last became open: its creation, or its latest reopening. */
+  openedAt: string;
+  resolvedAt: string | null;
+  /** The latest successful delivery to the destination after the issue opened. */
+  lastSuccessAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Names an alert shows, read when the change happens (the bridge or destination may be renamed later). */
+export interface IssueContext {
+  bridgeName: string;
+  sourceName: string;
+  destinationName: string;
+  destinationType: string;
+  destinationPriority: "normal" | "high";
+}
+
+/** One change to an issue, after it was written. */
+export interface IssueChange {
+  /** created: a new issue; reopened: a closed one recurred; occurred: an open or work-in-progress one counted again. */
+  kind: "created" | "reopened" | "occurred";
+  issue: IssueRecord;
+  context: IssueContext;
+}
+
+export interface IssuesPorts {
+  /**
+   * Registers a listener called inside the transaction that recorded the failed attempt and
+   * changed the issue (register while the app is built). A listener that throws rolls the
+   * attempt back, so listeners write rows and never send anything themselves.
+   */
+  onIssueChange(listener: (tx: TxHandle, change: IssueChange) => void): void;
+  /** Issues of every organization that are not closed and were opened at or before `openedBefore`, oldest first, at most `limit`. */
+  listUnclosedOpenedBefore(
+    openedBefore: string,
+    limit: number,
+  ): { issue: IssueRecord; context: IssueContext }[];
+  /** The caller's issue or null (another organization's issue is null). */
+  findIssue(
+    organizationId: string,
+    issueId: string,
+  ): { issue: IssueRecord; context: IssueContext } | null;
+}
