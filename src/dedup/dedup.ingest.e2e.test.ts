@@ -139,3 +139,31 @@ describe("ingest with deduplication", () => {
     expect((await callAs(server, null, "GET", `/api/v1/sources/${id}/stats`)).status).toBe(401);
   });
 });
+
+describe("deleting a source", () => {
+  const rowsOf = (table: string, sourceId: string) =>
+    server.deps.db.sqlite
+      .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM ${table} WHERE source_id = ?`)
+      .get(sourceId)?.n;
+
+  test("takes its dedup keys and counters with it, and leaves other sources' alone", async () => {
+    const gone = await createSource({ body_path: "body.id" });
+    const kept = await createSource({ body_path: "body.id" });
+    for (const id of [gone, kept]) {
+      await send(id, { id: "a" });
+      await send(id, { id: "a" });
+      await send(id, { id: "b" });
+    }
+    expect(rowsOf("dedup_keys", gone)).toBe(2);
+    expect(rowsOf("dedup_counters", gone)).toBe(1);
+    expect((await callAs(server, owner, "DELETE", `/api/v1/sources/${gone}`)).status).toBe(204);
+    expect(rowsOf("dedup_keys", gone)).toBe(0);
+    expect(rowsOf("dedup_counters", gone)).toBe(0);
+    expect(rowsOf("dedup_keys", kept)).toBe(2);
+    expect((await stats(kept)).body.data).toMatchObject({
+      total_requests: 3,
+      duplicates_rejected: 1,
+    });
+    expect((await callAs(server, owner, "DELETE", `/api/v1/sources/${gone}`)).status).toBe(404);
+  });
+});

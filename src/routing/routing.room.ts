@@ -38,7 +38,7 @@ export interface RoutingRoomPorts {
   /** The transformations room's lookup: a destination may name only its organization's ones. */
   transformationExists?(organizationId: string, transformationId: string): boolean;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
-  dedup: Pick<DedupPorts, "prepareDedup" | "checkAndRecord">;
+  dedup: Pick<DedupPorts, "prepareDedup" | "checkAndRecord" | "forgetSource">;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   /** The transformations room's run of one destination's transformation. */
@@ -60,6 +60,8 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     clock: deps.clock,
     ids: deps.ids,
     routesChanged,
+    tx: (fn) => deps.db.tx(fn),
+    forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
   };
   const bridges: BridgesDeps = {
     bridges: bridgesRepo,

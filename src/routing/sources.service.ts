@@ -1,3 +1,4 @@
+import type { TxHandle } from "../db/db.tx.ts";
 import { parseDedupConfig } from "../dedup/dedup.model.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -12,6 +13,10 @@ export interface SourcesDeps {
   ids: Ids;
   /** Told after any change that alters where ingests go (the ingest path caches routes). */
   routesChanged(): void;
+  /** One synchronous transaction (`deps.db.tx`). */
+  tx<T>(fn: (tx: TxHandle) => T): T;
+  /** The dedup room's port: a deleted source's keys and counters go in the same transaction. */
+  forgetSource(tx: TxHandle, sourceId: string): void;
 }
 
 const failIf = (errors: FieldErrors) => {
@@ -81,7 +86,13 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   return updated;
 }
 
+/** DELETE: the source, its bridges and destinations, and its dedup keys and counters. */
 export function deleteSource(organizationId: string, id: string, deps: SourcesDeps): void {
-  if (!deps.sources.remove(organizationId, id)) throw notFound();
+  const removed = deps.tx((tx) => {
+    if (!deps.sources.remove(organizationId, id)) return false;
+    deps.forgetSource(tx, id);
+    return true;
+  });
+  if (!removed) throw notFound();
   deps.routesChanged();
 }
