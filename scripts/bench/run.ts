@@ -35,12 +35,23 @@ function parseOrExit(argv: string[]): CliOptions {
 }
 
 function select(names: readonly string[]): Scenario[] {
-  if (!names.length) return [...allScenarios];
+  if (!names.length) return withReferences(allScenarios);
   const known = new Map(allScenarios.map((s) => [s.name, s]));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length)
     fail(`bench: unknown scenario ${unknown.join(", ")}; known: ${[...known.keys()].join(", ")}`);
-  return names.flatMap((n) => known.get(n) ?? []);
+  return withReferences(names.flatMap((n) => known.get(n) ?? []));
+}
+
+/** The selection plus every reference its subjects are compared with, each once, after them. */
+function withReferences(selected: readonly Scenario[]): Scenario[] {
+  const all = [...selected];
+  for (const scenario of selected) {
+    for (const { scenario: reference } of scenario.references ?? []) {
+      if (!all.some((s) => s.name === reference.name)) all.push(reference);
+    }
+  }
+  return all;
 }
 
 function listScenarios(): void {

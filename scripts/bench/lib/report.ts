@@ -64,11 +64,26 @@ function targetsText(entries: readonly EntrySummary[]): string {
     e.targets.map((t) => [
       `  ${e.name}`,
       t.label,
-      t.label.startsWith("ratio") ? formatRatio(t.actual) : formatMs(t.actual),
+      t.label.startsWith("p99") ? formatMs(t.actual) : formatRatio(t.actual),
       t.pass ? "PASS" : `MISS${t.note ? ` (${t.note})` : ""}`,
     ]),
   );
   return rows.length ? `targets:\n${renderTable(rows)}` : "";
+}
+
+/** Each subject ÷ its references, median of the rates and the per-round paired ratios. */
+function versusText(entries: readonly EntrySummary[]): string {
+  const rows = entries.flatMap((e) =>
+    e.versus.map((v) => [
+      `  ${e.name}`,
+      `÷ ${v.reference}`,
+      formatRatio(v.ratio),
+      `rounds ${v.roundRatios.map(formatRatio).join(" ")}`,
+    ]),
+  );
+  return rows.length
+    ? `compared with references (same load, same rounds):\n${renderTable(rows)}`
+    : "";
 }
 
 /** A multi-line error (message + server log tail) squeezed onto one banner line. */
@@ -110,7 +125,13 @@ export function headerText(config: BenchConfig): string {
 }
 
 export function textReport(config: BenchConfig, entries: readonly EntrySummary[]): string {
-  return [headerText(config), tableText(entries), targetsText(entries), warningsText(entries)]
+  return [
+    headerText(config),
+    tableText(entries),
+    versusText(entries),
+    targetsText(entries),
+    warningsText(entries),
+  ]
     .filter(Boolean)
     .join("\n\n");
 }

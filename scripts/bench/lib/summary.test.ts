@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { EntryResult } from "./bench.ts";
-import { summarizeEntry } from "./summary.ts";
+import { compareWithReferences, summarizeEntry } from "./summary.ts";
 import type { Measurement, Scenario } from "./types.ts";
 
 const measurement = (rate: number, extra: Partial<Measurement> = {}): Measurement => ({
@@ -87,5 +87,54 @@ describe("summarizeEntry", () => {
     expect(s.failure).toBe("server exited");
     expect(s.ratio).toBeNaN();
     expect(s.targets[0]?.pass).toBe(false);
+  });
+});
+
+describe("compareWithReferences", () => {
+  const baseline = entry("baseline", [100, 100, 100]);
+  const proto = scenario(undefined);
+  const mock = { ...scenario(undefined), name: "mock" };
+  const subject: Scenario = {
+    ...scenario(undefined),
+    references: [
+      { scenario: { ...proto, name: "proto" }, minRatio: 0.9 },
+      { scenario: mock, minRatio: 3 },
+    ],
+  };
+
+  test("subject ÷ each reference, paired per round, with a target per minimum", () => {
+    const subjectEntry = entry("s", [45, 50, 55], subject);
+    const group = [
+      subjectEntry,
+      entry("proto", [50, 60, 50], proto),
+      entry("mock", [10, 20, 15], mock),
+    ];
+    const s = compareWithReferences(
+      summarizeEntry(subjectEntry, baseline, "", ""),
+      subjectEntry,
+      group,
+    );
+    expect(s.versus.map((v) => [v.reference, Number(v.ratio.toFixed(3))])).toEqual([
+      ["proto", 1],
+      ["mock", 3.333],
+    ]);
+    expect(s.versus[0]?.roundRatios.map((r) => Number(r.toFixed(3)))).toEqual([0.9, 0.833, 1.1]);
+    expect(s.targets.map((t) => [t.label, t.pass])).toEqual([
+      ["÷ proto >= 0.90", true],
+      ["÷ mock >= 3.00", true],
+    ]);
+  });
+
+  test("a reference that failed makes its comparison a MISS", () => {
+    const subjectEntry = entry("s", [50], subject);
+    const failedProto: EntryResult = { ...entry("proto", [], proto), failure: "exited" };
+    const s = compareWithReferences(summarizeEntry(subjectEntry, baseline, "", ""), subjectEntry, [
+      subjectEntry,
+      failedProto,
+      entry("mock", [10], mock),
+    ]);
+    expect(s.versus[0]?.ratio).toBeNaN();
+    expect(s.targets[0]).toMatchObject({ pass: false, note: "reference failed" });
+    expect(s.targets[1]?.pass).toBe(true);
   });
 });

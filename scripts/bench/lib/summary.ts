@@ -33,6 +33,17 @@ export interface EntrySummary {
   /** Non-2xx, socket errors or a failure: the figures must not be trusted. */
   flagged: boolean;
   targets: TargetCheck[];
+  /** Subject ÷ each of its references measured in the same rounds. */
+  versus: Comparison[];
+}
+
+/** How a subject compared with one reference (both medians over the same rounds). */
+export interface Comparison {
+  reference: string;
+  /** subject median rate / reference median rate. */
+  ratio: number;
+  /** Per-round subject/reference, paired by round. */
+  roundRatios: number[];
 }
 
 function medianLatency(entry: EntryResult): Percentiles | null {
@@ -49,7 +60,7 @@ function medianLatency(entry: EntryResult): Percentiles | null {
 
 function checkTargets(
   targets: Targets | undefined,
-  summary: Omit<EntrySummary, "targets">,
+  summary: Omit<EntrySummary, "targets" | "versus">,
 ): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const invalid = summary.failure ? "run failed" : summary.flagged ? "run had errors" : undefined;
@@ -109,12 +120,62 @@ export function summarizeEntry(
     failure: entry.failure ?? (entry.rounds.length ? undefined : "no round measured"),
     flagged: non2xx > 0 || errors > 0 || entry.failure !== undefined,
   };
-  return { ...partial, targets: checkTargets(entry.scenario?.targets, partial) };
+  return { ...partial, targets: checkTargets(entry.scenario?.targets, partial), versus: [] };
+}
+
+/**
+ * Adds subject ÷ reference for each reference of the subject measured in the same group, and a
+ * target check for each reference that sets a minimum. A reference that failed makes its
+ * comparison a MISS, like a failed subject.
+ */
+export function compareWithReferences(
+  summary: EntrySummary,
+  entry: EntryResult,
+  group: readonly EntryResult[],
+): EntrySummary {
+  const references = entry.scenario?.references ?? [];
+  if (!references.length) return summary;
+  const versus: Comparison[] = [];
+  const targets = [...summary.targets];
+  for (const { scenario, minRatio } of references) {
+    const other = group.find((e) => e.name === scenario.name);
+    const otherRates = new Map(other?.rounds.map((r) => [r.round, r.measurement.rate]) ?? []);
+    const compared: Comparison = {
+      reference: scenario.name,
+      ratio: ratio(summary.rate, median([...otherRates.values()])),
+      roundRatios: entry.rounds.map((r) =>
+        ratio(r.measurement.rate, otherRates.get(r.round) ?? Number.NaN),
+      ),
+    };
+    versus.push(compared);
+    if (minRatio === undefined) continue;
+    const invalid = summary.failure
+      ? "run failed"
+      : summary.flagged
+        ? "run had errors"
+        : other?.failure
+          ? "reference failed"
+          : undefined;
+    const pass = !invalid && Number.isFinite(compared.ratio) && compared.ratio >= minRatio;
+    targets.push({
+      label: `÷ ${scenario.name} >= ${minRatio.toFixed(2)}`,
+      actual: compared.ratio,
+      pass,
+      note: pass ? undefined : invalid,
+    });
+  }
+  return { ...summary, versus, targets };
 }
 
 /** Baseline first, then its subjects, per group. */
 export function summarize(results: readonly GroupResult[]): EntrySummary[] {
   return results.flatMap(({ group, baseline, subjects }) =>
-    [baseline, ...subjects].map((entry) => summarizeEntry(entry, baseline, group.load, group.unit)),
+    [baseline, ...subjects].map((entry) =>
+      compareWithReferences(
+        summarizeEntry(entry, baseline, group.load, group.unit),
+        entry,
+        subjects,
+      ),
+    ),
   );
 }

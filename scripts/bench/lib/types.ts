@@ -97,6 +97,20 @@ interface ScenarioBase {
   /** True when the subject is Weir (via ctx.weirCommand, which honours `--binary`); the header then says how Weir ran. */
   weir?: boolean;
   targets?: Targets;
+  /**
+   * Other servers this subject is compared with, under the same load in the same interleaved
+   * rounds (e.g. a prototype of the stack's limit, a catcher a user might install instead).
+   * Selecting the subject selects them; the report adds subject ÷ reference for each.
+   */
+  references?: readonly Reference[];
+}
+
+/** A scenario measured alongside a subject, and how the subject must compare with it. */
+export interface Reference {
+  /** Must send the same load as the subject, so both share one baseline and one set of rounds. */
+  scenario: Scenario;
+  /** Subject rate / reference rate must be at least this (e.g. 0.90). */
+  minRatio?: number;
 }
 
 /** The common case: wrk sends `request` to the baseline and the subject alike. */
