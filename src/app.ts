@@ -14,6 +14,7 @@ import { createMetrics } from "./http/http.metrics.ts";
 import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
+import { createIssuesRoom } from "./issues/issues.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
@@ -73,6 +74,11 @@ export function createApp(deps: AppDeps) {
     runTransformation: transformations.ports.runTransformation,
     resolveSecrets: secrets.ports.resolveSecrets,
   });
+  const issues = createIssuesRoom(deps, {
+    guard,
+    observeAttempts: delivery.ports.observeAttempts,
+    describeDestination: routing.ports.describeDestination,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -84,6 +90,7 @@ export function createApp(deps: AppDeps) {
     transformations,
     dedup,
     routing,
+    issues,
   ];
 
   const metrics = createMetrics();

@@ -23,6 +23,7 @@ import m0009_delivery_outbox from "../../migrations/0009_delivery_outbox.sql" wi
 import m0010_capture_refusals from "../../migrations/0010_capture_refusals.sql" with {
   type: "text",
 };
+import m0011_issues from "../../migrations/0011_issues.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -40,4 +41,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0008_dedup_keys_and_counters", sql: m0008_dedup_keys_and_counters },
   { name: "0009_delivery_outbox", sql: m0009_delivery_outbox },
   { name: "0010_capture_refusals", sql: m0010_capture_refusals },
+  { name: "0011_issues", sql: m0011_issues },
 ];

@@ -1,5 +1,6 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type {
+  AttemptObserver,
   DeliveryKind,
   DeliveryKindHandlers,
   DeliveryPorts,
@@ -21,8 +22,12 @@ export function createOutboxPorts(
   repo: DeliveryRepo,
   kinds: Map<DeliveryKind, DeliveryKindHandlers>,
   wake: () => void,
+  observers: AttemptObserver[],
 ): DeliveryPorts {
   return {
+    observeAttempts(observer) {
+      observers.push(observer);
+    },
     registerKind(kind, handlers) {
       if (kinds.has(kind)) throw new Error(`delivery kind ${kind} is registered already`);
       kinds.set(kind, handlers);

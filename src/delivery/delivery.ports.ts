@@ -133,10 +133,26 @@ export interface DeliveryKindHandlers {
   retryAfterMs?(delivery: DeliveryRecord, response: DeliveryResponse): number | null;
 }
 
+/**
+ * Hears every recorded attempt of every kind, inside the transaction that records it (after the
+ * kind's own `onAttempt`), so what it writes commits with the attempt.
+ */
+export type AttemptObserver = (
+  tx: TxHandle,
+  delivery: DeliveryRecord,
+  attempt: DeliveryAttempt,
+) => void;
+
 /** The delivery room's ports. */
 export interface DeliveryPorts {
   /** Registers the handlers of a kind (each kind once, while the app is built). */
   registerKind(kind: DeliveryKind, handlers: DeliveryKindHandlers): void;
+  /**
+   * Registers an observer of every attempt of every kind (while the app is built). An observer
+   * runs in its own savepoint: one that throws undoes only its own writes and is logged; the
+   * attempt stays recorded.
+   */
+  observeAttempts(observer: AttemptObserver): void;
   /**
    * Writes delivery rows inside the caller's transaction and returns them (ids and webhook ids).
    * Call `wake()` after that transaction commits so they are sent at once, not at the next poll.

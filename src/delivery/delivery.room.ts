@@ -2,7 +2,12 @@ import type { TxHandle } from "../db/db.tx.ts";
 import { type Room, subscription } from "../room.ts";
 import { renderDeliveryMetrics } from "./delivery.metrics.ts";
 import { createOutboxPorts } from "./delivery.outbox.ts";
-import type { DeliveryKind, DeliveryKindHandlers, DeliveryPorts } from "./delivery.ports.ts";
+import type {
+  AttemptObserver,
+  DeliveryKind,
+  DeliveryKindHandlers,
+  DeliveryPorts,
+} from "./delivery.ports.ts";
 import { createDeliveryRepo } from "./delivery.repo.ts";
 import { createDeliveryWorker, type OutboxDeps } from "./delivery.worker.ts";
 import { type ForwardCause, forwardDeliveries, forwardKey } from "./forwards.model.ts";
@@ -24,8 +29,9 @@ export interface DeliveryRoomPorts extends DeliveryPorts {
 export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPorts> {
   const repo = createDeliveryRepo(deps.db);
   const kinds = new Map<DeliveryKind, DeliveryKindHandlers>();
-  const worker = createDeliveryWorker(deps, repo, kinds);
-  const ports = createOutboxPorts(deps, repo, kinds, () => worker.queue.notify());
+  const observers: AttemptObserver[] = [];
+  const worker = createDeliveryWorker(deps, repo, kinds, observers);
+  const ports = createOutboxPorts(deps, repo, kinds, () => worker.queue.notify(), observers);
   return {
     routes: null,
     jobs: [],

@@ -14,6 +14,7 @@ import {
   nextStep,
 } from "./delivery.model.ts";
 import type {
+  AttemptObserver,
   DeliveryAttempt,
   DeliveryKind,
   DeliveryKindHandlers,
@@ -64,6 +65,7 @@ export function createDeliveryWorker(
   deps: OutboxDeps,
   repo: DeliveryRepo,
   kinds: ReadonlyMap<DeliveryKind, DeliveryKindHandlers>,
+  observers: readonly AttemptObserver[] = [],
 ) {
   const log = deps.logger.child({ scope: "delivery" });
   const logFailure = createFailureLog(log, deps.clock);
@@ -100,19 +102,24 @@ export function createDeliveryWorker(
       { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
       now,
     );
-    const onAttempt = kinds.get(updated.kind)?.onAttempt;
-    if (item.attempt && onAttempt) {
-      const attempt = item.attempt;
+    if (item.attempt) hearAttempt(tx, updated, item.attempt);
+    return updated;
+  };
+
+  /** The kind's owner, then every observer, each in its own savepoint: one failing undoes only itself. */
+  const hearAttempt = (tx: TxHandle, delivery: DeliveryRecord, attempt: DeliveryAttempt) => {
+    const onAttempt = kinds.get(delivery.kind)?.onAttempt;
+    const listeners = onAttempt ? [onAttempt, ...observers] : observers;
+    for (const listener of listeners) {
       try {
-        tx.savepoint((inner) => onAttempt(inner, updated, attempt));
+        tx.savepoint((inner) => listener(inner, delivery, attempt));
       } catch (error) {
-        log.error("a delivery kind's onAttempt failed; its writes were undone", {
-          id: row.id,
+        log.error("a delivery attempt's listener failed; its writes were undone", {
+          id: delivery.id,
           error,
         });
       }
     }
-    return updated;
   };
 
   /** Attempts since start by kind and outcome (`success` or the §8 error_type), for /metrics. */

@@ -52,8 +52,10 @@ export interface IssueChange {
 export interface IssuesPorts {
   /**
    * Registers a listener called inside the transaction that recorded the failed attempt and
-   * changed the issue (register while the app is built). A listener that throws rolls the
-   * attempt back, so listeners write rows and never send anything themselves.
+   * changed the issue (register while the app is built). Each listener runs in its own
+   * savepoint: one that throws has its own writes undone and is logged, while the attempt and
+   * the issue change still commit. Listeners write rows (an alert's delivery through the outbox)
+   * and never send anything themselves: what they write commits with the failure or not at all.
    */
   onIssueChange(listener: (tx: TxHandle, change: IssueChange) => void): void;
   /** Issues of every organization that are not closed and were opened at or before `openedBefore`, oldest first, at most `limit`. */

@@ -98,6 +98,29 @@ const settingsValues = (s: DestinationSettings) => [
   s.transformationId,
 ];
 
+/** A destination with the names of its bridge and source, as an issue or an alert shows them. */
+export interface DestinationDescription {
+  destinationId: string;
+  organizationId: string;
+  bridgeId: string;
+  bridgeName: string;
+  sourceName: string;
+  destinationName: string;
+  destinationType: Destination["type"];
+  destinationPriority: Destination["priority"];
+}
+
+interface DescriptionRow {
+  id: string;
+  organization_id: string;
+  bridge_id: string;
+  bridge_name: string;
+  source_name: string;
+  name: string;
+  type: Destination["type"];
+  priority: Destination["priority"];
+}
+
 /** All SQL of bridges and their destinations. */
 export function createBridgesRepo(db: DbHandle) {
   const { sqlite } = db;
@@ -148,6 +171,12 @@ export function createBridgesRepo(db: DbHandle) {
   const updateSecrets = sqlite.prepare(
     `UPDATE destinations SET signing_secret = ?, previous_signing_secret = ?,
        previous_secret_until = ?, updated_at = ? WHERE id = ?`,
+  );
+  const describeById = sqlite.prepare<DescriptionRow, [string]>(
+    `SELECT d.id, d.organization_id, d.bridge_id, b.name AS bridge_name, s.name AS source_name,
+       d.name, d.type, d.priority
+     FROM destinations d JOIN bridges b ON b.id = d.bridge_id JOIN sources s ON s.id = b.source_id
+     WHERE d.id = ?`,
   );
   const removeDestination = sqlite.prepare(
     "DELETE FROM destinations WHERE id = ? AND bridge_id = ?",
@@ -215,6 +244,21 @@ export function createBridgesRepo(db: DbHandle) {
           previous: row.previous_signing_secret,
           previousUntil: row.previous_secret_until,
         },
+      };
+    },
+    /** A destination by id alone, with its bridge's and source's names (null: it is gone). */
+    describeDestination(id: string): DestinationDescription | null {
+      const row = describeById.get(id);
+      if (!row) return null;
+      return {
+        destinationId: row.id,
+        organizationId: row.organization_id,
+        bridgeId: row.bridge_id,
+        bridgeName: row.bridge_name,
+        sourceName: row.source_name,
+        destinationName: row.name,
+        destinationType: row.type,
+        destinationPriority: row.priority,
       };
     },
     updateDestination(d: Destination): void {

@@ -31,6 +31,7 @@ function memoryOutbox() {
   let wakes = 0;
   const ports: DeliveryPorts = {
     registerKind: (kind, handlers) => void kinds.set(kind, handlers),
+    observeAttempts: () => {},
     enqueue(_tx, deliveries: readonly NewDelivery[]) {
       const made = deliveries.map((d, i) => ({
         id: `d${rows.length + i}`,

@@ -6,7 +6,7 @@ import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
 import type { TransformationsPorts } from "../transformations/transformations.room.ts";
-import { createBridgesRepo } from "./bridges.repo.ts";
+import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, signingSecretsOf } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
@@ -106,6 +106,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
   return {
     sources,
     bridges,
+    bridgesRepo,
     ingest,
     events: { events, delivery: ports.delivery },
     guard: ports.guard,
@@ -117,16 +118,23 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
 
 export type RoutingParts = ReturnType<typeof buildRoutingParts>;
 
-/**
- * Builds the routing room: sources, bridges and their destinations (decisions.md §8). Ingested
- * webhooks become events whose deliveries go through the delivery room's outbox.
- */
+export type { DestinationDescription };
+
 /** What the routing room lends. */
 export interface RoutingPorts {
   /** The caller's source or a 404 (another organization's source is a 404 too). */
   requireSource(organizationId: string, sourceId: string): Source;
+  /**
+   * A destination by id (an event delivery's destination key), with its organization, bridge and
+   * the names an issue or alert shows; null when it was deleted.
+   */
+  describeDestination(destinationId: string): DestinationDescription | null;
 }
 
+/**
+ * Builds the routing room: sources, bridges and their destinations (decisions.md §8). Ingested
+ * webhooks become events whose deliveries go through the delivery room's outbox.
+ */
 export function createRoutingRoom(
   deps: RoutingRoomDeps,
   ports: RoutingRoomPorts,
@@ -164,6 +172,7 @@ export function createRoutingRoom(
     ports: {
       requireSource: (organizationId, sourceId) =>
         requireSource(organizationId, sourceId, parts.sources),
+      describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
     },
   };
 }

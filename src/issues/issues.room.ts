@@ -1,0 +1,69 @@
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
+import type { AppDeps } from "../deps.ts";
+import type { Room } from "../room.ts";
+import type { RoutingPorts } from "../routing/routing.room.ts";
+import {
+  contextOf,
+  type GroupingDeps,
+  type IssueListener,
+  observeAttempt,
+} from "./issues.grouping.ts";
+import type { IssuesPorts } from "./issues.ports.ts";
+import { createIssuesRepo } from "./issues.repo.ts";
+import { issuesRoutes } from "./issues.routes.ts";
+import type { IssuesDeps } from "./issues.service.ts";
+
+export type IssuesRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "logger" | "config">;
+
+export interface IssuesRoomPorts {
+  guard: AuthPorts["guard"];
+  /** Every recorded delivery attempt, heard inside its transaction. */
+  observeAttempts: DeliveryPorts["observeAttempts"];
+  /** The routing room's description of a destination (bridge, names, priority). */
+  describeDestination: RoutingPorts["describeDestination"];
+}
+
+/**
+ * Builds the issues room (interface.md "Issue", decisions.md §8): failed event deliveries are
+ * grouped into issues in the transaction that records the attempt, and `/api/v1/issues` lets
+ * members read them and admins move them through their statuses.
+ */
+export function createIssuesRoom(deps: IssuesRoomDeps, ports: IssuesRoomPorts): Room<IssuesPorts> {
+  const repo = createIssuesRepo(deps.db);
+  const listeners: IssueListener[] = [];
+  const grouping: GroupingDeps = {
+    repo,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    describeDestination: ports.describeDestination,
+    listeners,
+  };
+  ports.observeAttempts((tx, delivery, attempt) => observeAttempt(tx, delivery, attempt, grouping));
+  const issues: IssuesDeps = {
+    repo,
+    clock: deps.clock,
+    tx: (fn) => deps.db.tx(() => fn()),
+    describeDestination: ports.describeDestination,
+  };
+  const withContext = <T extends { destinationId: string }>(issue: T) => ({
+    issue,
+    context: contextOf(ports.describeDestination(issue.destinationId)),
+  });
+  return {
+    routes: issuesRoutes({ guard: ports.guard, issues }),
+    jobs: [],
+    subscriptions: [],
+    stop: () => {},
+    ports: {
+      onIssueChange: (listener) => void listeners.push(listener),
+      listUnclosedOpenedBefore: (openedBefore, limit) =>
+        repo.listUnclosedOpenedBefore(openedBefore, limit).map(withContext),
+      findIssue: (organizationId, issueId) => {
+        const issue = repo.find(organizationId, issueId);
+        return issue ? withContext(issue) : null;
+      },
+    },
+  };
+}
