@@ -19,6 +19,8 @@ export interface IssueView {
   opened_at: string;
   resolved_at: string | null;
   last_success_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Route {
