@@ -1,5 +1,5 @@
-// The in-thread engine: runs one script in a fresh QuickJS runtime+context inside a WASM module,
-// so nothing of the host (Bun, process, fetch, require, the file system) exists there: only
+// The in-thread engine: runs one script in a fresh QuickJS runtime+context inside a WASM module
+// (or in a reusable realm, sandbox.realm.ts), so nothing of the host (Bun, process, fetch, require, the file system) exists there: only
 // `input`, `console`, the host functions a run was given and the standard ECMAScript globals.
 // Scripts are synchronous plus promise jobs: there is no setTimeout, no I/O and no module
 // loading, so a promise that waits on anything but a host function never settles.
@@ -17,13 +17,18 @@ import {
   timeoutFailure,
 } from "./sandbox.model.ts";
 import type { HostBridge, RunJob } from "./sandbox.protocol.ts";
+import { openRealm, type Realm, type RealmCache } from "./sandbox.realm.ts";
 import {
+  beginRun,
+  call,
   copyInput,
   disposeVm,
+  endRun,
   evaluate,
   exportOutput,
   openVm,
   settle,
+  startClock,
   type Vm,
 } from "./sandbox.vm.ts";
 
@@ -34,7 +39,13 @@ export interface RunOutcome {
   // this WASM build can hit before QuickJS's stack check does) leaves the module's memory in an
   // unknown state: such a module is never touched again, not even to dispose it.
   poisoned: boolean;
+  /** The run found its realm prepared by an earlier run. */
+  reused: boolean;
+  /** The run's realm was kept for the next run of its key. */
+  kept: boolean;
 }
+
+type Verdict = { ok: true; output: unknown } | { ok: false; error: SandboxFailure };
 
 // One throwaway run lets the host JIT the engine, so the first real script is not the one
 // paying for it.
@@ -70,13 +81,37 @@ function hostFailure(error: unknown, vm: Vm | undefined, limits: SandboxLimits):
   return scriptFailure(`sandbox internal error: ${String(error)}`);
 }
 
-function closeVm(vm: Vm): boolean {
+/** Disposes a VM; false when even that failed (the module is then in doubt). */
+export function closeVm(vm: Vm): boolean {
   try {
     disposeVm(vm);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Runs `work` as one run of `vm`, classifying whatever it throws; never throws. */
+async function attempt(
+  vmOf: () => Vm | undefined,
+  job: RunJob,
+  work: () => Promise<unknown>,
+): Promise<{ verdict: Verdict; poisoned: boolean }> {
+  let verdict: Verdict;
+  let poisoned = false;
+  try {
+    verdict = { ok: true, output: await work() };
+  } catch (error) {
+    poisoned = !(error instanceof ScriptFailure);
+    verdict = { ok: false, error: hostFailure(error, vmOf(), job.limits) };
+  }
+  // Whichever limit fired first decides the kind; once interrupted, every later error is noise.
+  if (vmOf()?.state.interrupted) verdict = { ok: false, error: timeoutFailure(job.limits) };
+  return { verdict, poisoned };
+}
+
+function resultOf(verdict: Verdict, logs: ScriptLog[], startedAt: number): ScriptResult {
+  return { ...verdict, logs, durationMs: performance.now() - startedAt };
 }
 
 /** Runs one job in a fresh runtime of `module`; never throws. */
@@ -86,21 +121,80 @@ export async function runIsolated(
   bridge: HostBridge,
 ): Promise<RunOutcome> {
   const startedAt = performance.now();
-  const logs: ScriptLog[] = [];
   let vm: Vm | undefined;
-  let verdict: { ok: true; output: unknown } | { ok: false; error: SandboxFailure };
-  let poisoned = false;
-  try {
-    vm = openVm(module, job.limits, logs, job.hostNames, bridge);
-    const input = copyInput(vm, job.inputJson);
-    const output = exportOutput(vm, await settle(vm, evaluate(vm, job, input)));
-    verdict = { ok: true, output };
-  } catch (error) {
-    poisoned = !(error instanceof ScriptFailure);
-    verdict = { ok: false, error: hostFailure(error, vm, job.limits) };
+  const { verdict, poisoned } = await attempt(
+    () => vm,
+    job,
+    async () => {
+      vm = openVm(module, job.limits, job.hostNames);
+      beginRun(vm, job.limits, bridge);
+      startClock(vm);
+      const input = copyInput(vm, job.inputJson, true);
+      return exportOutput(vm, await settle(vm, evaluate(vm, job, input)));
+    },
+  );
+  const logs = vm ? [...vm.logs] : [];
+  const closed = vm !== undefined && !poisoned && closeVm(vm);
+  const result = resultOf(verdict, logs, startedAt);
+  return {
+    result,
+    poisoned: poisoned || (vm !== undefined && !closed),
+    reused: false,
+    kept: false,
+  };
+}
+
+/** One run in the realm of `realm`: a fresh top level, then the entry function on the input. */
+async function runInRealm(realm: Realm, job: RunJob): Promise<unknown> {
+  const { vm } = realm;
+  startClock(vm);
+  const input = copyInput(vm, job.inputJson, false);
+  const entry = call(vm, realm.factory, []);
+  if (vm.context.typeof(entry) !== "function") {
+    throw new ScriptFailure(scriptFailure(`entry function "${job.entry}" is not defined`));
   }
-  // Whichever limit fired first decides the kind; once interrupted, every later error is noise.
-  if (vm?.state.interrupted) verdict = { ok: false, error: timeoutFailure(job.limits) };
-  if (vm && !poisoned) poisoned = !closeVm(vm);
-  return { poisoned, result: { ...verdict, logs, durationMs: performance.now() - startedAt } };
+  return exportOutput(vm, await settle(vm, call(vm, entry, [input])));
+}
+
+/**
+ * Runs a job with a reuseKey in its realm from `realms`, building the realm on a miss, and keeps
+ * the realm only when the run succeeded and left no promise job behind; never throws.
+ */
+export async function runReusing(
+  module: QuickJSWASMModule,
+  realms: RealmCache,
+  job: RunJob & { reuseKey: string },
+  bridge: HostBridge,
+): Promise<RunOutcome> {
+  const startedAt = performance.now();
+  let realm = realms.take(job);
+  const reused = realm !== undefined;
+  const { verdict, poisoned } = await attempt(
+    () => realm?.vm,
+    job,
+    async () => {
+      realm ??= openRealm(module, job);
+      beginRun(realm.vm, job.limits, bridge);
+      return runInRealm(realm, job);
+    },
+  );
+  if (!realm) return { result: resultOf(verdict, [], startedAt), poisoned, reused, kept: false };
+  const { vm } = realm;
+  const logs = [...vm.logs];
+  let kept = false;
+  if (!poisoned) {
+    const clean = verdict.ok && !vm.state.interrupted && !vm.runtime.hasPendingJob();
+    try {
+      endRun(vm);
+      if (clean) {
+        realms.keep(realm);
+        kept = true;
+      }
+    } catch {
+      // Freeing the run's handles failed: the realm is in doubt, so it is not kept.
+    }
+    if (!kept && !closeVm(vm))
+      return { result: resultOf(verdict, logs, startedAt), poisoned: true, reused, kept };
+  }
+  return { result: resultOf(verdict, logs, startedAt), poisoned, reused, kept };
 }

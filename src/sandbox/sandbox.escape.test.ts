@@ -124,7 +124,7 @@ describe("prototype pollution of host objects", () => {
 describe("binary buffers (allocated outside the engine's memory accounting)", () => {
   test("no typed array or ArrayBuffer can be built, so none can hold memory past the limit", async () => {
     const names = `["ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics", "Uint8Array",
-      "Int32Array", "Float64Array", "BigUint64Array"].filter((n) => n in globalThis)`;
+      "Int32Array", "Float16Array", "Float64Array", "BigUint64Array"].filter((n) => n in globalThis)`;
     expect(output(await sandbox.runScript({ code: names }))).toEqual([]);
     const hoard = "const a = []; for (let i = 0; i < 2000; i++) a.push(new Uint8Array(1 << 20)); 1";
     expect(failure(await sandbox.runScript({ code: hoard }))).toContain("Uint8Array");

@@ -72,7 +72,7 @@ describe("host functions", () => {
     expect(output(result)).toEqual([true, "upstream refused"]);
   });
 
-  test("an unhandled host failure fails the run as a script error", async () => {
+  test("an unhandled host failure fails the run as a script error, located at its await", async () => {
     const result = await sandbox.runScript({
       code: "(async () => await fail())()",
       hostFunctions: { fail: async () => Promise.reject(new Error("nope")) },
@@ -80,6 +80,7 @@ describe("host functions", () => {
     expect(result.ok ? null : result.error).toEqual({
       kind: "script_error",
       message: "Error: nope",
+      location: { line: 1, column: 24 },
     });
   });
 

@@ -16,9 +16,17 @@ export interface ScriptLog {
   message: string;
 }
 
+/** Where in the request's `code` an error was raised (1-based line and column). */
+export interface ScriptLocation {
+  line: number;
+  column: number;
+}
+
 export interface SandboxFailure {
   kind: SandboxErrorKind;
   message: string;
+  /** For script errors: the innermost frame of the script's own code, when there is one. */
+  location?: ScriptLocation;
 }
 
 export type ScriptResult =
@@ -40,6 +48,14 @@ export interface ScriptRequest {
   entry?: string;
   /** Globals the script can call back into the host with, e.g. `{ lookup: (id) => ... }`. */
   hostFunctions?: Record<string, HostFunction>;
+  /**
+   * Run in a reusable realm (requires `entry`): `code` is compiled once as the body of a function
+   * that every run calls afresh (so its top-level bindings are new each run) and that returns the
+   * entry function, which gets the input as its argument (no `input` global). The realm's global
+   * object and built-ins are frozen, so a run cannot leave anything behind for the next one, and a
+   * worker keeps the realm for later runs with the same key and code.
+   */
+  reuseKey?: string;
 }
 
 /** What a pool has done so far; for operators, the self-test and tests. */
@@ -56,6 +72,8 @@ export interface SandboxStats {
   replaced: number;
   /** Runs answered by a worker thread (never the main thread). */
   runsInWorkers: number;
+  /** Runs that found their realm already prepared in their worker (see `reuseKey`). */
+  reusedRuns: number;
 }
 
 export interface Sandbox {

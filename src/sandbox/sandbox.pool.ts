@@ -20,6 +20,7 @@ import {
   timeoutFailure,
 } from "./sandbox.model.ts";
 import type { FromWorker, RunJob, ToWorker } from "./sandbox.protocol.ts";
+import { REALMS_PER_WORKER } from "./sandbox.realm.ts";
 import { callHostFunction } from "./sandbox.relay.ts";
 import { startWatchdog, type Watchdog } from "./sandbox.watchdog.ts";
 
@@ -55,6 +56,8 @@ interface Slot {
   job: Job | null;
   watchdog: Watchdog | null;
   openHostCalls: number;
+  /** Reuse keys whose realm the worker holds, least recently used first (mirrors its cache). */
+  realmKeys: Set<string>;
 }
 
 /**
@@ -76,7 +79,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const slots: Slot[] = [];
   const queue: Job[] = [];
-  const counters = { started: 0, replaced: 0, runsInWorkers: 0 };
+  const counters = { started: 0, replaced: 0, runsInWorkers: 0, reusedRuns: 0 };
   let nextRunId = 0;
   let closed = false;
 
@@ -166,6 +169,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     } else if (message.type === "host-call") void relayHostCall(slot, message);
     else if (slot.job?.runId === message.runId) {
       if (!message.mainThread) counters.runsInWorkers += 1;
+      if (message.reused) counters.reusedRuns += 1;
+      noteRealm(slot, slot.job.run.reuseKey, message.kept);
       finish(slot, message.result);
       if (message.recycle) replace(slot);
     }
@@ -176,7 +181,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const worker = new Worker(entry);
     // Idle workers must not keep a process alive; a running job's watchdog timer does.
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null, watchdog: null, openHostCalls: 0 };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      job: null,
+      watchdog: null,
+      openHostCalls: 0,
+      realmKeys: new Set(),
+    };
     slots.push(slot);
     counters.started += 1;
     worker.onmessage = (event: MessageEvent<FromWorker>) => onMessage(slot, event.data);
@@ -193,6 +205,24 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     send(slot, { type: "run", runId: job.runId, job: job.run });
   }
 
+  function noteRealm(slot: Slot, key: string | undefined, kept: boolean): void {
+    if (key === undefined) return;
+    slot.realmKeys.delete(key);
+    if (!kept) return;
+    slot.realmKeys.add(key);
+    for (const oldest of slot.realmKeys) {
+      if (slot.realmKeys.size <= REALMS_PER_WORKER) break;
+      slot.realmKeys.delete(oldest);
+    }
+  }
+
+  /** An idle worker for `job`: preferably one that holds its realm already. */
+  function pick(idle: Slot[], job: Job): number {
+    const key = job.run.reuseKey;
+    const affine = key === undefined ? -1 : idle.findIndex((slot) => slot.realmKeys.has(key));
+    return Math.max(affine, 0);
+  }
+
   function pump(): void {
     if (closed) return;
     const idle = slots.filter((slot) => slot.job === null);
@@ -200,9 +230,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (slots.length >= options.workers) break;
       spawn();
     }
-    for (const slot of idle) {
-      const job = slot.ready ? queue.shift() : undefined;
-      if (job) start(slot, job);
+    const ready = idle.filter((slot) => slot.ready);
+    while (ready.length > 0) {
+      const job = queue.shift();
+      if (!job) break;
+      const [slot] = ready.splice(pick(ready, job), 1);
+      if (slot) start(slot, job);
     }
   }
 
@@ -218,7 +251,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
     if (queue.length >= options.queueLimit) throw sandboxBusy(options.queueLimit);
     nextRunId += 1;
-    const run: RunJob = { code: request.code, inputJson, entry: request.entry, limits, hostNames };
+    const run: RunJob = {
+      code: request.code,
+      inputJson,
+      entry: request.entry,
+      limits,
+      hostNames,
+      reuseKey: request.reuseKey,
+    };
     const hostFunctions = request.hostFunctions ?? {};
     return new Promise((resolve, reject) => {
       queue.push({ runId: nextRunId, run, hostFunctions, resolve, reject });

@@ -41,7 +41,8 @@ const PRELUDE_SOURCE = `(function (sink, maxChars, levels, hostCall, hostNames) 
   // user code runs; nothing left in the context can build one.
   for (const name of ["ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
     "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
-    "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
+    "Uint32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array",
+    "BigUint64Array"]) {
     delete globalThis[name];
   }
   const console = {};
@@ -67,6 +68,14 @@ const PRELUDE_SOURCE = `(function (sink, maxChars, levels, hostCall, hostNames) 
         return "uncaught exception (could not be described)";
       }
     },
+    stackOf: (e) => {
+      try {
+        const stack = e !== null && typeof e === "object" ? e.stack : undefined;
+        return typeof stack === "string" ? slice(stack, 0, 4096) : "";
+      } catch {
+        return "";
+      }
+    },
   };
 })`;
 
@@ -78,6 +87,8 @@ export interface PreludeHelpers {
   toJson: QuickJSHandle;
   /** Turns any thrown value into "Name: message" (errors) or its string form. */
   describe: QuickJSHandle;
+  /** The `stack` text of a thrown error ("" for anything else), for its location. */
+  stackOf: QuickJSHandle;
 }
 
 function newSink(context: QuickJSContext, logs: ScriptLog[]): QuickJSHandle {
@@ -138,5 +149,6 @@ export function installPrelude(
     parse: scope.manage(context.getProp(helpers, "parse")),
     toJson: scope.manage(context.getProp(helpers, "toJson")),
     describe: scope.manage(context.getProp(helpers, "describe")),
+    stackOf: scope.manage(context.getProp(helpers, "stackOf")),
   };
 }

@@ -10,6 +10,8 @@ export interface RunJob {
   entry?: string;
   limits: Required<SandboxLimits>;
   hostNames: string[];
+  /** Run in the worker's reusable realm of this key (ScriptRequest.reuseKey). */
+  reuseKey?: string;
 }
 
 /** The host's answer to one host function call. */
@@ -33,5 +35,9 @@ export type FromWorker =
       recycle: boolean;
       /** Always false from a real worker; lets the pool prove where a run happened. */
       mainThread: boolean;
+      /** The run found its realm prepared by an earlier run (and kept it, if `kept`). */
+      reused: boolean;
+      /** The worker holds this run's realm for the next run with its key. */
+      kept: boolean;
     }
   | { type: "fatal"; message: string };

@@ -1,5 +1,7 @@
-// One isolated QuickJS runtime+context and the steps of a run inside it. Every handle created
-// here is owned by the VM's scope; failures surface as ScriptFailure with a classified kind.
+// One QuickJS runtime+context and the steps of a run inside it. Handles that live as long as the
+// VM (runtime, context, prelude helpers) are owned by `scope`; the handles of one run by `run`,
+// disposed when the run ends, so a reusable realm (sandbox.realm.ts) carries none of them over.
+// Failures surface as ScriptFailure with a classified kind.
 import {
   type QuickJSContext,
   type QuickJSHandle,
@@ -14,39 +16,49 @@ import {
   memoryFailure,
   type SandboxLimits,
   ScriptFailure,
+  type ScriptLocation,
   type ScriptLog,
   scriptFailure,
   timeoutFailure,
 } from "./sandbox.model.ts";
 import { installPrelude, type PreludeHelpers } from "./sandbox.prelude.ts";
-import type { HostBridge } from "./sandbox.protocol.ts";
+import type { HostBridge, HostReply } from "./sandbox.protocol.ts";
 
-/** A live runtime+context for one run; dispose through `scope`. */
+/** The file name user code is evaluated under; stack frames in it locate an error. */
+export const SCRIPT_FILE = "script.js";
+
+/** A live runtime+context; dispose with disposeVm. */
 export interface Vm {
   scope: Scope;
+  /** Handles of the current run (beginRun replaces it, endRun disposes it). */
+  run: Scope;
   runtime: QuickJSRuntime;
   context: QuickJSContext;
   helpers: PreludeHelpers;
   limits: Required<SandboxLimits>;
   state: { interrupted: boolean; deadline: number };
   host: HostCalls;
+  /** What console.* wrote during the current run. */
+  logs: ScriptLog[];
+  /** Where the current run's host calls go. */
+  bridge: HostBridge;
+  /** Lines of wrapper in front of the request's code in SCRIPT_FILE. */
+  lineOffset: number;
 }
 
-/** Creates a fresh runtime+context with the run's limits and console installed. */
+const noBridge: HostBridge = async () => ({ ok: false, message: "no run in progress" });
+
+/** Creates a runtime+context with console and the host functions installed. */
 export function openVm(
   module: QuickJSWASMModule,
   limits: Required<SandboxLimits>,
-  logs: ScriptLog[],
   hostNames: readonly string[],
-  bridge: HostBridge,
 ): Vm {
   const scope = new Scope();
-  // The clock starts in copyInput: our own setup (slow on a freshly loaded engine) must not eat
-  // into the script's budget.
+  // The clock starts in beginRun's caller: our own setup (slow on a freshly loaded engine) must
+  // not eat into the script's budget.
   const state = { interrupted: false, deadline: Number.POSITIVE_INFINITY };
   const runtime = scope.manage(module.newRuntime());
-  runtime.setMemoryLimit(limits.memoryBytes);
-  runtime.setMaxStackSize(limits.stackBytes);
   // Called by QuickJS every few thousand branches; once past the deadline it keeps answering
   // "interrupt", so nothing more can run in this VM, not even our own helpers.
   runtime.setInterruptHandler(() => {
@@ -56,8 +68,70 @@ export function openVm(
   });
   const context = scope.manage(runtime.newContext());
   const host = newHostCalls();
-  const helpers = installPrelude(context, scope, logs, { names: hostNames, calls: host, bridge });
-  return { scope, runtime, context, helpers, limits, state, host };
+  const logs: ScriptLog[] = [];
+  const vm = { scope, run: new Scope(), runtime, context, limits, state, host, logs } as Vm;
+  vm.bridge = noBridge;
+  vm.lineOffset = 0;
+  const bridge = (name: string, argsJson: string): Promise<HostReply> => vm.bridge(name, argsJson);
+  vm.helpers = installPrelude(context, scope, logs, { names: hostNames, calls: host, bridge });
+  applyLimits(vm, limits);
+  return vm;
+}
+
+function applyLimits(vm: Vm, limits: Required<SandboxLimits>): void {
+  vm.limits = limits;
+  vm.runtime.setMemoryLimit(limits.memoryBytes);
+  vm.runtime.setMaxStackSize(limits.stackBytes);
+}
+
+/** Prepares the VM for one run: its limits, its host bridge, an empty log, a fresh clock. */
+export function beginRun(vm: Vm, limits: Required<SandboxLimits>, bridge: HostBridge): void {
+  applyLimits(vm, limits);
+  vm.run = new Scope();
+  vm.bridge = bridge;
+  vm.logs.length = 0;
+  vm.host.made = 0;
+  vm.state.interrupted = false;
+  vm.state.deadline = Number.POSITIVE_INFINITY;
+}
+
+/** Frees what the run created; open host promises hold handles, so they go first. */
+export function endRun(vm: Vm): void {
+  disposeHostCalls(vm.host);
+  vm.bridge = noBridge;
+  const finished = vm.run;
+  vm.run = new Scope();
+  finished.dispose();
+}
+
+/** Starts the script's CPU clock. */
+export function startClock(vm: Vm): void {
+  vm.state.deadline = performance.now() + vm.limits.cpuMs;
+}
+
+// A frame of the script's own code, as QuickJS prints it: "    at fn (script.js:3:7)", or
+// "    at script.js:3:7" for a syntax error.
+const FRAME_IN_SCRIPT = /[\s(]script\.js:(\d+):(\d+)/;
+
+/** The innermost frame of the script's own code in a stack text, in the request's lines. */
+export function locateInStack(stack: string, lineOffset: number): ScriptLocation | undefined {
+  const match = FRAME_IN_SCRIPT.exec(stack);
+  if (!match) return undefined;
+  const line = Number(match[1]) - lineOffset;
+  return line > 0 ? { line, column: Number(match[2]) } : undefined;
+}
+
+function locationOf(vm: Vm, error: QuickJSHandle): ScriptLocation | undefined {
+  const { context, helpers } = vm;
+  const stack = context.callFunction(helpers.stackOf, context.undefined, [error]);
+  if (stack.error) {
+    stack.error.dispose();
+    return undefined;
+  }
+  const text = stack.value.consume((h) =>
+    context.typeof(h) === "string" ? context.getString(h) : "",
+  );
+  return locateInStack(text, vm.lineOffset);
 }
 
 function failureOf(vm: Vm, error: QuickJSHandle): ScriptFailure {
@@ -74,24 +148,28 @@ function failureOf(vm: Vm, error: QuickJSHandle): ScriptFailure {
   const text = described.value.consume((h) =>
     context.typeof(h) === "string" ? context.getString(h) : "uncaught exception",
   );
-  return new ScriptFailure(classifyException(text, vm.limits));
+  const failure = classifyException(text, vm.limits);
+  if (failure.kind !== "script_error") return new ScriptFailure(failure);
+  const location = locationOf(vm, error);
+  return new ScriptFailure(location ? { ...failure, location } : failure);
 }
 
-function unwrap(vm: Vm, result: VmCallResult<QuickJSHandle>): QuickJSHandle {
-  if (result.error) throw failureOf(vm, vm.scope.manage(result.error));
-  return vm.scope.manage(result.value);
+/** The value of a VM call, owned by the run; a throw becomes a classified ScriptFailure. */
+export function unwrap(vm: Vm, result: VmCallResult<QuickJSHandle>): QuickJSHandle {
+  if (result.error) throw failureOf(vm, vm.run.manage(result.error));
+  return vm.run.manage(result.value);
 }
 
-function call(vm: Vm, fn: QuickJSHandle, args: QuickJSHandle[]): QuickJSHandle {
+/** Calls `fn` with `args` (this = undefined); a throw becomes a classified ScriptFailure. */
+export function call(vm: Vm, fn: QuickJSHandle, args: QuickJSHandle[]): QuickJSHandle {
   return unwrap(vm, vm.context.callFunction(fn, vm.context.undefined, args));
 }
 
-/** Starts the CPU clock and copies the input in as the global `input` (parsed in the VM). */
-export function copyInput(vm: Vm, json: string): QuickJSHandle {
-  vm.state.deadline = performance.now() + vm.limits.cpuMs;
-  const text = vm.scope.manage(vm.context.newString(json));
+/** Copies the input in (parsed in the VM); `asGlobal` also makes it the global `input`. */
+export function copyInput(vm: Vm, json: string, asGlobal: boolean): QuickJSHandle {
+  const text = vm.run.manage(vm.context.newString(json));
   const value = call(vm, vm.helpers.parse, [text]);
-  vm.context.setProp(vm.context.global, "input", value);
+  if (asGlobal) vm.context.setProp(vm.context.global, "input", value);
   return value;
 }
 
@@ -103,9 +181,9 @@ export function evaluate(
 ): QuickJSHandle {
   const { context } = vm;
   // "global" keeps static import/export a syntax error; no loader is set, so import() rejects.
-  const completion = unwrap(vm, context.evalCode(request.code, "script.js", { type: "global" }));
+  const completion = unwrap(vm, context.evalCode(request.code, SCRIPT_FILE, { type: "global" }));
   if (request.entry === undefined) return completion;
-  const fn = vm.scope.manage(context.getProp(context.global, request.entry));
+  const fn = vm.run.manage(context.getProp(context.global, request.entry));
   if (vm.state.interrupted) throw new ScriptFailure(timeoutFailure(vm.limits));
   if (context.typeof(fn) !== "function") {
     throw new ScriptFailure(scriptFailure(`entry function "${request.entry}" is not defined`));
@@ -116,7 +194,7 @@ export function evaluate(
 function drainJobs(vm: Vm): void {
   // Jobs run under the same interrupt handler, so the CPU deadline covers async work too.
   const jobs = vm.runtime.executePendingJobs(-1);
-  if (jobs.error) throw failureOf(vm, vm.scope.manage(jobs.error));
+  if (jobs.error) throw failureOf(vm, vm.run.manage(jobs.error));
 }
 
 function isPending(vm: Vm, value: QuickJSHandle): boolean {
@@ -134,7 +212,7 @@ function applyReplies(vm: Vm): void {
     if (!deferred) continue;
     host.pending.delete(callId);
     if (reply.ok) {
-      const text = vm.scope.manage(context.newString(reply.json));
+      const text = vm.run.manage(context.newString(reply.json));
       deferred.resolve(call(vm, vm.helpers.parse, [text]));
     } else {
       context.newError(reply.message).consume((error) => deferred.reject(error));
@@ -161,8 +239,8 @@ export async function settle(vm: Vm, value: QuickJSHandle): Promise<QuickJSHandl
     const message = "script returned a promise that never settled (no timers or I/O exist here)";
     throw new ScriptFailure(scriptFailure(message));
   }
-  if (state.type === "rejected") throw failureOf(vm, vm.scope.manage(state.error));
-  return state.notAPromise ? value : vm.scope.manage(state.value);
+  if (state.type === "rejected") throw failureOf(vm, vm.run.manage(state.error));
+  return state.notAPromise ? value : vm.run.manage(state.value);
 }
 
 /** Copies the result out as JSON; undefined becomes null. */
@@ -174,8 +252,8 @@ export function exportOutput(vm: Vm, value: QuickJSHandle): unknown {
   return JSON.parse(vm.context.getString(json));
 }
 
-/** Frees the VM; open host promises hold handles, so they go before the context does. */
+/** Frees the VM: the current run's handles first, then the context and runtime. */
 export function disposeVm(vm: Vm): void {
-  disposeHostCalls(vm.host);
+  endRun(vm);
   vm.scope.dispose();
 }
