@@ -145,7 +145,12 @@ describe("runs", () => {
     const thrown = await testRun(
       'addHandler("transform", () => { throw new Error("bad input"); });',
     );
-    expect(thrown.body.data.error).toEqual({ code: "script_error", message: "Error: bad input" });
+    expect(thrown.body.data.error).toEqual({
+      code: "script_error",
+      message: "Error: bad input (line 1, column 48)",
+      line: 1,
+      column: 48,
+    });
     const noHandler = await testRun("const x = 1;");
     expect(noHandler.body.data.error.code).toBe("script_error");
     expect(noHandler.body.data.error.message).toContain('no "transform" handler');
@@ -156,6 +161,53 @@ describe("runs", () => {
     const syntax = await testRun("addHandler(");
     expect(syntax.body.data.error.code).toBe("script_error");
     expect(syntax.body.data.error.message).toMatch(/^SyntaxError on line 1/);
+  });
+
+  test("a runtime error names its line and column in the user's code, saved or not", async () => {
+    const code = `addHandler("transform", (request) => {
+  const amount = request.body.n;
+  if (amount > 1) throw new RangeError("amount " + amount + " too large");
+  return request;
+});`;
+    const unsaved = await testRun(code);
+    expect(unsaved.status).toBe(200);
+    expect(unsaved.body.data.error).toEqual({
+      code: "script_error",
+      message: "RangeError: amount 2 too large (line 3, column 39)",
+      line: 3,
+      column: 39,
+    });
+    const { id } = await create(`// reads a field that is not there
+addHandler("transform", (request) => {
+
+  return { body: request.body.missing.deeper };
+});`);
+    const saved = await callAs(server, owner, "POST", `/api/v1/transformations/${id}/test`, {
+      request: SAMPLE,
+    });
+    expect(saved.body.data.error).toMatchObject({ code: "script_error", line: 4 });
+    expect(saved.body.data.error.message).toMatch(/^TypeError: .* \(line 4, column \d+\)$/);
+  });
+
+  test("runs of one transformation share nothing: each starts from a clean realm", async () => {
+    const { id } = await create(`let runs = 0;
+addHandler("transform", (request) => {
+  runs += 1;
+  const seen = { runs, leaked: typeof leaked, polluted: ({}).polluted ?? null, mapped: [1].map((x) => x * 2) };
+  globalThis.leaked = true;
+  leaked = true;
+  Object.prototype.polluted = "yes";
+  Array.prototype.map = () => "hijacked";
+  return { body: seen };
+});`);
+    const path = `/api/v1/transformations/${id}/test`;
+    for (let i = 0; i < 3; i++) {
+      const answer = await callAs(server, owner, "POST", path, { request: SAMPLE });
+      expect(answer.body.data).toMatchObject({
+        error: null,
+        request: { body: { runs: 1, leaked: "undefined", polluted: null, mapped: [2] } },
+      });
+    }
   });
 
   test("console.log is captured and capped", async () => {
@@ -200,7 +252,12 @@ describe("the port routing uses", () => {
     });
     expect(await run(drop.id)).toEqual({ filtered: true });
     expect(await run(fail.id)).toEqual({
-      error: { code: "script_error", message: "TypeError: nope" },
+      error: {
+        code: "script_error",
+        message: "TypeError: nope (line 1, column 52)",
+        line: 1,
+        column: 52,
+      },
     });
     expect(await run(keep.id, stranger.organizationId)).toMatchObject({
       error: { code: "script_error" },

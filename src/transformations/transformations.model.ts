@@ -16,6 +16,9 @@ export type TransformationErrorCode = "script_error" | "timeout" | "memory_limit
 export interface TransformationError {
   code: TransformationErrorCode;
   message: string;
+  /** Where in the user's code a script error was raised (1-based), when known. */
+  line?: number;
+  column?: number;
 }
 
 /** A run's verdict, as the delivery of an event needs it. */
@@ -27,9 +30,10 @@ export type TransformationOutcome =
 /** The function the wrapped script exposes; the sandbox calls it with `{request, env}`. */
 export const ENTRY = "__weirTransform";
 
-// The prefix stays on the user's first line, so the engine's line numbers are the user's own.
+// The prefix takes one line of its own: the user's line N is line N + 1 of the wrapped source.
 const PREFIX =
-  "var __weirHandlers = Object.create(null); function addHandler(name, fn) { __weirHandlers[String(name)] = fn; } ";
+  "var __weirHandlers = Object.create(null); function addHandler(name, fn) { __weirHandlers[String(name)] = fn; }";
+const PREFIX_LINES = 1;
 const SUFFIX = `
 ;function ${ENTRY}(input) {
   var handler = __weirHandlers.transform;
@@ -41,7 +45,30 @@ const SUFFIX = `
 
 /** The script the sandbox runs for `code`. */
 export function wrapSource(code: string): string {
-  return `${PREFIX}${code}${SUFFIX}`;
+  return `${PREFIX}\n${code}${SUFFIX}`;
+}
+
+/** A sandbox failure as a transformation error, located in the user's own lines. */
+export function transformationError(
+  failure: {
+    kind: TransformationErrorCode;
+    message: string;
+    location?: { line: number; column: number };
+  },
+  code: string,
+): TransformationError {
+  const line = (failure.location?.line ?? 0) - PREFIX_LINES;
+  // A location in the wrapper (before or after the user's code) is no help to its author.
+  if (!failure.location || line < 1 || line > code.split("\n").length) {
+    return { code: failure.kind, message: failure.message };
+  }
+  const { column } = failure.location;
+  return {
+    code: failure.kind,
+    message: `${failure.message} (line ${line}, column ${column})`,
+    line,
+    column,
+  };
 }
 
 /**

@@ -39,7 +39,11 @@ const TestSchema = t.Object({
     error: t.Nullable(
       t.Object({
         code: t.Union([t.Literal("script_error"), t.Literal("timeout"), t.Literal("memory_limit")]),
-        message: t.String(),
+        message: t.String({
+          description: "A script error ends with (line L, column C) when known.",
+        }),
+        line: t.Optional(t.Number({ description: "Line of the code where a script error arose." })),
+        column: t.Optional(t.Number()),
       }),
     ),
   }),

@@ -6,6 +6,7 @@ import {
   SYNTAX_CHECK,
   syntaxErrorMessage,
   type TransformationOutcome,
+  transformationError,
   wrapSource,
 } from "./transformations.model.ts";
 
@@ -13,16 +14,16 @@ import {
 export type TransformationRun = TransformationOutcome & { logs: ScriptLog[] };
 
 /**
- * Runs transformations in the sandbox. The wrapped source of each saved transformation is kept
- * per version (its code), so a run only pays for the sandbox; every run still gets its own
- * fresh runtime from the sandbox, so no state leaks from one event to the next.
+ * Runs transformations in the sandbox, each under its key: a saved transformation's id, or one
+ * key per organization for unsaved code. The sandbox keeps the key's code compiled in a frozen
+ * realm (ScriptRequest.reuseKey) and hands it to the next run of the same version, which still
+ * sees nothing an earlier run left behind; new code under a key replaces its realm.
  */
 export function createTransformationRunner(sandbox: Sandbox) {
   const prepared = new Map<string, { code: string; source: string }>();
   const MAX_PREPARED = 1000;
 
-  function sourceFor(key: string | null, code: string): string {
-    if (key === null) return wrapSource(code);
+  function sourceFor(key: string, code: string): string {
     const hit = prepared.get(key);
     if (hit && hit.code === code) return hit.source;
     if (prepared.size >= MAX_PREPARED) prepared.clear();
@@ -32,9 +33,9 @@ export function createTransformationRunner(sandbox: Sandbox) {
   }
 
   return {
-    /** Runs `code` (saved under `key`, or unsaved when null) on one request. */
+    /** Runs `code`, the current version under `key`, on one request. */
     async run(
-      key: string | null,
+      key: string,
       code: string,
       request: ScriptableRequest,
       env: Record<string, string>,
@@ -43,11 +44,9 @@ export function createTransformationRunner(sandbox: Sandbox) {
         code: sourceFor(key, code),
         input: { request, env },
         entry: ENTRY,
+        reuseKey: `transformation:${key}`,
       });
-      if (!result.ok) {
-        const { kind, message } = result.error;
-        return { error: { code: kind, message }, logs: result.logs };
-      }
+      if (!result.ok) return { error: transformationError(result.error, code), logs: result.logs };
       return { ...interpretOutput(result.output, request), logs: result.logs };
     },
 

@@ -169,7 +169,9 @@ export async function testUnsavedTransformation(
   if (problem)
     return { request: null, logs: [], error: { code: "script_error", message: problem } };
   const env = deps.secretEnvironment(organizationId);
-  return testView(await deps.runner.run(null, code, request, env));
+  // One realm per organization for unsaved code: an editor's repeated tests of the same code
+  // reuse it, and no two organizations share one.
+  return testView(await deps.runner.run(`unsaved:${organizationId}`, code, request, env));
 }
 
 /** What routing's prepare() asks: the outcome of one saved transformation on one request. */
