@@ -158,7 +158,8 @@ async function runInRealm(realm: Realm, job: RunJob): Promise<unknown> {
 
 /**
  * Runs a job with a reuseKey in its realm from `realms`, building the realm on a miss, and keeps
- * the realm only when the run succeeded and left no promise job behind; never throws.
+ * the realm only when the run ended on its own (a result or a thrown error) and left no promise
+ * job behind; never throws.
  */
 export async function runReusing(
   module: QuickJSWASMModule,
@@ -183,7 +184,10 @@ export async function runReusing(
   const logs = [...vm.logs];
   let kept = false;
   if (!poisoned) {
-    const clean = verdict.ok && !vm.state.interrupted && !vm.runtime.hasPendingJob();
+    // A thrown error leaves nothing reachable either; a limit may have stopped the engine
+    // anywhere, so that realm is not trusted again.
+    const finished = verdict.ok || verdict.error.kind === "script_error";
+    const clean = finished && !vm.state.interrupted && !vm.runtime.hasPendingJob();
     try {
       endRun(vm);
       if (clean) {

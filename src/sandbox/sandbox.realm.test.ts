@@ -182,11 +182,12 @@ describe("a reused realm", () => {
     expect(result.ok ? "" : result.error.message).toStartWith("SyntaxError");
   });
 
-  test("a run that hit a limit drops its realm; the next run builds a fresh one", async () => {
+  test("a run that hit a limit drops its realm; one that threw keeps it", async () => {
     const key = freshKey();
     const code = `function entry(input) {
       if (input.spin) for (;;) {}
       if (input.grow) return "x".repeat(2 ** 28);
+      if (input.fail) throw new Error("refused");
       return "ok";
     }`;
     const run = (input: object) =>
@@ -212,6 +213,14 @@ describe("a reused realm", () => {
     ]);
     const afterGrowth = await reusing({});
     expect([output(afterGrowth.result), afterGrowth.reused]).toEqual(["ok", false]);
+    // A thrown error is the script's own outcome, not a limit: its realm stays.
+    const thrown = await reusing({ fail: true });
+    expect([thrown.result.ok ? null : thrown.result.error.kind, thrown.reused]).toEqual([
+      "script_error",
+      true,
+    ]);
+    const afterThrow = await reusing({});
+    expect([output(afterThrow.result), afterThrow.reused]).toEqual(["ok", true]);
   });
 
   test("new code under the same key replaces the realm", async () => {
