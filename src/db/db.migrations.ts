@@ -24,6 +24,7 @@ import m0010_capture_refusals from "../../migrations/0010_capture_refusals.sql" 
   type: "text",
 };
 import m0011_issues from "../../migrations/0011_issues.sql" with { type: "text" };
+import m0012_event_bridges from "../../migrations/0012_event_bridges.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -42,4 +43,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0009_delivery_outbox", sql: m0009_delivery_outbox },
   { name: "0010_capture_refusals", sql: m0010_capture_refusals },
   { name: "0011_issues", sql: m0011_issues },
+  { name: "0012_event_bridges", sql: m0012_event_bridges },
 ];

@@ -8,7 +8,6 @@ const event: StoredEvent = {
   id: "ev-1",
   organizationId: "org-1",
   sourceId: "src-1",
-  bridgeId: "br-1",
   method: "post",
   path: "/github",
   queryString: "",

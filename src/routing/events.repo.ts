@@ -7,7 +7,6 @@ export interface StoredEvent {
   id: string;
   organizationId: string;
   sourceId: string;
-  bridgeId: string | null;
   method: string;
   path: string;
   queryString: string;
@@ -22,7 +21,6 @@ interface EventRow {
   id: string;
   organization_id: string;
   source_id: string;
-  bridge_id: string | null;
   method: string;
   path: string;
   query_string: string;
@@ -37,7 +35,6 @@ const toEvent = (row: EventRow): StoredEvent => ({
   id: row.id,
   organizationId: row.organization_id,
   sourceId: row.source_id,
-  bridgeId: row.bridge_id,
   method: row.method,
   path: row.path,
   queryString: row.query_string,
@@ -61,14 +58,18 @@ export interface EventQuery {
 export function createEventsRepo(db: DbHandle) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
-    `INSERT INTO events (id, organization_id, source_id, bridge_id, method, path, query_string,
-       headers, raw_headers, body, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO events (id, organization_id, source_id, method, path, query_string,
+       headers, raw_headers, body, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byId = sqlite.prepare<EventRow, [string, string]>(
     "SELECT * FROM events WHERE id = ? AND organization_id = ?",
   );
   const byAnyId = sqlite.prepare<EventRow, [string]>("SELECT * FROM events WHERE id = ?");
   const setStatus = sqlite.prepare("UPDATE events SET status = ? WHERE id = ?");
+  const relate = sqlite.prepare<never, [string, string]>(
+    "INSERT OR IGNORE INTO event_bridges (event_id, bridge_id) VALUES (?, ?)",
+  );
+  const unrelate = sqlite.prepare<never, [string]>("DELETE FROM event_bridges WHERE event_id = ?");
   const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
     `SELECT o.id, o.plan FROM organizations o
       WHERE EXISTS (SELECT 1 FROM events e WHERE e.organization_id = o.id)`,
@@ -89,19 +90,19 @@ export function createEventsRepo(db: DbHandle) {
     };
     add("status = ?", q.status);
     add("source_id = ?", q.sourceId);
-    add("bridge_id = ?", q.bridgeId);
+    add("id IN (SELECT event_id FROM event_bridges WHERE bridge_id = ?)", q.bridgeId);
     add("created_at >= ?", q.since);
     add("created_at <= ?", q.until);
     return { sql: clauses.join(" AND "), args };
   };
 
   return {
-    insert(e: StoredEvent): void {
+    /** Stores the event and the bridges it went through, in order. */
+    insert(e: StoredEvent, bridgeIds: readonly string[]): void {
       insert.run(
         e.id,
         e.organizationId,
         e.sourceId,
-        e.bridgeId,
         e.method,
         e.path,
         e.queryString,
@@ -111,6 +112,29 @@ export function createEventsRepo(db: DbHandle) {
         e.status,
         e.createdAt,
       );
+      for (const bridgeId of bridgeIds) relate.run(e.id, bridgeId);
+    },
+    /** A re-routed event (retry of a paused or filtered one): the bridges it goes through now. */
+    replaceBridges(eventId: string, bridgeIds: readonly string[]): void {
+      unrelate.run(eventId);
+      for (const bridgeId of bridgeIds) relate.run(eventId, bridgeId);
+    },
+    /** The bridges of each of the events, in the order they were related. */
+    bridgesOf(eventIds: readonly string[]): Map<string, string[]> {
+      const found = new Map<string, string[]>();
+      if (eventIds.length === 0) return found;
+      const rows = sqlite
+        .query<{ event_id: string; bridge_id: string }, string[]>(
+          `SELECT event_id, bridge_id FROM event_bridges
+            WHERE event_id IN (${eventIds.map(() => "?").join(",")}) ORDER BY rowid`,
+        )
+        .all(...eventIds);
+      for (const row of rows) {
+        const list = found.get(row.event_id);
+        if (list) list.push(row.bridge_id);
+        else found.set(row.event_id, [row.bridge_id]);
+      }
+      return found;
     },
     find(organizationId: string, id: string): StoredEvent | null {
       const row = byId.get(id, organizationId);

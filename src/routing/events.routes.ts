@@ -27,7 +27,11 @@ const RequestSchema = t.Object({
 const eventFields = {
   id: t.String(),
   source_id: t.String(),
-  bridge_id: Nullable(t.String()),
+  bridge_id: Nullable(t.String({ description: "The first of bridge_ids (null: none)." })),
+  bridge_ids: t.Array(t.String(), {
+    description:
+      "Every bridge the event went through: those whose destinations matched it; when none did, the active bridges that filtered it, or the paused ones that held it.",
+  }),
   request: RequestSchema,
   status: t.Union([
     t.Literal("pending"),

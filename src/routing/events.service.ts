@@ -58,11 +58,12 @@ function presentRequest(e: StoredEvent) {
   };
 }
 
-export function presentEvent(e: StoredEvent) {
+export function presentEvent(e: StoredEvent, bridgeIds: readonly string[]) {
   return {
     id: e.id,
     source_id: e.sourceId,
-    bridge_id: e.bridgeId,
+    bridge_id: bridgeIds[0] ?? null,
+    bridge_ids: [...bridgeIds],
     request: presentRequest(e),
     status: e.status,
     created_at: e.createdAt,
@@ -97,7 +98,11 @@ export function requireEvent(organizationId: string, id: string, deps: EventsDep
 export function getEvent(organizationId: string, id: string, deps: EventsDeps) {
   const event = requireEvent(organizationId, id, deps);
   const deliveries = deps.delivery?.listBySubject("event", [event.id]) ?? [];
-  return { ...presentEvent(event), deliveries: deliveries.map((d) => presentDelivery(d, deps)) };
+  const bridgeIds = deps.events.bridgesOf([event.id]).get(event.id) ?? [];
+  return {
+    ...presentEvent(event, bridgeIds),
+    deliveries: deliveries.map((d) => presentDelivery(d, deps)),
+  };
 }
 
 export function listEvents(
@@ -107,5 +112,6 @@ export function listEvents(
   deps: EventsDeps,
 ) {
   const { events, total } = deps.events.page(organizationId, query, page.pageSize, page.offset);
-  return { events: events.map(presentEvent), total };
+  const bridges = deps.events.bridgesOf(events.map((e) => e.id));
+  return { events: events.map((e) => presentEvent(e, bridges.get(e.id) ?? [])), total };
 }

@@ -51,33 +51,39 @@ function parseJsonBody(bytes: Uint8Array): unknown {
   }
 }
 
-/** What routing decided for one request: the bridge recorded, the deliveries, the status. */
+/** What routing decided for one request: the bridges it went through, the deliveries, the status. */
 export interface Routing {
-  bridgeId: string | null;
+  /** The event's bridges (see `routeRequest`); the first is the one the event names. */
+  bridgeIds: string[];
   destinations: Destination[];
   status: EventStatus;
 }
 
 /**
  * Picks the destinations of a request: every destination of an active bridge whose filters
- * match. No active bridge but a paused one → `paused`; nothing matched → `filtered`.
+ * match. The event goes through the bridges that matched it; when none did, through the active
+ * bridges that filtered it (`filtered`), or, with no active bridge, the paused ones (`paused`).
  */
 export function routeRequest(plan: RoutePlan, view: RequestView): Routing {
   const destinations: Destination[] = [];
-  let active: Bridge | null = null;
-  let paused: Bridge | null = null;
+  const matched: string[] = [];
+  const active: string[] = [];
+  const paused: string[] = [];
   for (const { bridge, destinations: routed } of plan.bridges) {
     if (bridge.status === "paused") {
-      paused ??= bridge;
+      paused.push(bridge.id);
       continue;
     }
-    active ??= bridge;
+    active.push(bridge.id);
+    const before = destinations.length;
     for (const { destination, matches } of routed)
       if (matches(view)) destinations.push(destination);
+    if (destinations.length > before) matched.push(bridge.id);
   }
-  const bridgeId = (active ?? paused)?.id ?? null;
-  if (destinations.length > 0) return { bridgeId, destinations, status: "pending" };
-  return { bridgeId, destinations, status: active === null && paused ? "paused" : "filtered" };
+  if (destinations.length > 0) return { bridgeIds: matched, destinations, status: "pending" };
+  if (active.length > 0 || paused.length === 0)
+    return { bridgeIds: active, destinations, status: "filtered" };
+  return { bridgeIds: paused, destinations, status: "paused" };
 }
 
 /**

@@ -138,7 +138,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     commit(batch, tx) {
       return batch.map(({ event, routing, dedup }) => {
         if (dedup && hooks.isDuplicate(tx, dedup)) return "duplicate";
-        deps.events.insert(event);
+        deps.events.insert(event, routing.bridgeIds);
         if (routing.destinations.length > 0) enqueue(tx, event, routing.destinations);
         return "stored";
       });
@@ -180,7 +180,6 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         id: deps.ids.uuid(),
         organizationId: plan.source.organizationId,
         sourceId: plan.source.id,
-        bridgeId: routing.bridgeId,
         ...request,
         status: routing.status,
         createdAt: isoAt(deps.clock.now()),
@@ -214,6 +213,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         const routing = routeRequest(active, requestView(event));
         if (routing.destinations.length === 0 || !deps.delivery) return 0;
         enqueue(tx, event, routing.destinations);
+        deps.events.replaceBridges(event.id, routing.bridgeIds);
         deps.events.setStatus(event.id, "pending");
         return routing.destinations.length;
       });

@@ -1,4 +1,12 @@
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  blob,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import { organizations } from "../auth/auth.table.ts";
 
 /** Where webhooks arrive (`/in/{slug}`); deduplication_config is stored validated, as JSON. */
@@ -85,7 +93,6 @@ export const events = sqliteTable(
     id: text("id").primaryKey(),
     organizationId: text("organization_id").notNull(),
     sourceId: text("source_id").notNull(),
-    bridgeId: text("bridge_id"),
     method: text("method").notNull(),
     path: text("path").notNull(),
     queryString: text("query_string").notNull(),
@@ -101,5 +108,26 @@ export const events = sqliteTable(
     index("events_org_created_idx").on(t.organizationId, t.createdAt),
     index("events_source_idx").on(t.sourceId, t.createdAt),
     index("events_created_idx").on(t.createdAt),
+  ],
+);
+
+/**
+ * The bridges an event went through (one source may have several): what `GET /events?bridge_id=`
+ * reads. Kept in its own table, not derived from deliveries, because delivery rows age out and
+ * a filtered or paused event has none. Rows go with their event (retention) or their bridge.
+ */
+export const eventBridges = sqliteTable(
+  "event_bridges",
+  {
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    bridgeId: text("bridge_id")
+      .notNull()
+      .references(() => bridges.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.bridgeId] }),
+    index("event_bridges_bridge_idx").on(t.bridgeId, t.eventId),
   ],
 );
