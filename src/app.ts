@@ -1,3 +1,4 @@
+import { createAlertsRoom } from "./alerts/alerts.room.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
 import { createCaptureRoom } from "./capture/capture.room.ts";
@@ -79,6 +80,12 @@ export function createApp(deps: AppDeps) {
     observeAttempts: delivery.ports.observeAttempts,
     describeDestination: routing.ports.describeDestination,
   });
+  const alerts = createAlertsRoom(deps, {
+    guard,
+    delivery: delivery.ports,
+    issues: issues.ports,
+    resolveSecrets: secrets.ports.resolveSecrets,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -91,6 +98,7 @@ export function createApp(deps: AppDeps) {
     dedup,
     routing,
     issues,
+    alerts,
   ];
 
   const metrics = createMetrics();

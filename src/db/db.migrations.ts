@@ -25,6 +25,7 @@ import m0010_capture_refusals from "../../migrations/0010_capture_refusals.sql" 
 };
 import m0011_issues from "../../migrations/0011_issues.sql" with { type: "text" };
 import m0012_event_bridges from "../../migrations/0012_event_bridges.sql" with { type: "text" };
+import m0013_alert_rules from "../../migrations/0013_alert_rules.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -44,4 +45,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0010_capture_refusals", sql: m0010_capture_refusals },
   { name: "0011_issues", sql: m0011_issues },
   { name: "0012_event_bridges", sql: m0012_event_bridges },
+  { name: "0013_alert_rules", sql: m0013_alert_rules },
 ];

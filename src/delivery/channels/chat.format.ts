@@ -54,6 +54,50 @@ export function routedEventMessage(event: {
   };
 }
 
+/** What an issue alert says, whichever chat service shows it. */
+export interface IssueAlertSummary {
+  /** e.g. `issue.created` (the webhook document's `type`). */
+  kind: string;
+  /** What the rule saw, e.g. "New issue", "Issue reached 100 failures". */
+  headline: string;
+  /** A sample sent by the rule's test: said so in the title. */
+  test: boolean;
+  ruleName: string;
+  bridgeName: string;
+  sourceName: string;
+  destinationName: string;
+  destinationType: string;
+  errorType: string;
+  errorCode: string;
+  errorMessage: string;
+  occurrenceCount: number;
+  firstOccurrenceAt: string;
+  lastOccurrenceAt: string;
+  status: string;
+  occurredAt: string;
+  link?: string;
+  /** The machine-readable alert (the webhook channel's `data`). */
+  data: Record<string, unknown>;
+}
+
+/** An issue alert as a chat message: which destination fails, how, since when, and the rule. */
+export function issueAlertMessage(alert: IssueAlertSummary): ChannelEvent {
+  const failures = alert.occurrenceCount === 1 ? "1 failure" : `${alert.occurrenceCount} failures`;
+  const code = alert.errorCode ? ` ${alert.errorCode}` : "";
+  return {
+    kind: alert.kind,
+    title: `${alert.test ? "[test] " : ""}${alert.headline}: ${alert.destinationName} (${alert.errorType}${code})`,
+    text: [
+      `Bridge ${alert.bridgeName} (source ${alert.sourceName}) to ${alert.destinationName} (${alert.destinationType}) is failing: ${alert.errorMessage}`,
+      `${failures} since ${alert.firstOccurrenceAt}, the last at ${alert.lastOccurrenceAt}; the issue is ${alert.status}.`,
+      `Alert rule: ${alert.ruleName}.`,
+    ].join("\n"),
+    link: alert.link,
+    occurredAt: alert.occurredAt,
+    data: alert.data,
+  };
+}
+
 /** A required text setting that may be (or hold) a `{{NAME}}` reference to a secret. */
 export function readSetting(
   raw: unknown,

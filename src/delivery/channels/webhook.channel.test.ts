@@ -34,6 +34,11 @@ describe("webhook channel: validate", () => {
     ).toEqual({ ok: true, config: { url: "http://10.0.0.2/x", headers: { "X-Token": "t" } } });
   });
 
+  test("a URL or header value may be a {{SECRET_NAME}} reference, filled in at send time", () => {
+    const config = { url: "{{HOOK_URL}}", headers: { Authorization: "Bearer {{HOOK_TOKEN}}" } };
+    expect(webhookChannel.validate(config, context)).toEqual({ ok: true, config });
+  });
+
   test.each([
     [{}, ["url"]],
     [{ url: "ftp://x" }, ["url"]],

@@ -1,4 +1,5 @@
 import type { FieldErrors } from "../../shared/errors.ts";
+import { secretReferences } from "../../shared/secret-template.ts";
 import type { ChannelEvent, ChannelProvider, ChannelValidation } from "./channels.model.ts";
 
 /** A plain webhook: a JSON POST to a URL the user chose, with optional extra headers. */
@@ -48,7 +49,13 @@ function readUrl(
   errors: FieldErrors,
   checkTarget: (url: string) => string | null,
 ): string | null {
-  if (typeof raw !== "string" || raw.length > MAX_URL_LENGTH || !isHttpUrl(raw)) {
+  if (typeof raw !== "string" || raw.length > MAX_URL_LENGTH) {
+    errors.url = [`must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`];
+    return null;
+  }
+  // A `{{NAME}}` reference is filled in at send time; the sender's address policy judges it then.
+  if (secretReferences(raw).length > 0) return raw;
+  if (!isHttpUrl(raw)) {
     errors.url = [`must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`];
     return null;
   }

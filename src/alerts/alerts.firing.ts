@@ -1,0 +1,122 @@
+// When rules fire: on a change to an issue (inside the transaction that recorded the failed
+// attempt), from the scheduler for issues open too long, and on demand for a test. Each alert is
+// a firing row and a delivery row written together; the firing's unique (rule, issue, condition)
+// key makes a rule fire at most once per issue per condition, whatever races.
+import type { TxHandle } from "../db/db.tx.ts";
+import type { DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
+import type { IssueChange, IssuesPorts } from "../issues/issues.ports.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { Logger } from "../shared/logger.ts";
+import { type AlertSnapshot, snapshotOf } from "./alert-message.model.ts";
+import {
+  type AlertRule,
+  changeMeets,
+  conditionKey,
+  DAY_MS,
+  openLongEnough,
+} from "./alerts.model.ts";
+import type { AlertFiring, AlertsRepo } from "./alerts.repo.ts";
+
+/** Retries after an alert's first attempt, as a destination's default (decisions.md §8). */
+export const ALERT_MAX_RETRIES = 15;
+/** How many old, unclosed issues one scheduler run looks at (oldest first). */
+export const OPEN_ISSUES_PER_RUN = 5000;
+
+export interface FiringDeps {
+  repo: AlertsRepo;
+  delivery: Pick<DeliveryPorts, "enqueue" | "wake">;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** The outbox's breaker key of a rule's channel: one rule's failing channel holds only its own alerts. */
+export const alertDestinationKey = (ruleId: string) => `alert:${ruleId}`;
+
+/**
+ * Writes one alert (firing + delivery) in `tx`; null when the rule already fired for this issue
+ * under this condition. The caller wakes the outbox after its commit.
+ */
+export function fire(
+  _tx: TxHandle,
+  rule: AlertRule,
+  issueId: string | null,
+  snapshot: AlertSnapshot,
+  deps: FiringDeps,
+): { firing: AlertFiring; delivery: DeliveryRecord } | null {
+  const firing: AlertFiring = {
+    id: deps.ids.uuid(),
+    organizationId: rule.organizationId,
+    ruleId: rule.id,
+    issueId,
+    conditionKey: conditionKey(rule.condition),
+    test: issueId === null,
+    snapshot,
+    createdAt: isoAt(deps.clock.now()),
+  };
+  if (!deps.repo.insertFiring(firing)) return null;
+  const [delivery] = deps.delivery.enqueue(_tx, [
+    {
+      kind: "alert",
+      organizationId: rule.organizationId,
+      subjectId: firing.id,
+      destinationKey: alertDestinationKey(rule.id),
+      maxRetries: ALERT_MAX_RETRIES,
+    },
+  ]);
+  if (!delivery) throw new Error("the outbox wrote no delivery for an alert");
+  return { firing, delivery };
+}
+
+/**
+ * The issues room's listener: every enabled rule of the organization whose condition the change
+ * meets fires once for the issue. Runs inside the attempt's transaction, so it only writes rows.
+ */
+export function fireForChange(tx: TxHandle, change: IssueChange, deps: FiringDeps): number {
+  let fired = 0;
+  for (const { rule } of deps.repo.enabledRules(change.issue.organizationId)) {
+    if (!changeMeets(rule.condition, change)) continue;
+    if (fire(tx, rule, change.issue.id, snapshotOf(change.issue, change.context), deps)) fired++;
+  }
+  // Claimed at the end of this turn, after the attempt's transaction commits.
+  if (fired > 0) deps.delivery.wake();
+  return fired;
+}
+
+export interface OpenIssuesDeps extends FiringDeps {
+  issues: Pick<IssuesPorts, "listUnclosedOpenedBefore">;
+  tx<T>(fn: (tx: TxHandle) => T): T;
+  logger: Logger;
+}
+
+/**
+ * The scheduler's check of `open_for_days`: issues not closed since they were opened (created or
+ * last reopened) at least the rule's days ago fire once. One query serves every rule: issues
+ * opened before the shortest rule's cutoff, then each rule's own cutoff per organization.
+ */
+export function fireForOpenIssues(deps: OpenIssuesDeps): number {
+  const rules = deps.repo.enabledRulesOfType("open_for_days").map((stored) => stored.rule);
+  if (rules.length === 0) return 0;
+  const now = deps.clock.now();
+  const shortest = Math.min(...rules.map((rule) => rule.condition.value ?? Infinity));
+  const cutoff = isoAt(now - shortest * DAY_MS);
+  const open = deps.issues.listUnclosedOpenedBefore(cutoff, OPEN_ISSUES_PER_RUN);
+  if (open.length === OPEN_ISSUES_PER_RUN) {
+    deps.logger.warn("more unclosed old issues than one open_for_days check reads", {
+      limit: OPEN_ISSUES_PER_RUN,
+    });
+  }
+  const byOrganization = Map.groupBy(rules, (rule) => rule.organizationId);
+  const fired = deps.tx((tx) => {
+    let count = 0;
+    for (const { issue, context } of open) {
+      for (const rule of byOrganization.get(issue.organizationId) ?? []) {
+        if (!openLongEnough(rule.condition, issue.openedAt, now)) continue;
+        if (fire(tx, rule, issue.id, snapshotOf(issue, context), deps)) count++;
+      }
+    }
+    return count;
+  });
+  if (fired > 0) deps.delivery.wake();
+  return fired;
+}

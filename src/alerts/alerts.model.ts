@@ -1,0 +1,196 @@
+// Alert rules (decisions.md §8): a condition on issues and the channel an alert goes to. Pure:
+// validation, which change meets which condition, and secret filling of a channel's settings.
+import { channelProvider } from "../delivery/channels/channels.registry.ts";
+import type { IssueChange } from "../issues/issues.ports.ts";
+import type { FieldErrors } from "../shared/errors.ts";
+import { substituteSecrets } from "../shared/secret-template.ts";
+
+export const CONDITION_TYPES = [
+  "issue_created",
+  "occurrence_threshold",
+  "open_for_days",
+  "high_priority_destination",
+] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+
+export const CHANNEL_TYPES = ["slack", "discord", "telegram", "webhook"] as const;
+export type AlertChannelType = (typeof CHANNEL_TYPES)[number];
+
+export interface AlertCondition {
+  type: ConditionType;
+  /** occurrence_threshold: a count (whole, ≥ 1); open_for_days: days (> 0); otherwise null. */
+  value: number | null;
+}
+
+/** A channel's settings as validated by its provider, templates kept verbatim. */
+export type ChannelSettings = Record<string, unknown>;
+
+export interface AlertRule {
+  id: string;
+  organizationId: string;
+  name: string;
+  condition: AlertCondition;
+  channelType: AlertChannelType;
+  channel: ChannelSettings;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields a create or update names, validated. */
+export interface RuleInput {
+  name?: string;
+  condition?: AlertCondition;
+  channel?: { type: AlertChannelType; settings: ChannelSettings };
+  enabled?: boolean;
+}
+
+const NAME_MAX = 255;
+const MAX_THRESHOLD = 1_000_000_000;
+const MAX_DAYS = 3650;
+export const DAY_MS = 86_400_000;
+
+const asRecord = (value: unknown): Record<string, unknown> | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+
+function checkCondition(raw: unknown, errors: FieldErrors): AlertCondition | undefined {
+  const record = asRecord(raw);
+  if (!record) {
+    errors.condition = ["is required: {type, value?}"];
+    return undefined;
+  }
+  const type = record.type as ConditionType;
+  if (!CONDITION_TYPES.includes(type)) {
+    errors["condition.type"] = [`must be one of ${CONDITION_TYPES.join(", ")}`];
+    return undefined;
+  }
+  const value = record.value ?? null;
+  if (type === "occurrence_threshold") {
+    if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_THRESHOLD) {
+      errors["condition.value"] = ["must be a whole number of at least 1 (the occurrence count)"];
+      return undefined;
+    }
+  } else if (type === "open_for_days") {
+    const days = value as number;
+    if (typeof value !== "number" || !Number.isFinite(days) || days <= 0 || days > MAX_DAYS) {
+      errors["condition.value"] = [`must be a number of days above 0 and at most ${MAX_DAYS}`];
+      return undefined;
+    }
+  } else if (value !== null) {
+    errors["condition.value"] = [`is not taken by ${type}`];
+    return undefined;
+  }
+  return { type, value: value as number | null };
+}
+
+function checkChannel(
+  raw: unknown,
+  errors: FieldErrors,
+  checkTarget: (url: string) => string | null,
+): RuleInput["channel"] {
+  const record = asRecord(raw);
+  if (!record) {
+    errors.channel = ["is required: {type, ...settings}"];
+    return undefined;
+  }
+  const type = record.type as AlertChannelType;
+  const provider = CHANNEL_TYPES.includes(type) ? channelProvider(type) : null;
+  if (!provider) {
+    errors["channel.type"] = [`must be one of ${CHANNEL_TYPES.join(", ")}`];
+    return undefined;
+  }
+  const result = provider.validate(record, { checkTarget });
+  if (!result.ok) {
+    for (const [field, messages] of Object.entries(result.errors)) {
+      errors[`channel.${field}`] = messages;
+    }
+    return undefined;
+  }
+  return { type, settings: result.config as ChannelSettings };
+}
+
+/**
+ * Validates a create (`partial` false: name, condition and channel required) or an update (only
+ * the fields present). Unknown condition or channel types, bad values and channel addresses the
+ * outbound policy refuses are errors keyed by field (`condition.value`, `channel.webhook_url`).
+ */
+export function parseRuleInput(
+  body: unknown,
+  options: { partial: boolean; checkTarget: (url: string) => string | null },
+): { input: RuleInput; errors: FieldErrors } {
+  const raw = asRecord(body) ?? {};
+  const errors: FieldErrors = {};
+  const input: RuleInput = {};
+  const present = (key: string) => !options.partial || raw[key] !== undefined;
+  if (present("name")) {
+    const name = raw.name;
+    if (typeof name !== "string" || name.trim() === "") errors.name = ["is required"];
+    else if (name.length > NAME_MAX) errors.name = [`must be at most ${NAME_MAX} characters`];
+    else input.name = name.trim();
+  }
+  if (present("condition")) input.condition = checkCondition(raw.condition, errors);
+  if (present("channel")) input.channel = checkChannel(raw.channel, errors, options.checkTarget);
+  if (raw.enabled !== undefined) {
+    if (typeof raw.enabled !== "boolean") errors.enabled = ["must be true or false"];
+    else input.enabled = raw.enabled;
+  }
+  return { input, errors };
+}
+
+/** The part of the once-per-issue key that names the condition: changing it may fire again. */
+export const conditionKey = (condition: AlertCondition): string =>
+  condition.value === null ? condition.type : `${condition.type}:${condition.value}`;
+
+/**
+ * Whether a change to an issue meets a rule's condition. `issue_created` hears creations only
+ * (a reopened issue is the same issue: once per issue); a count reaching the threshold and an
+ * issue on a high-priority destination are met by any change; `open_for_days` is the
+ * scheduler's (it depends on time passing, not on a failure).
+ */
+export function changeMeets(condition: AlertCondition, change: IssueChange): boolean {
+  switch (condition.type) {
+    case "issue_created":
+      return change.kind === "created";
+    case "occurrence_threshold":
+      return change.issue.occurrenceCount >= (condition.value ?? 1);
+    case "high_priority_destination":
+      return change.context.destinationPriority === "high";
+    case "open_for_days":
+      return false;
+  }
+}
+
+/** Whether an issue opened at `openedAt` (ISO) has been open for the rule's days at `now`. */
+export function openLongEnough(condition: AlertCondition, openedAt: string, now: number): boolean {
+  if (condition.type !== "open_for_days" || condition.value === null) return false;
+  return Date.parse(openedAt) <= now - condition.value * DAY_MS;
+}
+
+export type FilledSettings = { settings: ChannelSettings } | { missing: string };
+
+/**
+ * A channel's settings with every `{{NAME}}` filled in (string values, and the string values of
+ * one nested object such as a webhook's headers); the first unknown name makes the send fail.
+ */
+export function fillSecrets(
+  settings: ChannelSettings,
+  lookup: (name: string) => string | undefined,
+): FilledSettings {
+  let missing: string | null = null;
+  const fill = (value: unknown): unknown => {
+    if (missing !== null) return value;
+    if (typeof value === "string") {
+      const result = substituteSecrets(value, lookup);
+      if (result.ok) return result.text;
+      missing = result.missing;
+      return value;
+    }
+    const record = asRecord(value);
+    if (!record) return value;
+    return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, fill(inner)]));
+  };
+  const filled = fill(settings) as ChannelSettings;
+  return missing !== null ? { missing } : { settings: filled };
+}

@@ -1,0 +1,197 @@
+import type { DbHandle } from "../db/db.tx.ts";
+import type { AlertSnapshot } from "./alert-message.model.ts";
+import type {
+  AlertChannelType,
+  AlertRule,
+  ChannelSettings,
+  ConditionType,
+} from "./alerts.model.ts";
+
+interface RuleRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  condition_type: ConditionType;
+  condition_value: number | null;
+  channel_type: AlertChannelType;
+  channel: string;
+  signing_secret: string | null;
+  enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A rule as stored, with its webhook channel's sealed signing secret (never leaves the room). */
+export interface StoredRule {
+  rule: AlertRule;
+  sealedSecret: string | null;
+}
+
+/** One alert a rule raised (the subject of its delivery). */
+export interface AlertFiring {
+  id: string;
+  organizationId: string;
+  ruleId: string;
+  issueId: string | null;
+  conditionKey: string;
+  test: boolean;
+  snapshot: AlertSnapshot;
+  createdAt: string;
+}
+
+interface FiringRow {
+  id: string;
+  organization_id: string;
+  rule_id: string;
+  issue_id: string | null;
+  condition_key: string;
+  test: number;
+  payload: string;
+  created_at: string;
+}
+
+const toStored = (row: RuleRow): StoredRule => ({
+  rule: {
+    id: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    condition: { type: row.condition_type, value: row.condition_value },
+    channelType: row.channel_type,
+    channel: JSON.parse(row.channel) as ChannelSettings,
+    enabled: row.enabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  },
+  sealedSecret: row.signing_secret,
+});
+
+const toFiring = (row: FiringRow): AlertFiring => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  ruleId: row.rule_id,
+  issueId: row.issue_id,
+  conditionKey: row.condition_key,
+  test: row.test === 1,
+  snapshot: JSON.parse(row.payload) as AlertSnapshot,
+  createdAt: row.created_at,
+});
+
+type RuleValues = [string, string, number | null, string, string, string | null, number, string];
+
+/** All SQL of the alerts room; every read a caller can name is scoped to its organization. */
+export function createAlertsRepo(db: DbHandle) {
+  const { sqlite } = db;
+  const insertRule = sqlite.prepare<unknown, [string, string, ...RuleValues, string]>(
+    `INSERT INTO alert_rules (id, organization_id, name, condition_type, condition_value,
+       channel_type, channel, signing_secret, enabled, updated_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const updateRule = sqlite.prepare<unknown, [...RuleValues, string]>(
+    `UPDATE alert_rules SET name = ?, condition_type = ?, condition_value = ?, channel_type = ?,
+       channel = ?, signing_secret = ?, enabled = ?, updated_at = ? WHERE id = ?`,
+  );
+  const byId = sqlite.prepare<RuleRow, [string]>("SELECT * FROM alert_rules WHERE id = ?");
+  const page = sqlite.prepare<RuleRow, [string, number, number]>(
+    `SELECT * FROM alert_rules WHERE organization_id = ?
+     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  );
+  const count = sqlite.prepare<{ n: number }, [string]>(
+    "SELECT count(*) AS n FROM alert_rules WHERE organization_id = ?",
+  );
+  const enabledOf = sqlite.prepare<RuleRow, [string]>(
+    "SELECT * FROM alert_rules WHERE organization_id = ? AND enabled = 1",
+  );
+  const enabledOfType = sqlite.prepare<RuleRow, [string]>(
+    "SELECT * FROM alert_rules WHERE condition_type = ? AND enabled = 1",
+  );
+  const remove = sqlite.prepare<unknown, [string, string]>(
+    "DELETE FROM alert_rules WHERE id = ? AND organization_id = ?",
+  );
+  const insertFiring = sqlite.prepare<
+    unknown,
+    [string, string, string, string | null, string, number, string, string]
+  >(
+    `INSERT INTO alert_firings (id, organization_id, rule_id, issue_id, condition_key, test, payload, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rule_id, issue_id, condition_key) DO NOTHING`,
+  );
+  const firingById = sqlite.prepare<FiringRow, [string]>(
+    "SELECT * FROM alert_firings WHERE id = ?",
+  );
+  const firingsPage = sqlite.prepare<FiringRow, [string, number, number]>(
+    `SELECT * FROM alert_firings WHERE rule_id = ?
+     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  );
+  const firingsCount = sqlite.prepare<{ n: number }, [string]>(
+    "SELECT count(*) AS n FROM alert_firings WHERE rule_id = ?",
+  );
+  const values = (s: StoredRule): RuleValues => [
+    s.rule.name,
+    s.rule.condition.type,
+    s.rule.condition.value,
+    s.rule.channelType,
+    JSON.stringify(s.rule.channel),
+    s.sealedSecret,
+    s.rule.enabled ? 1 : 0,
+    s.rule.updatedAt,
+  ];
+  return {
+    insertRule(stored: StoredRule): void {
+      insertRule.run(
+        stored.rule.id,
+        stored.rule.organizationId,
+        ...values(stored),
+        stored.rule.createdAt,
+      );
+    },
+    updateRule(stored: StoredRule): void {
+      updateRule.run(...values(stored), stored.rule.id);
+    },
+    /** The organization's rule, or null (another organization's rule is null too). */
+    findRule(organizationId: string, id: string): StoredRule | null {
+      const row = byId.get(id);
+      return row && row.organization_id === organizationId ? toStored(row) : null;
+    },
+    /** A rule by id alone: for send time, where the delivery row names the organization. */
+    findRuleById(id: string): StoredRule | null {
+      const row = byId.get(id);
+      return row ? toStored(row) : null;
+    },
+    page(organizationId: string, limit: number, offset: number) {
+      return {
+        rules: page.all(organizationId, limit, offset).map((row) => toStored(row).rule),
+        total: count.get(organizationId)?.n ?? 0,
+      };
+    },
+    enabledRules: (organizationId: string) => enabledOf.all(organizationId).map(toStored),
+    enabledRulesOfType: (type: ConditionType) => enabledOfType.all(type).map(toStored),
+    removeRule: (organizationId: string, id: string) => remove.run(id, organizationId).changes > 0,
+    /** False when the rule already fired for this issue under this condition. */
+    insertFiring(firing: AlertFiring): boolean {
+      const f = firing;
+      return (
+        insertFiring.run(
+          f.id,
+          f.organizationId,
+          f.ruleId,
+          f.issueId,
+          f.conditionKey,
+          f.test ? 1 : 0,
+          JSON.stringify(f.snapshot),
+          f.createdAt,
+        ).changes > 0
+      );
+    },
+    findFiring(id: string): AlertFiring | null {
+      const row = firingById.get(id);
+      return row ? toFiring(row) : null;
+    },
+    firingsPage(ruleId: string, limit: number, offset: number) {
+      return {
+        firings: firingsPage.all(ruleId, limit, offset).map(toFiring),
+        total: firingsCount.get(ruleId)?.n ?? 0,
+      };
+    },
+  };
+}
+
+export type AlertsRepo = ReturnType<typeof createAlertsRepo>;

@@ -1,0 +1,206 @@
+import { Elysia, t } from "elysia";
+import { requirePermission } from "../auth/auth.guard.ts";
+import type { Principal } from "../auth/auth.model.ts";
+import type { AuthPorts } from "../auth/auth.room.ts";
+import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { jsonBody } from "../secrets/secrets.routes.ts";
+import {
+  type AlertsDeps,
+  createRule,
+  deleteRule,
+  getRule,
+  listAlerts,
+  listRules,
+  sendTestAlert,
+  updateRule,
+} from "./alerts.service.ts";
+
+const tags = ["alert rules"];
+const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
+const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
+
+const Condition = t.Object({
+  type: t.Union([
+    t.Literal("issue_created"),
+    t.Literal("occurrence_threshold"),
+    t.Literal("open_for_days"),
+    t.Literal("high_priority_destination"),
+  ]),
+  value: t.Optional(
+    t.Number({ description: "occurrence_threshold: a count (≥ 1); open_for_days: days (> 0)." }),
+  ),
+});
+const Channel = t.Object(
+  {
+    type: t.Union([
+      t.Literal("slack"),
+      t.Literal("discord"),
+      t.Literal("telegram"),
+      t.Literal("webhook"),
+    ]),
+    signing_secret: t.Optional(
+      t.String({
+        description:
+          "webhook only: the `whsec_` Standard Webhooks secret, only in the answer that makes it.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description:
+      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`; values may hold `{{SECRET_NAME}}`.",
+  },
+);
+const RuleSchema = t.Object({
+  id: t.String(),
+  name: t.String(),
+  condition: Condition,
+  channel: Channel,
+  enabled: t.Boolean(),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+const One = t.Object({ data: RuleSchema });
+const AlertSchema = t.Object({
+  id: t.String(),
+  issue_id: Nullable(t.String()),
+  test: t.Boolean(),
+  created_at: t.String(),
+  delivery: Nullable(
+    t.Object({
+      id: t.String(),
+      status: t.String(),
+      attempts: t.Integer(),
+      status_code: Nullable(t.Integer()),
+      error_type: Nullable(t.String()),
+      error_code: Nullable(t.String()),
+      error_message: Nullable(t.String()),
+      next_attempt_at: Nullable(t.String()),
+    }),
+  ),
+});
+const paged = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
+  t.Object({ data: t.Array(item), page: t.Integer(), page_size: t.Integer(), total: t.Integer() });
+const RuleBody = t.Object({
+  name: t.String({ examples: ["Billing API failing"] }),
+  condition: Condition,
+  channel: t.Object(
+    { type: t.String(), webhook_url: t.Optional(t.String()) },
+    { additionalProperties: true, examples: [{ type: "slack", webhook_url: "{{SLACK_URL}}" }] },
+  ),
+  enabled: t.Optional(t.Boolean()),
+});
+
+const admin = (principal: Principal) => {
+  requirePermission(principal, "write");
+  return principal.organizationId;
+};
+
+/** `/api/v1/alert-rules` (decisions.md §8, §13): members read, admins write and test. */
+export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
+  return new Elysia({ name: "weir-alerts", prefix: "/api/v1/alert-rules" })
+    .use(guard())
+    .get(
+      "/",
+      ({ principal, query }) => {
+        const page = parsePageRequest(query);
+        const { rules, total } = listRules(principal.organizationId, page, deps);
+        return genericPage(rules, pageInfo(page, total));
+      },
+      {
+        response: { 200: paged(RuleSchema), ...errors },
+        detail: { tags, security, summary: "List alert rules, newest first (paginated)" },
+      },
+    )
+    .post(
+      "/",
+      ({ principal, body, set }) => {
+        const data = createRule(admin(principal), body, deps);
+        set.status = 201;
+        return { data };
+      },
+      {
+        response: { 201: One, ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "Create an alert rule (admin)",
+          description:
+            "A webhook channel's `signing_secret` appears once, in `data.channel` of this answer.",
+          requestBody: jsonBody("`{name, condition: {type, value?}, channel, enabled?}`", RuleBody),
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ principal, params }) => ({ data: getRule(principal.organizationId, params.id, deps) }),
+      { response: { 200: One, ...errors }, detail: { tags, security, summary: "Get a rule" } },
+    )
+    .patch(
+      "/:id",
+      ({ principal, params, body }) => ({
+        data: updateRule(admin(principal), params.id, body, deps),
+      }),
+      {
+        response: { 200: One, ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "Change a rule (admin): any of name, condition, channel (whole), enabled",
+          description:
+            "A channel that becomes a webhook gets a new `signing_secret`, shown in this answer only.",
+          requestBody: jsonBody("`{name?, condition?, channel?, enabled?}`", t.Partial(RuleBody)),
+        },
+      },
+    )
+    .delete(
+      "/:id",
+      ({ principal, params, set }) => {
+        deleteRule(admin(principal), params.id, deps);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errors },
+        detail: { tags, security, summary: "Delete a rule (admin)" },
+      },
+    )
+    .post(
+      "/:id/test",
+      ({ principal, params, set }) => {
+        const data = sendTestAlert(admin(principal), params.id, deps);
+        set.status = 202;
+        return { data };
+      },
+      {
+        response: {
+          202: t.Object({ data: t.Object({ alert_id: t.String(), delivery_id: t.String() }) }),
+          ...errors,
+        },
+        detail: {
+          tags,
+          security,
+          summary: "Send a sample alert now (admin)",
+          description:
+            "Queued in the delivery outbox at once (202) and sent within moments; its outcome is in `GET /api/v1/alert-rules/{id}/alerts`.",
+        },
+      },
+    )
+    .get(
+      "/:id/alerts",
+      ({ principal, params, query }) => {
+        const page = parsePageRequest(query);
+        const { alerts, total } = listAlerts(principal.organizationId, params.id, page, deps);
+        return genericPage(alerts, pageInfo(page, total));
+      },
+      {
+        response: { 200: paged(AlertSchema), ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "Alerts the rule sent, newest first, with each delivery's state (paginated)",
+        },
+      },
+    );
+}

@@ -1,0 +1,94 @@
+// The outbox's "alert" kind: at send time, a firing becomes its rule's channel request. Chat
+// channels are rendered by the same providers as chat destinations; the webhook channel sends
+// the alert document, signed with the rule's Standard Webhooks secret by the outbox.
+import { channelProvider } from "../delivery/channels/channels.registry.ts";
+import type {
+  DeliveryKindHandlers,
+  DeliveryRecord,
+  DeliveryResponse,
+  Prepared,
+} from "../delivery/delivery.ports.ts";
+import type { Sealer } from "../shared/sealed.ts";
+import { alertEvent } from "./alert-message.model.ts";
+import { fillSecrets } from "./alerts.model.ts";
+import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
+
+export interface SendDeps {
+  repo: AlertsRepo;
+  sealer: Sealer;
+  /** The secrets room's lookup, for `{{NAME}}` in a channel's settings. */
+  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  telegramApiBase?: string;
+  /** The base of links in alerts (`base_url`, or the local address while none is set). */
+  linkBase(): string;
+}
+
+/** The webhook channel's signing secret, opened (null: the channel has none). */
+export const openSigningSecret = (stored: StoredRule, sealer: Sealer): string | null =>
+  stored.sealedSecret ? sealer.open(stored.sealedSecret, stored.rule.id) : null;
+
+const gone: Prepared = {
+  fail: {
+    errorType: "network_error",
+    errorCode: "alert_rule_deleted",
+    message: "the alert rule no longer exists",
+    retryable: false,
+  },
+};
+
+async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepared> {
+  const firing = deps.repo.findFiring(delivery.subjectId);
+  const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
+  if (!firing || !stored) return gone;
+  const { rule } = stored;
+  const lookup = deps.resolveSecrets?.(rule.organizationId) ?? (() => undefined);
+  const filled = fillSecrets(rule.channel, lookup);
+  if ("missing" in filled) {
+    return {
+      fail: {
+        errorType: "authentication_error",
+        errorCode: "missing_secret",
+        message: `secret ${filled.missing} is not defined`,
+        // As for destinations: defining the secret lets a later attempt succeed.
+        retryable: true,
+      },
+    };
+  }
+  const provider = channelProvider(rule.channelType, { telegramApiBase: deps.telegramApiBase });
+  if (!provider) return gone;
+  const event = alertEvent({
+    alertId: firing.id,
+    test: firing.test,
+    rule,
+    snapshot: firing.snapshot,
+    firedAt: firing.createdAt,
+    linkBase: deps.linkBase(),
+  });
+  const request = provider.format(event, filled.settings);
+  const secret = rule.channelType === "webhook" ? openSigningSecret(stored, deps.sealer) : null;
+  return {
+    send: {
+      url: request.url,
+      method: request.method,
+      headers: [...(request.headers ?? [])],
+      body: typeof request.body === "string" ? request.body : (request.body ?? ""),
+      signingSecrets: secret ? [secret] : [],
+    },
+  };
+}
+
+/** The handlers the alerts room registers for the outbox's "alert" kind. */
+export function alertKindHandlers(deps: SendDeps): DeliveryKindHandlers {
+  return {
+    prepare: (delivery) => prepare(delivery, deps),
+    retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
+      const firing = deps.repo.findFiring(delivery.subjectId);
+      const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
+      if (!stored) return null;
+      const provider = channelProvider(stored.rule.channelType, {
+        telegramApiBase: deps.telegramApiBase,
+      });
+      return provider?.retryAfterMs?.(response) ?? null;
+    },
+  };
+}
