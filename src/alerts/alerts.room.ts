@@ -23,11 +23,8 @@ export interface AlertsRoomPorts {
   guard: AuthPorts["guard"];
   /** Alerts are rows of the delivery outbox, kind "alert". */
   delivery: DeliveryPorts;
-  /**
-   * The issues room: rules hear its changes and read its open issues. null: rules can be
-   * managed and tested, and nothing fires (an app built without the issues room).
-   */
-  issues: IssuesPorts | null;
+  /** The issues room: rules hear its changes and read its open issues. */
+  issues: IssuesPorts;
   /** The secrets room's lookup, for `{{NAME}}` in channel settings at send time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
 }
@@ -64,20 +61,16 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     }),
   );
   const { issues } = ports;
-  issues?.onIssueChange((handle, change) => fireForChange(handle, change, firing));
-  const jobs: RoomJob[] = issues
-    ? [
-        {
-          name: OPEN_FOR_DAYS_JOB,
-          pattern: OPEN_FOR_DAYS_PATTERN,
-          runNow: true,
-          run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
-        },
-      ]
-    : [];
+  issues.onIssueChange((handle, change) => fireForChange(handle, change, firing));
+  const openForDays: RoomJob = {
+    name: OPEN_FOR_DAYS_JOB,
+    pattern: OPEN_FOR_DAYS_PATTERN,
+    runNow: true,
+    run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
+  };
   return {
     routes: alertsRoutes(service, ports.guard),
-    jobs,
+    jobs: [openForDays],
     subscriptions: [
       subscription("server.started", ({ baseUrl, port }) => {
         linkBase = baseUrl ? baseUrl.replace(/\/+$/, "") : `http://localhost:${port}`;

@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createIssuesWorld, destinationOf, type IssuesWorld } from "../issues/issues.test-world.ts";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { callAs } from "../test-utils/endpoints.ts";
+import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
+import { type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
+import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { OPEN_FOR_DAYS_JOB } from "./alerts.room.ts";
+
+// Rules fed by real failures: events ingested through a bridge whose destination fails, grouped
+// by the issues room inside the attempt's transaction, alerts sent through the real outbox to a
+// local sink. Time is a fake clock, so open_for_days is exact and no retry fires by itself.
+const DAY = 86_400_000;
+let server: TestServer;
+let owner: TestAccount;
+let world: IssuesWorld;
+let clock: FakeClock;
+let scheduler: ManualScheduler;
+const sink = startHttpSink();
+
+beforeAll(async () => {
+  clock = createFakeClock(Date.UTC(2026, 10, 2));
+  scheduler = createManualScheduler();
+  server = await startTestServer({ clock, scheduler });
+  owner = await freshAccount();
+  world = createIssuesWorld(server, owner);
+  sink.answer((request) =>
+    request.path.startsWith("/status/500") ? { status: 500, body: "down" } : { status: 200 },
+  );
+});
+afterAll(async () => {
+  await server.stop();
+  await sink.stop();
+});
+
+let rules = 0;
+/** A rule whose alerts arrive at the sink under `/alerts/<n>`; returns its id and path. */
+async function rule(condition: unknown, account: TestAccount = owner) {
+  rules += 1;
+  const path = `/alerts/${rules}`;
+  const created = await callAs(server, account, "POST", "/api/v1/alert-rules", {
+    name: `Rule ${rules}`,
+    condition,
+    channel: { type: "webhook", url: `${sink.url}${path}` },
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body.data.id as string, path };
+}
+
+const documentsAt = (path: string) =>
+  sink.requests
+    .filter((r: SinkRequest) => r.path === path)
+    .map((r) => JSON.parse(new TextDecoder().decode(r.body)));
+
+/** An organization of its own, acting with an API key (a login token would expire as days pass). */
+async function freshAccount(): Promise<TestAccount> {
+  const account = await signUp(server, { plan: "team" });
+  return { ...account, headers: { authorization: `Bearer ${await account.createApiKey()}` } };
+}
+
+/** The rule's alerts as the API lists them, once `count` have been delivered. */
+const deliveredAlerts = (ruleId: string, count: number, account: TestAccount = owner) =>
+  pollUntil(
+    async () => {
+      const list = await callAs(server, account, "GET", `/api/v1/alert-rules/${ruleId}/alerts`);
+      const done = list.body.data.filter(
+        (a: { delivery: { status: string } }) => a.delivery?.status === "delivered",
+      );
+      return done.length === count && list.body.total === count ? list.body.data : undefined;
+    },
+    { what: `${count} alert(s) of rule ${ruleId} delivered` },
+  );
+
+/** Ingests `count` events, 50 at a time. */
+async function ingestMany(route: Parameters<IssuesWorld["ingest"]>[0], count: number) {
+  for (let sent = 0; sent < count; sent += 50) {
+    const batch = Math.min(50, count - sent);
+    await Promise.all(
+      Array.from({ length: batch }, (_, i) => world.ingest(route, { n: sent + i })),
+    );
+  }
+}
+
+describe("500 failures, one alert", () => {
+  test("500 failures of one kind are one issue counted 500 times, and each rule alerts once", async () => {
+    const created = await rule({ type: "issue_created" });
+    const threshold = await rule({ type: "occurrence_threshold", value: 250 });
+    const urgent = await rule({ type: "high_priority_destination" });
+    // A missing secret fails every delivery before anything is sent: no breaker gets involved.
+    const route = await world.route([
+      { name: "Ledger", url: "{{LEDGER_URL_NOT_SET}}", priority: "high" },
+    ]);
+    await ingestMany(route, 500);
+    const issue = await world.issueWith(destinationOf(route), (i) => i.occurrence_count === 500);
+    expect(issue).toMatchObject({
+      error_type: "authentication_error",
+      error_code: "missing_secret",
+    });
+    for (const { id, path } of [created, threshold, urgent]) {
+      const [alert] = await deliveredAlerts(id, 1);
+      expect(alert).toMatchObject({ issue_id: issue.id, test: false });
+      expect(documentsAt(path)).toHaveLength(1);
+    }
+    const [document] = documentsAt(threshold.path);
+    expect(document.type).toBe("issue.occurrence_threshold");
+    expect(document.data.issue).toMatchObject({ id: issue.id, occurrence_count: 250 });
+    expect(document.data.destination).toMatchObject({ name: "Ledger", priority: "high" });
+    expect(document.data.bridge.name).toBe(route.name);
+  });
+
+  test("500 HTTP 500s from a local sink: one alert per issue, never one per failure", async () => {
+    const account = await signUp(server, { plan: "team" });
+    const accountWorld = createIssuesWorld(server, account);
+    const created = await rule({ type: "issue_created" }, account);
+    const route = await accountWorld.route([{ name: "Billing", url: `${sink.url}/status/500` }]);
+    for (let sent = 0; sent < 500; sent += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => accountWorld.ingest(route, { i })));
+    }
+    // Past the breaker's threshold deliveries wait for it: its circuit_open failures are an
+    // issue of their own (decisions.md §8), so two issues at most, each alerted once.
+    const issues = await pollUntil(
+      async () => {
+        const items = await accountWorld.issuesOf(destinationOf(route));
+        const total = items.reduce((sum, i) => sum + i.occurrence_count, 0);
+        return total >= 500 ? items : undefined;
+      },
+      { what: "every failure counted" },
+    );
+    expect(issues.map((i) => i.error_type)).toContain("http_error");
+    const list = await pollUntil(
+      async () => {
+        const answer = await callAs(
+          server,
+          account,
+          "GET",
+          `/api/v1/alert-rules/${created.id}/alerts`,
+        );
+        return answer.body.total === issues.length ? answer.body.data : undefined;
+      },
+      { what: "one alert per issue" },
+    );
+    expect(new Set(list.map((a: { issue_id: string }) => a.issue_id))).toEqual(
+      new Set(issues.map((i) => i.id)),
+    );
+    await pollUntil(() => documentsAt(created.path).length === issues.length, {
+      what: "the alerts at the sink",
+    });
+  });
+});
+
+describe("conditions on real issues", () => {
+  test("a disabled rule does not fire; enabled again, it fires for the issue's next failure", async () => {
+    const threshold = await rule({ type: "occurrence_threshold", value: 1 });
+    const off = await callAs(server, owner, "PATCH", `/api/v1/alert-rules/${threshold.id}`, {
+      enabled: false,
+    });
+    expect(off.status).toBe(200);
+    const route = await world.route([{ name: "Quiet", url: "{{QUIET_URL_NOT_SET}}" }]);
+    await world.ingest(route, {});
+    await world.issueWith(destinationOf(route), (i) => i.occurrence_count === 1);
+    const none = await callAs(server, owner, "GET", `/api/v1/alert-rules/${threshold.id}/alerts`);
+    expect(none.body.total).toBe(0);
+    await callAs(server, owner, "PATCH", `/api/v1/alert-rules/${threshold.id}`, { enabled: true });
+    await world.ingest(route, {});
+    await deliveredAlerts(threshold.id, 1);
+    expect(documentsAt(threshold.path)[0].data.issue.occurrence_count).toBe(2);
+  });
+
+  test("open_for_days fires from the scheduler once the issue is old enough, and not for a closed one", async () => {
+    // An organization of its own: the other tests' issues are open too, and would be alerted.
+    const account = await freshAccount();
+    const mine = createIssuesWorld(server, account);
+    const aged = await rule({ type: "open_for_days", value: 2 }, account);
+    const route = await mine.route([{ name: "Slow", url: "{{SLOW_URL_NOT_SET}}" }]);
+    const closedRoute = await mine.route([{ name: "Fixed", url: "{{FIXED_URL_NOT_SET}}" }]);
+    await mine.ingest(route, {});
+    await mine.ingest(closedRoute, {});
+    const issue = await mine.issueWith(destinationOf(route), () => true);
+    const fixed = await mine.issueWith(destinationOf(closedRoute), () => true);
+    expect((await mine.patch(fixed.id, { status: "closed" })).status).toBe(200);
+    clock.advance(2 * DAY - 60_000);
+    await scheduler.run(OPEN_FOR_DAYS_JOB);
+    const early = await callAs(server, account, "GET", `/api/v1/alert-rules/${aged.id}/alerts`);
+    expect(early.body.total).toBe(0);
+    clock.advance(60_000);
+    await scheduler.run(OPEN_FOR_DAYS_JOB);
+    await scheduler.run(OPEN_FOR_DAYS_JOB);
+    const [alert] = await deliveredAlerts(aged.id, 1, account);
+    expect(alert.issue_id).toBe(issue.id);
+    expect(documentsAt(aged.path)[0]).toMatchObject({
+      type: "issue.open_for_days",
+      data: { issue: { id: issue.id, status: "open" } },
+    });
+  });
+});
+
+describe("alerts that fail", () => {
+  test("a failing alert channel is recorded on the alert and opens no issue", async () => {
+    const before = await callAs(server, owner, "GET", "/api/v1/issues?page_size=100");
+    const broken = await callAs(server, owner, "POST", "/api/v1/alert-rules", {
+      name: "Broken channel",
+      condition: { type: "issue_created" },
+      channel: { type: "slack", webhook_url: `${sink.url}/status/500/slack` },
+    });
+    const test = await callAs(
+      server,
+      owner,
+      "POST",
+      `/api/v1/alert-rules/${broken.body.data.id}/test`,
+    );
+    expect(test.status).toBe(202);
+    const alert = await pollUntil(
+      async () => {
+        const url = `/api/v1/alert-rules/${broken.body.data.id}/alerts`;
+        const found = (await callAs(server, owner, "GET", url)).body.data[0];
+        return found?.delivery?.attempts >= 1 ? found : undefined;
+      },
+      { what: "the alert's failed attempt" },
+    );
+    expect(alert.delivery).toMatchObject({
+      status: "retrying",
+      status_code: 500,
+      error_type: "http_error",
+    });
+    const after = await callAs(server, owner, "GET", "/api/v1/issues?page_size=100");
+    expect(after.body.pagination.total_records).toBe(before.body.pagination.total_records);
+  });
+});
