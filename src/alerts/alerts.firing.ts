@@ -38,7 +38,7 @@ export const alertDestinationKey = (ruleId: string) => `alert:${ruleId}`;
  * under this condition. The caller wakes the outbox after its commit.
  */
 export function fire(
-  _tx: TxHandle,
+  tx: TxHandle,
   rule: AlertRule,
   issueId: string | null,
   snapshot: AlertSnapshot,
@@ -55,7 +55,7 @@ export function fire(
     createdAt: isoAt(deps.clock.now()),
   };
   if (!deps.repo.insertFiring(firing)) return null;
-  const [delivery] = deps.delivery.enqueue(_tx, [
+  const [delivery] = deps.delivery.enqueue(tx, [
     {
       kind: "alert",
       organizationId: rule.organizationId,

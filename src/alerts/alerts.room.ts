@@ -1,4 +1,5 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
 import type { IssuesPorts } from "../issues/issues.ports.ts";
@@ -37,7 +38,7 @@ export interface AlertsRoomPorts {
 export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room {
   const repo = createAlertsRepo(deps.db);
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
-  const tx = <T>(fn: Parameters<AlertsDeps["tx"]>[0]) => deps.db.tx(fn) as T;
+  const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
   const service: AlertsDeps = {
     repo,
     tx,
