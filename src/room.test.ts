@@ -92,6 +92,7 @@ describe("createApp", () => {
         "dedup.sweep",
         "delivery.leases",
         "delivery.poll",
+        "issues.closed-retention",
         "realtime.idle-sockets",
         "realtime.rights-recheck",
         "retention.sweep",
