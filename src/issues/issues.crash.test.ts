@@ -116,17 +116,18 @@ test("kill -9 while failures are being recorded: every failed attempt on disk is
     expect(afterKill.unclosedPerPattern).toBe(1);
 
     // After a restart the outbox carries on (retries, leases taken back) and still counts exactly.
+    const total = (counts: Record<string, number>) =>
+      Object.values(counts).reduce((sum, n) => sum + n, 0);
     const second = await startWeir(dataDir);
-    const before = failures;
-    await pollUntil(() => failures > before + 20, { timeoutMs: 30_000, what: "failures again" });
+    await pollUntil(() => total(countsIn(dataDir).attempts) > total(afterKill.attempts) + 5, {
+      timeoutMs: 30_000,
+      what: "failed attempts recorded after the restart",
+    });
     second.proc.kill("SIGKILL");
     await second.proc.exited;
     const afterRestart = countsIn(dataDir);
     expect(afterRestart.counted).toEqual(afterRestart.attempts);
     expect(afterRestart.unclosedPerPattern).toBe(1);
-    const total = (counts: Record<string, number>) =>
-      Object.values(counts).reduce((sum, n) => sum + n, 0);
-    expect(total(afterRestart.attempts)).toBeGreaterThan(total(afterKill.attempts));
   } finally {
     sink.stop(true);
   }

@@ -244,8 +244,11 @@ export function createIssuesRepo(db: DbHandle) {
     listUnclosedOpenedBefore(openedBefore: string, limit: number): IssueRecord[] {
       return unclosedBefore.all(openedBefore, limit).map(toIssue);
     },
-    /** Keeps a failed attempt with its issue, and only the latest `keep` of them. */
-    addSample(s: IssueSample, keep: number): void {
+    /**
+     * Keeps a failed attempt with its issue; with `trimTo`, deletes all but the latest `trimTo`
+     * (the caller trims every few samples, not on each: the trim costs more than the insert).
+     */
+    addSample(s: IssueSample, trimTo: number | null): void {
       insertSample.run(
         s.attemptId,
         s.issueId,
@@ -259,7 +262,7 @@ export function createIssuesRepo(db: DbHandle) {
         s.errorMessage,
         s.occurredAt,
       );
-      trimSamples.run(s.issueId, keep);
+      if (trimTo !== null) trimSamples.run(s.issueId, trimTo);
     },
     samples(issueId: string, limit: number): IssueSample[] {
       return samplesOf.all(issueId, limit).map(toSample);
