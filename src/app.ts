@@ -46,6 +46,8 @@ export function createApp(deps: AppDeps) {
     resolveClientIp,
     enqueueForwards: delivery.ports.enqueueForwards,
     wakeDeliveries: delivery.ports.wake,
+    forgetForwards: (tx, requestIds) =>
+      void delivery.ports.forgetSubjects(tx, "forward", requestIds),
   });
   const forwards = createForwardsRoom(deps, {
     ...endpoints.ports,

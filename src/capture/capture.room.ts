@@ -44,6 +44,8 @@ export interface CaptureRoomPorts extends RequestsRoutesPorts, ExpiredEndpoints 
   enqueueForwards(tx: TxHandle, captures: readonly CommittedCapture[]): number;
   /** Tells the outbox, after the commit, that deliveries are due. */
   wakeDeliveries(): void;
+  /** Deletes the forward deliveries of requests retention removed, in its transaction. */
+  forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */
@@ -137,7 +139,7 @@ export function createCaptureRoom(
       .use(requestsRoutes({ requests }, ports)),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
-      retentionJob(deps, ports),
+      retentionJob(deps, ports, ports.forgetForwards),
       // The data dir's free space, for every write path (decisions.md §14).
       {
         name: "capture.disk-sample",

@@ -1,6 +1,6 @@
 import type { AppDeps } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
-import { createRetentionRepo } from "./retention.repo.ts";
+import { createRetentionRepo, type ForgetForwards } from "./retention.repo.ts";
 import { type ExpiredEndpoints, sweepRetention } from "./retention.service.ts";
 
 /** The sweep's job name in `deps.scheduler` (tests run it by name). */
@@ -14,9 +14,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function retentionJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
   expired: ExpiredEndpoints,
+  forgetForwards: ForgetForwards,
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
-  const repo = createRetentionRepo(deps.db);
+  const repo = createRetentionRepo(deps.db, forgetForwards);
   const sweep = async () => {
     const report = await sweepRetention({
       repo,

@@ -60,11 +60,19 @@ describe("the retention job", () => {
       for (const endpoint of [team, free, ent, anonymous, expired]) {
         for (const age of [1, 8, 31, 91]) seedRequests(sqlite, endpoint.id, age);
       }
-      // A forward of a request that retention removes goes with it.
+      // A forward (an outbox delivery and its attempt) of a request retention removes goes too.
       const [oldFree] = seedRequests(sqlite, free.id, 20);
       sqlite.run(
-        "INSERT INTO request_forwards (id, request_id, url, method, attempt, created_at) VALUES ('f1', ?, 'http://x', 'POST', 1, ?)",
-        [oldFree ?? "", isoAt(NOW - 20 * DAY)],
+        `INSERT INTO deliveries (id, kind, organization_id, subject_id, destination_key, webhook_id,
+           status, attempts, max_retries, created_at, updated_at)
+         VALUES ('d1', 'forward', 'org-free', ?, ?, 'msg_1', 'delivered', 1, 2, ?, ?)`,
+        [oldFree ?? "", `forward:${free.id}`, isoAt(NOW - 20 * DAY), isoAt(NOW - 20 * DAY)],
+      );
+      sqlite.run(
+        `INSERT INTO delivery_attempts (id, delivery_id, attempt, url, method, status_code,
+           response_headers, response_body, latency_ms, created_at)
+         VALUES ('a1', 'd1', 1, 'http://x', 'POST', 200, '[]', '', 1, ?)`,
+        [isoAt(NOW - 20 * DAY)],
       );
       const removed: string[] = [];
       server.deps.bus.on("endpoint.deleted", (event) => {
@@ -84,7 +92,8 @@ describe("the retention job", () => {
       expect(
         sqlite.query("SELECT id FROM debug_endpoints WHERE id = ?").get(anonymous.id),
       ).not.toBeNull();
-      expect(sqlite.query("SELECT count(*) AS n FROM request_forwards").get()).toEqual({ n: 0 });
+      expect(sqlite.query("SELECT count(*) AS n FROM deliveries").get()).toEqual({ n: 0 });
+      expect(sqlite.query("SELECT count(*) AS n FROM delivery_attempts").get()).toEqual({ n: 0 });
       expect(removed).toEqual([expired.id]);
 
       // Weeks later the cutoffs have moved with the clock.

@@ -36,8 +36,8 @@ export interface SweepReport {
 
 /**
  * The retention sweep (decisions.md §11): removes expired anonymous endpoints with their requests,
- * then every endpoint's requests older than its plan's `retention_days` (forwards go with their
- * request by cascade). Deletes run in bounded batches, yielding between them, so captures keep
+ * then every endpoint's requests older than its plan's `retention_days` (their forward deliveries
+ * go in the same transactions). Deletes run in bounded batches, yielding between them, so captures keep
  * being committed while a large backlog is cleared.
  */
 export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> {

@@ -186,6 +186,14 @@ export function createDeliveryRepo(db: DbHandle) {
       saveBreaker.run(key, state.phase, JSON.stringify(state), isoAt(now));
       breakers.set(key, state);
     },
+    /** Removes the deliveries of some subjects of a kind; their attempts go by cascade. */
+    forgetSubjects(kind: DeliveryKind, subjectIds: readonly string[]): number {
+      if (subjectIds.length === 0) return 0;
+      return db.sqlite.run(
+        `DELETE FROM deliveries WHERE kind = ? AND subject_id IN (SELECT value FROM json_each(?))`,
+        [kind, JSON.stringify(subjectIds)],
+      ).changes;
+    },
     /** Removes a destination's deliveries (their attempts go with them) and its breaker. */
     forgetDestination(key: string): void {
       db.sqlite.run("DELETE FROM deliveries WHERE destination_key = ?", [key]);
