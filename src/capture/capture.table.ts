@@ -32,30 +32,6 @@ export const capturedRequests = sqliteTable(
   (t) => [index("captured_requests_endpoint_idx").on(t.endpointId, t.id)],
 );
 
-/** Every try to re-send a captured request to a forward URL or a replay target. */
-export const requestForwards = sqliteTable(
-  "request_forwards",
-  {
-    id: text("id").primaryKey(),
-    requestId: text("request_id")
-      .notNull()
-      .references(() => capturedRequests.id, { onDelete: "cascade" }),
-    url: text("url").notNull(),
-    method: text("method").notNull(),
-    statusCode: integer("status_code"),
-    responseHeaders: text("response_headers"),
-    responseBody: text("response_body"),
-    latencyMs: integer("latency_ms"),
-    error: text("error"),
-    attempt: integer("attempt").notNull(),
-    createdAt: text("created_at").notNull(),
-  },
-  (t) => [
-    index("request_forwards_request_idx").on(t.requestId, t.id),
-    index("request_forwards_created_idx").on(t.createdAt),
-  ],
-);
-
 /**
  * Captures an endpoint refused for its plan's rate limit (429) or for size (413): counted so the
  * operator sees what a sender lost (a 429 is otherwise visible only to the sender). Written in
