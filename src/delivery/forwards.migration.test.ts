@@ -8,7 +8,7 @@ import { createDeliveryRepo } from "./delivery.repo.ts";
 import { presentForward } from "./forwards.present.ts";
 import { createForwardsRepo } from "./forwards.repo.ts";
 
-const MIGRATION = "0013_forwards_into_the_outbox";
+const MIGRATION = "0015_forwards_into_the_outbox";
 const tempDir = useTempDirs("weir-fwd-migration-");
 const opened: Db[] = [];
 afterEach(() => {
