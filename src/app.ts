@@ -111,6 +111,7 @@ export function createApp(deps: AppDeps) {
     metrics,
     maxJsonBytes: deps.config.max_json_bytes,
     rawBodyPrefixes: [...CAPTURE_PREFIXES, INGEST_PREFIX],
+    directRoutes: Object.assign({}, ...rooms.map((room) => room.directRoutes ?? {})),
   })
     .use(apiDocs(deps.version))
     .use(

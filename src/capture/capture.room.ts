@@ -7,7 +7,7 @@ import { DISK_SAMPLE_SECONDS } from "../shared/disk-guard.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
-import { captureRoutes } from "./capture.routes.ts";
+import { captureDirectRoutes, captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
 import { type CaptureTally, createCaptureTally } from "./capture.tally.ts";
 import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
@@ -137,6 +137,7 @@ export function createCaptureRoom(
     routes: new Elysia({ name: "weir-capture-room" })
       .use(captureRoutes(parts))
       .use(requestsRoutes({ requests }, ports)),
+    directRoutes: captureDirectRoutes(parts),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
       retentionJob(deps, ports, ports.forgetForwards),
