@@ -88,6 +88,7 @@ describe("createApp", () => {
         "capture.checkpoint",
         "capture.disk-sample",
         "capture.refusals",
+        "capture.search-index",
         "capture.summary",
         "dedup.sweep",
         "delivery.leases",

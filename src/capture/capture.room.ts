@@ -15,6 +15,7 @@ import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
 import type { ExpiredEndpoints } from "./retention.service.ts";
+import { createSearchIndexer } from "./search-index.service.ts";
 
 /**
  * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
@@ -25,6 +26,8 @@ import type { ExpiredEndpoints } from "./retention.service.ts";
 const AUTOCHECKPOINT_PAGES = 1000;
 /** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
 const CHECKPOINT_PATTERN = "*/10 * * * * *";
+/** Every 5 s: captures not yet in the search index (fewer than a chunk) are added. */
+const SEARCH_INDEX_PATTERN = "*/5 * * * * *";
 /** Every 5 s: refusal counts reach the endpoints' counters (one small transaction). */
 const REFUSAL_FLUSH_PATTERN = "*/5 * * * * *";
 /** Every minute: one info line per endpoint that captured or refused anything. */
@@ -83,6 +86,11 @@ export function createCaptureRoom(
   const logger = deps.logger.child({ scope: "capture" });
   const repo = createCaptureRepo(deps.db);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
+  const requests = createRequestsRepo(deps.db);
+  const searchIndex = createSearchIndexer({
+    indexNext: (limit) => requests.indexForSearch(limit),
+    onError: (error) => logger.error("indexing captures for search failed", { error }),
+  });
   /** Whether the batch being committed wrote forward deliveries (woken after its commit). */
   let forwardsQueued = false;
   const tally = createCaptureTally({
@@ -103,6 +111,7 @@ export function createCaptureRoom(
         forwardsQueued = false;
         ports.wakeDeliveries();
       }
+      searchIndex.committed(batch.length);
       for (const { request, endpoint } of batch) {
         tally.accepted(endpoint);
         const { id, organizationId, slug, forwardUrl } = endpoint;
@@ -125,7 +134,6 @@ export function createCaptureRoom(
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
   });
-  const requests = createRequestsRepo(deps.db);
   const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
@@ -140,6 +148,11 @@ export function createCaptureRoom(
     directRoutes: captureDirectRoutes(parts),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
+      {
+        name: "capture.search-index",
+        pattern: SEARCH_INDEX_PATTERN,
+        run: () => searchIndex.catchUp(),
+      },
       retentionJob(deps, ports, ports.forgetForwards),
       // The data dir's free space, for every write path (decisions.md §14).
       {
@@ -153,6 +166,7 @@ export function createCaptureRoom(
     subscriptions: [limits.resyncOnSweep],
     stop: () => {
       writer.close();
+      searchIndex.catchUp();
       tally.flush();
     },
     ports: {

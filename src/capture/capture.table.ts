@@ -33,6 +33,16 @@ export const capturedRequests = sqliteTable(
 );
 
 /**
+ * How far the search index (migration 0004's FTS5 table) has caught up with captured_requests:
+ * every row with a rowid up to `indexed_through` is indexed. One row. Captures are indexed after
+ * their commit, in chunks, and before any search reads the index (migration 0016).
+ */
+export const capturedRequestsSearchMark = sqliteTable("captured_requests_search_mark", {
+  id: integer("id").primaryKey(),
+  indexedThrough: integer("indexed_through").notNull(),
+});
+
+/**
  * Captures an endpoint refused for its plan's rate limit (429) or for size (413): counted so the
  * operator sees what a sender lost (a 429 is otherwise visible only to the sender). Written in
  * batches by the capture tally, never on the refusal path itself.

@@ -23,6 +23,35 @@ export function createRequestsRepo(db: Db) {
     body: sql<Uint8Array>`coalesce(substr(${capturedRequests.body}, 1, ${sql.raw(String(BODY_PREVIEW_LIMIT))}), x'')`,
   };
   const insertOne = db.sqlite.prepare(`INSERT INTO captured_requests ${COLUMNS} VALUES ${ROW}`);
+  const indexed = db.sqlite.prepare<{ n: number }, []>(
+    "SELECT indexed_through AS n FROM captured_requests_search_mark WHERE id = 1",
+  );
+  const chunkEnd = db.sqlite.prepare<{ last: number | null; rows: number }, [number, number]>(
+    `SELECT max(rowid) AS last, count(*) AS rows FROM
+       (SELECT rowid FROM captured_requests WHERE rowid > ? ORDER BY rowid LIMIT ?)`,
+  );
+  const indexChunk = db.sqlite.prepare<never, [number, number]>(
+    `INSERT INTO captured_requests_search (rowid, doc)
+     SELECT rowid, ${searchText("captured_requests")} FROM captured_requests
+      WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
+  );
+  const setIndexed = db.sqlite.prepare<never, [number]>(
+    "UPDATE captured_requests_search_mark SET indexed_through = ? WHERE id = 1",
+  );
+  /** Indexes the next `limit` rows not indexed yet, in one transaction; returns how many. */
+  const indexNext = (limit: number): number =>
+    db.tx(() => {
+      const from = indexed.get()?.n ?? 0;
+      const chunk = chunkEnd.get(from, limit);
+      if (!chunk || chunk.last === null) return 0;
+      indexChunk.run(from, chunk.last);
+      setIndexed.run(chunk.last);
+      return chunk.rows;
+    });
+  /** Everything committed is in the index before a search reads it. */
+  const indexAll = () => {
+    while (indexNext(SEARCH_CHUNK) === SEARCH_CHUNK);
+  };
   const after = orm
     .select(previewColumns)
     .from(capturedRequests)
@@ -82,6 +111,7 @@ export function createRequestsRepo(db: Db) {
       offset: number,
       limit: number,
     ): CapturedRequest[] {
+      if (filter.q !== null) indexAll();
       const { where, params } = filterSql(endpointId, filter);
       return db.sqlite
         .query<RawRow, (string | number)[]>(
@@ -93,6 +123,7 @@ export function createRequestsRepo(db: Db) {
     },
     /** How many of the endpoint's requests pass `filter`. */
     countMatching(endpointId: string, filter: RequestFilter): number {
+      if (filter.q !== null) indexAll();
       const { where, params } = filterSql(endpointId, filter);
       return (
         db.sqlite
@@ -112,6 +143,13 @@ export function createRequestsRepo(db: Db) {
       return db.sqlite.run("DELETE FROM captured_requests WHERE endpoint_id = ?", [endpointId])
         .changes;
     },
+    /**
+     * Adds up to `limit` stored requests not indexed yet to the search index (oldest first), in
+     * one transaction with the mark of how far it got; returns how many it added.
+     */
+    indexForSearch(limit: number): number {
+      return indexNext(limit);
+    },
     /** Stores one request (fixtures and tools; capture has its own group-commit writer). */
     insert(request: CapturedRequest): void {
       const values: unknown[] = [];
@@ -123,9 +161,15 @@ export function createRequestsRepo(db: Db) {
 
 export type RequestsRepo = ReturnType<typeof createRequestsRepo>;
 
+/** Rows a search indexes at most per transaction before it reads the index. */
+const SEARCH_CHUNK = 2000;
+
 /** The searchable text of a request: what the search index holds (migration 0004). */
-const SEARCH_TEXT = `r.path || '?' || r.query_string || char(10) || r.headers || char(10) ||
-  coalesce(CAST(substr(r.body, 1, 65536) AS TEXT), '')`;
+function searchText(table: string): string {
+  return `${table}.path || '?' || ${table}.query_string || char(10) || ${table}.headers || char(10) ||
+  coalesce(CAST(substr(${table}.body, 1, 65536) AS TEXT), '')`;
+}
+const SEARCH_TEXT = searchText("r");
 /**
  * The WHERE clause of a filtered list. The statements vary only by which parts are set, so
  * bun:sqlite's statement cache keeps one prepared statement per shape. `q` is an exact,

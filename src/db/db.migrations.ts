@@ -32,6 +32,9 @@ import m0014_delivery_claim_indexes from "../../migrations/0014_delivery_claim_i
 import m0015_forwards_into_the_outbox from "../../migrations/0015_forwards_into_the_outbox.sql" with {
   type: "text",
 };
+import m0016_search_index_after_commit from "../../migrations/0016_search_index_after_commit.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -54,4 +57,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0013_alert_rules", sql: m0013_alert_rules },
   { name: "0014_delivery_claim_indexes", sql: m0014_delivery_claim_indexes },
   { name: "0015_forwards_into_the_outbox", sql: m0015_forwards_into_the_outbox },
+  { name: "0016_search_index_after_commit", sql: m0016_search_index_after_commit },
 ];
