@@ -1,6 +1,7 @@
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
-import { createRetentionRepo, type ForgetForwards } from "./retention.repo.ts";
+import { createRetentionRepo } from "./retention.repo.ts";
 import { type ExpiredEndpoints, sweepRetention } from "./retention.service.ts";
 
 /** The sweep's job name in `deps.scheduler` (tests run it by name). */
@@ -13,18 +14,22 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The retention sweep (decisions.md §11), as a job of the capture room. */
 export function retentionJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
-  expired: ExpiredEndpoints,
-  forgetForwards: ForgetForwards,
+  ports: ExpiredEndpoints & {
+    forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
+  },
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
-  const repo = createRetentionRepo(deps.db, forgetForwards);
+  const repo = createRetentionRepo(deps.db);
   const sweep = async () => {
     const report = await sweepRetention({
       repo,
-      expired,
+      expired: ports,
+      tx: (fn) => deps.db.tx(fn),
+      forgetRequests: ports.forgetForwards,
       clock: deps.clock,
       plans: deps.config.plans,
       yieldTurn: nextTurn,
+      // Its requests are drained from here on: the capture room's drain hears this too.
       onEndpointRemoved: (endpointId) =>
         deps.bus.publish("endpoint.deleted", { endpointId, organizationId: null }),
     });

@@ -86,8 +86,7 @@ export function observeAttempt(
       errorMessage: attempt.errorMessage ?? "",
       occurredAt: attempt.createdAt,
     },
-    // Trimmed every ISSUE_SAMPLE_LIMIT occurrences: between 5 and 9 rows kept, 5 shown.
-    change.issue.occurrenceCount % ISSUE_SAMPLE_LIMIT === 0 ? ISSUE_SAMPLE_LIMIT : null,
+    ISSUE_SAMPLE_LIMIT,
   );
   tellListeners(tx, { ...change, context: contextOf(destination) }, deps);
 }
