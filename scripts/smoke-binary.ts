@@ -181,6 +181,7 @@ async function cliChecks(cwd: string): Promise<void> {
         result?: unknown;
         timeout_kind?: unknown;
         in_worker?: unknown;
+        realm_reused?: unknown;
       };
       assert(out.ok === true, `ok is ${JSON.stringify(out.ok)}`);
       assert(
@@ -189,7 +190,11 @@ async function cliChecks(cwd: string): Promise<void> {
       );
       assert(out.timeout_kind === "timeout", `timeout_kind is ${JSON.stringify(out.timeout_kind)}`);
       assert(out.in_worker === true, `in_worker is ${JSON.stringify(out.in_worker)}`);
-      return `result ${JSON.stringify(out.result)}, in a worker thread`;
+      assert(
+        out.realm_reused === true,
+        `realm_reused is ${JSON.stringify(out.realm_reused)} (a frozen realm was not reused cleanly)`,
+      );
+      return `result ${JSON.stringify(out.result)}, in a worker thread, a frozen realm reused`;
     },
   );
 }

@@ -45,8 +45,9 @@ export function createApp(deps: AppDeps) {
     guard,
     resolveClientIp,
     enqueueForwards: delivery.ports.enqueueForwards,
-    forgetForwards: delivery.ports.forgetForwards,
     wakeDeliveries: delivery.ports.wake,
+    forgetForwards: (tx, requestIds) =>
+      void delivery.ports.forgetSubjects(tx, "forward", requestIds),
   });
   const forwards = createForwardsRoom(deps, {
     ...endpoints.ports,
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps) {
     metrics,
     maxJsonBytes: deps.config.max_json_bytes,
     rawBodyPrefixes: [...CAPTURE_PREFIXES, INGEST_PREFIX],
+    directRoutes: Object.assign({}, ...rooms.map((room) => room.directRoutes ?? {})),
   })
     .use(apiDocs(deps.version))
     .use(

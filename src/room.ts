@@ -1,5 +1,6 @@
 import type { AnyElysia } from "elysia";
 import type { AppBus, DomainEvents } from "./events.ts";
+import type { DirectRoutes } from "./http/http.direct-routes.ts";
 import type { Logger } from "./shared/logger.ts";
 import type { Scheduler } from "./shared/scheduler.ts";
 
@@ -42,6 +43,8 @@ export function subscription<K extends keyof DomainEvents>(
 export interface Room<Ports extends object = Record<string, never>> {
   /** The room's HTTP surface, mounted by createApp (null: the room has none). */
   routes: AnyElysia | null;
+  /** Hot paths Bun.serve answers ahead of the Elysia app (captures); most rooms have none. */
+  directRoutes?: DirectRoutes;
   jobs: RoomJob[];
   subscriptions: RoomSubscription[];
   /** Releases what the room holds; called after the server stopped taking requests. */

@@ -8,6 +8,8 @@ import { openDatabase } from "../db/db.open.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
+import { NO_FILTER } from "./request-filter.model.ts";
+import { createRequestsRepo } from "./requests.repo.ts";
 
 const SENDERS = 24;
 /** Acknowledged captures to wait for before the kill. */
@@ -84,5 +86,32 @@ test("kill -9 under load loses no acknowledged capture: each is stored byte-iden
     });
   } finally {
     db.close();
+  }
+
+  // The search index is written after the captures' commit: whatever the kill left out of it is
+  // added before a search reads it, and nothing is in it twice.
+  second.proc.kill("SIGKILL");
+  await second.proc.exited;
+  const reopened = openDatabase(dataDir);
+  try {
+    const sender = 3;
+    const found = createRequestsRepo(reopened)
+      .listMatching("ep-crash", { ...NO_FILTER, q: `s${sender}` }, 0, 10_000)
+      .map((r) => r.id);
+    const stored = reopened.sqlite
+      .query<{ id: string }, [string]>("SELECT id FROM captured_requests WHERE path = ?")
+      .all(`/s${sender}`)
+      .map((r) => r.id);
+    const hits = reopened.sqlite
+      .query<{ n: number }, [string]>(
+        "SELECT count(*) AS n FROM captured_requests_search WHERE captured_requests_search MATCH ?",
+      )
+      .get(`"s${sender}"`);
+    expect({ found: found.sort(), hits: hits?.n }).toEqual({
+      found: stored.sort(),
+      hits: stored.length,
+    });
+  } finally {
+    reopened.close();
   }
 }, 60_000);

@@ -2,20 +2,20 @@ import { Elysia } from "elysia";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
-import { type Room, subscription } from "../room.ts";
+import type { Room } from "../room.ts";
 import { DISK_SAMPLE_SECONDS } from "../shared/disk-guard.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
-import { captureRoutes } from "./capture.routes.ts";
+import { captureDirectRoutes, captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
 import { type CaptureTally, createCaptureTally } from "./capture.tally.ts";
 import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
-import { createDrainJob, type DrainPorts } from "./drain.schedule.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
 import type { ExpiredEndpoints } from "./retention.service.ts";
+import { createSearchIndexer } from "./search-index.service.ts";
 
 /**
  * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
@@ -26,6 +26,8 @@ import type { ExpiredEndpoints } from "./retention.service.ts";
 const AUTOCHECKPOINT_PAGES = 1000;
 /** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
 const CHECKPOINT_PATTERN = "*/10 * * * * *";
+/** Every 5 s: captures not yet in the search index (fewer than a chunk) are added. */
+const SEARCH_INDEX_PATTERN = "*/5 * * * * *";
 /** Every 5 s: refusal counts reach the endpoints' counters (one small transaction). */
 const REFUSAL_FLUSH_PATTERN = "*/5 * * * * *";
 /** Every minute: one info line per endpoint that captured or refused anything. */
@@ -33,13 +35,10 @@ const SUMMARY_PATTERN = "0 * * * * *";
 
 export type CaptureRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler"
+  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk"
 >;
 
-export interface CaptureRoomPorts
-  extends Omit<RequestsRoutesPorts, "wakeDrain">,
-    ExpiredEndpoints,
-    DrainPorts {
+export interface CaptureRoomPorts extends RequestsRoutesPorts, ExpiredEndpoints {
   resolveClientIp: ClientIpResolver;
   /**
    * Writes the outbox rows of the stored captures that are to be forwarded, in the capture
@@ -48,6 +47,8 @@ export interface CaptureRoomPorts
   enqueueForwards(tx: TxHandle, captures: readonly CommittedCapture[]): number;
   /** Tells the outbox, after the commit, that deliveries are due. */
   wakeDeliveries(): void;
+  /** Deletes the forward deliveries of requests retention removed, in its transaction. */
+  forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */
@@ -85,6 +86,11 @@ export function createCaptureRoom(
   const logger = deps.logger.child({ scope: "capture" });
   const repo = createCaptureRepo(deps.db);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
+  const requests = createRequestsRepo(deps.db);
+  const searchIndex = createSearchIndexer({
+    indexNext: (limit) => requests.indexForSearch(limit),
+    onError: (error) => logger.error("indexing captures for search failed", { error }),
+  });
   /** Whether the batch being committed wrote forward deliveries (woken after its commit). */
   let forwardsQueued = false;
   const tally = createCaptureTally({
@@ -105,6 +111,7 @@ export function createCaptureRoom(
         forwardsQueued = false;
         ports.wakeDeliveries();
       }
+      searchIndex.committed(batch.length);
       for (const { request, endpoint } of batch) {
         tally.accepted(endpoint);
         const { id, organizationId, slug, forwardUrl } = endpoint;
@@ -127,8 +134,6 @@ export function createCaptureRoom(
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
   });
-  const requests = createRequestsRepo(deps.db);
-  const drain = createDrainJob(deps, ports);
   const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
@@ -139,11 +144,16 @@ export function createCaptureRoom(
     // Capture URLs first: the guard of the request-reading routes must never reach the hot path.
     routes: new Elysia({ name: "weir-capture-room" })
       .use(captureRoutes(parts))
-      .use(requestsRoutes({ requests }, { ...ports, wakeDrain: drain.wake })),
+      .use(requestsRoutes({ requests }, ports)),
+    directRoutes: captureDirectRoutes(parts),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
-      retentionJob(deps, ports),
-      drain.job,
+      {
+        name: "capture.search-index",
+        pattern: SEARCH_INDEX_PATTERN,
+        run: () => searchIndex.catchUp(),
+      },
+      retentionJob(deps, ports, ports.forgetForwards),
       // The data dir's free space, for every write path (decisions.md §14).
       {
         name: "capture.disk-sample",
@@ -153,15 +163,11 @@ export function createCaptureRoom(
       { name: "capture.refusals", pattern: REFUSAL_FLUSH_PATTERN, run: () => tally.flush() },
       { name: "capture.summary", pattern: SUMMARY_PATTERN, run: () => tally.summarise() },
     ],
-    subscriptions: [
-      limits.resyncOnSweep,
-      // A deleted endpoint is gone for readers already; its requests are drained from now on.
-      subscription("endpoint.deleted", () => drain.wake()),
-    ],
-    stop: async () => {
+    subscriptions: [limits.resyncOnSweep],
+    stop: () => {
       writer.close();
+      searchIndex.catchUp();
       tally.flush();
-      await drain.stop();
     },
     ports: {
       findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { CAPTURE_SAFETY_HEADERS } from "../endpoints/endpoints.model.ts";
 import { readBoundedBody } from "../http/http.body-limit.ts";
+import type { DirectRoutes } from "../http/http.direct-routes.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import {
   type CaptureAnswer,
@@ -66,6 +67,21 @@ async function capture(room: CaptureParts, request: Request, server: PeerSource 
   if ("refusal" in stored) return refusalResponse(stored.refusal);
   if (stored.delayMs > 0) await Bun.sleep(stored.delayMs);
   return answerResponse(stored.answer);
+}
+
+/**
+ * The capture URLs as Bun.serve answers them itself, ahead of the Elysia app: the hot path pays
+ * for no framework hook (docs/performance.md). The Elysia routes below stay for the API docs and
+ * for methods Bun.serve does not dispatch per route; both call the same `capture`.
+ */
+export function captureDirectRoutes(room: CaptureParts): DirectRoutes {
+  const handle = (request: Request, server: PeerSource) => capture(room, request, server);
+  return {
+    "/debug/:slug": handle,
+    "/debug/:slug/*": handle,
+    "/w/:slug": handle,
+    "/w/:slug/*": handle,
+  };
 }
 
 const CaptureAccepted = t.Object({ message: t.String(), request_id: t.String() });

@@ -32,29 +32,15 @@ export const capturedRequests = sqliteTable(
   (t) => [index("captured_requests_endpoint_idx").on(t.endpointId, t.id)],
 );
 
-/** Every try to re-send a captured request to a forward URL or a replay target. */
-export const requestForwards = sqliteTable(
-  "request_forwards",
-  {
-    id: text("id").primaryKey(),
-    requestId: text("request_id")
-      .notNull()
-      .references(() => capturedRequests.id, { onDelete: "cascade" }),
-    url: text("url").notNull(),
-    method: text("method").notNull(),
-    statusCode: integer("status_code"),
-    responseHeaders: text("response_headers"),
-    responseBody: text("response_body"),
-    latencyMs: integer("latency_ms"),
-    error: text("error"),
-    attempt: integer("attempt").notNull(),
-    createdAt: text("created_at").notNull(),
-  },
-  (t) => [
-    index("request_forwards_request_idx").on(t.requestId, t.id),
-    index("request_forwards_created_idx").on(t.createdAt),
-  ],
-);
+/**
+ * How far the search index (migration 0004's FTS5 table) has caught up with captured_requests:
+ * every row with a rowid up to `indexed_through` is indexed. One row. Captures are indexed after
+ * their commit, in chunks, and before any search reads the index (migration 0016).
+ */
+export const capturedRequestsSearchMark = sqliteTable("captured_requests_search_mark", {
+  id: integer("id").primaryKey(),
+  indexedThrough: integer("indexed_through").notNull(),
+});
 
 /**
  * Captures an endpoint refused for its plan's rate limit (429) or for size (413): counted so the

@@ -1,5 +1,5 @@
 import type { SQLQueryBindings } from "bun:sqlite";
-import { and, asc, desc, eq, getTableColumns, gt, type Placeholder, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { capturedRequests } from "./capture.table.ts";
@@ -10,29 +10,11 @@ import { BODY_PREVIEW_LIMIT } from "./requests.model.ts";
 type RequestRow = typeof capturedRequests.$inferSelect;
 
 /**
- * The lowest id a reader may see of the endpoint bound to `endpointId`: above its empty mark,
- * and nothing at all (NULL) once it is deleted. Every read here carries it, so a delete or an
- * empty hides rows from every reader the moment its mark commits, while the drain removes them.
- */
-const visibleFloor = (endpointId: Placeholder) =>
-  sql`(SELECT coalesce(cleared_through_id, '') FROM debug_endpoints
-        WHERE id = ${endpointId} AND deleted_at IS NULL)`;
-/** The same floor in raw SQL, for the endpoint bound to the first `?`/`?1` parameter. */
-const VISIBLE_FLOOR_SQL = `(SELECT coalesce(cleared_through_id, '') FROM debug_endpoints
-  WHERE id = ?1 AND deleted_at IS NULL)`;
-
-/**
  * Reads (and test-fixture writes) of stored captures. Callers scope by endpoint after checking
  * that the endpoint belongs to the caller's organization; ids are UUIDv7, so id order is time order.
- * Requests hidden by a delete or an empty are never read (`visibleFloor`).
  */
 export function createRequestsRepo(db: Db) {
   const orm = db.orm;
-  const endpointParam = sql.placeholder("endpointId");
-  const visible = and(
-    eq(capturedRequests.endpointId, endpointParam),
-    gt(capturedRequests.id, visibleFloor(endpointParam)),
-  );
   // Lists read only the start of each body, in SQL: a page of large requests never loads them
   // whole into the process. `size` still says how long each body is (decisions.md §14).
   const previewColumns = {
@@ -41,33 +23,69 @@ export function createRequestsRepo(db: Db) {
     body: sql<Uint8Array>`coalesce(substr(${capturedRequests.body}, 1, ${sql.raw(String(BODY_PREVIEW_LIMIT))}), x'')`,
   };
   const insertOne = db.sqlite.prepare(`INSERT INTO captured_requests ${COLUMNS} VALUES ${ROW}`);
-  const countOne = db.sqlite.prepare<never, [string, string]>(
-    `UPDATE debug_endpoints SET request_count = request_count + 1
-      WHERE id = ?1 AND ?2 > coalesce(cleared_through_id, '')`,
+  const indexed = db.sqlite.prepare<{ n: number }, []>(
+    "SELECT indexed_through AS n FROM captured_requests_search_mark WHERE id = 1",
   );
+  const chunkEnd = db.sqlite.prepare<{ last: number | null; rows: number }, [number, number]>(
+    `SELECT max(rowid) AS last, count(*) AS rows FROM
+       (SELECT rowid FROM captured_requests WHERE rowid > ? ORDER BY rowid LIMIT ?)`,
+  );
+  const indexChunk = db.sqlite.prepare<never, [number, number]>(
+    `INSERT INTO captured_requests_search (rowid, doc)
+     SELECT rowid, ${searchText("captured_requests")} FROM captured_requests
+      WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
+  );
+  const setIndexed = db.sqlite.prepare<never, [number]>(
+    "UPDATE captured_requests_search_mark SET indexed_through = ? WHERE id = 1",
+  );
+  /** Indexes the next `limit` rows not indexed yet, in one transaction; returns how many. */
+  const indexNext = (limit: number): number =>
+    db.tx(() => {
+      const from = indexed.get()?.n ?? 0;
+      const chunk = chunkEnd.get(from, limit);
+      if (!chunk || chunk.last === null) return 0;
+      indexChunk.run(from, chunk.last);
+      setIndexed.run(chunk.last);
+      return chunk.rows;
+    });
+  /** Everything committed is in the index before a search reads it. */
+  const indexAll = () => {
+    while (indexNext(SEARCH_CHUNK) === SEARCH_CHUNK);
+  };
   const after = orm
     .select(previewColumns)
     .from(capturedRequests)
-    .where(and(visible, gt(capturedRequests.id, sql.placeholder("afterId"))))
+    .where(
+      and(
+        eq(capturedRequests.endpointId, sql.placeholder("endpointId")),
+        gt(capturedRequests.id, sql.placeholder("afterId")),
+      ),
+    )
     .orderBy(asc(capturedRequests.id))
     .limit(sql.placeholder("limit"))
     .prepare();
   const page = orm
     .select(previewColumns)
     .from(capturedRequests)
-    .where(visible)
+    .where(eq(capturedRequests.endpointId, sql.placeholder("endpointId")))
     .orderBy(desc(capturedRequests.id))
     .limit(sql.placeholder("limit"))
     .offset(sql.placeholder("offset"))
     .prepare();
-  // The endpoint's counter, not a count(*) of its history (kept exact by every writer).
-  const total = db.sqlite.prepare<{ n: number }, [string]>(
-    "SELECT request_count AS n FROM debug_endpoints WHERE id = ? AND deleted_at IS NULL",
-  );
+  const total = orm
+    .select({ n: count() })
+    .from(capturedRequests)
+    .where(eq(capturedRequests.endpointId, sql.placeholder("endpointId")))
+    .prepare();
   const one = orm
     .select()
     .from(capturedRequests)
-    .where(and(visible, eq(capturedRequests.id, sql.placeholder("id"))))
+    .where(
+      and(
+        eq(capturedRequests.endpointId, sql.placeholder("endpointId")),
+        eq(capturedRequests.id, sql.placeholder("id")),
+      ),
+    )
     .prepare();
 
   return {
@@ -83,9 +101,8 @@ export function createRequestsRepo(db: Db) {
     listPage(endpointId: string, offset: number, limit: number): CapturedRequest[] {
       return page.all({ endpointId, offset, limit }).map(requestFromRow);
     },
-    /** How many requests the endpoint shows (its counter). */
     count(endpointId: string): number {
-      return total.get(endpointId)?.n ?? 0;
+      return total.get({ endpointId })?.n ?? 0;
     },
     /** One page of the endpoint's requests that pass `filter`, newest first. */
     listMatching(
@@ -94,6 +111,7 @@ export function createRequestsRepo(db: Db) {
       offset: number,
       limit: number,
     ): CapturedRequest[] {
+      if (filter.q !== null) indexAll();
       const { where, params } = filterSql(endpointId, filter);
       return db.sqlite
         .query<RawRow, (string | number)[]>(
@@ -105,6 +123,7 @@ export function createRequestsRepo(db: Db) {
     },
     /** How many of the endpoint's requests pass `filter`. */
     countMatching(endpointId: string, filter: RequestFilter): number {
+      if (filter.q !== null) indexAll();
       const { where, params } = filterSql(endpointId, filter);
       return (
         db.sqlite
@@ -119,26 +138,38 @@ export function createRequestsRepo(db: Db) {
       const row = one.get({ endpointId, id });
       return row ? requestFromRow(row) : null;
     },
+    /** Empties an endpoint; its forwards go too (cascade). Returns how many requests went. */
+    deleteForEndpoint(endpointId: string): number {
+      return db.sqlite.run("DELETE FROM captured_requests WHERE endpoint_id = ?", [endpointId])
+        .changes;
+    },
     /**
-     * Stores one request and counts it on its endpoint (fixtures and tools; capture has its own
-     * group-commit writer).
+     * Adds up to `limit` stored requests not indexed yet to the search index (oldest first), in
+     * one transaction with the mark of how far it got; returns how many it added.
      */
+    indexForSearch(limit: number): number {
+      return indexNext(limit);
+    },
+    /** Stores one request (fixtures and tools; capture has its own group-commit writer). */
     insert(request: CapturedRequest): void {
       const values: unknown[] = [];
       pushValues(values, request);
-      db.sqlite.transaction(() => {
-        insertOne.run(...(values as SQLQueryBindings[]));
-        countOne.run(request.endpointId, request.id);
-      })();
+      insertOne.run(...(values as SQLQueryBindings[]));
     },
   };
 }
 
 export type RequestsRepo = ReturnType<typeof createRequestsRepo>;
 
+/** Rows a search indexes at most per transaction before it reads the index. */
+const SEARCH_CHUNK = 2000;
+
 /** The searchable text of a request: what the search index holds (migration 0004). */
-const SEARCH_TEXT = `r.path || '?' || r.query_string || char(10) || r.headers || char(10) ||
-  coalesce(CAST(substr(r.body, 1, 65536) AS TEXT), '')`;
+function searchText(table: string): string {
+  return `${table}.path || '?' || ${table}.query_string || char(10) || ${table}.headers || char(10) ||
+  coalesce(CAST(substr(${table}.body, 1, 65536) AS TEXT), '')`;
+}
+const SEARCH_TEXT = searchText("r");
 /**
  * The WHERE clause of a filtered list. The statements vary only by which parts are set, so
  * bun:sqlite's statement cache keeps one prepared statement per shape. `q` is an exact,
@@ -146,7 +177,7 @@ const SEARCH_TEXT = `r.path || '?' || r.query_string || char(10) || r.headers ||
  * holding every word of `q` (the last one as a prefix), so only those rows are read.
  */
 function filterSql(endpointId: string, filter: RequestFilter) {
-  const clauses = ["r.endpoint_id = ?1", `r.id > ${VISIBLE_FLOOR_SQL}`];
+  const clauses = ["r.endpoint_id = ?"];
   const params: string[] = [endpointId];
   if (filter.q !== null) {
     const match = wordQuery(filter.q);

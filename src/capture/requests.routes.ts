@@ -17,9 +17,6 @@ export interface RequestsRoutesPorts {
   guard: AuthPorts["guard"];
   requireEndpoint: EndpointsPorts["requireEndpoint"];
   requireAnonymousEndpoint: EndpointsPorts["requireAnonymousEndpoint"];
-  clearRequests: EndpointsPorts["clearRequests"];
-  /** Starts draining what an empty hid. */
-  wakeDrain(): void;
 }
 
 type Presented = ListedRequest;
@@ -159,7 +156,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
           "/:id/requests",
           ({ principal, params, set }) => {
             requirePermission(principal, "write");
-            emptyEndpoint({ endpointId: open(principal, params.id) }, ports);
+            emptyEndpoint({ endpointId: open(principal, params.id) }, deps);
             set.status = 204;
           },
           {

@@ -1,7 +1,6 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
-import { createRetentionRepo } from "./retention.repo.ts";
+import { createRetentionRepo, type ForgetForwards } from "./retention.repo.ts";
 import { type ExpiredEndpoints, sweepRetention } from "./retention.service.ts";
 
 /** The sweep's job name in `deps.scheduler` (tests run it by name). */
@@ -14,22 +13,18 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The retention sweep (decisions.md §11), as a job of the capture room. */
 export function retentionJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
-  ports: ExpiredEndpoints & {
-    forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
-  },
+  expired: ExpiredEndpoints,
+  forgetForwards: ForgetForwards,
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
-  const repo = createRetentionRepo(deps.db);
+  const repo = createRetentionRepo(deps.db, forgetForwards);
   const sweep = async () => {
     const report = await sweepRetention({
       repo,
-      expired: ports,
-      tx: (fn) => deps.db.tx(fn),
-      forgetRequests: ports.forgetForwards,
+      expired,
       clock: deps.clock,
       plans: deps.config.plans,
       yieldTurn: nextTurn,
-      // Its requests are drained from here on: the capture room's drain hears this too.
       onEndpointRemoved: (endpointId) =>
         deps.bus.publish("endpoint.deleted", { endpointId, organizationId: null }),
     });

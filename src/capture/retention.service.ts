@@ -1,4 +1,3 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { PlanTable } from "../shared/plans.ts";
 import type { RetentionRepo } from "./retention.repo.ts";
@@ -13,23 +12,16 @@ const EXPIRED_PAGE = 100;
 export interface ExpiredEndpoints {
   /** Ids of anonymous endpoints expired at `nowIso`, at most `limit`. */
   listExpiredAnonymous(nowIso: string, limit: number): string[];
-  /** Deletes an anonymous endpoint at once (its requests are drained); false when already gone. */
+  /** Deletes an anonymous endpoint; false when it was already gone. */
   deleteAnonymous(endpointId: string): boolean;
 }
 
 export interface RetentionDeps {
   repo: RetentionRepo;
   expired: ExpiredEndpoints;
-  /** One transaction per batch (`deps.db.tx`). */
-  tx<T>(fn: (tx: TxHandle) => T): T;
-  /** Removes what hangs off deleted requests (their forward deliveries), in the batch's transaction. */
-  forgetRequests(tx: TxHandle, requestIds: readonly string[]): void;
   clock: Clock;
   plans: PlanTable;
-  /**
-   * Told about each expired anonymous endpoint once it is gone for readers (live clients may be
-   * watching it; its requests are drained in the background).
-   */
+  /** Told about each expired anonymous endpoint once it is gone (live clients may be watching it). */
   onEndpointRemoved(endpointId: string): void;
   /** Lets queued work (captures) run between batches. */
   yieldTurn(): Promise<void>;
@@ -43,11 +35,10 @@ export interface SweepReport {
 }
 
 /**
- * The retention sweep (decisions.md §11): deletes expired anonymous endpoints (one short write
- * each; their requests are drained as any deleted endpoint's), then every live endpoint's
- * requests older than its plan's `retention_days`, with their forward deliveries, keeping each
- * endpoint's request counter exact. Deletes run in bounded batches, yielding between them, so
- * captures keep being committed while a large backlog is cleared.
+ * The retention sweep (decisions.md §11): removes expired anonymous endpoints with their requests,
+ * then every endpoint's requests older than its plan's `retention_days` (their forward deliveries
+ * go in the same transactions). Deletes run in bounded batches, yielding between them, so captures keep
+ * being committed while a large backlog is cleared.
  */
 export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> {
   const now = deps.clock.now();
@@ -58,16 +49,20 @@ export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> 
 }
 
 async function removeExpiredAnonymous(deps: RetentionDeps, now: number, report: SweepReport) {
+  const batch = deps.batchSize ?? 1000;
   for (;;) {
     const ids = deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
     if (ids.length === 0) return;
     for (const id of ids) {
+      report.requestsDeleted += await drain(deps, batch, () =>
+        deps.repo.deleteSomeRequests(id, batch),
+      );
       if (deps.expired.deleteAnonymous(id)) {
         report.endpointsDeleted += 1;
         deps.onEndpointRemoved(id);
       }
+      await deps.yieldTurn();
     }
-    await deps.yieldTurn();
   }
 }
 
@@ -81,11 +76,7 @@ async function deleteExpiredRequests(deps: RetentionDeps, now: number, report: S
     for (const endpoint of endpoints) {
       const cutoff = isoAt(now - deps.plans[endpoint.plan].retention_days * DAY_MS);
       report.requestsDeleted += await drain(deps, batch, () =>
-        deps.tx((tx) => {
-          const ids = deps.repo.deleteRequestsBefore(endpoint.id, cutoff, batch);
-          if (ids.length > 0) deps.forgetRequests(tx, ids);
-          return ids.length;
-        }),
+        deps.repo.deleteRequestsBefore(endpoint.id, cutoff, batch),
       );
     }
     afterId = last.id;

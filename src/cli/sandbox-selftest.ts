@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import { createSandbox } from "../sandbox/sandbox.runner.ts";
+import { createSandbox, type Sandbox } from "../sandbox/sandbox.runner.ts";
 import { action, fail, printJson } from "./cli.common.ts";
 
 /**
  * `weir sandbox-selftest` (hidden): proves the QuickJS sandbox loads in its worker thread, calls
- * back into the host and enforces its CPU limit inside this very executable. The binary smoke
- * test relies on it; operators may use it too.
+ * back into the host, enforces its CPU limit and reuses a frozen realm without carrying state
+ * over, inside this very executable. The binary smoke test relies on it; operators may use it too.
  */
 export function registerSandboxSelftest(program: Command): void {
   program
@@ -35,13 +35,43 @@ async function selftest(flags: { json?: boolean }): Promise<void> {
     const result = run.ok ? run.output : null;
     const timeoutKind = loop.ok ? null : loop.error.kind;
     const inWorker = sandbox.stats().runsInWorkers === 2;
+    const realmReused = await reusedRealmIsClean(sandbox);
     const ok =
-      JSON.stringify(result) === '{"sum":3,"doubled":6}' && timeoutKind === "timeout" && inWorker;
+      JSON.stringify(result) === '{"sum":3,"doubled":6}' &&
+      timeoutKind === "timeout" &&
+      inWorker &&
+      realmReused;
     if (flags.json) {
-      printJson({ ok, result, timeout_kind: timeoutKind, in_worker: inWorker, logs: run.logs });
+      printJson({
+        ok,
+        result,
+        timeout_kind: timeoutKind,
+        in_worker: inWorker,
+        realm_reused: realmReused,
+        logs: run.logs,
+      });
     } else console.log(ok ? "sandbox ok" : "sandbox FAILED");
     if (!ok) fail("sandbox self-test failed");
   } finally {
     sandbox.close();
   }
+}
+
+/** Two runs of one reusable script: the second reuses the realm and sees nothing of the first. */
+async function reusedRealmIsClean(sandbox: Sandbox): Promise<boolean> {
+  const request = {
+    code: `let runs = 0;
+      function check() {
+        runs += 1;
+        const seen = runs + "/" + typeof leaked + "/" + Object.isFrozen(Array.prototype);
+        try { globalThis.leaked = 1; } catch {}
+        return seen;
+      }`,
+    entry: "check",
+    reuseKey: "selftest",
+  };
+  const first = await sandbox.runScript(request);
+  const second = await sandbox.runScript(request);
+  const clean = [first, second].every((r) => r.ok && r.output === "1/undefined/true");
+  return clean && sandbox.stats().reusedRuns === 1;
 }

@@ -10,6 +10,13 @@ import {
 } from "./db.due-rows.ts";
 import type { DbHandle, UnitOfWork } from "./db.tx.ts";
 
+/**
+ * Claims and lease extensions do not wait for the disk: a lease lost in a power cut only means
+ * the row is claimed again after the restart, which at-least-once allows (a crash of the process
+ * alone loses nothing). Every claim was an fsync that held the event loop (~5 ms on our disks).
+ */
+const LEASE_WRITE = { durable: false } as const;
+
 /** A worker's hold on one claimed row. */
 export interface Lease {
   readonly id: RowId;
@@ -56,6 +63,11 @@ export interface DueQueue {
   start(): void;
   /** Something was committed: claim at the end of this turn instead of at the next poll. */
   notify(): void;
+  /**
+   * A finished row's outcome was committed with a new due time (a retry, a wait for a breaker):
+   * its key is looked at again and the wake-up moved, without a claim over every key.
+   */
+  rearm(key: unknown): void;
   /** Stops claiming and extending; resolves once the running rows have settled. */
   stop(): Promise<void>;
   /** Rows running now. */
@@ -89,6 +101,15 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   const perKeyRunning = new Map<unknown, number>();
   let started = false;
   let pumpQueued = false;
+  /**
+   * False once a claim found nothing more it could take: every due row was leased or belonged to
+   * a key at its limit. Until something new may be due (notify, the poll, a due time), a freed
+   * slot is refilled from its own key alone: the full claim would read every due row of the
+   * keys at their limit each time (a backlog of one destination made each claim O(backlog)).
+   */
+  let fullClaimNeeded = true;
+  /** Keys whose rows finished since the last pump: they may take more. */
+  const freedKeys = new Set<unknown>();
   let wakeAt: number | null = null;
 
   const saturatedKeys = () => [...perKeyRunning].filter(([, n]) => n >= perKey).map(([k]) => k);
@@ -111,37 +132,63 @@ export function createDueQueue<Row extends DueRow = DueRow>(
           if (left > 0) perKeyRunning.set(key, left);
           else perKeyRunning.delete(key);
         }
-        notify();
+        if (key !== null) freedKeys.add(key);
+        schedulePump();
       });
     running.set(id, { lease, key, done });
+  };
+
+  /**
+   * Takes the claimed rows within their key's limit and gives the others back (in the claim's
+   * transaction); returns the rows to run.
+   */
+  const accept = (claimed: DueRow[], until: number): DueRow[] => {
+    // RETURNING has no order: due order (then id) is the fairness within a key.
+    claimed.sort((a, b) => compare(a[dueName], b[dueName]) || compare(a[idName], b[idName]));
+    const taken = new Map<unknown, number>();
+    const accepted: DueRow[] = [];
+    for (const row of claimed) {
+      const key = keyOf(row);
+      const load = key === null ? 0 : (perKeyRunning.get(key) ?? 0) + (taken.get(key) ?? 0);
+      if (key !== null && load >= perKey) {
+        rows.release(row[idName] as RowId, until); // over its key's limit: back for later
+        continue;
+      }
+      accepted.push(row);
+      if (key !== null) taken.set(key, (taken.get(key) ?? 0) + 1);
+    }
+    return accepted;
   };
 
   /** Claims up to `free` rows and runs those within their key's limit; true when no more are due. */
   const claimRound = (free: number): boolean => {
     const now = clock.now();
     const until = now + leaseMs;
-    // The claim and the give-back of rows over their key's limit are one transaction (one fsync).
+    // The claim and the give-back of rows over their key's limit are one transaction.
     const { count, accepted } = options.db.tx(() => {
       const claimed = rows.claim(now, until, free, saturatedKeys());
-      // RETURNING has no order: due order (then id) is the fairness within a key.
-      claimed.sort((a, b) => compare(a[dueName], b[dueName]) || compare(a[idName], b[idName]));
-      const taken = new Map<unknown, number>();
-      const accepted: DueRow[] = [];
-      for (const row of claimed) {
-        const key = keyOf(row);
-        const load = key === null ? 0 : (perKeyRunning.get(key) ?? 0) + (taken.get(key) ?? 0);
-        if (key !== null && load >= perKey) {
-          rows.release(row[idName] as RowId, until); // over its key's limit: back for later
-          continue;
-        }
-        accepted.push(row);
-        if (key !== null) taken.set(key, (taken.get(key) ?? 0) + 1);
-      }
-      return { count: claimed.length, accepted };
-    });
+      return { count: claimed.length, accepted: accept(claimed, until) };
+    }, LEASE_WRITE);
     // Handlers start after COMMIT: they open transactions of their own.
     for (const row of accepted) launch(row, until);
     return count < free;
+  };
+
+  /** Refills the slots freed since the last pump from their own keys: one transaction. */
+  const refillFreedKeys = () => {
+    const keys = [...freedKeys];
+    freedKeys.clear();
+    const now = clock.now();
+    const until = now + leaseMs;
+    const accepted = options.db.tx(() => {
+      const all: DueRow[] = [];
+      for (const key of keys) {
+        const room = Math.min(perKey - (perKeyRunning.get(key) ?? 0), concurrency - running.size);
+        if (room > 0) all.push(...rows.claimKey(key, now, until, room));
+      }
+      return all;
+    }, LEASE_WRITE);
+    for (const row of accepted) launch(row, until);
   };
 
   const armWake = () => {
@@ -152,8 +199,26 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     if (at !== null) {
       scheduler.once(jobs.wake, at, () => {
         wakeAt = null;
+        fullClaimNeeded = true;
         pump();
       });
+    }
+  };
+
+  const fullClaim = () => {
+    // A poll that finds nothing due costs a read, not a write transaction (idle polls are most).
+    const anything = running.size < concurrency && rows.anyDue(clock.now());
+    if (!anything) fullClaimNeeded = false;
+    // Rows released for being over their key's limit make that key skipped by the next round.
+    for (
+      let free = anything ? concurrency - running.size : 0;
+      free > 0;
+      free = concurrency - running.size
+    ) {
+      if (claimRound(free)) {
+        fullClaimNeeded = false;
+        break;
+      }
     }
   };
 
@@ -161,15 +226,11 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     pumpQueued = false;
     if (!started) return;
     try {
-      // A poll that finds nothing due costs a read, not a write transaction (idle polls are most).
-      const anything = running.size < concurrency && rows.anyDue(clock.now());
-      // Rows released for being over their key's limit make that key skipped by the next round.
-      for (
-        let free = anything ? concurrency - running.size : 0;
-        free > 0;
-        free = concurrency - running.size
-      ) {
-        if (claimRound(free)) break;
+      if (fullClaimNeeded) {
+        freedKeys.clear();
+        fullClaim();
+      } else if (freedKeys.size > 0 && running.size < concurrency) {
+        refillFreedKeys();
       }
       armWake();
     } catch (error) {
@@ -177,17 +238,24 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     }
   };
 
-  function notify(): void {
+  function schedulePump(): void {
     if (!started || pumpQueued) return;
     pumpQueued = true;
     setImmediate(pump);
   }
 
+  /** Something new may be due: the next pump claims over every key. */
+  function notify(): void {
+    fullClaimNeeded = true;
+    schedulePump();
+  }
+
   const extendLeases = () => {
     if (running.size === 0) return;
     // One transaction for every extension: one fsync however many rows run.
-    const lost = options.db.tx(() =>
-      [...running.values()].filter(({ lease }) => lease.held && !lease.extend()),
+    const lost = options.db.tx(
+      () => [...running.values()].filter(({ lease }) => lease.held && !lease.extend()),
+      LEASE_WRITE,
     );
     for (const { lease } of lost)
       log.warn("lease lost; another worker owns the row", { id: lease.id });
@@ -197,11 +265,19 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     start() {
       if (started) return;
       started = true;
-      scheduler.interval(jobs.poll, options.pollSeconds ?? 5, pump);
+      fullClaimNeeded = true;
+      scheduler.interval(jobs.poll, options.pollSeconds ?? 5, () => {
+        fullClaimNeeded = true;
+        pump();
+      });
       scheduler.interval(jobs.leases, leaseMs / 3000, extendLeases);
       pump();
     },
     notify,
+    rearm(key) {
+      if (keyName !== null) freedKeys.add(key);
+      schedulePump();
+    },
     async stop() {
       started = false;
       for (const name of Object.values(jobs)) scheduler.remove(name);

@@ -65,12 +65,30 @@ export function claimSql(spec: DueTable, excludingKeys: boolean): string {
 RETURNING *`;
 }
 
+/**
+ * The claim of one key's rows: the same statement restricted to `key = ?`, so with an index on
+ * (key, due) it reads only that key's due rows, however many other keys' rows are waiting.
+ */
+export function claimKeySql(spec: DueTable): string {
+  const c = dueColumns(spec);
+  if (!c.key) throw new Error("due-queue: a claim by key needs the table's key column");
+  const where = spec.where ? `\n     AND (${spec.where})` : "";
+  return `UPDATE ${c.table} SET ${c.lease} = ?
+ WHERE ${c.id} IN (SELECT ${c.id} FROM ${c.table}
+   WHERE ${c.key} = ? AND ${c.due} <= ? AND (${c.lease} IS NULL OR ${c.lease} <= ?)${where}
+   ORDER BY ${c.due}, ${c.id} LIMIT ?)
+RETURNING *`;
+}
+
 /** The SQL of one due table: claim, extend and release leases, find the next due time. */
 export function createDueRows(db: DbHandle, spec: DueTable) {
   const c = dueColumns(spec);
   const claimAll = db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, false));
   const claimExcluding = c.key
     ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, true))
+    : null;
+  const claimOfKey = c.key
+    ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimKeySql(spec))
     : null;
   const where = spec.where ? ` AND (${spec.where})` : "";
   const nextDue = db.sqlite.prepare<{ at: number | null }, [number]>(
@@ -92,6 +110,11 @@ export function createDueRows(db: DbHandle, spec: DueTable) {
         return claimExcluding.all(until, now, now, JSON.stringify(skipKeys), limit);
       }
       return claimAll.all(until, now, now, limit);
+    },
+    /** Leases up to `limit` due rows of one key until `until`. */
+    claimKey(key: unknown, now: number, until: number, limit: number): DueRow[] {
+      if (!claimOfKey) return [];
+      return claimOfKey.all(until, key as SQLQueryBindings, now, now, limit);
     },
     /** Whether any row is claimable at `now` (a read: no write lock when nothing is due). */
     anyDue(now: number): boolean {

@@ -26,7 +26,13 @@ import m0010_capture_refusals from "../../migrations/0010_capture_refusals.sql" 
 import m0011_issues from "../../migrations/0011_issues.sql" with { type: "text" };
 import m0012_event_bridges from "../../migrations/0012_event_bridges.sql" with { type: "text" };
 import m0013_alert_rules from "../../migrations/0013_alert_rules.sql" with { type: "text" };
-import m0014_endpoint_counters_and_drain_marks from "../../migrations/0014_endpoint_counters_and_drain_marks.sql" with {
+import m0014_delivery_claim_indexes from "../../migrations/0014_delivery_claim_indexes.sql" with {
+  type: "text",
+};
+import m0015_forwards_into_the_outbox from "../../migrations/0015_forwards_into_the_outbox.sql" with {
+  type: "text",
+};
+import m0016_search_index_after_commit from "../../migrations/0016_search_index_after_commit.sql" with {
   type: "text",
 };
 import type { Migration } from "./db.migrate.ts";
@@ -49,5 +55,7 @@ export const MIGRATIONS: Migration[] = [
   { name: "0011_issues", sql: m0011_issues },
   { name: "0012_event_bridges", sql: m0012_event_bridges },
   { name: "0013_alert_rules", sql: m0013_alert_rules },
-  { name: "0014_endpoint_counters_and_drain_marks", sql: m0014_endpoint_counters_and_drain_marks },
+  { name: "0014_delivery_claim_indexes", sql: m0014_delivery_claim_indexes },
+  { name: "0015_forwards_into_the_outbox", sql: m0015_forwards_into_the_outbox },
+  { name: "0016_search_index_after_commit", sql: m0016_search_index_after_commit },
 ];

@@ -105,3 +105,21 @@ describe("tx(fn): one unit of work across rooms", () => {
     expect(() => kept.savepoint(() => {})).toThrow(/expired/);
   });
 });
+
+test("a transaction that need not be durable commits at synchronous=NORMAL, then FULL is back", () => {
+  const db = openDatabase(tempDir(), "full");
+  const level = () => db.sqlite.query("PRAGMA synchronous").get();
+  const inside: unknown[] = [];
+  db.tx(() => inside.push(level()), { durable: false });
+  db.tx(() => inside.push(level()));
+  expect(inside).toEqual([{ synchronous: 1 }, { synchronous: 2 }]);
+  expect(level()).toEqual({ synchronous: 2 });
+  db.close();
+});
+
+test("with normal durability a relaxed transaction leaves the level alone", () => {
+  const db = openDatabase(tempDir(), "normal");
+  db.tx(() => {}, { durable: false });
+  expect(db.sqlite.query("PRAGMA synchronous").get()).toEqual({ synchronous: 1 });
+  db.close();
+});

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { drizzle } from "drizzle-orm/bun-sqlite";
 
 /**
@@ -30,7 +30,17 @@ export interface UnitOfWork {
    * the same connection in the middle of the transaction, so a returned Promise is refused.
    * Calling `tx` inside `fn` is refused too: say `savepoint` when a nested unit is meant.
    */
-  tx<T>(fn: (tx: TxHandle) => T): T;
+  tx<T>(fn: (tx: TxHandle) => T, options?: TxOptions): T;
+}
+
+export interface TxOptions {
+  /**
+   * false: the COMMIT does not wait for the disk (synchronous=NORMAL for this transaction alone).
+   * Only for writes whose loss in a power cut is harmless, such as a due-queue lease (the row is
+   * claimed again, as after a crash). A process crash loses nothing either way, and the next
+   * durable commit makes these writes durable too (it syncs the whole log).
+   */
+  durable?: boolean;
 }
 
 /** A unit of work over one bun:sqlite connection. */
@@ -39,18 +49,35 @@ export function createUnitOfWork(handle: DbHandle): UnitOfWork {
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
+  // 2 = FULL: the only level where a relaxed commit has anything to relax.
+  const full =
+    sqlite.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous === 2;
+  // Run as text each time: SQLite applies this pragma while compiling it, not when a prepared
+  // statement is run again.
+  const relax = () => sqlite.run("PRAGMA synchronous = NORMAL");
+  const restore = () => sqlite.run("PRAGMA synchronous = FULL");
   let depth = 0;
+  // Prepared once per nesting level: a savepoint per delivery attempt is on a hot path.
+  const levels: { open: Statement; release: Statement; undo: Statement }[] = [];
+  const level = (n: number) => {
+    levels[n] ??= {
+      open: sqlite.prepare(`SAVEPOINT weir_sp_${n}`),
+      release: sqlite.prepare(`RELEASE weir_sp_${n}`),
+      undo: sqlite.prepare(`ROLLBACK TO weir_sp_${n}`),
+    };
+    return levels[n];
+  };
   const savepoint = <T>(fn: (tx: TxHandle) => T): T => {
     if (!sqlite.inTransaction) throw new Error("savepoint() outside tx(): the handle has expired");
-    const name = `weir_sp_${++depth}`;
-    sqlite.run(`SAVEPOINT ${name}`);
+    const sp = level(++depth);
+    sp.open.run();
     try {
       const result = refusePromise(fn(txHandle));
-      sqlite.run(`RELEASE ${name}`);
+      sp.release.run();
       return result;
     } catch (error) {
-      sqlite.run(`ROLLBACK TO ${name}`);
-      sqlite.run(`RELEASE ${name}`);
+      sp.undo.run();
+      sp.release.run();
       throw error;
     } finally {
       depth -= 1;
@@ -58,10 +85,12 @@ export function createUnitOfWork(handle: DbHandle): UnitOfWork {
   };
   const txHandle: TxHandle = { sqlite, orm: handle.orm, savepoint };
   return {
-    tx(fn) {
+    tx(fn, options) {
       if (sqlite.inTransaction) {
         throw new Error("tx() inside an open transaction: use the handle's savepoint()");
       }
+      const relaxed = full && options?.durable === false;
+      if (relaxed) relax();
       begin.run();
       try {
         const result = refusePromise(fn(txHandle));
@@ -70,6 +99,8 @@ export function createUnitOfWork(handle: DbHandle): UnitOfWork {
       } catch (error) {
         if (sqlite.inTransaction) rollback.run();
         throw error;
+      } finally {
+        if (relaxed) restore();
       }
     },
   };

@@ -55,6 +55,7 @@ export function createOutboxPorts(
     listAttempts: (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
     requeue: (_tx, kind, subjectId, options) =>
       repo.requeue(kind, subjectId, options?.includeEnded ?? false, deps.clock.now()),
+    forgetSubjects: (_tx, kind, subjectIds) => repo.forgetSubjects(kind, subjectIds),
   };
 }
 

@@ -174,4 +174,10 @@ export interface DeliveryPorts {
     subjectId: string,
     options?: { includeEnded?: boolean },
   ): number;
+  /**
+   * Deletes every delivery of these subjects of a kind, with their attempts, in the caller's
+   * transaction: the owner's retention removed the subjects (an event, a captured request), and
+   * their deliveries go with them (decisions §11). Returns how many deliveries went.
+   */
+  forgetSubjects(tx: TxHandle, kind: DeliveryKind, subjectIds: readonly string[]): number;
 }

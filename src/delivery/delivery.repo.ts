@@ -97,6 +97,14 @@ export function createDeliveryRepo(db: DbHandle) {
      ON CONFLICT (destination_key) DO UPDATE SET phase = excluded.phase, state = excluded.state,
        updated_at = excluded.updated_at`,
   );
+  /**
+   * Breaker states as last written: every attempt reads its destination's breaker, and one server
+   * owns its data dir (a lock file), so the table is only read on a miss (after a restart).
+   */
+  const breakers = new Map<string, BreakerState>();
+  const bySubject = q<DeliveryRow, [string, string]>(
+    "SELECT * FROM deliveries WHERE kind = ? AND subject_id = ? ORDER BY created_at, id",
+  );
   const requeueFailed = q(
     `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, locked_until = NULL,
        attempts_before_requeue = attempts, updated_at = ?
@@ -157,6 +165,8 @@ export function createDeliveryRepo(db: DbHandle) {
       attemptsOf.all(deliveryId, limit).map(toAttempt),
     listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRow[] {
       if (subjectIds.length === 0) return [];
+      // One subject is the common case (every attempt's owner asks for its siblings): prepared.
+      if (subjectIds.length === 1) return bySubject.all(kind, subjectIds[0] as string);
       return db.sqlite
         .query<DeliveryRow, [string, string]>(
           `SELECT * FROM deliveries WHERE kind = ? AND subject_id IN (SELECT value FROM json_each(?))
@@ -165,16 +175,18 @@ export function createDeliveryRepo(db: DbHandle) {
         .all(kind, JSON.stringify(subjectIds));
     },
     breaker(key: string): BreakerState {
+      const known = breakers.get(key);
+      if (known) return known;
       const row = breakerOf.get(key);
-      return row ? (JSON.parse(row.state) as BreakerState) : closedBreaker();
+      const state = row ? (JSON.parse(row.state) as BreakerState) : closedBreaker();
+      breakers.set(key, state);
+      return state;
     },
     saveBreaker(key: string, state: BreakerState, now: number): void {
       saveBreaker.run(key, state.phase, JSON.stringify(state), isoAt(now));
+      breakers.set(key, state);
     },
-    /**
-     * Removes the deliveries of some subjects of a kind (their attempts go with them): e.g. the
-     * forwards and replays of requests being deleted. Walks the (kind, subject_id) index.
-     */
+    /** Removes the deliveries of some subjects of a kind; their attempts go by cascade. */
     forgetSubjects(kind: DeliveryKind, subjectIds: readonly string[]): number {
       if (subjectIds.length === 0) return 0;
       return db.sqlite.run(
@@ -182,9 +194,11 @@ export function createDeliveryRepo(db: DbHandle) {
         [kind, JSON.stringify(subjectIds)],
       ).changes;
     },
-    /** Forgets a destination's circuit breaker. */
-    forgetBreaker(key: string): void {
+    /** Removes a destination's deliveries (their attempts go with them) and its breaker. */
+    forgetDestination(key: string): void {
+      db.sqlite.run("DELETE FROM deliveries WHERE destination_key = ?", [key]);
       db.sqlite.run("DELETE FROM delivery_breakers WHERE destination_key = ?", [key]);
+      breakers.delete(key);
     },
     /** Queue figures for /metrics: queued (not ended), due now, and breakers by phase. */
     stats(now: number) {

@@ -18,11 +18,6 @@ export type DeliveryRoomDeps = OutboxDeps;
 export interface DeliveryRoomPorts extends DeliveryPorts {
   /** Writes the forward deliveries of stored captures in the capture batch's transaction. */
   enqueueForwards(tx: TxHandle, captures: readonly ForwardCause[]): number;
-  /**
-   * Removes the forward deliveries (forwards and replays, with their attempts) of captured
-   * requests being deleted, in the caller's transaction: what hangs off a request goes with it.
-   */
-  forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
   /** The outbox's /metrics lines (Prometheus text). */
   metricLines(): string[];
 }
@@ -42,20 +37,15 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
     jobs: [],
     subscriptions: [
       subscription("server.started", () => worker.queue.start()),
-      // The endpoint is gone: its breaker goes now. Its forward deliveries go with its requests,
-      // batch by batch, as capture drains them (forgetForwards); one statement here would hold
-      // every capture up. Until then none is sent: the forward kind finds no endpoint.
+      // The endpoint's requests went with it: its forwards have nothing left to send or show.
       subscription("endpoint.deleted", ({ endpointId }) =>
-        deps.db.tx(() => repo.forgetBreaker(forwardKey(endpointId))),
+        deps.db.tx(() => repo.forgetDestination(forwardKey(endpointId))),
       ),
     ],
     stop: () => worker.stop(),
     ports: {
       ...ports,
       metricLines: () => renderDeliveryMetrics(repo.stats(deps.clock.now()), worker.outcomes()),
-      forgetForwards(_tx, requestIds) {
-        repo.forgetSubjects("forward", requestIds);
-      },
       enqueueForwards(tx, captures) {
         const items = forwardDeliveries(captures);
         if (items.length > 0) ports.enqueue(tx, items);

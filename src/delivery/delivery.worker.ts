@@ -5,7 +5,7 @@ import type { AppDeps } from "../deps.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import { isoAt } from "../shared/clock.ts";
-import { admit, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
+import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
   type AttemptResult,
@@ -72,7 +72,14 @@ export function createDeliveryWorker(
   const policy = { baseMs: deps.config.retry_base_ms, capMs: deps.config.retry_cap_ms };
   const openMs = deps.config.breaker_open_ms;
 
-  const writeRecording = (item: Recording, tx: TxHandle): DeliveryRecord | null => {
+  /** Breaker states an attempt batch moved, written once per destination at the batch's end. */
+  type BreakerMoves = Map<string, BreakerState>;
+
+  const writeRecording = (
+    item: Recording,
+    tx: TxHandle,
+    moved: BreakerMoves,
+  ): DeliveryRecord | null => {
     const now = deps.clock.now();
     const { row, next } = item;
     const stored = repo.finish({
@@ -91,8 +98,9 @@ export function createDeliveryWorker(
     if (!stored && !repo.find(row.id)) return null; // deleted meanwhile (retention): nothing to record
     if (item.attempt) repo.insertAttempt(item.attempt);
     if (item.breakerSuccess !== null) {
-      const state = repo.breaker(row.destination_key);
-      repo.saveBreaker(row.destination_key, record(state, item.breakerSuccess, now, openMs), now);
+      const key = row.destination_key;
+      const state = moved.get(key) ?? repo.breaker(key);
+      moved.set(key, record(state, item.breakerSuccess, now, openMs));
     }
     if (!stored) {
       log.warn("lease lost before the attempt was recorded; the new owner decides", { id: row.id });
@@ -131,8 +139,17 @@ export function createDeliveryWorker(
 
   const recorder = createGroupCommit<Recording, DeliveryRecord | null>({
     tx: deps.db.tx,
-    commit: (batch, tx) => batch.map((item) => writeRecording(item, tx)),
+    commit(batch, tx) {
+      const moved: BreakerMoves = new Map();
+      const results = batch.map((item) => writeRecording(item, tx, moved));
+      const now = deps.clock.now();
+      for (const [key, state] of moved) repo.saveBreaker(key, state, now);
+      return results;
+    },
     onCommitted(batch, results) {
+      for (const item of batch) {
+        if (item.next.next_attempt_at !== null) queue.rearm(item.row.destination_key);
+      }
       for (let i = 0; i < batch.length; i++) {
         const delivery = results[i];
         const attempt = batch[i]?.attempt;

@@ -4,6 +4,7 @@ import type { Logger } from "../shared/logger.ts";
 import { createAccessLog } from "./http.access-log.ts";
 import { createAllowedMethods } from "./http.allowed-methods.ts";
 import { limitRequestBody } from "./http.body-limit.ts";
+import { bunRoutes, type DirectRoutes } from "./http.direct-routes.ts";
 import { renderError } from "./http.errors.ts";
 import type { Metrics } from "./http.metrics.ts";
 import { createRequestTracker } from "./http.request-context.ts";
@@ -16,6 +17,11 @@ export interface HttpBaseDeps {
   maxJsonBytes?: number;
   /** Paths that read and bound their raw bodies themselves (captures, ingest). */
   rawBodyPrefixes?: readonly string[];
+  /**
+   * Routes Bun.serve answers itself, ahead of the Elysia app (captures): same request id,
+   * metrics and error renderer, no framework hooks (see http.direct-routes.ts).
+   */
+  directRoutes?: DirectRoutes;
 }
 
 const DEFAULT_MAX_JSON_BYTES = 1_048_576;
@@ -48,7 +54,11 @@ export function createHttpBase(deps: HttpBaseDeps) {
     deps.metrics.observe(request.method, route || "unmatched", code, ms / 1000);
     accessLog(request, route, code, ms, meta.id, context);
   };
-  const base = new Elysia({ name: "weir-http-base" });
+  const base = new Elysia({
+    name: "weir-http-base",
+    // Elysia merges these over its own Bun routes for the same patterns, method by method.
+    serve: deps.directRoutes ? { routes: bunRoutes(deps.directRoutes, deps) } : undefined,
+  });
   const allowedMethods = createAllowedMethods(() => base.routes);
   return base
     .onRequest(({ request, set }) => {

@@ -86,7 +86,8 @@ export function observeAttempt(
       errorMessage: attempt.errorMessage ?? "",
       occurredAt: attempt.createdAt,
     },
-    ISSUE_SAMPLE_LIMIT,
+    // Trimmed every ISSUE_SAMPLE_LIMIT occurrences: between 5 and 9 rows kept, 5 shown.
+    change.issue.occurrenceCount % ISSUE_SAMPLE_LIMIT === 0 ? ISSUE_SAMPLE_LIMIT : null,
   );
   tellListeners(tx, { ...change, context: contextOf(destination) }, deps);
 }

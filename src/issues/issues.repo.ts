@@ -161,9 +161,14 @@ export function createIssuesRepo(db: DbHandle) {
   const samplesOf = sqlite.prepare<SampleRow, [string, number]>(
     "SELECT * FROM issue_samples WHERE issue_id = ? ORDER BY occurred_at DESC, id DESC LIMIT ?",
   );
-  const closedBefore = sqlite.prepare<{ id: string }, [string, string, number]>(
-    `SELECT id FROM issues WHERE organization_id = ? AND status = 'closed' AND resolved_at < ?
-     LIMIT ?`,
+  const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
+    `SELECT o.id, o.plan FROM organizations o
+      WHERE EXISTS (SELECT 1 FROM issues i WHERE i.organization_id = o.id AND i.status = 'closed')`,
+  );
+  const deleteClosed = sqlite.prepare<never, [string, string, number]>(
+    `DELETE FROM issues WHERE id IN (
+       SELECT id FROM issues
+        WHERE status = 'closed' AND resolved_at < ?2 AND organization_id = ?1 LIMIT ?3)`,
   );
   return {
     /** The open or work_in_progress issue of a pattern (at most one: a unique index says so). */
@@ -239,8 +244,11 @@ export function createIssuesRepo(db: DbHandle) {
     listUnclosedOpenedBefore(openedBefore: string, limit: number): IssueRecord[] {
       return unclosedBefore.all(openedBefore, limit).map(toIssue);
     },
-    /** Keeps a failed attempt with its issue, and only the latest `keep` of them. */
-    addSample(s: IssueSample, keep: number): void {
+    /**
+     * Keeps a failed attempt with its issue; with `trimTo`, deletes all but the latest `trimTo`
+     * (the caller trims every few samples, not on each: the trim costs more than the insert).
+     */
+    addSample(s: IssueSample, trimTo: number | null): void {
       insertSample.run(
         s.attemptId,
         s.issueId,
@@ -254,18 +262,18 @@ export function createIssuesRepo(db: DbHandle) {
         s.errorMessage,
         s.occurredAt,
       );
-      trimSamples.run(s.issueId, keep);
+      if (trimTo !== null) trimSamples.run(s.issueId, trimTo);
     },
     samples(issueId: string, limit: number): IssueSample[] {
       return samplesOf.all(issueId, limit).map(toSample);
     },
+    /** Organizations that have closed issues, with their plan (for the retention sweep). */
+    tenantsWithClosedIssues(): { id: string; plan: string }[] {
+      return tenants.all().map((row) => ({ id: row.id, plan: row.plan ?? "free" }));
+    },
     /** Deletes up to `limit` closed issues of an organization resolved before `before`. */
     deleteClosedBefore(organizationId: string, before: string, limit: number): number {
-      const ids = closedBefore.all(organizationId, before, limit).map((r) => r.id);
-      if (ids.length === 0) return 0;
-      return sqlite
-        .prepare(`DELETE FROM issues WHERE id IN (${ids.map(() => "?").join(",")})`)
-        .run(...ids).changes;
+      return deleteClosed.run(organizationId, before, limit).changes;
     },
   };
 }

@@ -11,8 +11,13 @@ import {
 } from "./issues.grouping.ts";
 import type { IssuesPorts } from "./issues.ports.ts";
 import { createIssuesRepo } from "./issues.repo.ts";
+import { sweepClosedIssues } from "./issues.retention.ts";
 import { issuesRoutes } from "./issues.routes.ts";
 import type { IssuesDeps } from "./issues.service.ts";
+
+/** The closed-issues sweep: hourly like the other retention sweeps, and once at start. */
+export const ISSUES_RETENTION_JOB = "issues.closed-retention";
+const RETENTION_PATTERN = "0 * * * *";
 
 export type IssuesRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "logger" | "config">;
 
@@ -53,7 +58,20 @@ export function createIssuesRoom(deps: IssuesRoomDeps, ports: IssuesRoomPorts): 
   });
   return {
     routes: issuesRoutes({ guard: ports.guard, issues }),
-    jobs: [],
+    jobs: [
+      {
+        name: ISSUES_RETENTION_JOB,
+        pattern: RETENTION_PATTERN,
+        runNow: true,
+        run: () =>
+          sweepClosedIssues({
+            repo,
+            clock: deps.clock,
+            plans: deps.config.plans,
+            yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+          }),
+      },
+    ],
     subscriptions: [],
     stop: () => {},
     ports: {

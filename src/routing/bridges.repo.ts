@@ -173,10 +173,13 @@ export function createBridgesRepo(db: DbHandle) {
        previous_secret_until = ?, updated_at = ? WHERE id = ?`,
   );
   const describeById = sqlite.prepare<DescriptionRow, [string]>(
-    `SELECT d.id, d.organization_id, d.bridge_id, b.name AS bridge_name, s.name AS source_name,
-       d.name, d.type, d.priority
-     FROM destinations d JOIN bridges b ON b.id = d.bridge_id JOIN sources s ON s.id = b.source_id
-     WHERE d.id = ?`,
+    // Scalar subqueries, not a JOIN: measured ~10x cheaper per call through bun:sqlite, and this
+    // runs for every failed delivery attempt (scripts/bench/issues.ts).
+    `SELECT d.id, d.organization_id, d.bridge_id, d.name, d.type, d.priority,
+       (SELECT b.name FROM bridges b WHERE b.id = d.bridge_id) AS bridge_name,
+       (SELECT s.name FROM bridges b JOIN sources s ON s.id = b.source_id
+         WHERE b.id = d.bridge_id) AS source_name
+     FROM destinations d WHERE d.id = ?`,
   );
   const removeDestination = sqlite.prepare(
     "DELETE FROM destinations WHERE id = ? AND bridge_id = ?",

@@ -75,9 +75,10 @@ export function createEventsRepo(db: DbHandle) {
       WHERE EXISTS (SELECT 1 FROM events e WHERE e.organization_id = o.id)`,
   );
   // The (organization_id, created_at) index finds the oldest rows without a scan.
-  const deleteOld = sqlite.prepare<never, [string, string, number]>(
+  const deleteOld = sqlite.prepare<{ id: string }, [string, string, number]>(
     `DELETE FROM events WHERE id IN (
-       SELECT id FROM events WHERE organization_id = ?1 AND created_at < ?2 LIMIT ?3)`,
+       SELECT id FROM events WHERE organization_id = ?1 AND created_at < ?2 LIMIT ?3)
+     RETURNING id`,
   );
 
   const where = (organizationId: string, q: EventQuery) => {
@@ -165,9 +166,12 @@ export function createEventsRepo(db: DbHandle) {
     tenantsWithEvents(): { id: string; plan: string }[] {
       return tenants.all().map((row) => ({ id: row.id, plan: row.plan ?? "free" }));
     },
-    /** Deletes up to `limit` of the organization's events created before `beforeIso`. */
-    deleteBefore(organizationId: string, beforeIso: string, limit: number): number {
-      return deleteOld.run(organizationId, beforeIso, limit).changes;
+    /**
+     * Deletes up to `limit` of the organization's events created before `beforeIso`; returns
+     * their ids (their deliveries go next, in the same transaction).
+     */
+    deleteBefore(organizationId: string, beforeIso: string, limit: number): string[] {
+      return deleteOld.all(organizationId, beforeIso, limit).map((row) => row.id);
     },
   };
 }

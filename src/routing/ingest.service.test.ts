@@ -65,6 +65,11 @@ function memoryOutbox() {
       for (const r of failed) r.status = "pending";
       return failed.length;
     },
+    forgetSubjects(_tx, kind, subjectIds) {
+      const gone = rows.filter((r) => r.kind === kind && subjectIds.includes(r.subjectId));
+      for (const r of gone) rows.splice(rows.indexOf(r), 1);
+      return gone.length;
+    },
   };
   return { ports, rows, kinds, wakes: () => wakes };
 }
@@ -260,6 +265,8 @@ describe("retention", () => {
     clock.advance(2 * 24 * 3600 * 1000);
     const deleted = await sweepEvents({
       events: createEventsRepo(db),
+      tx: (fn) => db.tx(fn),
+      forgetDeliveries: (tx, ids) => outbox.ports.forgetSubjects(tx, "event", ids),
       clock,
       plans: DEFAULT_PLANS,
       yieldTurn: async () => {},

@@ -161,6 +161,8 @@ export function createRoutingRoom(
         run: () =>
           sweepEvents({
             events: parts.events.events,
+            tx: (fn) => deps.db.tx(fn),
+            forgetDeliveries: (tx, ids) => ports.delivery?.forgetSubjects(tx, "event", ids),
             clock: deps.clock,
             plans: deps.config.plans,
             yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),

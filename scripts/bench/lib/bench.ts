@@ -69,6 +69,8 @@ async function measureOnce(
     repoRoot: config.repoRoot,
   };
   const spec = specFn(ctx);
+  // A subject with a load of its own (one baseline, several kinds of load on one server).
+  const runLoad = entry.scenario?.run ?? group.runLoad;
   const server = await launchServer(spec, {
     port: ctx.port,
     prefix: config.pinning.serverPrefix,
@@ -79,9 +81,8 @@ async function measureOnce(
     const target = { role: entry.role, origin: server.origin, port: server.port, pid: server.pid };
     const options = { connections: config.connections, loadPrefix: config.pinning.loadPrefix, dir };
     // Warm-up lets the JIT and caches settle; its figures are thrown away.
-    if (config.warmupSec > 0)
-      await group.runLoad(target, { ...options, durationSec: config.warmupSec });
-    const measurement = await group.runLoad(target, {
+    if (config.warmupSec > 0) await runLoad(target, { ...options, durationSec: config.warmupSec });
+    const measurement = await runLoad(target, {
       ...options,
       durationSec: config.durationSec,
     });

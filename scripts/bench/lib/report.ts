@@ -64,7 +64,11 @@ function targetsText(entries: readonly EntrySummary[]): string {
     e.targets.map((t) => [
       `  ${e.name}`,
       t.label,
-      t.label.startsWith("p99") ? formatMs(t.actual) : formatRatio(t.actual),
+      t.label.startsWith("p99")
+        ? formatMs(t.actual)
+        : t.label.startsWith("rate")
+          ? `${formatRate(t.actual)} ${e.unit}`
+          : formatRatio(t.actual),
       t.pass ? "PASS" : `MISS${t.note ? ` (${t.note})` : ""}`,
     ]),
   );

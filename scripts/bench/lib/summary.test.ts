@@ -54,7 +54,7 @@ describe("summarizeEntry", () => {
 
   test("PASS and MISS per target", () => {
     const s = summarizeEntry(
-      entry("s", [50], scenario({ minRatio: 0.4, maxRatio: 0.45, maxP99Ms: 0.01 })),
+      entry("s", [50], scenario({ minRatio: 0.4, maxRatio: 0.45, minRate: 60, maxP99Ms: 0.01 })),
       baseline,
       "",
       "",
@@ -62,6 +62,7 @@ describe("summarizeEntry", () => {
     expect(s.targets.map((t) => [t.label, t.pass])).toEqual([
       ["ratio >= 0.40", true],
       ["ratio <= 0.45", false],
+      ["rate >= 60", false],
       ["p99 <= 0.01 ms", false],
     ]);
   });

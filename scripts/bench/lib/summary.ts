@@ -80,6 +80,8 @@ function checkTargets(
       summary.ratio,
       summary.ratio <= targets.maxRatio,
     );
+  if (targets?.minRate !== undefined)
+    add(`rate >= ${targets.minRate}`, summary.rate, summary.rate >= targets.minRate);
   if (targets?.maxP99Ms !== undefined) {
     const p99 = summary.latencyMs?.p99 ?? Number.NaN;
     add(`p99 <= ${targets.maxP99Ms} ms`, p99, p99 <= targets.maxP99Ms);

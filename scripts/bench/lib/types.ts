@@ -82,6 +82,8 @@ export interface Targets {
   minRatio?: number;
   /** ...and at most this; for sanity checks whose ratio must sit near 1.00. */
   maxRatio?: number;
+  /** Median rate must be at least this, in the scenario's unit (an absolute figure: noisy). */
+  minRate?: number;
   /** Median p99 latency must be at most this many milliseconds. */
   maxP99Ms?: number;
 }
@@ -122,7 +124,11 @@ export interface WrkScenario extends ScenarioBase {
 /** A scenario with its own load generator (e.g. WebSocket fan-out), run against both servers. */
 export interface CustomScenario extends ScenarioBase {
   run: (target: RunTarget, options: RunOptions) => Promise<Measurement>;
-  /** What `rate` counts, e.g. "deliveries/s"; shown beside the figure. */
+  /**
+   * What `rate` counts, e.g. "deliveries/s"; shown beside the figure. Scenarios sharing a
+   * `loadKey` share one baseline measurement (run with the first one's `run`); each subject is
+   * measured with its own `run`.
+   */
   unit: string;
   /** Identifies the load for grouping under a shared baseline; default: the scenario name. */
   loadKey?: string;
