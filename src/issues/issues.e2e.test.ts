@@ -279,4 +279,20 @@ describe("the API", () => {
     expect([moved.status, moved.body.data.status]).toEqual([200, "work_in_progress"]);
     expect((await callAs(server, null, "GET", path)).status).toBe(401);
   });
+
+  test("/metrics counts issues by status", async () => {
+    const route = await world.route([{ name: "metrics", url: `${sink.url}/status/500` }]);
+    await world.ingest(route, {});
+    const issue = await world.issueWith(destinationOf(route), () => true);
+    const gauge = async (status: string) => {
+      const text = await (await server.request("/metrics")).text();
+      const line = text.split("\n").find((l) => l.startsWith(`weir_issues{status="${status}"} `));
+      return Number(line?.split(" ")[1]);
+    };
+    const [open, closed] = [await gauge("open"), await gauge("closed")];
+    expect(open).toBeGreaterThanOrEqual(1);
+    await world.patch(issue.id, { status: "closed" });
+    expect([await gauge("open"), await gauge("closed")]).toEqual([open - 1, closed + 1]);
+    expect(await gauge("work_in_progress")).toBeGreaterThanOrEqual(0);
+  });
 });

@@ -170,7 +170,14 @@ export function createIssuesRepo(db: DbHandle) {
        SELECT id FROM issues
         WHERE status = 'closed' AND resolved_at < ?2 AND organization_id = ?1 LIMIT ?3)`,
   );
+  const byStatus = sqlite.prepare<{ status: IssueStatus; n: number }, []>(
+    "SELECT status, count(*) AS n FROM issues GROUP BY status",
+  );
   return {
+    /** How many issues each status has, across organizations (for /metrics). */
+    countByStatus(): { status: IssueStatus; n: number }[] {
+      return byStatus.all();
+    },
     /** The open or work_in_progress issue of a pattern (at most one: a unique index says so). */
     findUnclosed(pattern: FailurePattern): IssueRecord | null {
       const row = unclosed.get(...patternValues(pattern));

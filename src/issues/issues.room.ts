@@ -9,6 +9,7 @@ import {
   type IssueListener,
   observeAttempt,
 } from "./issues.grouping.ts";
+import { renderIssueMetrics } from "./issues.metrics.ts";
 import type { IssuesPorts } from "./issues.ports.ts";
 import { createIssuesRepo } from "./issues.repo.ts";
 import { sweepClosedIssues } from "./issues.retention.ts";
@@ -29,12 +30,21 @@ export interface IssuesRoomPorts {
   describeDestination: RoutingPorts["describeDestination"];
 }
 
+/** What the issues room lends: the contract of issues.ports.ts, and its /metrics lines. */
+export interface IssuesRoomLends extends IssuesPorts {
+  /** Issues by status in Prometheus text. */
+  metricLines(): string[];
+}
+
 /**
  * Builds the issues room (interface.md "Issue", decisions.md §8): failed event deliveries are
  * grouped into issues in the transaction that records the attempt, and `/api/v1/issues` lets
  * members read them and admins move them through their statuses.
  */
-export function createIssuesRoom(deps: IssuesRoomDeps, ports: IssuesRoomPorts): Room<IssuesPorts> {
+export function createIssuesRoom(
+  deps: IssuesRoomDeps,
+  ports: IssuesRoomPorts,
+): Room<IssuesRoomLends> {
   const repo = createIssuesRepo(deps.db);
   const listeners: IssueListener[] = [];
   const grouping: GroupingDeps = {
@@ -75,6 +85,7 @@ export function createIssuesRoom(deps: IssuesRoomDeps, ports: IssuesRoomPorts): 
     subscriptions: [],
     stop: () => {},
     ports: {
+      metricLines: () => renderIssueMetrics(repo.countByStatus()),
       onIssueChange: (listener) => void listeners.push(listener),
       listUnclosedOpenedBefore: (openedBefore, limit) =>
         repo.listUnclosedOpenedBefore(openedBefore, limit).map(withContext),
