@@ -138,8 +138,11 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
     const destinationId = bridge.destinations[0]?.id;
     if (!org || !destinationId) throw new Error("the bench bridge was not found in the database");
     const insertEvent = db.prepare(
-      `INSERT INTO events (id, organization_id, source_id, bridge_id, method, path, query_string,
-         headers, raw_headers, body, status, created_at) VALUES (?, ?, ?, ?, 'POST', '/', '', ?, ?, ?, 'pending', ?)`,
+      `INSERT INTO events (id, organization_id, source_id, method, path, query_string, headers,
+         raw_headers, body, status, created_at) VALUES (?, ?, ?, 'POST', '/', '', ?, ?, ?, 'pending', ?)`,
+    );
+    const insertEventBridge = db.prepare(
+      "INSERT INTO event_bridges (event_id, bridge_id) VALUES (?, ?)",
     );
     const insertDelivery = db.prepare(
       `INSERT INTO deliveries (id, kind, organization_id, subject_id, destination_key, webhook_id,
@@ -154,16 +157,8 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
       for (let seq = 0; seq < count; seq++) {
         const eventId = `bench-event-${process.pid}-${seq}`;
         const body = Buffer.from(bodyOf(seq));
-        insertEvent.run(
-          eventId,
-          org,
-          bridge.source_id,
-          bridge.id,
-          headers,
-          rawHeaders,
-          body,
-          stamp,
-        );
+        insertEvent.run(eventId, org, bridge.source_id, headers, rawHeaders, body, stamp);
+        insertEventBridge.run(eventId, bridge.id);
         const id = `bench-delivery-${process.pid}-${seq}`;
         const webhookId = `msg_bench${process.pid}x${seq}`;
         // Due 1 ms apart, all in the past, as rows enqueued over the last seconds would be.
