@@ -27,8 +27,10 @@ import {
   evaluate,
   exportOutput,
   openVm,
+  SCRIPT_FILE,
   settle,
   startClock,
+  unwrap,
   type Vm,
 } from "./sandbox.vm.ts";
 
@@ -129,6 +131,7 @@ export async function runIsolated(
       vm = openVm(module, job.limits, job.hostNames);
       beginRun(vm, job.limits, bridge);
       startClock(vm);
+      if (job.compileOnly) return compileOnly(vm, job.code);
       const input = copyInput(vm, job.inputJson, true);
       return exportOutput(vm, await settle(vm, evaluate(vm, job, input)));
     },
@@ -142,6 +145,12 @@ export async function runIsolated(
     reused: false,
     kept: false,
   };
+}
+
+/** Parses `code` as the global script a run would evaluate, running none of it. */
+function compileOnly(vm: Vm, code: string): null {
+  unwrap(vm, vm.context.evalCode(code, SCRIPT_FILE, { type: "global", compileOnly: true }));
+  return null;
 }
 
 /** One run in the realm of `realm`: a fresh top level, then the entry function on the input. */

@@ -56,6 +56,11 @@ export interface ScriptRequest {
    * worker keeps the realm for later runs with the same key and code.
    */
   reuseKey?: string;
+  /**
+   * Only parse `code` as a global script, running nothing of it (a save-time syntax check):
+   * output null, or a script_error with the syntax error's location. Ignores input and entry.
+   */
+  compileOnly?: boolean;
 }
 
 /** What a pool has done so far; for operators, the self-test and tests. */

@@ -258,6 +258,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       limits,
       hostNames,
       reuseKey: request.reuseKey,
+      compileOnly: request.compileOnly,
     };
     const hostFunctions = request.hostFunctions ?? {};
     return new Promise((resolve, reject) => {

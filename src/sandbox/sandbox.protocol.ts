@@ -12,6 +12,8 @@ export interface RunJob {
   hostNames: string[];
   /** Run in the worker's reusable realm of this key (ScriptRequest.reuseKey). */
   reuseKey?: string;
+  /** Parse only (ScriptRequest.compileOnly). */
+  compileOnly?: boolean;
 }
 
 /** The host's answer to one host function call. */

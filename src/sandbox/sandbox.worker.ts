@@ -58,7 +58,7 @@ async function run(module: QuickJSWASMModule, runId: number, job: RunJob): Promi
   const bytesBefore = wasmHeapBytes(module) ?? 0;
   const { reuseKey } = job;
   const outcome =
-    reuseKey === undefined
+    reuseKey === undefined || job.compileOnly
       ? await runIsolated(module, job, bridge)
       : await runReusing(module, realms, { ...job, reuseKey }, bridge);
   replies.clear();

@@ -72,6 +72,24 @@ describe("CRUD", () => {
     expect(Object.keys(missing.body.errors).sort()).toEqual(["code", "name"]);
   });
 
+  test("code that parses only as a function body is refused on save, as every run would refuse it", async () => {
+    // Both parsed under `new Function` but can never run as the global script a run evaluates.
+    const cases = [
+      ['addHandler("transform", (r) => r);\nreturn;', 2],
+      ['addHandler("transform", (r) => r);\n}); (function () {', 2],
+    ] as const;
+    for (const [code, line] of cases) {
+      const answer = await callAs(server, owner, "POST", "/api/v1/transformations", {
+        name: "Escapes its wrapper",
+        code,
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors.code[0]).toMatch(new RegExp(`^SyntaxError on line ${line}: `));
+    }
+    const fine = await create('addHandler("transform", (r) => r);');
+    expect(fine.id).toBeString();
+  });
+
   test("members cannot write; another organization's transformation is a 404", async () => {
     const { id } = await create('addHandler("transform", (r) => r);');
     const denied = await callAs(server, member, "POST", "/api/v1/transformations", {

@@ -71,27 +71,17 @@ export function transformationError(
   };
 }
 
-/**
- * A syntax check that parses without running: `new Function` compiles the code as a function
- * body inside the sandbox. Its two header lines are taken off the reported line.
- */
-export const SYNTAX_CHECK = `function check(input) {
-  try { new Function(input.code); return null; }
-  catch (e) {
-    if (!(e instanceof SyntaxError)) throw e;
-    return { message: String(e.message), line: typeof e.lineNumber === "number" ? e.lineNumber - 2 : null };
-  }
-}`;
-
-/** The 422 message of a syntax error. */
+/** The 422 message of a syntax error, located in the user's own lines when the parser said where. */
 export function syntaxErrorMessage(
-  found: { message: string; line: number | null },
+  failure: { message: string; location?: { line: number; column: number } },
   code: string,
 ): string {
-  // An error at the very end (an unclosed call) is reported on the wrapper's closing line.
-  const line = found.line === null ? null : Math.min(found.line, code.split("\n").length);
-  const where = line !== null && line > 0 ? ` on line ${line}` : "";
-  return `SyntaxError${where}: ${found.message}`;
+  const lines = code.split("\n").length;
+  const raw = failure.location ? failure.location.line - PREFIX_LINES : null;
+  // An error at the very end (an unclosed call) is reported past the user's last line.
+  const line = raw === null || raw < 1 ? null : Math.min(raw, lines);
+  const where = line !== null ? ` on line ${line}` : "";
+  return `SyntaxError${where}: ${failure.message.replace(/^SyntaxError: /, "")}`;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

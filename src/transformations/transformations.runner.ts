@@ -3,7 +3,6 @@ import {
   ENTRY,
   interpretOutput,
   type ScriptableRequest,
-  SYNTAX_CHECK,
   syntaxErrorMessage,
   type TransformationOutcome,
   transformationError,
@@ -50,16 +49,18 @@ export function createTransformationRunner(sandbox: Sandbox) {
       return { ...interpretOutput(result.output, request), logs: result.logs };
     },
 
-    /** The 422 message for code that does not parse, or null. Parses without running it. */
+    /**
+     * The 422 message for code that does not parse, or null. The wrapped source is parsed the
+     * way every run evaluates it, as a global script, so what passes here also compiles at run
+     * time (a top-level `return`, or braces closing the wrapper early, do not); nothing runs.
+     */
     async syntaxError(code: string): Promise<string | null> {
-      const result = await sandbox.runScript({
-        code: SYNTAX_CHECK,
-        input: { code },
-        entry: "check",
-      });
-      if (!result.ok) return `could not be checked: ${result.error.message}`;
-      const found = result.output as { message: string; line: number | null } | null;
-      return found ? syntaxErrorMessage(found, code) : null;
+      const result = await sandbox.runScript({ code: wrapSource(code), compileOnly: true });
+      if (result.ok) return null;
+      if (result.error.kind !== "script_error") {
+        return `could not be checked: ${result.error.message}`;
+      }
+      return syntaxErrorMessage(result.error, code);
     },
 
     forget(key: string): void {
