@@ -59,6 +59,9 @@ describe("grouping failed deliveries", () => {
       destination_name: "orders",
       bridge_name: route.name,
     });
+    // Bare (decisions §5) and under data (the issues contract): one answer, both shapes.
+    const { data, ...bare } = detail.body;
+    expect(bare).toEqual(data);
     const attempts = detail.body.data.recent_attempts;
     expect(attempts.map((a: { event_id: string }) => a.event_id).sort()).toEqual(events.sort());
     expect(attempts[0]).toMatchObject({
@@ -277,6 +280,8 @@ describe("the API", () => {
     const admin = await owner.addMember("admin");
     const moved = await callAs(server, admin, "PATCH", path, { status: "work_in_progress" });
     expect([moved.status, moved.body.data.status]).toEqual([200, "work_in_progress"]);
+    const { data: movedData, ...movedBare } = moved.body;
+    expect(movedBare).toEqual(movedData);
     expect((await callAs(server, null, "GET", path)).status).toBe(401);
   });
 

@@ -50,7 +50,7 @@ const AttemptSchema = t.Object({
   error_message: t.String(),
   occurred_at: t.String(),
 });
-const IssueDetailSchema = t.Object({
+const issueDetailFields = {
   ...issueFields,
   bridge_name: t.String(),
   source_name: t.String(),
@@ -60,7 +60,16 @@ const IssueDetailSchema = t.Object({
   recent_attempts: t.Array(AttemptSchema, {
     description: "The latest failed attempts, newest first.",
   }),
-});
+};
+const IssueDetailSchema = t.Object(issueDetailFields);
+
+/**
+ * A single issue is answered both bare (decisions.md §5: issues keep their own shapes) and under
+ * `data` (the issues contract, like the rest of the API): a client written to either reads it.
+ */
+const bareAndData = <T extends object>(issue: T) => ({ ...issue, data: issue });
+const IssueAnswer = t.Object({ ...issueFields, data: IssueSchema });
+const IssueDetailAnswer = t.Object({ ...issueDetailFields, data: IssueDetailSchema });
 const IssuePage = t.Object({
   items: t.Array(IssueSchema),
   pagination: t.Object({
@@ -116,10 +125,10 @@ export function issuesRoutes(room: IssuesRoutesParts) {
           params.id,
           deps,
         );
-        return { data: presentIssueDetail(issue, context, samples) };
+        return bareAndData(presentIssueDetail(issue, context, samples));
       },
       {
-        response: { 200: t.Object({ data: IssueDetailSchema }), ...errorResponses },
+        response: { 200: IssueDetailAnswer, ...errorResponses },
         detail: { tags, security, summary: "Get an issue with its latest failed attempts" },
       },
     )
@@ -127,12 +136,12 @@ export function issuesRoutes(room: IssuesRoutesParts) {
       "/:id",
       ({ principal, params, body }) => {
         requirePermission(principal, "write");
-        return {
-          data: presentIssue(changeIssueStatus(principal.organizationId, params.id, body, deps)),
-        };
+        return bareAndData(
+          presentIssue(changeIssueStatus(principal.organizationId, params.id, body, deps)),
+        );
       },
       {
-        response: { 200: t.Object({ data: IssueSchema }), 409: ErrorBody, ...errorResponses },
+        response: { 200: IssueAnswer, 409: ErrorBody, ...errorResponses },
         detail: {
           tags,
           security,
