@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { freePort } from "../../../src/test-utils/free-port.ts";
 import type { Group } from "./groups.ts";
 import type { Pinning } from "./pinning.ts";
-import { readRssKiB } from "./proc.ts";
+import { readCpuSeconds, readRssKiB } from "./proc.ts";
 import { launchServer, stopServer } from "./server.ts";
 import { formatMs, formatRate } from "./stats.ts";
 import type { LaunchContext, Measurement, Scenario, ServerSpec } from "./types.ts";
@@ -31,6 +31,11 @@ export interface RoundResult {
   measurement: Measurement;
   /** Resident memory right after the load, in KiB; null when it could not be read. */
   rssKiB: number | null;
+  /**
+   * Server CPU time (user + system, all threads) per operation during the measured load, in µs:
+   * steadier than the rate on a shared machine, where neighbours take the server's core.
+   */
+  cpuUsPerOp: number | null;
 }
 
 export interface EntryResult {
@@ -82,11 +87,18 @@ async function measureOnce(
     const options = { connections: config.connections, loadPrefix: config.pinning.loadPrefix, dir };
     // Warm-up lets the JIT and caches settle; its figures are thrown away.
     if (config.warmupSec > 0) await runLoad(target, { ...options, durationSec: config.warmupSec });
+    const cpuBefore = await readCpuSeconds(server.pid);
     const measurement = await runLoad(target, {
       ...options,
       durationSec: config.durationSec,
     });
-    return { measurement, rssKiB: await readRssKiB(server.pid) };
+    const cpuAfter = await readCpuSeconds(server.pid);
+    const operations = measurement.rate * config.durationSec;
+    const cpuUsPerOp =
+      cpuBefore === null || cpuAfter === null || operations <= 0
+        ? null
+        : ((cpuAfter - cpuBefore) * 1e6) / operations;
+    return { measurement, rssKiB: await readRssKiB(server.pid), cpuUsPerOp };
   } finally {
     await stopServer(server);
   }
@@ -95,8 +107,9 @@ async function measureOnce(
 function describe(result: RoundResult, unit: string): string {
   const m = result.measurement;
   const p99 = m.latencyMs ? `, p99 ${formatMs(m.latencyMs.p99)}` : "";
+  const cpu = result.cpuUsPerOp === null ? "" : `, ${result.cpuUsPerOp.toFixed(1)} µs CPU/op`;
   const bad = m.non2xx || m.errors ? `  !! non-2xx ${m.non2xx}, socket errors ${m.errors}` : "";
-  return `${formatRate(m.rate)} ${unit}${p99}${bad}`;
+  return `${formatRate(m.rate)} ${unit}${p99}${cpu}${bad}`;
 }
 
 async function runEntry(

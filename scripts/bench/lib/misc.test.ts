@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { busyWarning, parseProcStat } from "./cpu-busy.ts";
-import { parseVmRssKiB } from "./proc.ts";
+import { parseCpuSeconds, parseVmRssKiB } from "./proc.ts";
 import { renderTable } from "./report.ts";
 
 describe("parseVmRssKiB", () => {
@@ -36,5 +36,16 @@ describe("renderTable", () => {
   test("first column left, others right; string rows are headings outside the widths", () => {
     const text = renderTable([["a", "1"], "heading that is long", ["bbb", "22"]]);
     expect(text).toBe("a     1\nheading that is long\nbbb  22");
+  });
+});
+
+describe("parseCpuSeconds", () => {
+  test("user + system ticks after the command name, even one with spaces and parentheses", () => {
+    const stat = "4242 (bun (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 4 0 99";
+    expect(parseCpuSeconds(stat)).toBeCloseTo(3.25);
+  });
+
+  test("null for text that is not a stat line", () => {
+    expect(parseCpuSeconds("gone")).toBeNull();
   });
 });

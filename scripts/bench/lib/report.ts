@@ -40,13 +40,14 @@ function row(entry: EntrySummary): string[] {
     formatMs(entry.latencyMs?.p99 ?? Number.NaN),
     formatRatio(entry.ratio),
     entry.rssMaxKiB === null ? "-" : formatKiB(entry.rssMaxKiB),
+    entry.cpuUsPerOp === null ? "-" : `${entry.cpuUsPerOp.toFixed(1)} µs`,
     status(entry),
   ];
 }
 
 function tableText(entries: readonly EntrySummary[]): string {
   const rows: (string[] | string)[] = [
-    ["scenario", "req/s", "spread", "p50", "p99", "ratio", "RSS max", "status"],
+    ["scenario", "req/s", "spread", "p50", "p99", "ratio", "RSS max", "CPU/op", "status"],
   ];
   let load: string | undefined;
   for (const entry of entries) {
@@ -83,6 +84,7 @@ function versusText(entries: readonly EntrySummary[]): string {
       `÷ ${v.reference}`,
       formatRatio(v.ratio),
       `rounds ${v.roundRatios.map(formatRatio).join(" ")}`,
+      `CPU/op ${formatRatio(v.cpuRatio)}`,
     ]),
   );
   return rows.length

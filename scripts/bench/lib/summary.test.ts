@@ -24,6 +24,7 @@ const entry = (
     round: i + 1,
     measurement: measurement(rate, extra),
     rssKiB: 1000 * (i + 1),
+    cpuUsPerOp: 10_000 / rate,
   })),
 });
 
@@ -120,6 +121,8 @@ describe("compareWithReferences", () => {
       ["mock", 3.333],
     ]);
     expect(s.versus[0]?.roundRatios.map((r) => Number(r.toFixed(3)))).toEqual([0.9, 0.833, 1.1]);
+    expect(s.cpuUsPerOp).toBeCloseTo(200);
+    expect(s.versus.map((v) => Number(v.cpuRatio.toFixed(3)))).toEqual([1, 3.333]);
     expect(s.targets.map((t) => [t.label, t.pass])).toEqual([
       ["÷ proto >= 0.90", true],
       ["÷ mock >= 3.00", true],

@@ -21,6 +21,8 @@ export interface EntrySummary {
   rate: number;
   latencyMs: Percentiles | null;
   rssMaxKiB: number | null;
+  /** Median server CPU µs per operation over the rounds; null when it could not be read. */
+  cpuUsPerOp: number | null;
   spread: number;
   ratio: number;
   roundRates: number[];
@@ -44,6 +46,11 @@ export interface Comparison {
   ratio: number;
   /** Per-round subject/reference, paired by round. */
   roundRatios: number[];
+  /**
+   * Reference CPU µs per operation / subject's (medians): above 1 the subject spends less CPU
+   * on each operation. Steadier than the rates when neighbours take the server's core.
+   */
+  cpuRatio: number;
 }
 
 function medianLatency(entry: EntryResult): Percentiles | null {
@@ -98,6 +105,7 @@ export function summarizeEntry(
   const rates = entry.rounds.map((r) => r.measurement.rate);
   const baseRates = new Map(baseline.rounds.map((r) => [r.round, r.measurement.rate]));
   const rss = entry.rounds.flatMap((r) => (r.rssKiB === null ? [] : [r.rssKiB]));
+  const cpu = entry.rounds.flatMap((r) => (r.cpuUsPerOp == null ? [] : [r.cpuUsPerOp]));
   const non2xx = entry.rounds.reduce((sum, r) => sum + r.measurement.non2xx, 0);
   const errors = entry.rounds.reduce((sum, r) => sum + r.measurement.errors, 0);
   const partial = {
@@ -108,6 +116,7 @@ export function summarizeEntry(
     rate: median(rates),
     latencyMs: medianLatency(entry),
     rssMaxKiB: rss.length ? max(rss) : null,
+    cpuUsPerOp: cpu.length ? median(cpu) : null,
     spread: spread(rates),
     ratio: ratio(median(rates), median([...baseRates.values()])),
     roundRates: rates,
@@ -123,6 +132,11 @@ export function summarizeEntry(
     flagged: non2xx > 0 || errors > 0 || entry.failure !== undefined,
   };
   return { ...partial, targets: checkTargets(entry.scenario?.targets, partial), versus: [] };
+}
+
+function medianCpu(entry: EntryResult | undefined): number {
+  const cpu = entry?.rounds.flatMap((r) => (r.cpuUsPerOp == null ? [] : [r.cpuUsPerOp])) ?? [];
+  return median(cpu);
 }
 
 /**
@@ -148,6 +162,7 @@ export function compareWithReferences(
       roundRatios: entry.rounds.map((r) =>
         ratio(r.measurement.rate, otherRates.get(r.round) ?? Number.NaN),
       ),
+      cpuRatio: ratio(medianCpu(other), summary.cpuUsPerOp ?? Number.NaN),
     };
     versus.push(compared);
     if (minRatio === undefined) continue;
