@@ -165,6 +165,49 @@ describe("each channel's test alert", () => {
   });
 });
 
+describe("rotating the webhook channel's signing secret", () => {
+  test("the new secret is shown once; for 24 h alerts carry both signatures, new first", async () => {
+    const rule = await ruleWith({ type: "webhook", url: `${sink.url}/rotated` });
+    const first = rule.channel.signing_secret as string;
+    const path = `/api/v1/alert-rules/${rule.id}/rotate-secret`;
+    const rotated = await callAs(server, owner, "POST", path);
+    expect(rotated.status).toBe(200);
+    const second = rotated.body.data.signing_secret as string;
+    expect(second).toStartWith("whsec_");
+    expect(second).not.toBe(first);
+    await sendTest(rule.id);
+    const received = await arrivedAt(sink, "/rotated");
+    const body = decode(received);
+    const headers = Object.fromEntries(received.headers.entries());
+    expect(headers["webhook-signature"]?.split(" ")).toHaveLength(2);
+    for (const secret of [first, second]) {
+      expect(new Webhook(secret).verify(body, headers)).toMatchObject({ type: "issue.created" });
+    }
+    // A second rotation keeps only the secret it replaces.
+    const third = (await callAs(server, owner, "POST", path)).body.data.signing_secret as string;
+    sink.requests.length = 0;
+    await sendTest(rule.id);
+    const again = await arrivedAt(sink, "/rotated");
+    const againHeaders = Object.fromEntries(again.headers.entries());
+    expect(new Webhook(third).verify(decode(again), againHeaders)).toBeDefined();
+    expect(new Webhook(second).verify(decode(again), againHeaders)).toBeDefined();
+    expect(() => new Webhook(first).verify(decode(again), againHeaders)).toThrow();
+    const read = await callAs(server, owner, "GET", `/api/v1/alert-rules/${rule.id}`);
+    expect(JSON.stringify(read.body)).not.toContain(third);
+  });
+
+  test("a chat channel has no secret to rotate: 422", async () => {
+    const rule = await ruleWith({ type: "slack", webhook_url: `${sink.url}/slack` });
+    const answer = await callAs(
+      server,
+      owner,
+      "POST",
+      `/api/v1/alert-rules/${rule.id}/rotate-secret`,
+    );
+    expect([answer.status, Object.keys(answer.body.errors)]).toEqual([422, ["channel.type"]]);
+  });
+});
+
 describe("{{SECRET}} values and failures", () => {
   test("templates are filled from the organization's secrets at send time", async () => {
     for (const [name, value] of [

@@ -227,6 +227,7 @@ describe("who may do what", () => {
       ["PATCH", `/api/v1/alert-rules/${id}`, { enabled: false }],
       ["DELETE", `/api/v1/alert-rules/${id}`, undefined],
       ["POST", `/api/v1/alert-rules/${id}/test`, undefined],
+      ["POST", `/api/v1/alert-rules/${id}/rotate-secret`, undefined],
     ];
     for (const [method, path, body] of writes) {
       const answer = await callAs(server, member, method, path, body);
@@ -250,6 +251,7 @@ describe("who may do what", () => {
       ["DELETE", `/api/v1/alert-rules/${id}`, undefined],
       ["POST", `/api/v1/alert-rules/${id}/test`, undefined],
       ["GET", `/api/v1/alert-rules/${id}/alerts`, undefined],
+      ["POST", `/api/v1/alert-rules/${id}/rotate-secret`, undefined],
     ];
     for (const [method, path, body] of calls) {
       const answer = await callAs(server, stranger, method, path, body);

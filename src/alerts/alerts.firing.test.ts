@@ -19,7 +19,7 @@ import { createManualScheduler, type ManualScheduler } from "../test-utils/manua
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import type { AlertCondition } from "./alerts.model.ts";
-import { createAlertsRepo } from "./alerts.repo.ts";
+import { createAlertsRepo, NO_SECRETS } from "./alerts.repo.ts";
 import { createAlertsRoom, OPEN_FOR_DAYS_JOB } from "./alerts.room.ts";
 
 // When rules fire, on a real SQLite file with the real outbox and a real sink, against a small
@@ -189,7 +189,7 @@ async function startWorld(): Promise<World> {
           createdAt: now,
           updatedAt: now,
         },
-        sealedSecret: null,
+        secrets: NO_SECRETS,
       });
       return id;
     },

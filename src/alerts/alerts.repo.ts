@@ -16,15 +16,27 @@ interface RuleRow {
   channel_type: AlertChannelType;
   channel: string;
   signing_secret: string | null;
+  previous_signing_secret: string | null;
+  previous_secret_until: number | null;
   enabled: number;
   created_at: string;
   updated_at: string;
 }
 
-/** A rule as stored, with its webhook channel's sealed signing secret (never leaves the room). */
+/** A webhook channel's sealed signing secrets: the current one, and one a rotation replaced. */
+export interface SealedSecrets {
+  current: string | null;
+  previous: string | null;
+  /** Epoch ms until which `previous` still signs. */
+  previousUntil: number | null;
+}
+
+export const NO_SECRETS: SealedSecrets = { current: null, previous: null, previousUntil: null };
+
+/** A rule as stored, with its webhook channel's sealed secrets (they never leave the room). */
 export interface StoredRule {
   rule: AlertRule;
-  sealedSecret: string | null;
+  secrets: SealedSecrets;
 }
 
 /** One alert a rule raised (the subject of its delivery). */
@@ -62,7 +74,11 @@ const toStored = (row: RuleRow): StoredRule => ({
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   },
-  sealedSecret: row.signing_secret,
+  secrets: {
+    current: row.signing_secret,
+    previous: row.previous_signing_secret,
+    previousUntil: row.previous_secret_until,
+  },
 });
 
 const toFiring = (row: FiringRow): AlertFiring => ({
@@ -76,19 +92,32 @@ const toFiring = (row: FiringRow): AlertFiring => ({
   createdAt: row.created_at,
 });
 
-type RuleValues = [string, string, number | null, string, string, string | null, number, string];
+type RuleValues = [
+  string,
+  string,
+  number | null,
+  string,
+  string,
+  string | null,
+  string | null,
+  number | null,
+  number,
+  string,
+];
 
 /** All SQL of the alerts room; every read a caller can name is scoped to its organization. */
 export function createAlertsRepo(db: DbHandle) {
   const { sqlite } = db;
   const insertRule = sqlite.prepare<unknown, [string, string, ...RuleValues, string]>(
     `INSERT INTO alert_rules (id, organization_id, name, condition_type, condition_value,
-       channel_type, channel, signing_secret, enabled, updated_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       channel_type, channel, signing_secret, previous_signing_secret, previous_secret_until,
+       enabled, updated_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const updateRule = sqlite.prepare<unknown, [...RuleValues, string]>(
     `UPDATE alert_rules SET name = ?, condition_type = ?, condition_value = ?, channel_type = ?,
-       channel = ?, signing_secret = ?, enabled = ?, updated_at = ? WHERE id = ?`,
+       channel = ?, signing_secret = ?, previous_signing_secret = ?, previous_secret_until = ?,
+       enabled = ?, updated_at = ? WHERE id = ?`,
   );
   const byId = sqlite.prepare<RuleRow, [string]>("SELECT * FROM alert_rules WHERE id = ?");
   const page = sqlite.prepare<RuleRow, [string, number, number]>(
@@ -130,7 +159,9 @@ export function createAlertsRepo(db: DbHandle) {
     s.rule.condition.value,
     s.rule.channelType,
     JSON.stringify(s.rule.channel),
-    s.sealedSecret,
+    s.secrets.current,
+    s.secrets.previous,
+    s.secrets.previousUntil,
     s.rule.enabled ? 1 : 0,
     s.rule.updatedAt,
   ];

@@ -56,6 +56,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     alertKindHandlers({
       repo,
       sealer,
+      clock: deps.clock,
       resolveSecrets: ports.resolveSecrets,
       telegramApiBase: deps.config.telegram_api_base,
       linkBase: () => linkBase,

@@ -12,6 +12,7 @@ import {
   getRule,
   listAlerts,
   listRules,
+  rotateSecret,
   sendTestAlert,
   updateRule,
 } from "./alerts.service.ts";
@@ -184,6 +185,20 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           summary: "Send a sample alert now (admin)",
           description:
             "Queued in the delivery outbox at once (202) and sent within moments; its outcome is in `GET /api/v1/alert-rules/{id}/alerts`.",
+        },
+      },
+    )
+    .post(
+      "/:id/rotate-secret",
+      ({ principal, params }) => ({ data: rotateSecret(admin(principal), params.id, deps) }),
+      {
+        response: { 200: t.Object({ data: t.Object({ signing_secret: t.String() }) }), ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "New signing secret for a webhook channel (admin), shown once",
+          description:
+            "The replaced secret keeps signing for 24 h: alerts carry both signatures, new first. A chat channel is a 422.",
         },
       },
     )

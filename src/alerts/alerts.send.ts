@@ -8,6 +8,7 @@ import type {
   DeliveryResponse,
   Prepared,
 } from "../delivery/delivery.ports.ts";
+import type { Clock } from "../shared/clock.ts";
 import type { Sealer } from "../shared/sealed.ts";
 import { alertEvent } from "./alert-message.model.ts";
 import { fillSecrets } from "./alerts.model.ts";
@@ -16,6 +17,7 @@ import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
 export interface SendDeps {
   repo: AlertsRepo;
   sealer: Sealer;
+  clock: Clock;
   /** The secrets room's lookup, for `{{NAME}}` in a channel's settings. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   telegramApiBase?: string;
@@ -23,9 +25,16 @@ export interface SendDeps {
   linkBase(): string;
 }
 
-/** The webhook channel's signing secret, opened (null: the channel has none). */
-export const openSigningSecret = (stored: StoredRule, sealer: Sealer): string | null =>
-  stored.sealedSecret ? sealer.open(stored.sealedSecret, stored.rule.id) : null;
+/** The secrets that sign a webhook channel's alert now: current first, then one replaced < 24 h ago. */
+export function signingSecretsOf(stored: StoredRule, sealer: Sealer, now: number): string[] {
+  const { current, previous, previousUntil } = stored.secrets;
+  if (stored.rule.channelType !== "webhook" || !current) return [];
+  const secrets = [sealer.open(current, stored.rule.id)];
+  if (previous && previousUntil !== null && previousUntil > now) {
+    secrets.push(sealer.open(previous, stored.rule.id));
+  }
+  return secrets;
+}
 
 const gone: Prepared = {
   fail: {
@@ -65,14 +74,13 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
     linkBase: deps.linkBase(),
   });
   const request = provider.format(event, filled.settings);
-  const secret = rule.channelType === "webhook" ? openSigningSecret(stored, deps.sealer) : null;
   return {
     send: {
       url: request.url,
       method: request.method,
       headers: [...(request.headers ?? [])],
       body: typeof request.body === "string" ? request.body : (request.body ?? ""),
-      signingSecrets: secret ? [secret] : [],
+      signingSecrets: signingSecretsOf(stored, deps.sealer, deps.clock.now()),
     },
   };
 }

@@ -10,7 +10,7 @@ import { sampleSnapshot } from "./alert-message.model.ts";
 import { fire } from "./alerts.firing.ts";
 import { type AlertRule, parseRuleInput, type RuleInput } from "./alerts.model.ts";
 import { presentFiring, presentRule, type RuleView } from "./alerts.present.ts";
-import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
+import { type AlertsRepo, NO_SECRETS, type SealedSecrets, type StoredRule } from "./alerts.repo.ts";
 
 export interface AlertsDeps {
   repo: AlertsRepo;
@@ -34,18 +34,25 @@ function requireRule(organizationId: string, id: string, deps: AlertsDeps): Stor
   return stored;
 }
 
+/** How long a replaced signing secret keeps signing after a rotation, as for destinations. */
+export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
+
 /**
- * The sealed secret a rule's channel keeps after a change, and the new secret in clear when one
+ * The sealed secrets a rule's channel keeps after a change, and the new secret in clear when one
  * was made: a webhook channel gets one when it is created (or another channel becomes one) and
- * keeps it across changes of its URL; chat channels are not signed and hold none.
+ * keeps its secrets across changes of its URL; chat channels are not signed and hold none.
  */
-function secretFor(rule: AlertRule, previous: StoredRule | null, deps: AlertsDeps) {
-  if (rule.channelType !== "webhook") return { sealed: null, shown: undefined };
-  if (previous?.rule.channelType === "webhook" && previous.sealedSecret) {
-    return { sealed: previous.sealedSecret, shown: undefined };
+function secretsFor(
+  rule: AlertRule,
+  previous: StoredRule | null,
+  deps: AlertsDeps,
+): { secrets: SealedSecrets; shown?: string } {
+  if (rule.channelType !== "webhook") return { secrets: NO_SECRETS };
+  if (previous?.rule.channelType === "webhook" && previous.secrets.current) {
+    return { secrets: previous.secrets };
   }
   const secret = generateSigningSecret();
-  return { sealed: deps.sealer.seal(secret, rule.id), shown: secret };
+  return { secrets: { ...NO_SECRETS, current: deps.sealer.seal(secret, rule.id) }, shown: secret };
 }
 
 const parse = (body: unknown, partial: boolean, deps: AlertsDeps): RuleInput => {
@@ -70,9 +77,9 @@ export function createRule(organizationId: string, body: unknown, deps: AlertsDe
     createdAt: now,
     updatedAt: now,
   };
-  const secret = secretFor(rule, null, deps);
-  deps.repo.insertRule({ rule, sealedSecret: secret.sealed });
-  return presentRule(rule, secret.shown);
+  const { secrets, shown } = secretsFor(rule, null, deps);
+  deps.repo.insertRule({ rule, secrets });
+  return presentRule(rule, shown);
 }
 
 export function listRules(organizationId: string, page: PageRequest, deps: AlertsDeps) {
@@ -101,9 +108,31 @@ export function updateRule(
     enabled: input.enabled ?? previous.rule.enabled,
     updatedAt: isoAt(deps.clock.now()),
   };
-  const secret = secretFor(rule, previous, deps);
-  deps.repo.updateRule({ rule, sealedSecret: secret.sealed });
-  return presentRule(rule, secret.shown);
+  const { secrets, shown } = secretsFor(rule, previous, deps);
+  deps.repo.updateRule({ rule, secrets });
+  return presentRule(rule, shown);
+}
+
+/**
+ * POST /alert-rules/{id}/rotate-secret: a new signing secret for a webhook channel, shown once;
+ * the one it replaces keeps signing for 24 h (alerts then carry both signatures, new first), and a
+ * second rotation keeps only the secret it replaces, as for destinations (decisions.md §8).
+ */
+export function rotateSecret(organizationId: string, id: string, deps: AlertsDeps) {
+  const stored = requireRule(organizationId, id, deps);
+  if (stored.rule.channelType !== "webhook") {
+    throw validationFailed({ "channel.type": ["only a webhook channel has a signing secret"] });
+  }
+  const secret = generateSigningSecret();
+  const now = deps.clock.now();
+  const { current } = stored.secrets;
+  const secrets: SealedSecrets = {
+    current: deps.sealer.seal(secret, id),
+    previous: current,
+    previousUntil: current ? now + PREVIOUS_SECRET_MS : null,
+  };
+  deps.repo.updateRule({ rule: { ...stored.rule, updatedAt: isoAt(now) }, secrets });
+  return { signing_secret: secret };
 }
 
 export function deleteRule(organizationId: string, id: string, deps: AlertsDeps): void {

@@ -4,7 +4,8 @@ import { organizations } from "../auth/auth.table.ts";
 /**
  * An organization's alert rules: a condition on issues and the channel an alert goes to. The
  * channel's settings are stored as written (`{{NAME}}` templates verbatim, filled at send time);
- * a webhook channel's signing secret is sealed with the rule id as associated data.
+ * a webhook channel's signing secret (and the one a rotation replaced) is sealed with the rule id
+ * as associated data.
  */
 export const alertRules = sqliteTable(
   "alert_rules",
@@ -20,6 +21,9 @@ export const alertRules = sqliteTable(
     /** The channel's settings as JSON (without its type). */
     channel: text("channel").notNull(),
     signingSecret: text("signing_secret"),
+    previousSigningSecret: text("previous_signing_secret"),
+    /** Epoch ms until which the replaced secret still signs (24 h after a rotation). */
+    previousSecretUntil: integer("previous_secret_until"),
     enabled: integer("enabled", { mode: "boolean" }).notNull(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),

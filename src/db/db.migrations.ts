@@ -35,6 +35,9 @@ import m0015_forwards_into_the_outbox from "../../migrations/0015_forwards_into_
 import m0016_search_index_after_commit from "../../migrations/0016_search_index_after_commit.sql" with {
   type: "text",
 };
+import m0017_alert_rule_secret_rotation from "../../migrations/0017_alert_rule_secret_rotation.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -58,4 +61,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0014_delivery_claim_indexes", sql: m0014_delivery_claim_indexes },
   { name: "0015_forwards_into_the_outbox", sql: m0015_forwards_into_the_outbox },
   { name: "0016_search_index_after_commit", sql: m0016_search_index_after_commit },
+  { name: "0017_alert_rule_secret_rotation", sql: m0017_alert_rule_secret_rotation },
 ];
