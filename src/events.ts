@@ -11,7 +11,10 @@ export interface DomainEvents {
   "server.stopping": Record<string, never>;
   /** A capture was durably committed (published in capture order, after the commit). */
   "request.captured": { request: CapturedRequest; endpoint: CaptureTarget };
-  /** An endpoint was deleted (its requests went with it); live subscribers of it should be told. */
+  /**
+   * An endpoint was deleted: gone for every reader and sender at once (its requests are drained
+   * in the background); live subscribers of it should be told.
+   */
   "endpoint.deleted": { endpointId: string; organizationId: string | null };
   /** An endpoint's name, status, custom response or forward target changed (caches of it are stale). */
   "endpoint.updated": { endpointId: string; organizationId: string | null; slug: string };

@@ -87,6 +87,7 @@ describe("createApp", () => {
         "auth.api-key-usage-flush",
         "capture.checkpoint",
         "capture.disk-sample",
+        "capture.drain",
         "capture.refusals",
         "capture.search-index",
         "capture.summary",

@@ -21,6 +21,13 @@ interface EndpointRow {
   plan: Plan | null;
 }
 
+/** An endpoint's requests in one capture batch: above (visible) or at/below its empty mark. */
+interface BatchTally {
+  mark: string;
+  visible: number;
+  hidden: number;
+}
+
 /** Rows per INSERT statement. */
 const CHUNK = 16;
 
@@ -46,37 +53,54 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
             e.response_body AS responseBody, e.response_delay_ms AS responseDelayMs,
             (SELECT o.plan FROM organizations o WHERE o.id = e.organization_id) AS plan
        FROM debug_endpoints e
-      WHERE e.slug = ?`,
+      WHERE e.slug = ? AND e.deleted_at IS NULL`,
   );
   const countFor = sqlite.prepare<{ n: number }, [string]>(
-    "SELECT count(*) AS n FROM captured_requests WHERE endpoint_id = ?",
+    "SELECT request_count AS n FROM debug_endpoints WHERE id = ?",
   );
+  // Requests an empty hid (at or below the endpoint's mark) no longer count; a deleted
+  // endpoint's none do (both are drained in the background).
   const anonymousBytes = sqlite.prepare<{ bytes: number }, []>(
     `SELECT coalesce(sum(r.size), 0) AS bytes
        FROM debug_endpoints e JOIN captured_requests r ON r.endpoint_id = e.id
-      WHERE e.organization_id IS NULL`,
+      WHERE e.organization_id IS NULL AND e.deleted_at IS NULL
+        AND r.id > coalesce(e.cleared_through_id, '')`,
   );
-  const endpointExists = sqlite.prepare<{ id: string }, [string]>(
-    "SELECT id FROM debug_endpoints WHERE id = ?",
+  const liveEndpoint = sqlite.prepare<{ mark: string | null }, [string]>(
+    "SELECT cleared_through_id AS mark FROM debug_endpoints WHERE id = ? AND deleted_at IS NULL",
+  );
+  // One UPDATE per endpoint per batch keeps the endpoint's request counter exact without a
+  // count(*) on reads. A request whose id is at or below an empty's mark (its id was made before
+  // the empty, its batch committed after) is stored hidden, not counted, and left to the drain.
+  const addCount = sqlite.prepare<never, [string, number, number]>(
+    `UPDATE debug_endpoints SET request_count = request_count + ?2,
+       drain_pending = max(drain_pending, ?3) WHERE id = ?1`,
   );
   const insertOne = sqlite.prepare(`INSERT INTO captured_requests ${COLUMNS} VALUES ${ROW}`);
   const insertChunk = sqlite.prepare(
     `INSERT INTO captured_requests ${COLUMNS} VALUES ${Array(CHUNK).fill(ROW).join(", ")}`,
   );
-  // An endpoint deleted between a request's admission and its commit must not fail the whole
-  // batch on the foreign key: its rows are skipped. Checked once per endpoint of the batch (a
-  // per-row INSERT ... WHERE EXISTS cost 25 % more), inside the caller's transaction, which holds
-  // the write lock from BEGIN IMMEDIATE, so no other connection can delete the endpoint in between.
+  // An endpoint deleted between a request's admission and its commit must not get the request:
+  // its rows are skipped. Checked once per endpoint of the batch (a per-row INSERT ... WHERE
+  // EXISTS cost 25 % more), inside the caller's transaction, which holds the write lock from
+  // BEGIN IMMEDIATE, so no other connection can delete or empty the endpoint in between.
   const insertAll = (requests: readonly CapturedRequest[]) => {
-    const present = new Map<string, boolean>();
+    const tallies = new Map<string, BatchTally | null>();
     const stored = requests.map((r) => {
-      let exists = present.get(r.endpointId);
-      if (exists === undefined) {
-        exists = endpointExists.get(r.endpointId) !== null;
-        present.set(r.endpointId, exists);
+      let tally = tallies.get(r.endpointId);
+      if (tally === undefined) {
+        const row = liveEndpoint.get(r.endpointId);
+        tally = row ? { mark: row.mark ?? "", visible: 0, hidden: 0 } : null;
+        tallies.set(r.endpointId, tally);
       }
-      return exists;
+      if (tally === null) return false;
+      if (r.id > tally.mark) tally.visible += 1;
+      else tally.hidden += 1;
+      return true;
     });
+    for (const [endpointId, tally] of tallies) {
+      if (tally) addCount.run(endpointId, tally.visible, tally.hidden > 0 ? 1 : 0);
+    }
     const kept = requests.filter((_, i) => stored[i]);
     let next = 0;
     // Rows go CHUNK at a time: one statement per chunk saved ~1 µs a row over one per row.
@@ -109,7 +133,7 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
       const row = bySlug.get(slug);
       return row ? toEndpoint(row) : null;
     },
-    /** Stored requests of one endpoint (the anonymous cap). */
+    /** Stored requests of one endpoint (the anonymous cap), from its counter. */
     countRequests(endpointId: string): number {
       return countFor.get(endpointId)?.n ?? 0;
     },

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
-import type { Room } from "../room.ts";
+import { type Room, subscription } from "../room.ts";
 import { DISK_SAMPLE_SECONDS } from "../shared/disk-guard.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
@@ -11,6 +11,7 @@ import { captureDirectRoutes, captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
 import { type CaptureTally, createCaptureTally } from "./capture.tally.ts";
 import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
+import { createDrainJob, type DrainPorts } from "./drain.schedule.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
@@ -35,10 +36,13 @@ const SUMMARY_PATTERN = "0 * * * * *";
 
 export type CaptureRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk"
+  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler"
 >;
 
-export interface CaptureRoomPorts extends RequestsRoutesPorts, ExpiredEndpoints {
+export interface CaptureRoomPorts
+  extends Omit<RequestsRoutesPorts, "wakeDrain">,
+    ExpiredEndpoints,
+    DrainPorts {
   resolveClientIp: ClientIpResolver;
   /**
    * Writes the outbox rows of the stored captures that are to be forwarded, in the capture
@@ -47,7 +51,7 @@ export interface CaptureRoomPorts extends RequestsRoutesPorts, ExpiredEndpoints 
   enqueueForwards(tx: TxHandle, captures: readonly CommittedCapture[]): number;
   /** Tells the outbox, after the commit, that deliveries are due. */
   wakeDeliveries(): void;
-  /** Deletes the forward deliveries of requests retention removed, in its transaction. */
+  /** Deletes the forward deliveries of requests retention or the drain removed, in its transaction. */
   forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
 }
 
@@ -134,6 +138,7 @@ export function createCaptureRoom(
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
   });
+  const drain = createDrainJob(deps, ports);
   const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
@@ -144,7 +149,7 @@ export function createCaptureRoom(
     // Capture URLs first: the guard of the request-reading routes must never reach the hot path.
     routes: new Elysia({ name: "weir-capture-room" })
       .use(captureRoutes(parts))
-      .use(requestsRoutes({ requests }, ports)),
+      .use(requestsRoutes({ requests }, { ...ports, wakeDrain: drain.wake })),
     directRoutes: captureDirectRoutes(parts),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
@@ -154,6 +159,7 @@ export function createCaptureRoom(
         run: () => searchIndex.catchUp(),
       },
       retentionJob(deps, ports, ports.forgetForwards),
+      drain.job,
       // The data dir's free space, for every write path (decisions.md §14).
       {
         name: "capture.disk-sample",
@@ -163,11 +169,16 @@ export function createCaptureRoom(
       { name: "capture.refusals", pattern: REFUSAL_FLUSH_PATTERN, run: () => tally.flush() },
       { name: "capture.summary", pattern: SUMMARY_PATTERN, run: () => tally.summarise() },
     ],
-    subscriptions: [limits.resyncOnSweep],
-    stop: () => {
+    subscriptions: [
+      limits.resyncOnSweep,
+      // A deleted endpoint is gone for readers already; its requests are drained from now on.
+      subscription("endpoint.deleted", () => drain.wake()),
+    ],
+    stop: async () => {
       writer.close();
       searchIndex.catchUp();
       tally.flush();
+      await drain.stop();
     },
     ports: {
       findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),

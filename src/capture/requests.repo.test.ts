@@ -70,8 +70,17 @@ describe("pages and removal", () => {
     expect(repo.count("ep-a")).toBe(3);
     expect(repo.find("ep-a", "r2")?.id).toBe("r2");
     expect(repo.find("ep-b", "r2")).toBeNull();
-    expect(repo.deleteForEndpoint("ep-a")).toBe(3);
+    // Emptying is a mark: every read stops seeing the requests at once; new ones show as usual.
+    expect(createEndpointsRepo(db).clearRequests("ep-a", "0", "2026-01-02T00:00:00.000Z")).toBe(
+      true,
+    );
     expect(repo.count("ep-a")).toBe(0);
+    expect(repo.listPage("ep-a", 0, 10)).toEqual([]);
+    expect(repo.listAfter("ep-a", null, 10)).toEqual([]);
+    expect(repo.find("ep-a", "r2")).toBeNull();
+    insertCapturedRequest(db, { id: "r4", endpointId: "ep-a" });
+    expect(repo.listPage("ep-a", 0, 10).map((r) => r.id)).toEqual(["r4"]);
+    expect(repo.count("ep-a")).toBe(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { SQLQueryBindings } from "bun:sqlite";
-import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, type Placeholder, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { capturedRequests } from "./capture.table.ts";
@@ -10,11 +10,29 @@ import { BODY_PREVIEW_LIMIT } from "./requests.model.ts";
 type RequestRow = typeof capturedRequests.$inferSelect;
 
 /**
+ * The lowest id a reader may see of the endpoint bound to `endpointId`: above its empty mark,
+ * and nothing at all (NULL) once it is deleted. Every read here carries it, so a delete or an
+ * empty hides rows from every reader the moment its mark commits, while the drain removes them.
+ */
+const visibleFloor = (endpointId: Placeholder) =>
+  sql`(SELECT coalesce(cleared_through_id, '') FROM debug_endpoints
+        WHERE id = ${endpointId} AND deleted_at IS NULL)`;
+/** The same floor in raw SQL, for the endpoint bound to the first `?`/`?1` parameter. */
+const VISIBLE_FLOOR_SQL = `(SELECT coalesce(cleared_through_id, '') FROM debug_endpoints
+  WHERE id = ?1 AND deleted_at IS NULL)`;
+
+/**
  * Reads (and test-fixture writes) of stored captures. Callers scope by endpoint after checking
  * that the endpoint belongs to the caller's organization; ids are UUIDv7, so id order is time order.
+ * Requests hidden by a delete or an empty are never read (`visibleFloor`).
  */
 export function createRequestsRepo(db: Db) {
   const orm = db.orm;
+  const endpointParam = sql.placeholder("endpointId");
+  const visible = and(
+    eq(capturedRequests.endpointId, endpointParam),
+    gt(capturedRequests.id, visibleFloor(endpointParam)),
+  );
   // Lists read only the start of each body, in SQL: a page of large requests never loads them
   // whole into the process. `size` still says how long each body is (decisions.md §14).
   const previewColumns = {
@@ -52,40 +70,33 @@ export function createRequestsRepo(db: Db) {
   const indexAll = () => {
     while (indexNext(SEARCH_CHUNK) === SEARCH_CHUNK);
   };
+  const countOne = db.sqlite.prepare<never, [string, string]>(
+    `UPDATE debug_endpoints SET request_count = request_count + 1
+      WHERE id = ?1 AND ?2 > coalesce(cleared_through_id, '')`,
+  );
   const after = orm
     .select(previewColumns)
     .from(capturedRequests)
-    .where(
-      and(
-        eq(capturedRequests.endpointId, sql.placeholder("endpointId")),
-        gt(capturedRequests.id, sql.placeholder("afterId")),
-      ),
-    )
+    .where(and(visible, gt(capturedRequests.id, sql.placeholder("afterId"))))
     .orderBy(asc(capturedRequests.id))
     .limit(sql.placeholder("limit"))
     .prepare();
   const page = orm
     .select(previewColumns)
     .from(capturedRequests)
-    .where(eq(capturedRequests.endpointId, sql.placeholder("endpointId")))
+    .where(visible)
     .orderBy(desc(capturedRequests.id))
     .limit(sql.placeholder("limit"))
     .offset(sql.placeholder("offset"))
     .prepare();
-  const total = orm
-    .select({ n: count() })
-    .from(capturedRequests)
-    .where(eq(capturedRequests.endpointId, sql.placeholder("endpointId")))
-    .prepare();
+  // The endpoint's counter, not a count(*) of its history (kept exact by every writer).
+  const total = db.sqlite.prepare<{ n: number }, [string]>(
+    "SELECT request_count AS n FROM debug_endpoints WHERE id = ? AND deleted_at IS NULL",
+  );
   const one = orm
     .select()
     .from(capturedRequests)
-    .where(
-      and(
-        eq(capturedRequests.endpointId, sql.placeholder("endpointId")),
-        eq(capturedRequests.id, sql.placeholder("id")),
-      ),
-    )
+    .where(and(visible, eq(capturedRequests.id, sql.placeholder("id"))))
     .prepare();
 
   return {
@@ -101,8 +112,9 @@ export function createRequestsRepo(db: Db) {
     listPage(endpointId: string, offset: number, limit: number): CapturedRequest[] {
       return page.all({ endpointId, offset, limit }).map(requestFromRow);
     },
+    /** How many requests the endpoint shows (its counter). */
     count(endpointId: string): number {
-      return total.get({ endpointId })?.n ?? 0;
+      return total.get(endpointId)?.n ?? 0;
     },
     /** One page of the endpoint's requests that pass `filter`, newest first. */
     listMatching(
@@ -138,11 +150,6 @@ export function createRequestsRepo(db: Db) {
       const row = one.get({ endpointId, id });
       return row ? requestFromRow(row) : null;
     },
-    /** Empties an endpoint; its forwards go too (cascade). Returns how many requests went. */
-    deleteForEndpoint(endpointId: string): number {
-      return db.sqlite.run("DELETE FROM captured_requests WHERE endpoint_id = ?", [endpointId])
-        .changes;
-    },
     /**
      * Adds up to `limit` stored requests not indexed yet to the search index (oldest first), in
      * one transaction with the mark of how far it got; returns how many it added.
@@ -150,11 +157,17 @@ export function createRequestsRepo(db: Db) {
     indexForSearch(limit: number): number {
       return indexNext(limit);
     },
-    /** Stores one request (fixtures and tools; capture has its own group-commit writer). */
+    /**
+     * Stores one request and counts it on its endpoint (fixtures and tools; capture has its own
+     * group-commit writer).
+     */
     insert(request: CapturedRequest): void {
       const values: unknown[] = [];
       pushValues(values, request);
-      insertOne.run(...(values as SQLQueryBindings[]));
+      db.sqlite.transaction(() => {
+        insertOne.run(...(values as SQLQueryBindings[]));
+        countOne.run(request.endpointId, request.id);
+      })();
     },
   };
 }
@@ -177,7 +190,7 @@ const SEARCH_TEXT = searchText("r");
  * holding every word of `q` (the last one as a prefix), so only those rows are read.
  */
 function filterSql(endpointId: string, filter: RequestFilter) {
-  const clauses = ["r.endpoint_id = ?"];
+  const clauses = ["r.endpoint_id = ?1", `r.id > ${VISIBLE_FLOOR_SQL}`];
   const params: string[] = [endpointId];
   if (filter.q !== null) {
     const match = wordQuery(filter.q);

@@ -17,6 +17,9 @@ export interface RequestsRoutesPorts {
   guard: AuthPorts["guard"];
   requireEndpoint: EndpointsPorts["requireEndpoint"];
   requireAnonymousEndpoint: EndpointsPorts["requireAnonymousEndpoint"];
+  clearRequests: EndpointsPorts["clearRequests"];
+  /** Starts draining what an empty hid. */
+  wakeDrain(): void;
 }
 
 type Presented = ListedRequest;
@@ -156,7 +159,7 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
           "/:id/requests",
           ({ principal, params, set }) => {
             requirePermission(principal, "write");
-            emptyEndpoint({ endpointId: open(principal, params.id) }, deps);
+            emptyEndpoint({ endpointId: open(principal, params.id) }, ports);
             set.status = 204;
           },
           {

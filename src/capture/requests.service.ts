@@ -45,7 +45,20 @@ export function getRequest(
   return request;
 }
 
-/** Deletes every stored request of the endpoint (and their forwards); the endpoint stays. */
-export function emptyEndpoint(input: { endpointId: string }, deps: RequestsDeps): number {
-  return deps.requests.deleteForEndpoint(input.endpointId);
+/** What emptying an endpoint borrows: the endpoints room's mark, and the drain. */
+export interface EmptyDeps {
+  /** Hides every request stored until now from every reader; false when the endpoint is gone. */
+  clearRequests(endpointId: string): boolean;
+  /** Starts draining the hidden requests (and their forwards) in the background. */
+  wakeDrain(): void;
+}
+
+/**
+ * Empties an endpoint (decisions.md §6): one short write makes it empty for every reader at
+ * once; its stored requests and their forwards are drained in bounded batches afterwards. The
+ * endpoint stays, and what it captures from now on is shown as usual.
+ */
+export function emptyEndpoint(input: { endpointId: string }, deps: EmptyDeps): void {
+  if (!deps.clearRequests(input.endpointId)) throw notFound();
+  deps.wakeDrain();
 }

@@ -25,6 +25,7 @@ export function retentionJob(
       clock: deps.clock,
       plans: deps.config.plans,
       yieldTurn: nextTurn,
+      // Its requests are drained from here on: the capture room's drain hears this too.
       onEndpointRemoved: (endpointId) =>
         deps.bus.publish("endpoint.deleted", { endpointId, organizationId: null }),
     });

@@ -8,6 +8,7 @@ import { startCaptureServer } from "../test-utils/capture-server.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { DRAIN_JOB } from "./drain.schedule.ts";
 import { createRetentionRepo } from "./retention.repo.ts";
 import { RETENTION_JOB } from "./retention.schedule.ts";
 import { sweepRetention } from "./retention.service.ts";
@@ -29,9 +30,21 @@ function seedRequests(sqlite: Database, endpointId: string, ageDays: number, cou
       insert.run(id, endpointId, isoAt(createdAt));
       ids.push(id);
     }
+    sqlite.run("UPDATE debug_endpoints SET request_count = request_count + ? WHERE id = ?", [
+      count,
+      endpointId,
+    ]);
   })();
   return ids;
 }
+
+/** The endpoint's counter, which must always equal its visible rows. */
+const counted = (sqlite: Database, endpointId: string) =>
+  (
+    sqlite.query("SELECT request_count AS n FROM debug_endpoints WHERE id = ?").get(endpointId) as {
+      n: number;
+    } | null
+  )?.n;
 
 const remaining = (sqlite: Database, endpointId: string) =>
   (
@@ -80,12 +93,17 @@ describe("the retention job", () => {
       });
 
       await scheduler.run(RETENTION_JOB);
+      // The expired anonymous endpoint is gone for readers at once; the drain removes its rows.
+      await scheduler.run(DRAIN_JOB);
 
       expect(remaining(sqlite, team.id)).toBe(2); // 30 days: 1 and 8 kept
       expect(remaining(sqlite, free.id)).toBe(1); // 7 days
       expect(remaining(sqlite, ent.id)).toBe(3); // 90 days
       expect(remaining(sqlite, anonymous.id)).toBe(1); // free plan's 7 days
       expect(remaining(sqlite, expired.id)).toBe(0);
+      for (const endpoint of [team, free, ent, anonymous]) {
+        expect(counted(sqlite, endpoint.id)).toBe(remaining(sqlite, endpoint.id));
+      }
       expect(
         sqlite.query("SELECT id FROM debug_endpoints WHERE id = ?").get(expired.id),
       ).toBeNull();
@@ -99,8 +117,10 @@ describe("the retention job", () => {
       // Weeks later the cutoffs have moved with the clock.
       clock.advance(23 * DAY);
       await scheduler.run(RETENTION_JOB);
+      await scheduler.run(DRAIN_JOB);
       expect(remaining(sqlite, team.id)).toBe(1);
       expect(remaining(sqlite, anonymous.id)).toBe(0);
+      expect(counted(sqlite, team.id)).toBe(1);
     } finally {
       await server.stop();
     }
@@ -147,24 +167,24 @@ describe("sweepRetention", () => {
     seedRequests(db.sqlite, "ep", 1, 10);
     seedRequests(db.sqlite, "anon", 1, 1_200);
     const batches: number[] = [];
-    const repo = createRetentionRepo(db);
-    const counted = {
+    const forgotten: string[] = [];
+    const repo = createRetentionRepo(db, (_tx, ids) => forgotten.push(...ids));
+    const batchCounting = {
       ...repo,
       deleteRequestsBefore: (id: string, cutoff: string, limit: number) => {
         const n = repo.deleteRequestsBefore(id, cutoff, limit);
         batches.push(n);
         return n;
       },
-      deleteSomeRequests: (id: string, limit: number) => {
-        const n = repo.deleteSomeRequests(id, limit);
-        batches.push(n);
-        return n;
-      },
     };
+    const endpoints = createEndpointsRepo(db);
     let yields = 0;
     const report = await sweepRetention({
-      repo: counted,
-      expired: createEndpointsRepo(db),
+      repo: batchCounting,
+      expired: {
+        listExpiredAnonymous: endpoints.listExpiredAnonymous,
+        deleteAnonymous: (id) => endpoints.deleteAnonymous(id, isoAt(NOW)),
+      },
       clock: createFakeClock(NOW),
       plans: DEFAULT_PLANS,
       onEndpointRemoved: () => {},
@@ -173,10 +193,14 @@ describe("sweepRetention", () => {
       },
       batchSize: 1000,
     });
-    expect(report).toEqual({ requestsDeleted: 3_700, endpointsDeleted: 1 });
+    // The expired anonymous endpoint is marked deleted (its 1,200 rows are the drain's).
+    expect(report).toEqual({ requestsDeleted: 2_500, endpointsDeleted: 1 });
     expect(Math.max(...batches)).toBe(1000);
-    expect(batches.filter((n) => n > 0)).toEqual([1000, 200, 1000, 1000, 500]);
-    expect(yields).toBeGreaterThanOrEqual(4);
+    expect(batches.filter((n) => n > 0)).toEqual([1000, 1000, 500]);
+    expect(forgotten).toHaveLength(2_500);
+    expect(yields).toBeGreaterThanOrEqual(3);
     expect(remaining(db.sqlite, "ep")).toBe(10);
+    expect(counted(db.sqlite, "ep")).toBe(10);
+    expect(endpoints.findById("anon")).toBeNull();
   });
 });

@@ -12,7 +12,7 @@ const EXPIRED_PAGE = 100;
 export interface ExpiredEndpoints {
   /** Ids of anonymous endpoints expired at `nowIso`, at most `limit`. */
   listExpiredAnonymous(nowIso: string, limit: number): string[];
-  /** Deletes an anonymous endpoint; false when it was already gone. */
+  /** Deletes an anonymous endpoint at once (its requests are drained); false when already gone. */
   deleteAnonymous(endpointId: string): boolean;
 }
 
@@ -21,7 +21,10 @@ export interface RetentionDeps {
   expired: ExpiredEndpoints;
   clock: Clock;
   plans: PlanTable;
-  /** Told about each expired anonymous endpoint once it is gone (live clients may be watching it). */
+  /**
+   * Told about each expired anonymous endpoint once it is gone for readers (live clients may be
+   * watching it; its requests are drained in the background).
+   */
   onEndpointRemoved(endpointId: string): void;
   /** Lets queued work (captures) run between batches. */
   yieldTurn(): Promise<void>;
@@ -35,10 +38,11 @@ export interface SweepReport {
 }
 
 /**
- * The retention sweep (decisions.md §11): removes expired anonymous endpoints with their requests,
- * then every endpoint's requests older than its plan's `retention_days` (their forward deliveries
- * go in the same transactions). Deletes run in bounded batches, yielding between them, so captures keep
- * being committed while a large backlog is cleared.
+ * The retention sweep (decisions.md §11): deletes expired anonymous endpoints (one short write
+ * each; their requests are drained as any deleted endpoint's), then every live endpoint's
+ * requests older than its plan's `retention_days`, with their forward deliveries, keeping each
+ * endpoint's request counter exact. Deletes run in bounded batches, yielding between them, so
+ * captures keep being committed while a large backlog is cleared.
  */
 export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> {
   const now = deps.clock.now();
@@ -49,20 +53,16 @@ export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> 
 }
 
 async function removeExpiredAnonymous(deps: RetentionDeps, now: number, report: SweepReport) {
-  const batch = deps.batchSize ?? 1000;
   for (;;) {
     const ids = deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
     if (ids.length === 0) return;
     for (const id of ids) {
-      report.requestsDeleted += await drain(deps, batch, () =>
-        deps.repo.deleteSomeRequests(id, batch),
-      );
       if (deps.expired.deleteAnonymous(id)) {
         report.endpointsDeleted += 1;
         deps.onEndpointRemoved(id);
       }
-      await deps.yieldTurn();
     }
+    await deps.yieldTurn();
   }
 }
 

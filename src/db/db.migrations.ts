@@ -38,6 +38,9 @@ import m0016_search_index_after_commit from "../../migrations/0016_search_index_
 import m0017_alert_rule_secret_rotation from "../../migrations/0017_alert_rule_secret_rotation.sql" with {
   type: "text",
 };
+import m0018_endpoint_counters_and_drain_marks from "../../migrations/0018_endpoint_counters_and_drain_marks.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -62,4 +65,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0015_forwards_into_the_outbox", sql: m0015_forwards_into_the_outbox },
   { name: "0016_search_index_after_commit", sql: m0016_search_index_after_commit },
   { name: "0017_alert_rule_secret_rotation", sql: m0017_alert_rule_secret_rotation },
+  { name: "0018_endpoint_counters_and_drain_marks", sql: m0018_endpoint_counters_and_drain_marks },
 ];

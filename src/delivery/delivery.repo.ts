@@ -194,9 +194,8 @@ export function createDeliveryRepo(db: DbHandle) {
         [kind, JSON.stringify(subjectIds)],
       ).changes;
     },
-    /** Removes a destination's deliveries (their attempts go with them) and its breaker. */
-    forgetDestination(key: string): void {
-      db.sqlite.run("DELETE FROM deliveries WHERE destination_key = ?", [key]);
+    /** Forgets a destination's circuit breaker. */
+    forgetBreaker(key: string): void {
       db.sqlite.run("DELETE FROM delivery_breakers WHERE destination_key = ?", [key]);
       breakers.delete(key);
     },

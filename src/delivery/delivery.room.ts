@@ -37,9 +37,11 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
     jobs: [],
     subscriptions: [
       subscription("server.started", () => worker.queue.start()),
-      // The endpoint's requests went with it: its forwards have nothing left to send or show.
+      // The endpoint is gone: its breaker goes now. Its forward deliveries go with its requests,
+      // batch by batch, as capture drains them (forgetSubjects); one unindexed statement here
+      // would hold every capture up. Until then none is sent: the forward kind finds no endpoint.
       subscription("endpoint.deleted", ({ endpointId }) =>
-        deps.db.tx(() => repo.forgetDestination(forwardKey(endpointId))),
+        deps.db.tx(() => repo.forgetBreaker(forwardKey(endpointId))),
       ),
     ],
     stop: () => worker.stop(),

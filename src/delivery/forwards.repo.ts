@@ -34,14 +34,16 @@ export function createForwardsRepo(db: Db, deliveries: DeliveryRepo) {
      ${tries} ORDER BY a.created_at DESC, a.id DESC LIMIT ? OFFSET ?`,
   );
   const total = db.sqlite.prepare<{ n: number }, [string]>(`SELECT count(*) AS n ${tries}`);
+  // A request hidden by a delete or an empty (and waiting for the drain) counts as gone.
   const requestExists = db.sqlite.prepare<{ ok: number }, [string]>(
-    "SELECT 1 AS ok FROM captured_requests WHERE id = ?",
+    `SELECT 1 AS ok FROM captured_requests r JOIN debug_endpoints e ON e.id = r.endpoint_id
+      WHERE r.id = ? AND e.deleted_at IS NULL AND r.id > coalesce(e.cleared_through_id, '')`,
   );
 
   return {
     /**
      * Stores a replay as an ended delivery with its one attempt; false when its request is gone
-     * (deleted meanwhile), which is not an error.
+     * (deleted, or hidden by a delete or an empty, meanwhile), which is not an error.
      */
     insertReplay(row: DeliveryRow, attempt: DeliveryAttempt): boolean {
       return db.tx(() => {

@@ -25,6 +25,15 @@ export interface Endpoint {
   updatedAt: string;
 }
 
+/** An endpoint whose hidden requests are still to be drained (after a delete or an empty). */
+export interface DrainingEndpoint {
+  endpointId: string;
+  /** Deleted: every request goes, then the row. */
+  deleted: boolean;
+  /** Emptied: requests with an id at or below this go (null when only deleted). */
+  clearedThroughId: string | null;
+}
+
 /** Captures refused for the plan's rate limit (429) or for size (413), since the endpoint began. */
 export interface EndpointRefusals {
   rateLimited: number;

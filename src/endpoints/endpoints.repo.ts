@@ -1,9 +1,10 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { captureRefusals } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
 import { customResponseOf, responseColumns } from "./endpoints.columns.ts";
 import {
   type CustomResponse,
+  type DrainingEndpoint,
   type Endpoint,
   type EndpointRefusals,
   type EndpointStatus,
@@ -12,6 +13,9 @@ import {
 import { debugEndpoints } from "./endpoints.table.ts";
 
 type EndpointRow = typeof debugEndpoints.$inferSelect;
+
+/** Live endpoints only: a deleted one is gone for every reader at once. */
+const live = isNull(debugEndpoints.deletedAt);
 
 /** What can change on an existing endpoint; `undefined` leaves a field as it is. */
 export interface EndpointChanges {
@@ -41,39 +45,76 @@ export function createEndpointsRepo(db: Db) {
       and(
         eq(debugEndpoints.id, sql.placeholder("id")),
         eq(debugEndpoints.organizationId, sql.placeholder("organizationId")),
+        live,
       ),
     )
     .prepare();
   const byId = orm
     .select()
     .from(debugEndpoints)
-    .where(eq(debugEndpoints.id, sql.placeholder("id")))
+    .where(and(eq(debugEndpoints.id, sql.placeholder("id")), live))
     .prepare();
   const bySlug = orm
     .select()
     .from(debugEndpoints)
-    .where(eq(debugEndpoints.slug, sql.placeholder("slug")))
+    .where(and(eq(debugEndpoints.slug, sql.placeholder("slug")), live))
     .prepare();
 
-  // Both read the (endpoint_id, id) index: the newest request is the one with the highest id
-  // (UUIDv7), so the last request time is one row, never a max() over every row of the endpoint.
-  const countOf = db.sqlite.prepare<{ n: number }, [string]>(
-    "SELECT count(*) AS n FROM captured_requests WHERE endpoint_id = ?",
-  );
+  // The count is the endpoint's own counter (kept by capture, retention and emptying), and the
+  // newest request is the highest id (UUIDv7) through the (endpoint_id, id) index: one row each,
+  // never a scan of the endpoint's history. The newest counts only above an empty's mark.
   const newestOf = db.sqlite.prepare<{ createdAt: string }, [string]>(
-    `SELECT created_at AS createdAt FROM captured_requests
-      WHERE endpoint_id = ? ORDER BY id DESC LIMIT 1`,
+    `SELECT r.created_at AS createdAt FROM captured_requests r
+      WHERE r.endpoint_id = ?1 AND r.id > (SELECT coalesce(cleared_through_id, '')
+        FROM debug_endpoints WHERE id = ?1)
+      ORDER BY r.id DESC LIMIT 1`,
   );
   const liveAnonymous = db.sqlite.prepare<{ n: number }, [string]>(
-    "SELECT count(*) AS n FROM debug_endpoints WHERE organization_id IS NULL AND expires_at > ?",
+    `SELECT count(*) AS n FROM debug_endpoints
+      WHERE organization_id IS NULL AND expires_at > ? AND deleted_at IS NULL`,
   );
   const expiredAnonymous = db.sqlite.prepare<{ id: string }, [string, number]>(
     `SELECT id FROM debug_endpoints
       WHERE organization_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ?
+        AND deleted_at IS NULL
       ORDER BY expires_at LIMIT ?`,
   );
-  const deleteAnonymous = db.sqlite.prepare<never, [string]>(
-    "DELETE FROM debug_endpoints WHERE id = ? AND organization_id IS NULL",
+  const countOf = db.sqlite.prepare<{ n: number }, [string]>(
+    "SELECT request_count AS n FROM debug_endpoints WHERE id = ?",
+  );
+  // A deleted endpoint keeps its row until drained; its slug is freed for a new endpoint by one
+  // no slug lookup can meet ('/' never appears in a slug, nor in a capture URL's slug part).
+  const markDeleted = db.sqlite.prepare<{ id: string }, [string, string | null, number, string]>(
+    `UPDATE debug_endpoints
+        SET deleted_at = ?4, updated_at = ?4, slug = 'deleted/' || id, request_count = 0, drain_pending = 1
+      WHERE id = ?1 AND deleted_at IS NULL
+        AND (organization_id = ?2 OR (?3 AND organization_id IS NULL))
+      RETURNING id`,
+  );
+  // The mark is the newest of: a fresh id (everything captured before this moment), the newest
+  // stored id (should the clock have gone back) and an earlier mark (marks never move back).
+  const markCleared = db.sqlite.prepare<never, [string, string, string]>(
+    `UPDATE debug_endpoints
+        SET cleared_through_id = max(?2, coalesce(cleared_through_id, ''), coalesce(
+              (SELECT id FROM captured_requests WHERE endpoint_id = ?1 ORDER BY id DESC LIMIT 1),
+              '')),
+            request_count = 0, drain_pending = 1, updated_at = ?3
+      WHERE id = ?1 AND deleted_at IS NULL`,
+  );
+  const draining = db.sqlite.prepare<
+    { endpointId: string; deleted: number; clearedThroughId: string | null },
+    [number]
+  >(
+    `SELECT id AS endpointId, deleted_at IS NOT NULL AS deleted,
+            cleared_through_id AS clearedThroughId
+       FROM debug_endpoints WHERE drain_pending = 1 ORDER BY id LIMIT ?`,
+  );
+  const dropDeleted = db.sqlite.prepare<never, [string]>(
+    "DELETE FROM debug_endpoints WHERE id = ? AND deleted_at IS NOT NULL",
+  );
+  const drained = db.sqlite.prepare<never, [string, string | null]>(
+    `UPDATE debug_endpoints SET drain_pending = 0
+      WHERE id = ? AND deleted_at IS NULL AND cleared_through_id IS ?`,
   );
 
   return {
@@ -105,7 +146,7 @@ export function createEndpointsRepo(db: Db) {
       return orm
         .select()
         .from(debugEndpoints)
-        .where(eq(debugEndpoints.organizationId, organizationId))
+        .where(and(eq(debugEndpoints.organizationId, organizationId), live))
         .orderBy(desc(debugEndpoints.createdAt), desc(debugEndpoints.id))
         .all()
         .map(toEndpoint);
@@ -115,7 +156,7 @@ export function createEndpointsRepo(db: Db) {
         orm
           .select({ n: count() })
           .from(debugEndpoints)
-          .where(eq(debugEndpoints.organizationId, organizationId))
+          .where(and(eq(debugEndpoints.organizationId, organizationId), live))
           .get()?.n ?? 0
       );
     },
@@ -138,29 +179,48 @@ export function createEndpointsRepo(db: Db) {
       const rows = orm
         .update(debugEndpoints)
         .set(changeColumns(changes))
-        .where(and(eq(debugEndpoints.id, id), eq(debugEndpoints.organizationId, organizationId)))
+        .where(
+          and(eq(debugEndpoints.id, id), eq(debugEndpoints.organizationId, organizationId), live),
+        )
         .returning()
         .all();
       return rows[0] ? toEndpoint(rows[0]) : null;
     },
-    /** Deletes the organization's endpoint; its requests and forwards go with it (cascade). */
-    delete(id: string, organizationId: string): boolean {
-      const rows = orm
-        .delete(debugEndpoints)
-        .where(and(eq(debugEndpoints.id, id), eq(debugEndpoints.organizationId, organizationId)))
-        .returning({ id: debugEndpoints.id })
-        .all();
-      return rows.length > 0;
+    /**
+     * Deletes the organization's endpoint for every reader and sender at once (one row written);
+     * its requests, and the row itself, are drained afterwards. False when there is none.
+     */
+    delete(id: string, organizationId: string, nowIso: string): boolean {
+      return markDeleted.all(id, organizationId, 0, nowIso).length > 0;
     },
     /** Ids of anonymous endpoints whose `expires_at` is at or before `nowIso`, soonest first. */
     listExpiredAnonymous(nowIso: string, limit: number): string[] {
       return expiredAnonymous.all(nowIso, limit).map((row) => row.id);
     },
-    /** Deletes an anonymous endpoint (what is left of its requests goes by cascade). */
-    deleteAnonymous(id: string): boolean {
-      return deleteAnonymous.run(id).changes > 0;
+    /** Deletes an anonymous endpoint as `delete` does (its requests are drained afterwards). */
+    deleteAnonymous(id: string, nowIso: string): boolean {
+      return markDeleted.all(id, null, 1, nowIso).length > 0;
     },
-    /** Request counts and newest capture times, for the endpoints given. */
+    /**
+     * Empties an endpoint for every reader at once: its requests captured until now are hidden
+     * (and drained afterwards), its counter is 0. `freshId` is an id made now (UUIDv7).
+     */
+    clearRequests(id: string, freshId: string, nowIso: string): boolean {
+      return markCleared.run(id, freshId, nowIso).changes > 0;
+    },
+    /** Endpoints with hidden requests left to drain, at most `limit`. */
+    listDraining(limit: number): DrainingEndpoint[] {
+      return draining.all(limit).map((row) => ({ ...row, deleted: row.deleted === 1 }));
+    },
+    /**
+     * Called in the transaction that deleted an endpoint's last hidden request: a deleted
+     * endpoint's row goes; an emptied one is done unless it was emptied again meanwhile.
+     */
+    finishDrain(endpoint: DrainingEndpoint): void {
+      if (endpoint.deleted) dropDeleted.run(endpoint.endpointId);
+      else drained.run(endpoint.endpointId, endpoint.clearedThroughId);
+    },
+    /** Request counts and newest capture times, for the endpoints given (read from their rows). */
     stats(endpointIds: string[]): Map<string, EndpointStats> {
       const result = new Map<string, EndpointStats>();
       const refusals =
@@ -209,7 +269,7 @@ function toEndpoint(row: EndpointRow): Endpoint {
   };
 }
 
-function toRow(endpoint: Endpoint): EndpointRow {
+function toRow(endpoint: Endpoint): typeof debugEndpoints.$inferInsert {
   return {
     id: endpoint.id,
     organizationId: endpoint.organizationId,

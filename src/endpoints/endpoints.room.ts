@@ -1,8 +1,10 @@
 import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
+import { isoAt } from "../shared/clock.ts";
 import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
 import { anonymousEndpointRoutes } from "./anonymous.routes.ts";
 import {
@@ -10,7 +12,7 @@ import {
   type AnonymousDeps,
   requireAnonymousEndpoint,
 } from "./anonymous.service.ts";
-import type { Endpoint } from "./endpoints.model.ts";
+import type { DrainingEndpoint, Endpoint } from "./endpoints.model.ts";
 import { createEndpointsRepo } from "./endpoints.repo.ts";
 import { endpointsRoutes } from "./endpoints.routes.ts";
 import { type EndpointsDeps, requireEndpoint } from "./endpoints.service.ts";
@@ -40,8 +42,17 @@ export interface EndpointsPorts {
   requireAnonymousEndpoint(access: AnonymousAccess): Endpoint;
   /** Ids of anonymous endpoints expired at `nowIso` (the retention sweep removes them). */
   listExpiredAnonymous(nowIso: string, limit: number): string[];
-  /** Deletes an anonymous endpoint; what is left of its requests goes by cascade. */
+  /** Deletes an anonymous endpoint at once; its requests are drained afterwards. */
   deleteAnonymous(endpointId: string): boolean;
+  /**
+   * Empties an endpoint for every reader at once (its counter is 0, its stored requests hidden);
+   * they are drained afterwards. False when the endpoint is gone.
+   */
+  clearRequests(endpointId: string): boolean;
+  /** Endpoints with hidden requests still to drain (deleted or emptied), at most `limit`. */
+  listDraining(limit: number): DrainingEndpoint[];
+  /** In the transaction that drained an endpoint's last hidden request: ends its drain. */
+  finishDrain(tx: TxHandle, endpoint: DrainingEndpoint): void;
 }
 
 /**
@@ -70,7 +81,11 @@ export function createEndpointsRoom(
       findEndpointById: (endpointId) => repo.findById(endpointId),
       requireAnonymousEndpoint: (access) => requireAnonymousEndpoint(access, parts.anonymous),
       listExpiredAnonymous: (nowIso, limit) => repo.listExpiredAnonymous(nowIso, limit),
-      deleteAnonymous: (endpointId) => repo.deleteAnonymous(endpointId),
+      deleteAnonymous: (endpointId) => repo.deleteAnonymous(endpointId, isoAt(deps.clock.now())),
+      clearRequests: (endpointId) =>
+        repo.clearRequests(endpointId, deps.ids.uuid(), isoAt(deps.clock.now())),
+      listDraining: (limit) => repo.listDraining(limit),
+      finishDrain: (_tx, endpoint) => repo.finishDrain(endpoint),
     },
   };
 }

@@ -199,7 +199,7 @@ describe("read and delete", () => {
     ).toBe(404);
   });
 
-  test("delete removes the requests at once and tells the bus (the outbox hears it)", () => {
+  test("delete hides the endpoint at once, frees its slug, leaves its requests to the drain, and tells the bus", () => {
     const created = create();
     insertCapturedRequest(db, { id: "r1", endpointId: created.id });
     expect(
@@ -207,10 +207,29 @@ describe("read and delete", () => {
         .status,
     ).toBe(404);
     deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
+    expect(
+      errorOf(() => getEndpoint({ organizationId: "org-a", endpointId: created.id }, deps)).status,
+    ).toBe(404);
+    expect(listEndpoints("org-a", deps)).toEqual([]);
+    expect(deps.repo.findById(created.id)).toBeNull();
+    expect(deps.repo.findBySlug(created.slug)).toBeNull();
+    expect(deps.repo.listDraining(10)).toEqual([
+      { endpointId: created.id, deleted: true, clearedThroughId: null },
+    ]);
+    // The row and its request stay until drained; the slug is free for a new endpoint now.
     const left = db.sqlite
       .query<{ r: number }, []>("SELECT count(*) AS r FROM captured_requests")
       .get();
-    expect(left).toEqual({ r: 0 });
+    expect(left).toEqual({ r: 1 });
+    const again = createEndpoint(
+      {
+        tenant: { organizationId: "org-a", plan: "team" },
+        body: { debug_endpoint: { name: "again", slug: created.slug } },
+      },
+      deps,
+    );
+    expect(again.slug).toBe(created.slug);
+    expect(again.requestCount).toBe(0);
     expect(events).toEqual([
       ["endpoint.deleted", { endpointId: created.id, organizationId: "org-a" }],
     ]);

@@ -145,13 +145,19 @@ export function updateEndpoint(
   return withStats(updated, deps.repo.stats([updated.id]).get(updated.id));
 }
 
-/** Deletes an endpoint and, by cascade, every request and forward it holds; then tells the bus. */
+/**
+ * Deletes an endpoint: one short write makes it gone for every reader and sender (its slug is
+ * free again); its requests and what hangs off them are drained in the background. Then tells
+ * the bus (live sockets leave, the drain wakes).
+ */
 export function deleteEndpoint(
   input: { organizationId: string; endpointId: string },
   deps: EndpointsDeps,
 ): void {
   const endpoint = requireEndpoint(input.organizationId, input.endpointId, deps);
-  if (!deps.repo.delete(endpoint.id, input.organizationId)) throw endpointErrors.notFound();
+  if (!deps.repo.delete(endpoint.id, input.organizationId, isoAt(deps.clock.now()))) {
+    throw endpointErrors.notFound();
+  }
   deps.bus.publish("endpoint.deleted", {
     endpointId: endpoint.id,
     organizationId: endpoint.organizationId,
