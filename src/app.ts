@@ -106,6 +106,7 @@ export function createApp(deps: AppDeps) {
   const metrics = createMetrics();
   metrics.addSource(delivery.ports.metricLines);
   metrics.addSource(issues.ports.metricLines);
+  metrics.addSource(routing.ports.metricLines);
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,

@@ -162,3 +162,23 @@ describe("events API", () => {
     expect((await callAs(server, null, "GET", "/api/v1/events")).status).toBe(401);
   });
 });
+
+describe("/metrics", () => {
+  test("counts the filter evaluations of the ingest path and the time they took", async () => {
+    const read = async () => {
+      const text = await (await server.request("/metrics")).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+      return {
+        evaluations: value("weir_ingest_filter_evaluations_total"),
+        seconds: value("weir_ingest_filter_seconds_total"),
+      };
+    };
+    const before = await read();
+    for (let i = 0; i < 3; i++) {
+      await ingest(`/in/${slug}`, { method: "POST", body: '{"type":"paid"}' });
+    }
+    const after = await read();
+    expect(after.evaluations - before.evaluations).toBe(3);
+    expect(after.seconds).toBeGreaterThan(before.seconds);
+  });
+});

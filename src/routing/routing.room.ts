@@ -12,6 +12,7 @@ import { type BridgesDeps, signingSecretsOf } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
+import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
 import type { Source } from "./sources.model.ts";
@@ -129,6 +130,8 @@ export interface RoutingPorts {
    * the names an issue or alert shows; null when it was deleted.
    */
   describeDestination(destinationId: string): DestinationDescription | null;
+  /** The ingest path's /metrics lines (Prometheus text). */
+  metricLines(): string[];
 }
 
 /**
@@ -175,6 +178,7 @@ export function createRoutingRoom(
       requireSource: (organizationId, sourceId) =>
         requireSource(organizationId, sourceId, parts.sources),
       describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
+      metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
     },
   };
 }

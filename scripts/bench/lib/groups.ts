@@ -27,8 +27,10 @@ export interface Group {
 
 export function describeLoad(scenario: Scenario): string {
   if (scenario.run) return scenario.loadKey ?? `custom load of ${scenario.name}`;
-  const { method, path, bodyBytes } = scenario.request;
-  return `${method} ${path}${bodyBytes === undefined ? "" : ` (${bodyBytes} B JSON)`}`;
+  const { method, path, bodyBytes, body, uniqueToken } = scenario.request;
+  const size = body === undefined ? bodyBytes : Buffer.byteLength(body);
+  const unique = uniqueToken === undefined ? "" : ", unique";
+  return `${method} ${path}${size === undefined ? "" : ` (${size} B JSON${unique})`}`;
 }
 
 function loadKey(scenario: Scenario): string {

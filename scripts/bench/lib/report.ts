@@ -60,16 +60,34 @@ function tableText(entries: readonly EntrySummary[]): string {
   return renderTable(rows);
 }
 
+/** The runners' other figures (medians over rounds), one row per entry that has any. */
+function figuresText(entries: readonly EntrySummary[]): string {
+  const rows = entries.flatMap((e) =>
+    Object.entries(e.figures).map(([name, value]) => [
+      `  ${e.role === "baseline" ? `baseline (${e.load})` : e.name}`,
+      name,
+      formatFigure(value),
+    ]),
+  );
+  return rows.length ? `other figures (medians over rounds):\n${renderTable(rows)}` : "";
+}
+
+const formatFigure = (value: number) =>
+  Math.abs(value) >= 100 ? formatRate(value) : value.toFixed(2);
+
+function targetValue(label: string, actual: number, unit: string): string {
+  if (label.startsWith("ratio")) return formatRatio(actual);
+  if (label.startsWith("p99")) return formatMs(actual);
+  if (label.startsWith("rate")) return `${formatRate(actual)} ${unit}`;
+  return formatFigure(actual);
+}
+
 function targetsText(entries: readonly EntrySummary[]): string {
   const rows = entries.flatMap((e) =>
     e.targets.map((t) => [
       `  ${e.name}`,
       t.label,
-      t.label.startsWith("p99")
-        ? formatMs(t.actual)
-        : t.label.startsWith("rate")
-          ? `${formatRate(t.actual)} ${e.unit}`
-          : formatRatio(t.actual),
+      targetValue(t.label, t.actual, e.unit),
       t.pass ? "PASS" : `MISS${t.note ? ` (${t.note})` : ""}`,
     ]),
   );
@@ -135,6 +153,7 @@ export function textReport(config: BenchConfig, entries: readonly EntrySummary[]
     headerText(config),
     tableText(entries),
     versusText(entries),
+    figuresText(entries),
     targetsText(entries),
     warningsText(entries),
   ]

@@ -92,6 +92,25 @@ describe("summarizeEntry", () => {
   });
 });
 
+describe("other figures", () => {
+  test("medians per name, and a minimum per figure is a target", () => {
+    const baseline = entry("baseline", [100, 100, 100]);
+    const subject: EntryResult = {
+      ...entry("s", [50, 50, 50], scenario({ minFigures: { "e2e/s": 3000, "other/s": 10 } })),
+    };
+    subject.rounds = subject.rounds.map((r, i) => ({
+      ...r,
+      measurement: { ...r.measurement, figures: { "e2e/s": [2000, 4000, 3500][i] ?? 0 } },
+    }));
+    const summary = summarizeEntry(subject, baseline, "load", "req/s");
+    expect(summary.figures).toEqual({ "e2e/s": 3500 });
+    expect(summary.targets.map((t) => [t.label, t.pass])).toEqual([
+      ["e2e/s >= 3000", true],
+      ["other/s >= 10", false],
+    ]);
+  });
+});
+
 describe("compareWithReferences", () => {
   const baseline = entry("baseline", [100, 100, 100]);
   const proto = scenario(undefined);

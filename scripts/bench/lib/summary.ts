@@ -32,6 +32,8 @@ export interface EntrySummary {
   errors: number;
   errorDetails: string[];
   failure?: string;
+  /** Medians over rounds of the runner's other figures (Measurement.figures), by name. */
+  figures: Record<string, number>;
   /** Non-2xx, socket errors or a failure: the figures must not be trusted. */
   flagged: boolean;
   targets: TargetCheck[];
@@ -65,6 +67,17 @@ function medianLatency(entry: EntryResult): Percentiles | null {
   };
 }
 
+/** Median of each named figure over the rounds that measured it. */
+function medianFigures(entry: EntryResult): Record<string, number> {
+  const byName = new Map<string, number[]>();
+  for (const round of entry.rounds) {
+    for (const [name, value] of Object.entries(round.measurement.figures ?? {})) {
+      byName.set(name, [...(byName.get(name) ?? []), value]);
+    }
+  }
+  return Object.fromEntries([...byName].map(([name, values]) => [name, median(values)]));
+}
+
 function checkTargets(
   targets: Targets | undefined,
   summary: Omit<EntrySummary, "targets" | "versus">,
@@ -92,6 +105,10 @@ function checkTargets(
   if (targets?.maxP99Ms !== undefined) {
     const p99 = summary.latencyMs?.p99 ?? Number.NaN;
     add(`p99 <= ${targets.maxP99Ms} ms`, p99, p99 <= targets.maxP99Ms);
+  }
+  for (const [name, min] of Object.entries(targets?.minFigures ?? {})) {
+    const actual = summary.figures[name] ?? Number.NaN;
+    add(`${name} >= ${min}`, actual, actual >= min);
   }
   return checks;
 }
@@ -129,6 +146,7 @@ export function summarizeEntry(
       r.measurement.errorDetail ? [`round ${r.round}: ${r.measurement.errorDetail}`] : [],
     ),
     failure: entry.failure ?? (entry.rounds.length ? undefined : "no round measured"),
+    figures: medianFigures(entry),
     flagged: non2xx > 0 || errors > 0 || entry.failure !== undefined,
   };
   return { ...partial, targets: checkTargets(entry.scenario?.targets, partial), versus: [] };

@@ -34,6 +34,14 @@ export interface RequestSpec {
   path: string;
   /** Size of a generated JSON body in bytes (exact); omit for no body. */
   bodyBytes?: number;
+  /** An exact body instead of a generated one (JSON unless a Content-Type says otherwise). */
+  body?: string;
+  /**
+   * Text inside `body` replaced on every request by a zero-padded counter of the same width, so
+   * no two requests of a run (or of the runs after it) carry the same body. Costs wrk a little
+   * Lua per request.
+   */
+  uniqueToken?: string;
   headers?: Record<string, string>;
 }
 
@@ -55,6 +63,8 @@ export interface Measurement {
   errors: number;
   /** Human detail of the errors, e.g. "connect 0, read 3, write 0, timeout 12". */
   errorDetail?: string;
+  /** Other figures a custom runner measured, by name (e.g. "end-to-end events/s"); medians are reported. */
+  figures?: Record<string, number>;
 }
 
 /** A server the load is pointed at. */
@@ -86,6 +96,8 @@ export interface Targets {
   minRate?: number;
   /** Median p99 latency must be at most this many milliseconds. */
   maxP99Ms?: number;
+  /** Each named figure's median must be at least this (see Measurement.figures). */
+  minFigures?: Record<string, number>;
 }
 
 interface ScenarioBase {

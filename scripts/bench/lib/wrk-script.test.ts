@@ -49,3 +49,25 @@ describe("buildWrkScript", () => {
     expect(own).not.toContain("application/json");
   });
 });
+
+describe("unique bodies", () => {
+  const body = '{"id":"evt_00000000000000","n":1}';
+  test("the token becomes a per-request counter of the same width around the body's other bytes", () => {
+    const script = buildWrkScript({
+      method: "POST",
+      path: "/in/x",
+      body,
+      uniqueToken: "00000000000000",
+    });
+    expect(script).toContain('local prefix = "{\\"id\\":\\"evt_"');
+    expect(script).toContain('local suffix = "\\",\\"n\\":1}"');
+    expect(script).toContain('string.format("%014d", counter)');
+    expect(script).toContain("request = function()");
+  });
+  test("a token missing from the body, or too short to stay unique, is refused", () => {
+    expect(() =>
+      buildWrkScript({ method: "POST", path: "/", body, uniqueToken: "111111111111111" }),
+    ).toThrow();
+    expect(() => buildWrkScript({ method: "POST", path: "/", body, uniqueToken: "000" })).toThrow();
+  });
+});

@@ -26,6 +26,25 @@ export function jsonBody(bytes: number): string {
   return skeleton("x".repeat(bytes - empty.length));
 }
 
+/**
+ * Lua that builds each request's body with a fresh counter where `token` was. The counter starts
+ * from the clock (in units of 10 µs), so a measurement never repeats its warm-up's bodies.
+ */
+function uniqueBodyLua(body: string, token: string): string[] {
+  const at = body.indexOf(token);
+  if (at < 0 || token.length < 14 || !/^0+$/.test(token))
+    throw new Error("uniqueToken must be 14 or more zeros found in the body");
+  return [
+    `local prefix = ${luaString(body.slice(0, at))}`,
+    `local suffix = ${luaString(body.slice(at + token.length))}`,
+    "local counter = os.time() * 100000",
+    "request = function()",
+    "  counter = counter + 1",
+    `  return wrk.format(nil, nil, nil, prefix .. string.format("%0${token.length}d", counter) .. suffix)`,
+    "end",
+  ];
+}
+
 /** The Lua wrk loads with -s: sets method, headers and body for the default request. */
 export function buildWrkScript(request: RequestSpec): string {
   const lines = [
@@ -33,12 +52,16 @@ export function buildWrkScript(request: RequestSpec): string {
     `wrk.path = ${luaString(request.path)}`,
   ];
   const headers = { ...request.headers };
-  if (request.bodyBytes !== undefined) {
+  const body =
+    request.body ?? (request.bodyBytes === undefined ? undefined : jsonBody(request.bodyBytes));
+  if (body !== undefined) {
     headers["Content-Type"] ??= "application/json";
-    lines.push(`wrk.body = ${luaString(jsonBody(request.bodyBytes))}`);
+    lines.push(`wrk.body = ${luaString(body)}`);
   }
   for (const [name, value] of Object.entries(headers)) {
     lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
   }
+  if (body !== undefined && request.uniqueToken !== undefined)
+    lines.push(...uniqueBodyLua(body, request.uniqueToken));
   return `${lines.join("\n")}\n`;
 }

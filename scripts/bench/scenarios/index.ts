@@ -5,6 +5,7 @@ import { capture1k, capture16k } from "./capture.ts";
 import { delivery, deliveryBreaker, deliveryLatency } from "./delivery.ts";
 import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
+import { ingest } from "./ingest.ts";
 
 export const scenarios: readonly Scenario[] = [
   bunServeJsonBody,
@@ -15,4 +16,5 @@ export const scenarios: readonly Scenario[] = [
   delivery,
   deliveryLatency,
   deliveryBreaker,
+  ingest,
 ];

@@ -1,0 +1,86 @@
+import { baselineServer } from "../lib/subjects.ts";
+import type { CustomScenario, Measurement, RunOptions, RunTarget } from "../lib/types.ts";
+import { runWrk } from "../lib/wrk.ts";
+import {
+  filterCost,
+  prepareRoute,
+  resetSink,
+  SLUG,
+  seededWeir,
+  sinkState,
+  webhookBody,
+} from "./ingest-setup.ts";
+
+/** How long deliveries may take to catch up after the load before the run counts as lost. */
+const DRAIN_MS = 120_000;
+
+/** Waits until the sink's count stops moving (what earlier load left queued has arrived). */
+async function settledSink(quietMs = 500): Promise<{ count: number; lastAt: number }> {
+  let state = await sinkState();
+  const deadline = Date.now() + DRAIN_MS;
+  for (;;) {
+    await Bun.sleep(quietMs);
+    const next = await sinkState();
+    if (next.count === state.count || Date.now() > deadline) return next;
+    state = next;
+  }
+}
+
+/**
+ * The baseline (raw Bun.serve) gets the bare wrk load. The subject first drains what the
+ * warm-up left queued, then takes the load; afterwards the deliveries are awaited at the sink:
+ * end-to-end events/s = events delivered / (load start → last delivery).
+ */
+async function runIngest(target: RunTarget, options: RunOptions): Promise<Measurement> {
+  const body = webhookBody();
+  if (target.role === "baseline") {
+    return runWrk({ method: "POST", path: `/in/${SLUG}`, body }, target, options);
+  }
+  const path = await prepareRoute(target.origin, false);
+  await settledSink();
+  await resetSink();
+  const before = await filterCost(target.origin);
+  const startedAt = Date.now();
+  const wrk = await runWrk({ method: "POST", path, body }, target, options);
+  const accepted = wrk.totalRequests - wrk.non2xx;
+  const atLoadEnd = (await sinkState()).count;
+  const sink = await settledSink();
+  const after = await filterCost(target.origin);
+  const evaluations = after.evaluations - before.evaluations;
+  const filterUs = ((after.seconds - before.seconds) * 1e6) / evaluations;
+  const e2e = sink.count / ((sink.lastAt - startedAt) / 1000);
+  const lost = Math.max(0, accepted - sink.count);
+  process.stderr.write(
+    `    ${accepted} accepted; sink: ${atLoadEnd} by the end of the load, ${sink.count} in all, ` +
+      `last ${((sink.lastAt - startedAt) / 1000).toFixed(1)} s after the start; ` +
+      `filter ${filterUs.toFixed(2)} µs/event over ${evaluations} evaluations\n`,
+  );
+  return {
+    ...wrk,
+    errors: wrk.errors + lost,
+    errorDetail: lost ? `${lost} accepted events never reached the sink` : wrk.errorDetail,
+    figures: {
+      "end-to-end events/s": e2e,
+      "delivered during load/s": atLoadEnd / options.durationSec,
+      "filter µs/event": filterUs,
+    },
+  };
+}
+
+/**
+ * Routing's hot path: a 1 KiB order webhook to /in/{slug}, one active bridge, one http
+ * destination on a local sink whose filters let every event through. Accepted = answered 200
+ * after the event and its delivery row committed.
+ */
+export const ingest: CustomScenario = {
+  name: "ingest",
+  description:
+    "POST 1 KiB JSON to /in/{slug}: event + delivery committed, then delivered to a local sink; end-to-end events/s and filter µs",
+  weir: true,
+  subject: seededWeir,
+  baseline: baselineServer,
+  run: runIngest,
+  unit: "req/s",
+  loadKey: "ingest POST 1 KiB webhook",
+  targets: { minRatio: 0.3, minFigures: { "end-to-end events/s": 3000 } },
+};
