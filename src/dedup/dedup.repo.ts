@@ -18,11 +18,11 @@ function prepareStatements(sqlite: Database) {
        WHERE dedup_keys.expires_at <= ?4
        RETURNING 1 AS fresh`,
     ),
-    count: sqlite.prepare<never, [string, number, number]>(
+    count: sqlite.prepare<never, [string, number, number, number]>(
       `INSERT INTO dedup_counters (source_id, hour_start, total_requests, duplicates_rejected)
-       VALUES (?1, ?2, 1, ?3)
+       VALUES (?1, ?2, ?3, ?4)
        ON CONFLICT (source_id, hour_start) DO UPDATE SET
-         total_requests = total_requests + 1,
+         total_requests = total_requests + excluded.total_requests,
          duplicates_rejected = duplicates_rejected + excluded.duplicates_rejected`,
     ),
     totals: sqlite.prepare<{ total: number | null; duplicates: number | null }, [string, number]>(
@@ -68,14 +68,15 @@ export const dedupRepo = {
   ): boolean {
     return statements(handle).claim.get(sourceId, key, expiresAt, now) !== null;
   },
-  /** Adds one ingest (and maybe one duplicate) to the source's counter for `hourStart`. */
-  countIngest(
+  /** Adds `total` ingests, `duplicates` of them rejected, to the source's counter for `hourStart`. */
+  countIngests(
     handle: Pick<DbHandle, "sqlite">,
     sourceId: string,
     hourStart: number,
-    duplicate: boolean,
+    total: number,
+    duplicates: number,
   ): void {
-    statements(handle).count.run(sourceId, hourStart, duplicate ? 1 : 0);
+    statements(handle).count.run(sourceId, hourStart, total, duplicates);
   },
   /** Sums the counters of the hours starting at or after `fromHour`. */
   totals(handle: Pick<DbHandle, "sqlite">, sourceId: string, fromHour: number): CounterTotals {

@@ -5,7 +5,8 @@ import type { Room } from "../room.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import { dedupRoutes } from "./dedup.routes.ts";
 import {
-  checkAndRecord,
+  beginDedupBatch,
+  type DedupBatch,
   type DedupDeps,
   type DedupInput,
   type DedupTicket,
@@ -16,7 +17,7 @@ import {
   sweepExpiredKeys,
 } from "./dedup.service.ts";
 
-export type { DedupTicket };
+export type { DedupBatch, DedupTicket };
 
 /** Every minute: expired keys go in bounded batches (a restart keeps the live ones). */
 const SWEEP_PATTERN = "0 * * * * *";
@@ -33,8 +34,11 @@ export interface DedupRoomPorts {
 export interface DedupPorts {
   /** Before the ingest's transaction: hashes the request under the source's config. */
   prepareDedup(input: DedupInput): DedupTicket;
-  /** Inside the ingest's transaction: one atomic check-and-insert, and the counters. */
-  checkAndRecord(tx: TxHandle, ticket: DedupTicket): { duplicate: boolean };
+  /**
+   * Inside the ingest's transaction: one atomic check-and-insert per request, and the counters
+   * once per source when the batch finishes.
+   */
+  beginBatch(tx: TxHandle): DedupBatch;
   sourceStats(sourceId: string, period: StatsPeriod): SourceStats;
   /** Inside the transaction that deletes a source: its keys and counters go with it. */
   forgetSource(tx: TxHandle, sourceId: string): void;
@@ -48,7 +52,7 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
   const dedup: DedupDeps = { repo: dedupRepo, clock: deps.clock };
   const lent: DedupPorts = {
     prepareDedup,
-    checkAndRecord: (tx, ticket) => checkAndRecord(tx, ticket, dedup),
+    beginBatch: (tx) => beginDedupBatch(tx, dedup),
     sourceStats: (sourceId, period) => sourceStats(deps.db, sourceId, period, dedup),
     forgetSource: (tx, sourceId) => dedupRepo.forgetSource(tx, sourceId),
   };

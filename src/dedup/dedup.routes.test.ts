@@ -49,8 +49,8 @@ beforeAll(() => {
   const now = clock.now();
   const hour = now - (now % 3_600_000);
   db.tx((tx) => {
-    for (let i = 0; i < 3; i++) dedupRepo.countIngest(tx, "src_mine", hour, i === 0);
-    dedupRepo.countIngest(tx, "src_mine", hour - 48 * 3_600_000, true);
+    dedupRepo.countIngests(tx, "src_mine", hour, 3, 1);
+    dedupRepo.countIngests(tx, "src_mine", hour - 48 * 3_600_000, 1, 1);
   });
 });
 afterAll(async () => {

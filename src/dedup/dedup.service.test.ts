@@ -10,6 +10,7 @@ import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import type { DedupConfig } from "./dedup.model.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import {
+  beginDedupBatch,
   checkAndRecord,
   type DedupDeps,
   parseStatsPeriod,
@@ -78,27 +79,40 @@ describe("checkAndRecord", () => {
     const commits: number[] = [];
     const group = createGroupCommit({
       tx: db.tx,
-      commit: (batch: readonly { body: unknown }[], tx) => {
+      commit: (batch: readonly { body: unknown; sourceId: string }[], tx) => {
         commits.push(batch.length);
-        return batch.map((item) => {
+        const dedup = beginDedupBatch(tx, deps);
+        const duplicates = batch.map((item) => {
           const ticket = prepareDedup({
-            sourceId: "src",
+            sourceId: item.sourceId,
             config,
             request: request(item.body),
             rawBody: "",
           });
-          return checkAndRecord(tx, ticket, deps).duplicate;
+          return dedup.check(ticket);
         });
+        dedup.finish();
+        return duplicates;
       },
     });
     const results = await Promise.all([
-      group.submit({ body: { id: 42 } }),
-      group.submit({ body: { id: 42 } }),
-      group.submit({ body: { id: 43 } }),
+      group.submit({ body: { id: 42 }, sourceId: "src" }),
+      group.submit({ body: { id: 42 }, sourceId: "src" }),
+      group.submit({ body: { id: 43 }, sourceId: "src" }),
+      group.submit({ body: { id: 42 }, sourceId: "other" }),
     ]);
-    expect(commits).toEqual([3]);
-    expect(results).toEqual([false, true, false]);
-    expect(sourceStats(db, "src", "all_time", deps).duplicates_rejected).toBe(1);
+    expect(commits).toEqual([4]);
+    expect(results).toEqual([false, true, false, false]);
+    // Counted per source per batch: one counter row each, the figures exact.
+    expect(sourceStats(db, "src", "all_time", deps)).toMatchObject({
+      total_requests: 3,
+      duplicates_rejected: 1,
+    });
+    expect(sourceStats(db, "other", "all_time", deps)).toMatchObject({
+      total_requests: 1,
+      duplicates_rejected: 0,
+    });
+    expect(db.sqlite.query("SELECT count(*) AS n FROM dedup_counters").get()).toEqual({ n: 2 });
   });
 
   test("a rolled-back ingest leaves neither its key nor its count", () => {

@@ -41,21 +41,55 @@ export function prepareDedup(input: DedupInput): DedupTicket {
   };
 }
 
+/** Step 2 for a whole group commit, INSIDE its transaction (see `beginDedupBatch`). */
+export interface DedupBatch {
+  /**
+   * Claims the ticket's key (one statement, so two identical requests in one commit cannot both
+   * pass) and tallies the ingest; true: a duplicate, which must then store nothing else (no
+   * event, no delivery, no quota use).
+   */
+  check(ticket: DedupTicket): boolean;
+  /** Adds the tallies to the hourly counters: one statement per source, not per request. */
+  finish(): void;
+}
+
 /**
- * Step 2, INSIDE the ingest's transaction: claims the key (one statement, so two identical
- * requests in one commit cannot both pass) and counts the ingest, duplicate or not, in the same
- * transaction. A duplicate must then store nothing else: no event, no delivery, no quota use.
+ * Starts the dedup work of one transaction. Counting per source per batch keeps the stats exact
+ * (the counters commit or roll back with the claims) at one counter statement a batch.
  */
+export function beginDedupBatch(tx: TxHandle, deps: DedupDeps): DedupBatch {
+  const now = deps.clock.now();
+  const tallies = new Map<string, { total: number; duplicates: number }>();
+  return {
+    check(ticket) {
+      const duplicate =
+        ticket.key !== null &&
+        !deps.repo.claimKey(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now);
+      const tally = tallies.get(ticket.sourceId);
+      if (tally) {
+        tally.total += 1;
+        if (duplicate) tally.duplicates += 1;
+      } else tallies.set(ticket.sourceId, { total: 1, duplicates: duplicate ? 1 : 0 });
+      return duplicate;
+    },
+    finish() {
+      for (const [sourceId, { total, duplicates }] of tallies) {
+        deps.repo.countIngests(tx, sourceId, hourStart(now), total, duplicates);
+      }
+      tallies.clear();
+    },
+  };
+}
+
+/** One ingest's step 2 alone: a batch of one. */
 export function checkAndRecord(
   tx: TxHandle,
   ticket: DedupTicket,
   deps: DedupDeps,
 ): { duplicate: boolean } {
-  const now = deps.clock.now();
-  const duplicate =
-    ticket.key !== null &&
-    !deps.repo.claimKey(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now);
-  deps.repo.countIngest(tx, ticket.sourceId, hourStart(now), duplicate);
+  const batch = beginDedupBatch(tx, deps);
+  const duplicate = batch.check(ticket);
+  batch.finish();
   return { duplicate };
 }
 

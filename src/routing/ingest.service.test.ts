@@ -113,7 +113,7 @@ beforeEach(() => {
       signingSecrets: (id) => signingSecretsOf(id, bridgesDeps),
       routesVersion: () => version,
     },
-    { prepareDedup: () => null, isDuplicate: () => false },
+    { prepareDedup: () => null, beginDedup: () => ({ check: () => false, finish: () => {} }) },
   );
   outbox.ports.registerKind("event", ingest.kindHandlers());
 });

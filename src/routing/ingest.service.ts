@@ -1,6 +1,6 @@
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { DedupTicket } from "../dedup/dedup.room.ts";
+import type { DedupBatch, DedupTicket } from "../dedup/dedup.room.ts";
 import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import type {
   DeliveryAttempt,
@@ -67,11 +67,11 @@ export interface IngestHooks {
   /** Dedup, before the transaction: the request's key under the source's config (null: no check). */
   prepareDedup(source: Source, view: RequestView, request: IngestRequest): DedupTicket | null;
   /**
-   * Dedup, inside the batch's transaction and before the event is written: claims the key in
-   * one statement, so two identical requests in one batch yield one event. True: a duplicate
-   * (answered 200, no event, no delivery).
+   * Dedup, inside the batch's transaction: `check` claims each key before its event is written
+   * (one statement, so two identical requests in one batch yield one event; true: a duplicate,
+   * answered 200 with no event and no delivery) and counts it; `finish` writes the counts.
    */
-  isDuplicate(tx: TxHandle, ticket: DedupTicket): boolean;
+  beginDedup(tx: TxHandle): DedupBatch;
   /** Transformation hook: runs at send time in `prepare`; nothing to do at ingest yet. */
 }
 
@@ -136,12 +136,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const group = createGroupCommit<PendingEvent, "stored" | "duplicate">({
     tx: deps.tx,
     commit(batch, tx) {
-      return batch.map(({ event, routing, dedup }) => {
-        if (dedup && hooks.isDuplicate(tx, dedup)) return "duplicate";
+      const dedupBatch = hooks.beginDedup(tx);
+      const outcomes = batch.map(({ event, routing, dedup }) => {
+        if (dedup && dedupBatch.check(dedup)) return "duplicate" as const;
         deps.events.insert(event, routing.bridgeIds);
         if (routing.destinations.length > 0) enqueue(tx, event, routing.destinations);
-        return "stored";
+        return "stored" as const;
       });
+      dedupBatch.finish();
+      return outcomes;
     },
     onCommitted: () => deps.delivery?.wake(),
   });

@@ -39,7 +39,7 @@ export interface RoutingRoomPorts {
   /** The transformations room's lookup: a destination may name only its organization's ones. */
   transformationExists?(organizationId: string, transformationId: string): boolean;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
-  dedup: Pick<DedupPorts, "prepareDedup" | "checkAndRecord" | "forgetSource">;
+  dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource">;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   /** The transformations room's run of one destination's transformation. */
@@ -100,7 +100,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
           // Only a non-JSON body is hashed as text; skip decoding it when nothing is checked.
           rawBody: source.deduplicationConfig?.enabled ? decoder.decode(request.body) : "",
         }),
-      isDuplicate: (tx, ticket) => ports.dedup.checkAndRecord(tx, ticket).duplicate,
+      beginDedup: (tx) => ports.dedup.beginBatch(tx),
     },
   );
   ports.delivery?.registerKind("event", ingest.kindHandlers());

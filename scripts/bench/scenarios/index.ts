@@ -2,6 +2,7 @@
 import type { Scenario } from "../lib/types.ts";
 import { bunServeJsonBody } from "./bun-serve-json-body.ts";
 import { capture1k, capture16k } from "./capture.ts";
+import { dedup } from "./dedup.ts";
 import { delivery, deliveryBreaker, deliveryLatency } from "./delivery.ts";
 import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
@@ -17,4 +18,5 @@ export const scenarios: readonly Scenario[] = [
   deliveryLatency,
   deliveryBreaker,
   ingest,
+  dedup,
 ];

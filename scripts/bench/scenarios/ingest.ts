@@ -8,6 +8,7 @@ import {
   SLUG,
   seededWeir,
   sinkState,
+  UNIQUE_TOKEN,
   webhookBody,
 } from "./ingest-setup.ts";
 
@@ -26,22 +27,36 @@ async function settledSink(quietMs = 500): Promise<{ count: number; lastAt: numb
   }
 }
 
+/** How one Weir ingest run is set up. */
+export interface RoutedLoad {
+  /** The source deduplicates (exclude_fields with 3 paths). */
+  dedup: boolean;
+  /** Every request carries a fresh `id` (dedup must see new keys, not repeats). */
+  unique: boolean;
+}
+
 /**
- * The baseline (raw Bun.serve) gets the bare wrk load. The subject first drains what the
- * warm-up left queued, then takes the load; afterwards the deliveries are awaited at the sink:
- * end-to-end events/s = events delivered / (load start → last delivery).
+ * Weir with one bridge to the sink: drains what the warm-up left queued, takes the load, then
+ * awaits the deliveries at the sink: end-to-end events/s = events delivered / (load start →
+ * last delivery). An accepted event that never reaches the sink counts as an error.
  */
-async function runIngest(target: RunTarget, options: RunOptions): Promise<Measurement> {
-  const body = webhookBody();
-  if (target.role === "baseline") {
-    return runWrk({ method: "POST", path: `/in/${SLUG}`, body }, target, options);
-  }
-  const path = await prepareRoute(target.origin, false);
+export async function measureRoutedIngest(
+  target: RunTarget,
+  options: RunOptions,
+  load: RoutedLoad,
+): Promise<Measurement> {
+  const path = await prepareRoute(target.origin, load.dedup);
+  const request = {
+    method: "POST" as const,
+    path,
+    body: webhookBody(),
+    ...(load.unique ? { uniqueToken: UNIQUE_TOKEN } : {}),
+  };
   await settledSink();
   await resetSink();
   const before = await filterCost(target.origin);
   const startedAt = Date.now();
-  const wrk = await runWrk({ method: "POST", path, body }, target, options);
+  const wrk = await runWrk(request, target, options);
   const accepted = wrk.totalRequests - wrk.non2xx;
   const atLoadEnd = (await sinkState()).count;
   const sink = await settledSink();
@@ -65,6 +80,14 @@ async function runIngest(target: RunTarget, options: RunOptions): Promise<Measur
       "filter µs/event": filterUs,
     },
   };
+}
+
+/** The baseline (raw Bun.serve) gets the bare wrk load; the subject is Weir. */
+async function runIngest(target: RunTarget, options: RunOptions): Promise<Measurement> {
+  if (target.role === "baseline") {
+    return runWrk({ method: "POST", path: `/in/${SLUG}`, body: webhookBody() }, target, options);
+  }
+  return measureRoutedIngest(target, options, { dedup: false, unique: false });
 }
 
 /**
