@@ -4,7 +4,7 @@ import { isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Sealer } from "../shared/sealed.ts";
-import type { Bridge, BridgesRepo } from "./bridges.repo.ts";
+import type { Bridge, BridgesRepo, SealedSecrets } from "./bridges.repo.ts";
 import {
   type Destination,
   type DestinationChecks,
@@ -296,15 +296,18 @@ export function rotateSecret(
   return { signing_secret: secret };
 }
 
-/** The secrets that sign a delivery now: current first, then one replaced less than 24 h ago. */
-export function signingSecretsOf(
+/**
+ * The secrets that sign a delivery now, from the destination's sealed ones (as the delivery path
+ * has already read them): current first, then one replaced less than 24 h ago.
+ */
+export function openSigningSecrets(
   destinationId: string,
-  deps: Pick<BridgesDeps, "bridges" | "sealer" | "clock">,
+  sealed: SealedSecrets,
+  deps: Pick<BridgesDeps, "sealer" | "clock">,
 ): string[] {
-  const stored = deps.bridges.findDestinationWithSecrets(destinationId);
-  if (!stored?.secrets.current) return [];
-  const secrets = [deps.sealer.open(stored.secrets.current, destinationId)];
-  const { previous, previousUntil } = stored.secrets;
+  if (!sealed.current) return [];
+  const secrets = [deps.sealer.open(sealed.current, destinationId)];
+  const { previous, previousUntil } = sealed;
   if (previous && previousUntil !== null && previousUntil > deps.clock.now()) {
     secrets.push(deps.sealer.open(previous, destinationId));
   }

@@ -15,8 +15,8 @@ import { createBridgesRepo } from "./bridges.repo.ts";
 import {
   type BridgesDeps,
   createBridge,
+  openSigningSecrets,
   rotateSecret,
-  signingSecretsOf,
   updateBridge,
 } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
@@ -110,7 +110,7 @@ beforeEach(() => {
       tx: (fn) => db.tx(fn),
       clock,
       ids: createIds(),
-      signingSecrets: (id) => signingSecretsOf(id, bridgesDeps),
+      signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridgesDeps),
       routesVersion: () => version,
     },
     { prepareDedup: () => null, beginDedup: () => ({ check: () => false, finish: () => {} }) },

@@ -14,7 +14,7 @@ import { isoAt } from "../shared/clock.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { TransformationOutcome } from "../transformations/transformations.model.ts";
-import type { BridgesRepo } from "./bridges.repo.ts";
+import type { BridgesRepo, SealedSecrets } from "./bridges.repo.ts";
 import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import type { Destination } from "./destinations.model.ts";
 import {
@@ -46,8 +46,8 @@ export interface IngestDeps {
   tx<T>(fn: (tx: TxHandle) => T): T;
   clock: Clock;
   ids: Ids;
-  /** The signing secrets of an http destination now (current first). */
-  signingSecrets(destinationId: string): string[];
+  /** The signing secrets of an http destination now (current first), from its sealed ones. */
+  signingSecrets(destinationId: string, sealed: SealedSecrets): string[];
   /** Grows whenever sources, bridges or destinations change. */
   routesVersion(): number;
   /** `WEIR_TELEGRAM_API_BASE`, for payloads a transformation built for Telegram. */
@@ -246,7 +246,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           const resolved = withSecrets(found.destination, lookup);
           if ("fail" in resolved) return resolved;
           const { destination } = resolved;
-          const secrets = destination.type === "http" ? deps.signingSecrets(destination.id) : [];
+          const secrets =
+            destination.type === "http" ? deps.signingSecrets(destination.id, found.secrets) : [];
           let sendable = event;
           if (destination.transformationId && deps.runTransformation) {
             const outcome = await deps.runTransformation(
@@ -271,7 +272,9 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             sendable = transformedEvent(event, outcome.request);
           }
           return eventDeliveryRequest(sendable, destination, secrets, {
-            sourceName: deps.sources.findById(event.sourceId)?.name,
+            // The cached route plan holds the source: no query per delivery for its name.
+            sourceName: planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
+              ?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });
         },
@@ -284,6 +287,14 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           return provider?.retryAfterMs?.(response) ?? null;
         },
         onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
+          // Only an ended delivery moves its event (eventStatusOf): a failed one fails it at
+          // once; a delivered one delivers it when all the others are delivered. A retry leaves
+          // the status as it is, so only that last case reads the event's deliveries.
+          if (delivery.status === "failed") {
+            deps.events.setStatus(delivery.subjectId, "failed");
+            return;
+          }
+          if (delivery.status !== "delivered") return;
           const states = (deps.delivery?.listBySubject("event", [delivery.subjectId]) ?? []).map(
             (d) => (d.id === delivery.id ? delivery.status : d.status),
           );

@@ -8,7 +8,7 @@ import { createSealer } from "../shared/sealed.ts";
 import type { TransformationsPorts } from "../transformations/transformations.room.ts";
 import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
-import { type BridgesDeps, signingSecretsOf } from "./bridges.service.ts";
+import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
@@ -85,7 +85,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       tx: (fn) => deps.db.tx(fn),
       clock: deps.clock,
       ids: deps.ids,
-      signingSecrets: (id) => signingSecretsOf(id, bridges),
+      signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
       routesVersion: () => routesVersion,
       resolveSecrets: ports.resolveSecrets,
       telegramApiBase: deps.config.telegram_api_base,
