@@ -39,6 +39,15 @@ function createIssuesStandIn(deps: AppDeps) {
         .filter(({ issue }) => issue.status !== "closed" && issue.openedAt <= openedBefore)
         .sort((a, b) => a.issue.openedAt.localeCompare(b.issue.openedAt))
         .slice(0, limit),
+    listUnclosedOfDestination: (organizationId, destinationId) =>
+      [...issues.values()]
+        .map(({ issue }) => issue)
+        .filter(
+          (issue) =>
+            issue.organizationId === organizationId &&
+            issue.destinationId === destinationId &&
+            issue.status !== "closed",
+        ),
     findIssue: (organizationId, id) => {
       const found = issues.get(id);
       return found?.issue.organizationId === organizationId ? found : null;
@@ -52,7 +61,7 @@ function createIssuesStandIn(deps: AppDeps) {
       organizationId: string,
       context: Partial<IssueContext> = {},
       issueId?: string,
-      options: { abort?: boolean } = {},
+      options: { abort?: boolean; errorType?: string; errorCode?: string } = {},
     ): IssueRecord {
       const now = isoAt(deps.clock.now());
       const known = issueId ? issues.get(issueId) : undefined;
@@ -67,8 +76,8 @@ function createIssuesStandIn(deps: AppDeps) {
           bridgeId: "bridge-1",
           destinationId: "destination-1",
           status: "open",
-          errorType: "http_error",
-          errorCode: "500",
+          errorType: options.errorType ?? "http_error",
+          errorCode: options.errorCode ?? "500",
           errorMessage: "the destination answered 500",
           occurrenceCount: 1,
           firstOccurrenceAt: now,
@@ -229,6 +238,19 @@ test("issue_created fires when an issue is created, not when it recurs or reopen
   await pollUntil(() => sentTo(rule).length === 1, { what: "the alert at the sink" });
   expect(message(rule).text).toStartWith("New issue: Billing API (http_error 500)");
   expect(message(rule).text).toContain("Bridge Orders (source Shop)");
+});
+
+test("a circuit_open issue beside its destination's cause is not alerted; alone, it is", async () => {
+  const world = await startWorld();
+  const rule = world.rule({ type: "issue_created", value: null });
+  const breaker = { errorType: "circuit_breaker_error", errorCode: "circuit_open" };
+  const cause = world.issues.fail("org-a");
+  const echo = world.issues.fail("org-a", {}, undefined, breaker);
+  expect(world.firings(rule)).toEqual([{ issue_id: cause.id }]);
+  world.issues.close(cause.id);
+  world.issues.close(echo.id);
+  const alone = world.issues.fail("org-a", {}, undefined, breaker);
+  expect(world.firings(rule)).toEqual([{ issue_id: cause.id }, { issue_id: alone.id }]);
 });
 
 test("occurrence_threshold fires when the count reaches the value, once", async () => {

@@ -68,11 +68,16 @@ export function fire(
   return { firing, delivery };
 }
 
+export interface ChangeFiringDeps extends FiringDeps {
+  issues: Pick<IssuesPorts, "listUnclosedOfDestination">;
+}
+
 /**
  * The issues room's listener: every enabled rule of the organization whose condition the change
  * meets fires once for the issue. Runs inside the attempt's transaction, so it only writes rows.
  */
-export function fireForChange(tx: TxHandle, change: IssueChange, deps: FiringDeps): number {
+export function fireForChange(tx: TxHandle, change: IssueChange, deps: ChangeFiringDeps): number {
+  if (isBreakerEcho(change, deps)) return 0;
   let fired = 0;
   for (const { rule } of deps.repo.enabledRules(change.issue.organizationId)) {
     if (!changeMeets(rule.condition, change)) continue;
@@ -81,6 +86,20 @@ export function fireForChange(tx: TxHandle, change: IssueChange, deps: FiringDep
   // Claimed at the end of this turn, after the attempt's transaction commits.
   if (fired > 0) deps.delivery.wake();
   return fired;
+}
+
+/**
+ * A circuit_open issue on a destination that has another unclosed issue is that issue's echo:
+ * the breaker opened because of those failures, and deliveries now wait for it. Its own alert
+ * would tell the operator twice about one broken destination, so rules stay quiet on it; a
+ * circuit_open issue alone (its cause already closed) alerts as any other.
+ */
+function isBreakerEcho(change: IssueChange, deps: ChangeFiringDeps): boolean {
+  const { issue } = change;
+  if (issue.errorType !== "circuit_breaker_error") return false;
+  return deps.issues
+    .listUnclosedOfDestination(issue.organizationId, issue.destinationId)
+    .some((other) => other.id !== issue.id && other.errorType !== "circuit_breaker_error");
 }
 
 export interface OpenIssuesDeps extends FiringDeps {

@@ -63,7 +63,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     }),
   );
   const { issues } = ports;
-  issues.onIssueChange((handle, change) => fireForChange(handle, change, firing));
+  issues.onIssueChange((handle, change) => fireForChange(handle, change, { ...firing, issues }));
   const openForDays: RoomJob = {
     name: OPEN_FOR_DAYS_JOB,
     pattern: OPEN_FOR_DAYS_PATTERN,

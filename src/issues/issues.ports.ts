@@ -63,6 +63,11 @@ export interface IssuesPorts {
     openedBefore: string,
     limit: number,
   ): { issue: IssueRecord; context: IssueContext }[];
+  /**
+   * The issues of one destination that are not closed (the listener's own change included, as
+   * it runs in the same transaction): what else is wrong with that destination right now.
+   */
+  listUnclosedOfDestination(organizationId: string, destinationId: string): IssueRecord[];
   /** The caller's issue or null (another organization's issue is null). */
   findIssue(
     organizationId: string,

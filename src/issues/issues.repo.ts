@@ -149,6 +149,10 @@ export function createIssuesRepo(db: DbHandle) {
     `SELECT * FROM issues WHERE status <> 'closed' AND opened_at <= ?
      ORDER BY opened_at, id LIMIT ?`,
   );
+  const unclosedOfDestination = sqlite.prepare<IssueRow, [string, string]>(
+    `SELECT * FROM issues WHERE destination_id = ? AND organization_id = ? AND status <> 'closed'
+     ORDER BY opened_at, id`,
+  );
   const insertSample = sqlite.prepare(
     `INSERT OR IGNORE INTO issue_samples (id, issue_id, event_id, delivery_id, attempt, status_code,
        response_excerpt, error_type, error_code, error_message, occurred_at)
@@ -247,6 +251,9 @@ export function createIssuesRepo(db: DbHandle) {
         )
         .all(...values, page.limit, page.offset);
       return { items: rows.map(toIssue), total };
+    },
+    listUnclosedOfDestination(organizationId: string, destinationId: string): IssueRecord[] {
+      return unclosedOfDestination.all(destinationId, organizationId).map(toIssue);
     },
     listUnclosedOpenedBefore(openedBefore: string, limit: number): IssueRecord[] {
       return unclosedBefore.all(openedBefore, limit).map(toIssue);

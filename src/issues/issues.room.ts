@@ -89,6 +89,8 @@ export function createIssuesRoom(
       onIssueChange: (listener) => void listeners.push(listener),
       listUnclosedOpenedBefore: (openedBefore, limit) =>
         repo.listUnclosedOpenedBefore(openedBefore, limit).map(withContext),
+      listUnclosedOfDestination: (organizationId, destinationId) =>
+        repo.listUnclosedOfDestination(organizationId, destinationId),
       findIssue: (organizationId, issueId) => {
         const issue = repo.find(organizationId, issueId);
         return issue ? withContext(issue) : null;
