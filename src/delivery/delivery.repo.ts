@@ -105,6 +105,12 @@ export function createDeliveryRepo(db: DbHandle) {
   const bySubject = q<DeliveryRow, [string, string]>(
     "SELECT * FROM deliveries WHERE kind = ? AND subject_id = ? ORDER BY created_at, id",
   );
+  const statusesOfSubject = q<
+    { id: string; status: string; locked_until: number | null },
+    [string, string]
+  >(
+    "SELECT id, status, locked_until FROM deliveries WHERE kind = ? AND subject_id = ? ORDER BY created_at, id",
+  );
   const requeueFailed = q(
     `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, locked_until = NULL,
        attempts_before_requeue = attempts, updated_at = ?
@@ -174,6 +180,12 @@ export function createDeliveryRepo(db: DbHandle) {
         )
         .all(kind, JSON.stringify(subjectIds));
     },
+    subjectStatuses(kind: DeliveryKind, subjectId: string, now: number) {
+      return statusesOfSubject.all(kind, subjectId).map((row) => ({
+        id: row.id,
+        status: recordStatus(row.status, row.locked_until, now),
+      }));
+    },
     breaker(key: string): BreakerState {
       const known = breakers.get(key);
       if (known) return known;
@@ -229,8 +241,6 @@ export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>;
  * state, so claiming costs no extra write.
  */
 export function toDeliveryRecord(row: DeliveryRow, now: number): DeliveryRecord {
-  const leased = row.locked_until !== null && row.locked_until > now;
-  const ended = row.status === "delivered" || row.status === "failed";
   return {
     id: row.id,
     kind: row.kind as DeliveryKind,
@@ -238,7 +248,7 @@ export function toDeliveryRecord(row: DeliveryRow, now: number): DeliveryRecord 
     subjectId: row.subject_id,
     destinationKey: row.destination_key,
     webhookId: row.webhook_id,
-    status: leased && !ended ? "delivering" : (row.status as DeliveryStatus),
+    status: recordStatus(row.status, row.locked_until, now),
     attempts: row.attempts,
     maxRetries: row.max_retries,
     nextAttemptAt: row.next_attempt_at === null ? null : isoAt(row.next_attempt_at),
@@ -250,6 +260,13 @@ export function toDeliveryRecord(row: DeliveryRow, now: number): DeliveryRecord 
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The stored status, or `delivering` while a live lease holds a row that has not ended. */
+function recordStatus(status: string, lockedUntil: number | null, now: number): DeliveryStatus {
+  const leased = lockedUntil !== null && lockedUntil > now;
+  const ended = status === "delivered" || status === "failed";
+  return leased && !ended ? "delivering" : (status as DeliveryStatus);
 }
 
 function toAttempt(row: AttemptRow): DeliveryAttempt {

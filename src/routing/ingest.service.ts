@@ -295,7 +295,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             return;
           }
           if (delivery.status !== "delivered") return;
-          const states = (deps.delivery?.listBySubject("event", [delivery.subjectId]) ?? []).map(
+          const states = (deps.delivery?.subjectStatuses("event", delivery.subjectId) ?? []).map(
             (d) => (d.id === delivery.id ? delivery.status : d.status),
           );
           deps.events.setStatus(delivery.subjectId, eventStatusOf(states));
