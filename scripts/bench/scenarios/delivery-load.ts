@@ -175,8 +175,11 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
  * Sustained rate: the outbox holds `DRAIN_PER_SECOND` × the duration; the server finds it at its
  * next poll. Measured from the first arrival for the duration, or until the backlog ran out.
  */
-async function drain(plan: DeliveryLoadPlan, sinks: Sinks): Promise<DeliveryLoadResult> {
-  const bridge = await createBridge(plan, sinks);
+async function drain(
+  plan: DeliveryLoadPlan,
+  sinks: Sinks,
+  bridge: Bridge,
+): Promise<DeliveryLoadResult> {
   const backlog = DRAIN_PER_SECOND * plan.durationSec;
   fillOutbox(plan, bridge, backlog);
   const firstBy = now() + 30_000;
@@ -199,8 +202,11 @@ async function drain(plan: DeliveryLoadPlan, sinks: Sinks): Promise<DeliveryLoad
 }
 
 /** `rate` ingests per second in 10 ms ticks for the duration, then waits for their deliveries. */
-async function paced(plan: DeliveryLoadPlan, sinks: Sinks): Promise<DeliveryLoadResult> {
-  const bridge = await createBridge(plan, sinks);
+async function paced(
+  plan: DeliveryLoadPlan,
+  sinks: Sinks,
+  bridge: Bridge,
+): Promise<DeliveryLoadResult> {
   const url = `${plan.origin}/api/v1/sources/${bridge.source_id}/ingest`;
   const sentAt = new Map<number, number>();
   let ingestErrors = 0;
@@ -251,10 +257,32 @@ async function paced(plan: DeliveryLoadPlan, sinks: Sinks): Promise<DeliveryLoad
   };
 }
 
+/**
+ * Deletes what this run left in the outbox (a drain's backlog, a failing destination's waiting
+ * rows): the warm-up and the measurement share a server, and rows whose sinks are gone would go
+ * on failing during the next run.
+ */
+function clearLeftovers(plan: DeliveryLoadPlan, bridge: Bridge): void {
+  const db = new Database(plan.dbPath);
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    db.run(
+      `DELETE FROM deliveries WHERE next_attempt_at IS NOT NULL
+         AND destination_key IN (SELECT value FROM json_each(?))`,
+      [JSON.stringify(bridge.destinations.map((d) => d.id))],
+    );
+  } finally {
+    db.close();
+  }
+}
+
 if (import.meta.main) {
   const plan = JSON.parse(process.argv[2] ?? "{}") as DeliveryLoadPlan;
   const sinks = startSinks();
-  const result = plan.mode === "drain" ? await drain(plan, sinks) : await paced(plan, sinks);
+  const bridge = await createBridge(plan, sinks);
+  const result =
+    plan.mode === "drain" ? await drain(plan, sinks, bridge) : await paced(plan, sinks, bridge);
+  clearLeftovers(plan, bridge);
   console.log(JSON.stringify(result));
   sinks.ok.stop(true);
   sinks.bad.stop(true);
