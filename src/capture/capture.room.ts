@@ -27,8 +27,8 @@ import { createSearchIndexer } from "./search-index.service.ts";
 const AUTOCHECKPOINT_PAGES = 1000;
 /** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
 const CHECKPOINT_PATTERN = "*/10 * * * * *";
-/** Every 5 s: captures not yet in the search index (fewer than a chunk) are added. */
-const SEARCH_INDEX_PATTERN = "*/5 * * * * *";
+/** Every 30 s: captures not yet in the search index (fewer than a chunk) are added (a search adds them first anyway). */
+const SEARCH_INDEX_PATTERN = "*/30 * * * * *";
 /** Every 5 s: refusal counts reach the endpoints' counters (one small transaction). */
 const REFUSAL_FLUSH_PATTERN = "*/5 * * * * *";
 /** Every minute: one info line per endpoint that captured or refused anything. */

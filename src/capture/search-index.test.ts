@@ -54,6 +54,29 @@ describe("search index after commit", () => {
     expect(indexHits("word5")).toBe(1);
   });
 
+  test("the index's commits skip the fsync, and the connection's durability is restored after", () => {
+    db.sqlite.run("PRAGMA synchronous = FULL");
+    insertCapturedRequest(db, { id: "r1", endpointId: "ep-a", body: "durable" });
+    const repo = createRequestsRepo(db);
+    expect(repo.indexForSearch(10)).toBe(1);
+    const level = db.sqlite.query("PRAGMA synchronous").get() as { synchronous: number };
+    expect(level.synchronous).toBe(2);
+  });
+
+  test("large bodies are indexed a few at a time, each whole, until none is left", () => {
+    const big = "word ".repeat(20_000); // 100 KB: over a step's text budget alone
+    const mid = "term ".repeat(5_000); // 25 KB
+    insertCapturedRequest(db, { id: "r1", endpointId: "ep-a", body: big });
+    for (let i = 2; i <= 9; i++)
+      insertCapturedRequest(db, { id: `r${i}`, endpointId: "ep-a", body: mid });
+    const repo = createRequestsRepo(db);
+    let total = 0;
+    for (let n = repo.indexForSearch(500); n > 0; n = repo.indexForSearch(500)) total += n;
+    expect(total).toBe(9);
+    expect([indexHits("word"), indexHits("term")]).toEqual([1, 8]);
+    expect(indexedThrough()).toBe(9);
+  });
+
   test("a search indexes what is left before it reads, so it finds every stored request", () => {
     insertCapturedRequest(db, { id: "r1", endpointId: "ep-a", body: "needle-one" });
     insertCapturedRequest(db, { id: "r2", endpointId: "ep-a", body: "needle-two" });
@@ -111,7 +134,7 @@ describe("createSearchIndexer", () => {
     for (let i = 0; i < 4; i++) await nextTurn();
     expect(calls).toEqual([SEARCH_INDEX_CHUNK, SEARCH_INDEX_CHUNK, SEARCH_INDEX_CHUNK]);
     indexer.catchUp();
-    expect(calls.slice(3)).toEqual([10]);
+    expect(calls.slice(3)).toEqual([10, 0]);
     expect(backlog).toBe(0);
   });
 
