@@ -235,6 +235,34 @@ describe("due-queue", () => {
     expect(slowMax).toBe(2);
   });
 
+  test("a freed slot of a key at its limit is refilled from that key alone; notify() claims over every key", async () => {
+    const db = jobsDb();
+    const clock = createFakeClock(T0);
+    for (let i = 0; i < 6; i++) addJob(db, `a${i}`, "a", T0 - 1000 + i);
+    const rows = gated(db, "w");
+    const queue = queueOn(db, clock, { concurrency: 4, perKey: 2, run: rows.run });
+    await pollUntil(() => rows.started.length === 2, { what: "key a at its limit" });
+    // Due now, of another key, but nobody said so: the claim that found only key a's rows at
+    // their limit is not repeated for each freed slot.
+    addJob(db, "b0", "b");
+    rows.open("a0");
+    await pollUntil(() => rows.started.includes("a2"), { what: "a's freed slot refilled" });
+    expect(rows.started).toEqual(["a0", "a1", "a2"]);
+    queue.notify();
+    await pollUntil(() => rows.started.includes("b0"), { what: "b0 after notify()" });
+    expect(rows.started).toEqual(["a0", "a1", "a2", "b0"]);
+    // The rest of key a, never more than two at once.
+    await pollUntil(
+      () => {
+        for (const id of rows.started) rows.open(id);
+        return Object.values(doneBy(db)).every((w) => w === "w");
+      },
+      { what: "every row done" },
+    );
+    const leased = db.sqlite.query("SELECT count(*) AS n FROM jobs WHERE locked_until IS NOT NULL");
+    expect(leased.get()).toEqual({ n: 0 });
+  });
+
   test("notify() after a commit runs a new row at once, without waiting for the poll", async () => {
     const db = jobsDb();
     const clock = createFakeClock(T0);
