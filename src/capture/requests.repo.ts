@@ -48,7 +48,7 @@ export function createRequestsRepo(db: Db) {
   // the first (tokenizing is most of the cost for word-rich bodies: ~40 ns a byte).
   const nextRows = db.sqlite.prepare<{ last: number | null; rows: number }, [number, number]>(
     `SELECT max(rowid) AS last, count(*) AS rows FROM
-       (SELECT rowid, sum(min(size, 65536) + 512) OVER (ORDER BY rowid) AS text_bytes
+       (SELECT rowid, sum(min(length(body), 65536) + 512) OVER (ORDER BY rowid) AS text_bytes
           FROM captured_requests WHERE rowid > ?1 ORDER BY rowid LIMIT ?2)
       WHERE text_bytes <= ${SEARCH_TEXT_PER_STEP}
          OR rowid = (SELECT min(rowid) FROM captured_requests WHERE rowid > ?1)`,
