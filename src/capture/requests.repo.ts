@@ -44,15 +44,22 @@ export function createRequestsRepo(db: Db) {
   const indexed = db.sqlite.prepare<{ n: number }, []>(
     "SELECT indexed_through AS n FROM captured_requests_search_mark WHERE id = 1",
   );
-  // The next rows to index: at most `limit`, and no more text than SEARCH_TEXT_PER_STEP after
-  // the first (tokenizing is most of the cost for word-rich bodies: ~40 ns a byte).
-  const nextRows = db.sqlite.prepare<{ last: number | null; rows: number }, [number, number]>(
-    `SELECT max(rowid) AS last, count(*) AS rows FROM
-       (SELECT rowid, sum(min(length(body), 65536) + 512) OVER (ORDER BY rowid) AS text_bytes
-          FROM captured_requests WHERE rowid > ?1 ORDER BY rowid LIMIT ?2)
-      WHERE text_bytes <= ${SEARCH_TEXT_PER_STEP}
-         OR rowid = (SELECT min(rowid) FROM captured_requests WHERE rowid > ?1)`,
+  // The next rows to index with their bodies' lengths (read from the record header: no body
+  // is loaded; a window function over them would copy every body into a temporary table).
+  const nextRows = db.sqlite.prepare<{ rowid: number; bytes: number }, [number, number]>(
+    "SELECT rowid, length(body) AS bytes FROM captured_requests WHERE rowid > ? ORDER BY rowid LIMIT ?",
   );
+  /** The last rowid of a step: its first row, then rows while their text fits the step's budget. */
+  const stepEnd = (rows: readonly { rowid: number; bytes: number }[]) => {
+    let text = 0;
+    let taken = 0;
+    for (const row of rows) {
+      text += Math.min(row.bytes, 65_536) + 512;
+      if (taken > 0 && text > SEARCH_TEXT_PER_STEP) break;
+      taken += 1;
+    }
+    return { last: (rows[taken - 1] as { rowid: number }).rowid, taken };
+  };
   const indexChunk = db.sqlite.prepare<never, [number, number]>(
     `INSERT INTO captured_requests_search (rowid, doc)
      SELECT rowid, ${searchText("captured_requests")} FROM captured_requests
@@ -80,11 +87,12 @@ export function createRequestsRepo(db: Db) {
         let from = indexed.get()?.n ?? 0;
         let done = 0;
         while (done < limit && performance.now() - started < SEARCH_MS_PER_TX) {
-          const step = nextRows.get(from, Math.min(SEARCH_ROWS_PER_STEP, limit - done));
-          if (!step || step.last === null) break;
+          const rows = nextRows.all(from, Math.min(SEARCH_ROWS_PER_STEP, limit - done));
+          if (rows.length === 0) break;
+          const step = stepEnd(rows);
           indexChunk.run(from, step.last);
           from = step.last;
-          done += step.rows;
+          done += step.taken;
         }
         if (done > 0) setIndexed.run(from);
         return done;
