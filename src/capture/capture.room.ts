@@ -17,6 +17,7 @@ import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
 import type { ExpiredEndpoints } from "./retention.service.ts";
 import { createSearchIndexer } from "./search-index.service.ts";
+import { createSearchMergeJob } from "./search-merge.schedule.ts";
 
 /**
  * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
@@ -138,7 +139,9 @@ export function createCaptureRoom(
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
   });
-  const drain = createDrainJob(deps, ports);
+  // Deleted rows stay in the search index as tombstones (migration 0019) until this merges them.
+  const searchMerge = createSearchMergeJob(deps);
+  const drain = createDrainJob(deps, ports, { onDrained: searchMerge.wake });
   const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
@@ -158,8 +161,9 @@ export function createCaptureRoom(
         pattern: SEARCH_INDEX_PATTERN,
         run: () => searchIndex.catchUp(),
       },
-      retentionJob(deps, ports, ports.forgetForwards),
+      retentionJob(deps, ports, ports.forgetForwards, searchMerge.wake),
       drain.job,
+      searchMerge.job,
       // The data dir's free space, for every write path (decisions.md §14).
       {
         name: "capture.disk-sample",
@@ -179,6 +183,7 @@ export function createCaptureRoom(
       searchIndex.catchUp();
       tally.flush();
       await drain.stop();
+      await searchMerge.stop();
     },
     ports: {
       findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),

@@ -11,24 +11,10 @@ export function createDrainRepo(db: Pick<Db, "sqlite">) {
         ORDER BY id LIMIT ?3)
      RETURNING id`,
   );
-  const syncLevel = db.sqlite.prepare<{ synchronous: number }, []>("PRAGMA synchronous");
   return {
-    /**
-     * Runs `work` (the drain's transactions) with synchronous=NORMAL: its commits skip the fsync,
-     * which is most of a small batch's cost, and the level the server runs with is put back
-     * before anything else uses the connection. Safe: in WAL mode a commit without fsync can
-     * only be lost whole (a power cut), never half; the next full commit (any capture) makes it
-     * durable, and a lost batch is drained again because its endpoint's mark is still there.
-     */
+    /** Runs the drain's transactions without their fsync (see `withoutFsync`). */
     withoutFsync<T>(work: () => T): T {
-      const level = syncLevel.get()?.synchronous ?? 2;
-      if (level <= 1) return work();
-      db.sqlite.run("PRAGMA synchronous = NORMAL");
-      try {
-        return work();
-      } finally {
-        db.sqlite.run(`PRAGMA synchronous = ${level}`);
-      }
+      return withoutFsync(db, work);
     },
     /**
      * Deletes up to `limit` of the endpoint's hidden requests (all of them when `throughId` is
@@ -42,3 +28,23 @@ export function createDrainRepo(db: Pick<Db, "sqlite">) {
 }
 
 export type DrainRepo = ReturnType<typeof createDrainRepo>;
+
+/**
+ * Runs `work` (background transactions: the drain's batches, the search index's merge steps) with
+ * synchronous=NORMAL: its commits skip the fsync, which is most of a small transaction's cost,
+ * and the level the server runs with is put back before anything else uses the connection.
+ * Safe: in WAL mode a commit without fsync can only be lost whole (a power cut), never half; the
+ * next full commit (any capture) makes it durable, and lost background work is simply redone
+ * (a drain batch because its endpoint's mark is still there, a merge step on the next wake).
+ */
+export function withoutFsync<T>(db: Pick<Db, "sqlite">, work: () => T): T {
+  const level =
+    db.sqlite.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous ?? 2;
+  if (level <= 1) return work();
+  db.sqlite.run("PRAGMA synchronous = NORMAL");
+  try {
+    return work();
+  } finally {
+    db.sqlite.run(`PRAGMA synchronous = ${level}`);
+  }
+}

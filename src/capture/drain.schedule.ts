@@ -17,7 +17,7 @@ const DRAIN_BATCH = 100;
  * Between batches the drain waits as long as the batch took (at least one turn): it holds the
  * write lock at most half the time, and captures queued meanwhile commit in between.
  */
-const pauseAfter = (batchMs: number) =>
+export const pauseAfter = (batchMs: number) =>
   new Promise<void>((resolve) => {
     if (batchMs < 1) setImmediate(resolve);
     else setTimeout(resolve, batchMs);
@@ -35,7 +35,7 @@ export interface DrainPorts extends DrainMarks {
 export function createDrainJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "scheduler">,
   ports: DrainPorts,
-  options: { batchSize?: number } = {},
+  options: { batchSize?: number; onDrained?: () => void } = {},
 ) {
   const logger = deps.logger.child({ scope: "drain" });
   const repo = createDrainRepo(deps.db);
@@ -72,6 +72,7 @@ export function createDrainJob(
       } finally {
         current = null;
       }
+      if (total.requestsDeleted > 0) options.onDrained?.();
       if (total.requestsDeleted > 0 || total.endpointsDeleted > 0) {
         logger.info("drained deleted requests", {
           requests_deleted: total.requestsDeleted,

@@ -15,6 +15,8 @@ export function retentionJob(
   deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
   expired: ExpiredEndpoints,
   forgetForwards: ForgetForwards,
+  /** Told after a sweep deleted requests (the search index's merge is woken). */
+  onDeleted: () => void = () => {},
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
   const repo = createRetentionRepo(deps.db, forgetForwards);
@@ -29,6 +31,7 @@ export function retentionJob(
       onEndpointRemoved: (endpointId) =>
         deps.bus.publish("endpoint.deleted", { endpointId, organizationId: null }),
     });
+    if (report.requestsDeleted > 0) onDeleted();
     if (report.requestsDeleted > 0 || report.endpointsDeleted > 0) {
       logger.info("retention sweep", {
         requests_deleted: report.requestsDeleted,

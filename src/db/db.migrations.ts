@@ -41,6 +41,9 @@ import m0017_alert_rule_secret_rotation from "../../migrations/0017_alert_rule_s
 import m0018_endpoint_counters_and_drain_marks from "../../migrations/0018_endpoint_counters_and_drain_marks.sql" with {
   type: "text",
 };
+import m0019_search_index_merges_in_background from "../../migrations/0019_search_index_merges_in_background.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -66,4 +69,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0016_search_index_after_commit", sql: m0016_search_index_after_commit },
   { name: "0017_alert_rule_secret_rotation", sql: m0017_alert_rule_secret_rotation },
   { name: "0018_endpoint_counters_and_drain_marks", sql: m0018_endpoint_counters_and_drain_marks },
+  { name: "0019_search_index_merges_in_background", sql: m0019_search_index_merges_in_background },
 ];
