@@ -45,6 +45,8 @@ interface Summary {
   n: number;
   /** Longest event-loop stall seen during the window (capture windows only). */
   stall?: number;
+  /** The captures sent while the search index's merge ran (delete and empty windows only). */
+  merge?: Summary;
 }
 const summary = (samples: number[]): Summary => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -130,17 +132,27 @@ const storedRows = (server: TestServer, endpointId: string) =>
   ).n;
 
 /** Captures on `slug` from SENDERS concurrent loops until `until` resolves; their latencies. */
-async function captureDuring(server: TestServer, slug: string, until: Promise<unknown>) {
+async function captureDuring(
+  server: TestServer,
+  slug: string,
+  until: Promise<unknown>,
+  /** Where the window's second phase (the search index's merge) starts, once known. */
+  phase: { mergeFrom?: number } = {},
+) {
   const samples: number[] = [];
+  const mergeSamples: number[] = [];
   let done = false;
   void until.finally(() => {
     done = true;
   });
   const sender = async () => {
     while (!done) {
-      samples.push(
-        await timed(() => server.request(`/w/${slug}`, { method: "POST", body: '{"n":1}' })),
+      const sent = performance.now();
+      const took = await timed(() =>
+        server.request(`/w/${slug}`, { method: "POST", body: '{"n":1}' }),
       );
+      samples.push(took);
+      if (phase.mergeFrom !== undefined && sent >= phase.mergeFrom) mergeSamples.push(took);
     }
   };
   // The event loop's longest stall in the window: what a capture can wait behind at most.
@@ -153,7 +165,7 @@ async function captureDuring(server: TestServer, slug: string, until: Promise<un
   }, 1);
   await Promise.all(Array.from({ length: SENDERS }, sender));
   clearInterval(probe);
-  return { ...summary(samples), stall };
+  return { ...summary(samples), stall, merge: summary(mergeSamples) };
 }
 
 const server = await startTestServer({
@@ -202,8 +214,10 @@ try {
   /** Deletes (or empties) a freshly seeded 60k endpoint; resolves once the drain left no row. */
   const removal = async (kind: "delete" | "empty") => {
     const victim = await create(big, `Victim ${kind}`);
+    const pagesWithout = indexPages(server);
     seed(server, victim.id, ROWS);
     const path = `/api/v1/endpoints/${victim.id}${kind === "empty" ? "/requests" : ""}`;
+    const phase: { mergeFrom?: number } = {};
     const run = (async () => {
       await Bun.sleep(200);
       const t0 = performance.now();
@@ -211,11 +225,13 @@ try {
         await timed(() => server.request(path, { method: "DELETE", headers: big.headers })),
       );
       const runsBefore = mergeRuns(server).length;
-      const pagesBefore = indexPages(server);
+      const pagesSeeded = indexPages(server);
       while (storedRows(server, victim.id) > 0) await Bun.sleep(20);
+      const pagesDrained = indexPages(server);
       drains[kind].push(performance.now() - t0);
       // The drain wakes the search index's merge: the window lasts until it has finished too.
       const t1 = performance.now();
+      phase.mergeFrom = t1;
       const deadline = t1 + 120_000;
       while (mergeRuns(server).length === runsBefore && performance.now() < deadline) {
         await Bun.sleep(20);
@@ -223,12 +239,12 @@ try {
       const run = mergeRuns(server).at(runsBefore);
       merges[kind].push(
         run
-          ? `merge ${ms(performance.now() - t1)} in ${run.steps} steps, slowest ${ms(run.slowest_step_ms)}, index ${pagesBefore} -> ${indexPages(server)} pages`
+          ? `merge ${ms(performance.now() - t1)} in ${run.steps} steps, slowest ${ms(run.slowest_step_ms)}, index pages ${pagesWithout} before the seed, ${pagesSeeded} seeded, ${pagesDrained} drained, ${indexPages(server)} merged`
           : "merge did not finish within 120 s",
       );
       await Bun.sleep(200);
     })();
-    captures[kind].push(await captureDuring(server, other.slug, run));
+    captures[kind].push(await captureDuring(server, other.slug, run, phase));
     if (kind === "empty") {
       await timed(() =>
         server.request(`/api/v1/endpoints/${victim.id}`, {
@@ -288,6 +304,10 @@ try {
     );
     console.log(
       `    the DELETE answered in ${ms(median(answers[kind]))} (median), the drain finished ${ms(median(drains[kind]))} after it`,
+    );
+    const mergeP99 = median(captures[kind].map((s) => s.merge?.p99 ?? Number.NaN));
+    console.log(
+      `    captures sent after the drain (the merge, then 200 ms): p99 ${ms(mergeP99)}  ratio p99 ${(mergeP99 / quietP99).toFixed(2)}x  rounds p99 ${captures[kind].map((s) => `${s.merge?.p99.toFixed(1)} (n ${s.merge?.n})`).join(", ")}`,
     );
     for (const line of merges[kind]) console.log(`    ${line}`);
   }
