@@ -90,6 +90,7 @@ describe("createApp", () => {
         "capture.drain",
         "capture.refusals",
         "capture.search-index",
+        "capture.search-merge",
         "capture.summary",
         "dedup.sweep",
         "delivery.leases",
