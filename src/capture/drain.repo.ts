@@ -12,10 +12,6 @@ export function createDrainRepo(db: Pick<Db, "sqlite">) {
      RETURNING id`,
   );
   return {
-    /** Runs the drain's transactions without their fsync (see `withoutFsync`). */
-    withoutFsync<T>(work: () => T): T {
-      return withoutFsync(db, work);
-    },
     /**
      * Deletes up to `limit` of the endpoint's hidden requests (all of them when `throughId` is
      * null, else those at or below it) and returns their ids; their search-index rows go by
@@ -28,23 +24,3 @@ export function createDrainRepo(db: Pick<Db, "sqlite">) {
 }
 
 export type DrainRepo = ReturnType<typeof createDrainRepo>;
-
-/**
- * Runs `work` (background transactions: the drain's batches, the search index's merge steps) with
- * synchronous=NORMAL: its commits skip the fsync, which is most of a small transaction's cost,
- * and the level the server runs with is put back before anything else uses the connection.
- * Safe: in WAL mode a commit without fsync can only be lost whole (a power cut), never half; the
- * next full commit (any capture) makes it durable, and lost background work is simply redone
- * (a drain batch because its endpoint's mark is still there, a merge step on the next wake).
- */
-export function withoutFsync<T>(db: Pick<Db, "sqlite">, work: () => T): T {
-  const level =
-    db.sqlite.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous ?? 2;
-  if (level <= 1) return work();
-  db.sqlite.run("PRAGMA synchronous = NORMAL");
-  try {
-    return work();
-  } finally {
-    db.sqlite.run(`PRAGMA synchronous = ${level}`);
-  }
-}

@@ -68,8 +68,6 @@ export function createRequestsRepo(db: Db) {
   const setIndexed = db.sqlite.prepare<never, [number]>(
     "UPDATE captured_requests_search_mark SET indexed_through = ? WHERE id = 1",
   );
-  const synchronous =
-    db.sqlite.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous ?? 2;
   /**
    * Indexes the next rows not indexed yet, in one transaction, step by step until `limit` rows
    * or SEARCH_MS_PER_TX have gone: cheap rows go hundreds to a transaction (FTS5 writes a
@@ -81,9 +79,8 @@ export function createRequestsRepo(db: Db) {
    */
   const indexNext = (limit: number): number => {
     const started = performance.now();
-    db.sqlite.run("PRAGMA synchronous = NORMAL");
-    try {
-      return db.tx(() => {
+    return db.tx(
+      () => {
         let from = indexed.get()?.n ?? 0;
         let done = 0;
         while (done < limit && performance.now() - started < SEARCH_MS_PER_TX) {
@@ -96,10 +93,9 @@ export function createRequestsRepo(db: Db) {
         }
         if (done > 0) setIndexed.run(from);
         return done;
-      });
-    } finally {
-      db.sqlite.run(`PRAGMA synchronous = ${synchronous}`);
-    }
+      },
+      { durable: false },
+    );
   };
   /** Everything committed is in the index before a search reads it. */
   const indexAll = () => {

@@ -1,5 +1,4 @@
 import type { Db } from "../db/db.open.ts";
-import { withoutFsync } from "./drain.repo.ts";
 
 /** The SQL of the search index's background merge (migration 0019). */
 export function createSearchMergeRepo(db: Pick<Db, "sqlite" | "tx">) {
@@ -20,12 +19,13 @@ export function createSearchMergeRepo(db: Pick<Db, "sqlite" | "tx">) {
      * (FTS5's documented test: the merge changed fewer than two rows).
      */
     mergeStep(pages: number): boolean {
-      return withoutFsync(db, () =>
-        db.tx(() => {
+      return db.tx(
+        () => {
           const before = totalChanges.get()?.n ?? 0;
           merge.run(-Math.max(1, Math.floor(pages)));
           return (totalChanges.get()?.n ?? 0) - before >= 2;
-        }),
+        },
+        { durable: false },
       );
     },
     /** Rows of the index's data table (its leaf pages and structure): its size, for tests and benches. */
