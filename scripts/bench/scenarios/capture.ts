@@ -1,12 +1,9 @@
 import { join } from "node:path";
-import { runMigrations } from "../../../src/db/db.migrate.ts";
-import { MIGRATIONS } from "../../../src/db/db.migrations.ts";
-import { openDatabase } from "../../../src/db/db.open.ts";
-import { seedEndpoint, seedOrganization } from "../../../src/test-utils/capture-fixtures.ts";
+import { BENCH_ENDPOINT, seedWeirData } from "../lib/seed.ts";
 import { weirServer } from "../lib/subjects.ts";
 import type { LaunchContext, RequestSpec, Scenario, ServerSpec } from "../lib/types.ts";
 
-const SLUG = "bench";
+const SLUG = BENCH_ENDPOINT.slug;
 
 /**
  * `weir serve` with an endpoint to capture on: the data dir is migrated and seeded with an
@@ -14,14 +11,7 @@ const SLUG = "bench";
  * so `--binary` finds nothing left to apply). Durability stays at its default, `full`.
  */
 function seededWeir(ctx: LaunchContext, env: Record<string, string> = {}): ServerSpec {
-  const db = openDatabase(ctx.dir);
-  try {
-    runMigrations(db.sqlite, MIGRATIONS);
-    seedOrganization(db.sqlite, "bench-org", "enterprise");
-    seedEndpoint(db.sqlite, { id: "bench-endpoint", slug: SLUG, organizationId: "bench-org" });
-  } finally {
-    db.close();
-  }
+  seedWeirData(ctx, { endpoint: true });
   return weirServer(ctx, env);
 }
 

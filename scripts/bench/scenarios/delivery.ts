@@ -1,10 +1,7 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { runMigrations } from "../../../src/db/db.migrate.ts";
-import { MIGRATIONS } from "../../../src/db/db.migrations.ts";
-import { DB_FILE, openDatabase } from "../../../src/db/db.open.ts";
-import { seedEndpoint, seedOrganization } from "../../../src/test-utils/capture-fixtures.ts";
-import { trackProcess } from "../lib/cleanup.ts";
+import { DB_FILE } from "../../../src/db/db.open.ts";
+import { runLoadProcess } from "../lib/load-process.ts";
+import { seedWeirData } from "../lib/seed.ts";
 import { weirServer } from "../lib/subjects.ts";
 import type {
   CustomScenario,
@@ -17,7 +14,6 @@ import type {
 import { runWrk } from "../lib/wrk.ts";
 import type { DeliveryLoadPlan, DeliveryLoadResult } from "./delivery-load.ts";
 
-const ORG = "bench-org";
 /** A fixed key of the seeded organization: the load process creates its bridge with it. */
 const API_KEY = `svc_${"Deliver4".repeat(4)}`;
 /** Events per second offered by the paced scenarios. `BENCH_DELIVERY_RATE` overrides. */
@@ -25,18 +21,7 @@ const RATE = Number(process.env.BENCH_DELIVERY_RATE ?? 1000);
 
 /** `weir serve` with an enterprise organization, its API key and a capture endpoint seeded. */
 function seededWeir(ctx: LaunchContext): ServerSpec {
-  const db = openDatabase(ctx.dir);
-  try {
-    runMigrations(db.sqlite, MIGRATIONS);
-    seedOrganization(db.sqlite, ORG, "enterprise");
-    seedEndpoint(db.sqlite, { id: "bench-endpoint", slug: "bench", organizationId: ORG });
-    db.sqlite.run(
-      "INSERT INTO api_keys (id, organization_id, name, key_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-      ["bench-key", ORG, "bench", createHash("sha256").update(API_KEY).digest("hex"), "2026-01-01"],
-    );
-  } finally {
-    db.close();
-  }
+  seedWeirData(ctx, { endpoint: true, apiKey: API_KEY });
   return weirServer(ctx);
 }
 
@@ -54,22 +39,12 @@ async function runLoad(
     rate: RATE,
     durationSec: options.durationSec,
   };
-  const argv = [
-    ...options.loadPrefix,
-    process.execPath,
+  const result = await runLoadProcess<DeliveryLoadResult>(
     join(import.meta.dir, "delivery-load.ts"),
-    JSON.stringify(plan),
-  ];
-  const proc = trackProcess(Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" }));
-  const hang = setTimeout(() => proc.kill("SIGKILL"), options.durationSec * 1000 + 90_000);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  clearTimeout(hang);
-  if (code !== 0) throw new Error(`delivery load exited ${code}: ${stderr.trim()}`);
-  const result = JSON.parse(stdout) as DeliveryLoadResult;
+    plan,
+    options,
+    90_000,
+  );
   process.stderr.write(`    ${mode}: ${describe(result)}\n`);
   return {
     rate: result.rate,

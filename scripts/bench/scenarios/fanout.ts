@@ -1,9 +1,6 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { runMigrations } from "../../../src/db/db.migrate.ts";
-import { MIGRATIONS } from "../../../src/db/db.migrations.ts";
-import { openDatabase } from "../../../src/db/db.open.ts";
-import { trackProcess } from "../lib/cleanup.ts";
+import { runLoadProcess } from "../lib/load-process.ts";
+import { BENCH_ENDPOINT, seedWeirData } from "../lib/seed.ts";
 import { weirServer } from "../lib/subjects.ts";
 import type {
   CustomScenario,
@@ -15,8 +12,6 @@ import type {
 } from "../lib/types.ts";
 import type { FanoutPlan, FanoutResult } from "./fanout-client.ts";
 
-const SLUG = "bench";
-const ENDPOINT_ID = "bench-endpoint";
 /** A fixed key of the seeded organization: the load process needs no set-up call. */
 const API_KEY = `svc_${"Fanout42".repeat(4)}`;
 
@@ -27,27 +22,7 @@ const RATE = Number(process.env.BENCH_FANOUT_RATE ?? 100);
 
 /** `weir serve` with an enterprise organization, its endpoint and its API key seeded. */
 function seededWeir(ctx: LaunchContext): ServerSpec {
-  const db = openDatabase(ctx.dir);
-  try {
-    runMigrations(db.sqlite, MIGRATIONS);
-    const stamp = "2026-01-01T00:00:00.000Z";
-    const keyHash = createHash("sha256").update(API_KEY).digest("hex");
-    db.sqlite.run(
-      "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-      ["bench-org", "bench", "enterprise", stamp, stamp],
-    );
-    db.sqlite.run(
-      `INSERT INTO debug_endpoints (id, organization_id, name, slug, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'active', ?, ?)`,
-      [ENDPOINT_ID, "bench-org", "bench", SLUG, stamp, stamp],
-    );
-    db.sqlite.run(
-      "INSERT INTO api_keys (id, organization_id, name, key_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-      ["bench-key", "bench-org", "bench", keyHash, stamp],
-    );
-  } finally {
-    db.close();
-  }
+  seedWeirData(ctx, { endpoint: true, apiKey: API_KEY });
   return weirServer(ctx);
 }
 
@@ -60,28 +35,18 @@ async function runFanout(target: RunTarget, options: RunOptions): Promise<Measur
   const plan: FanoutPlan = {
     origin: target.origin,
     token: API_KEY,
-    endpointId: ENDPOINT_ID,
-    slug: SLUG,
+    endpointId: BENCH_ENDPOINT.id,
+    slug: BENCH_ENDPOINT.slug,
     subscribers: target.role === "subject" ? SUBSCRIBERS : 0,
     rate: RATE,
     durationSec: options.durationSec,
   };
-  const argv = [
-    ...options.loadPrefix,
-    process.execPath,
+  const result = await runLoadProcess<FanoutResult>(
     join(import.meta.dir, "fanout-client.ts"),
-    JSON.stringify(plan),
-  ];
-  const proc = trackProcess(Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" }));
-  const hang = setTimeout(() => proc.kill("SIGKILL"), options.durationSec * 1000 + 120_000);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  clearTimeout(hang);
-  if (code !== 0) throw new Error(`fan-out client exited ${code}: ${stderr.trim()}`);
-  const result = JSON.parse(stdout) as FanoutResult;
+    plan,
+    options,
+    120_000,
+  );
   const missing = result.expectedDeliveries - result.deliveries;
   process.stderr.write(`    ${describe(result)}\n`);
   return {

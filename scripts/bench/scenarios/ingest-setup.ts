@@ -3,14 +3,12 @@
  * dir seeded with an organization and an API key, the bridge created through the API (so the
  * destination gets its signing secret as in production), and one delivery sink process.
  */
-import { createHash } from "node:crypto";
+
 import { join } from "node:path";
-import { runMigrations } from "../../../src/db/db.migrate.ts";
-import { MIGRATIONS } from "../../../src/db/db.migrations.ts";
-import { openDatabase } from "../../../src/db/db.open.ts";
 import { freePort } from "../../../src/test-utils/free-port.ts";
 import { trackProcess } from "../lib/cleanup.ts";
 import { detectPinning } from "../lib/pinning.ts";
+import { seedWeirData } from "../lib/seed.ts";
 import { weirServer } from "../lib/subjects.ts";
 import type { LaunchContext, ServerSpec } from "../lib/types.ts";
 
@@ -100,27 +98,7 @@ export async function resetSink(): Promise<void> {
 /** `weir serve` on a data dir holding an enterprise organization and its API key. */
 export function seededWeir(ctx: LaunchContext): ServerSpec {
   sinkOrigin();
-  const db = openDatabase(ctx.dir);
-  try {
-    runMigrations(db.sqlite, MIGRATIONS);
-    const stamp = "2026-01-01T00:00:00.000Z";
-    db.sqlite.run(
-      "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-      ["bench-org", "bench", "enterprise", stamp, stamp],
-    );
-    db.sqlite.run(
-      "INSERT INTO api_keys (id, organization_id, name, key_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-      [
-        "bench-key",
-        "bench-org",
-        "bench",
-        createHash("sha256").update(API_KEY).digest("hex"),
-        stamp,
-      ],
-    );
-  } finally {
-    db.close();
-  }
+  seedWeirData(ctx, { apiKey: API_KEY });
   return weirServer(ctx);
 }
 
