@@ -85,9 +85,9 @@ async function readLatencies(server: TestServer, account: TestAccount, paths: st
 function seed(server: TestServer, endpointId: string, rows: number) {
   const sqlite = server.deps.db.sqlite;
   const insert = sqlite.prepare(
-    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers,
+    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string,
        raw_headers, body, content_type, size, remote_ip, status, created_at)
-     VALUES (?, ?, 'POST', '', '', '{"content-type":"application/json"}', '[]', ?,
+     VALUES (?, ?, 'POST', '', '', '[["content-type","application/json"]]', ?,
        'application/json', 1024, '127.0.0.1', 200, ?)`,
   );
   const body = new Uint8Array(1024).fill(120);

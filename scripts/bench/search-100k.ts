@@ -18,15 +18,17 @@ insertOrganization(db, "org");
 insertEndpoint(db, { id: "ep", organizationId: "org" });
 insertEndpoint(db, { id: "neighbour", organizationId: "org" });
 
-const headers = JSON.stringify({
-  "content-type": "application/json",
-  "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
-  "stripe-signature":
+const headers = JSON.stringify([
+  ["content-type", "application/json"],
+  ["user-agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks)"],
+  [
+    "stripe-signature",
     "t=1492774577,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
-});
+  ],
+]);
 const insert = db.sqlite.prepare(
-  `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers, raw_headers,
-   body, content_type, size, remote_ip, status, created_at) VALUES (?,?,?,?,?,?,'[]',?,?,?,?,200,?)`,
+  `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers,
+   body, content_type, size, remote_ip, status, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,200,?)`,
 );
 const started = performance.now();
 const fill = db.sqlite.transaction((endpointId: string, from: number, to: number) => {

@@ -222,8 +222,8 @@ describe("429", () => {
       expiresAt: "2099-01-01T00:00:00.000Z",
     });
     const insert = server.deps.db.sqlite.prepare(
-      `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers, raw_headers, body, size, status, created_at)
-       VALUES (?, ?, 'POST', '', '', '{}', '[]', x'', 0, 200, '2026-01-01T00:00:00.000Z')`,
+      `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers, body, size, status, created_at)
+       VALUES (?, ?, 'POST', '', '', '[]', x'', 0, 200, '2026-01-01T00:00:00.000Z')`,
     );
     server.deps.db.sqlite.transaction(() => {
       for (let i = 0; i < 997; i++) insert.run(`seed-${String(i).padStart(4, "0")}`, endpoint.id);

@@ -112,6 +112,23 @@ export function headerViews(values: HeaderValues): {
   return { headers, rawHeaders };
 }
 
+/**
+ * The lowercased header object derived from the stored pairs (decisions.md §6): repeats joined
+ * with ", " in the order received, as `headerViews` builds it at capture time. Only the pairs
+ * are stored (migration 0020).
+ */
+export function headersFromPairs(
+  pairs: readonly (readonly [string, string])[],
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    const seen = headers[key];
+    headers[key] = seen === undefined ? value : `${seen}, ${value}`;
+  }
+  return headers;
+}
+
 /** Why capture refused a request: the status and the `error` code of the JSON body. */
 export interface CaptureRefusal {
   status: 404 | 413 | 429 | 503 | 507;

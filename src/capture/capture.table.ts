@@ -18,9 +18,10 @@ export const capturedRequests = sqliteTable(
     /** The sub-path after the slug, "" when none; always starts with "/" otherwise. */
     path: text("path").notNull(),
     queryString: text("query_string").notNull(),
-    /** JSON object: lowercased names, repeated headers joined with ", ". */
-    headers: text("headers").notNull(),
-    /** JSON array of [name, value] pairs in the order received. */
+    /**
+     * JSON array of [name, value] pairs in the order received: the headers' one stored form. The
+     * lowercased object (repeats joined with ", ") is derived from it when read (migration 0020).
+     */
     rawHeaders: text("raw_headers").notNull(),
     body: blob("body", { mode: "buffer" }).notNull(),
     contentType: text("content_type"),

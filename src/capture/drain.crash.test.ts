@@ -41,9 +41,9 @@ function seedRows(dataDir: string, endpointId: string): void {
   try {
     db.run("PRAGMA busy_timeout = 5000");
     const insert = db.prepare(
-      `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers,
+      `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string,
          raw_headers, body, size, status, created_at)
-       VALUES (?, ?, 'POST', '', '', '{}', '[]', ?, 5, 200, '2026-01-01T00:00:00.000Z')`,
+       VALUES (?, ?, 'POST', '', '', '[]', ?, 5, 200, '2026-01-01T00:00:00.000Z')`,
     );
     const body = new TextEncoder().encode("crash");
     db.transaction(() => {

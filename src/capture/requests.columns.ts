@@ -1,16 +1,19 @@
-import type { CapturedRequest } from "./capture.model.ts";
+import { type CapturedRequest, headersFromPairs } from "./capture.model.ts";
 import type { capturedRequests } from "./capture.table.ts";
 
 // The one mapping between a CapturedRequest and its `captured_requests` row, both ways: the
 // capture hot path's batched INSERT, the requests repo's single INSERT and every read use it.
 
 /** The columns of an INSERT, in the order `pushValues` appends them. */
-export const COLUMNS = `(id, endpoint_id, method, path, query_string, headers, raw_headers, body,
+export const COLUMNS = `(id, endpoint_id, method, path, query_string, raw_headers, body,
   content_type, size, remote_ip, status, created_at)`;
 /** One row's placeholders, for COLUMNS. */
-export const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+export const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
-/** Appends a request's column values, in COLUMNS order (headers as JSON, body as bytes). */
+/**
+ * Appends a request's column values, in COLUMNS order (header pairs as JSON, body as bytes).
+ * The header object is not stored: `requestFromRow` derives it from the pairs.
+ */
 export function pushValues(values: unknown[], r: CapturedRequest): void {
   values.push(
     r.id,
@@ -18,7 +21,6 @@ export function pushValues(values: unknown[], r: CapturedRequest): void {
     r.method,
     r.path,
     r.queryString,
-    JSON.stringify(r.headers),
     JSON.stringify(r.rawHeaders),
     r.body,
     r.contentType,
@@ -33,14 +35,15 @@ export function pushValues(values: unknown[], r: CapturedRequest): void {
 export function requestFromRow(
   row: Omit<typeof capturedRequests.$inferSelect, "body"> & { body: Uint8Array },
 ): CapturedRequest {
+  const rawHeaders = JSON.parse(row.rawHeaders) as [string, string][];
   return {
     id: row.id,
     endpointId: row.endpointId,
     method: row.method,
     path: row.path,
     queryString: row.queryString,
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    rawHeaders: JSON.parse(row.rawHeaders) as [string, string][],
+    headers: headersFromPairs(rawHeaders),
+    rawHeaders,
     body: new Uint8Array(row.body.buffer, row.body.byteOffset, row.body.byteLength),
     contentType: row.contentType,
     size: row.size,

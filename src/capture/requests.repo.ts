@@ -217,7 +217,7 @@ const SEARCH_MS_PER_TX = 5;
 
 /** The searchable text of a request: what the search index holds (migration 0004). */
 function searchText(table: string): string {
-  return `${table}.path || '?' || ${table}.query_string || char(10) || ${table}.headers || char(10) ||
+  return `${table}.path || '?' || ${table}.query_string || char(10) || ${table}.raw_headers || char(10) ||
   coalesce(CAST(substr(${table}.body, 1, 65536) AS TEXT), '')`;
 }
 const SEARCH_TEXT = searchText("r");
@@ -281,7 +281,7 @@ export function wordQuery(q: string): string | null {
 const isOneWord = (q: string) => /^[\p{L}\p{N}]+$/u.test(q);
 
 const ROW_COLUMNS = `r.id, r.endpoint_id AS endpointId, r.method, r.path, r.query_string AS queryString,
-  r.headers, r.raw_headers AS rawHeaders, r.body, r.content_type AS contentType, r.size,
+  r.raw_headers AS rawHeaders, r.body, r.content_type AS contentType, r.size,
   r.remote_ip AS remoteIp, r.status, r.created_at AS createdAt`;
 
 type RawRow = Omit<RequestRow, "body"> & { body: Uint8Array };

@@ -19,8 +19,8 @@ const NOW = Date.UTC(2026, 5, 1);
 /** Stores `count` requests for an endpoint, `ageDays` old, with UUIDv7 ids of their creation time as capture gives them. */
 function seedRequests(sqlite: Database, endpointId: string, ageDays: number, count = 1): string[] {
   const insert = sqlite.prepare(
-    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers, raw_headers, body, size, status, created_at)
-     VALUES (?, ?, 'POST', '', '', '{}', '[]', x'00', 1, 200, ?)`,
+    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers, body, size, status, created_at)
+     VALUES (?, ?, 'POST', '', '', '[]', x'00', 1, 200, ?)`,
   );
   const ids: string[] = [];
   sqlite.transaction(() => {

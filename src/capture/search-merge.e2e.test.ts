@@ -44,9 +44,9 @@ const storedRowids = (endpointId: string) =>
 function seed(endpointId: string, word: string, rows: number) {
   const sqlite = server.deps.db.sqlite;
   const insert = sqlite.prepare(
-    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, headers,
+    `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string,
        raw_headers, body, content_type, size, remote_ip, status, created_at)
-     VALUES (?, ?, 'POST', '', '', '{}', '[]', ?, 'text/plain', 64, '127.0.0.1', 200, ?)`,
+     VALUES (?, ?, 'POST', '', '', '[]', ?, 'text/plain', 64, '127.0.0.1', 200, ?)`,
   );
   const requests = createRequestsRepo(server.deps.db);
   const createdAt = new Date().toISOString();

@@ -44,6 +44,9 @@ import m0018_endpoint_counters_and_drain_marks from "../../migrations/0018_endpo
 import m0019_search_index_merges_in_background from "../../migrations/0019_search_index_merges_in_background.sql" with {
   type: "text",
 };
+import m0020_captured_headers_stored_once from "../../migrations/0020_captured_headers_stored_once.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -70,4 +73,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0017_alert_rule_secret_rotation", sql: m0017_alert_rule_secret_rotation },
   { name: "0018_endpoint_counters_and_drain_marks", sql: m0018_endpoint_counters_and_drain_marks },
   { name: "0019_search_index_merges_in_background", sql: m0019_search_index_merges_in_background },
+  { name: "0020_captured_headers_stored_once", sql: m0020_captured_headers_stored_once },
 ];

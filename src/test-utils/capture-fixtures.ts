@@ -57,7 +57,6 @@ export interface StoredRow {
   method: string;
   path: string;
   query_string: string;
-  headers: string;
   raw_headers: string;
   body: Uint8Array;
   content_type: string | null;

@@ -1,4 +1,4 @@
-import type { CapturedRequest } from "../capture/capture.model.ts";
+import { type CapturedRequest, headersFromPairs } from "../capture/capture.model.ts";
 import { createRequestsRepo } from "../capture/requests.repo.ts";
 import type { Db } from "../db/db.open.ts";
 import { createEndpointsRepo } from "../endpoints/endpoints.repo.ts";
@@ -43,17 +43,21 @@ export function makeCapturedRequest(
 ): CapturedRequest {
   const body = typeof fields.body === "string" ? encoder.encode(fields.body) : fields.body;
   const bytes = body ?? encoder.encode('{"hello":"world"}');
+  // The two header views agree, as capture makes them: the object is derived from the pairs.
+  const rawHeaders: [string, string][] =
+    fields.rawHeaders ??
+    (fields.headers ? Object.entries(fields.headers) : [["content-type", "application/json"]]);
   return {
     method: "POST",
     path: "",
     queryString: "",
-    headers: { "content-type": "application/json" },
-    rawHeaders: [["Content-Type", "application/json"]],
     contentType: "application/json",
     remoteIp: "127.0.0.1",
     status: 200,
     createdAt: "2026-01-01T00:00:00.000Z",
     ...fields,
+    headers: headersFromPairs(rawHeaders),
+    rawHeaders,
     body: bytes,
     size: bytes.byteLength,
   };
