@@ -83,6 +83,47 @@ describe("search index after commit", () => {
     expect(indexedThrough()).toBe(9);
   });
 
+  test("steps sized by large rows still take small rows hundreds at a time once they follow", () => {
+    const mid = "term ".repeat(5_000); // 25 KB: two to a step
+    for (let i = 1; i <= 6; i++)
+      insertCapturedRequest(db, {
+        id: `r${String(i).padStart(3, "0")}`,
+        endpointId: "ep-a",
+        body: mid,
+      });
+    for (let i = 7; i <= 306; i++)
+      insertCapturedRequest(db, {
+        id: `r${String(i).padStart(3, "0")}`,
+        endpointId: "ep-a",
+        body: `small${i}`,
+      });
+    const repo = createRequestsRepo(db);
+    const sqlite = db.sqlite as { prepare: typeof db.sqlite.prepare };
+    const reads: number[] = [];
+    const prepare = sqlite.prepare.bind(db.sqlite);
+    sqlite.prepare = ((source: string) => {
+      const statement = prepare(source);
+      if (!source.includes("length(body)")) return statement;
+      const all = statement.all.bind(statement);
+      statement.all = ((...args: [number, number]) => {
+        const rows = all(...args);
+        reads.push(rows.length);
+        return rows;
+      }) as typeof statement.all;
+      return statement;
+    }) as typeof sqlite.prepare;
+    const watched = createRequestsRepo(db);
+    sqlite.prepare = prepare;
+    let total = 0;
+    for (let n = watched.indexForSearch(500); n > 0; n = watched.indexForSearch(500)) total += n;
+    expect(total).toBe(306);
+    expect([indexHits("term"), indexHits("small7"), indexHits("small306")]).toEqual([6, 1, 1]);
+    // After the first read, the large rows' steps read three rows to take two, not a hundred;
+    // once small rows follow, each step reads twice what the last took, up to what is left.
+    expect(reads.filter((n) => n > 0)).toEqual([128, 3, 3, 6, 12, 24, 48, 96, 113]);
+    expect(repo.indexForSearch(500)).toBe(0);
+  });
+
   test("a search indexes what is left before it reads, so it finds every stored request", () => {
     insertCapturedRequest(db, { id: "r1", endpointId: "ep-a", body: "needle-one" });
     insertCapturedRequest(db, { id: "r2", endpointId: "ep-a", body: "needle-two" });
