@@ -107,6 +107,7 @@ export function createApp(deps: AppDeps) {
   metrics.addSource(delivery.ports.metricLines);
   metrics.addSource(issues.ports.metricLines);
   metrics.addSource(routing.ports.metricLines);
+  metrics.addSource(dedup.ports.metricLines);
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,

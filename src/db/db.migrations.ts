@@ -47,6 +47,9 @@ import m0019_search_index_merges_in_background from "../../migrations/0019_searc
 import m0020_captured_headers_stored_once from "../../migrations/0020_captured_headers_stored_once.sql" with {
   type: "text",
 };
+import m0021_dedup_keys_in_an_append_only_log from "../../migrations/0021_dedup_keys_in_an_append_only_log.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -74,4 +77,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0018_endpoint_counters_and_drain_marks", sql: m0018_endpoint_counters_and_drain_marks },
   { name: "0019_search_index_merges_in_background", sql: m0019_search_index_merges_in_background },
   { name: "0020_captured_headers_stored_once", sql: m0020_captured_headers_stored_once },
+  { name: "0021_dedup_keys_in_an_append_only_log", sql: m0021_dedup_keys_in_an_append_only_log },
 ];

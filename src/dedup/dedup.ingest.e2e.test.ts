@@ -154,12 +154,12 @@ describe("deleting a source", () => {
       await send(id, { id: "a" });
       await send(id, { id: "b" });
     }
-    expect(rowsOf("dedup_keys", gone)).toBe(2);
+    expect(rowsOf("dedup_key_log", gone)).toBe(2);
     expect(rowsOf("dedup_counters", gone)).toBe(1);
     expect((await callAs(server, owner, "DELETE", `/api/v1/sources/${gone}`)).status).toBe(204);
-    expect(rowsOf("dedup_keys", gone)).toBe(0);
+    expect(rowsOf("dedup_key_log", gone)).toBe(0);
     expect(rowsOf("dedup_counters", gone)).toBe(0);
-    expect(rowsOf("dedup_keys", kept)).toBe(2);
+    expect(rowsOf("dedup_key_log", kept)).toBe(2);
     expect((await stats(kept)).body.data).toMatchObject({
       total_requests: 3,
       duplicates_rejected: 1,

@@ -2,8 +2,10 @@ import { describe, expect, test } from "bun:test";
 import type { RequestView } from "../shared/field-path.ts";
 import {
   canonical,
+  canonicalByParts,
   type DedupConfig,
   dedupKey,
+  exclusionOf,
   keyMaterial,
   parseDedupConfig,
 } from "./dedup.model.ts";
@@ -273,4 +275,47 @@ test("canonical strings are exactly JSON's, escapes and unicode included", () =>
     expect(canonical({ [text]: text })).toBe(`{${JSON.stringify(text)}:${JSON.stringify(text)}}`);
   }
   expect(canonical([1.5, -0, 1e21, Number.NaN, null, true])).toBe("[1.5,0,1e+21,null,null,true]");
+});
+
+test("the sorted-copy canonical text equals the one written value by value, exclusions included", () => {
+  const values: unknown[] = [
+    { b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" }, é: true, "😀": null, A: -0 },
+    {
+      id: "evt_1",
+      items: [
+        { sku: "a", seen: 1, qty: 2 },
+        { seen: 2, sku: "b" },
+      ],
+      meta: {},
+    },
+    { "10": "a", "9": "b", x: 1 },
+    { "1a": 1, a1: 2 },
+    JSON.parse('{"__proto__": {"x": 1}, "a": 2}'),
+    [[{ b: 1, a: 2 }], [], {}],
+    { tab: "a\tb", lone: "\ud800", emoji: "😀", nested: { arr: [1.5, 1e21, null, false] } },
+    "text",
+    7,
+    null,
+    undefined,
+  ];
+  const exclusions = [
+    [],
+    ["body.a.c"],
+    ["body.items[*].seen", "body.meta"],
+    ["body.items[0].sku", "body.items[*].qty"],
+    ["body.b", "body.a.d[1].z"],
+    ["body.10", "body.__proto__.x"],
+  ];
+  for (const value of values) {
+    expect(canonical(value)).toBe(canonicalByParts(value));
+    for (const list of exclusions) {
+      const tree = exclusionOf(list);
+      expect(canonical(value, tree)).toBe(canonicalByParts(value, tree));
+    }
+  }
+  // And the copy never changes the request's own body.
+  const body = { b: { d: 1, c: 2 }, a: [{ y: 1, x: 2 }] };
+  const before = JSON.stringify(body);
+  canonical(body, exclusionOf(["body.b.d"]));
+  expect(JSON.stringify(body)).toBe(before);
 });

@@ -86,8 +86,17 @@ function checkPathList(value: unknown, field: "include_fields" | "exclude_fields
  * encoding of what the strategy selects (see canonical()).
  */
 export function dedupKey(config: DedupConfig, request: RequestView, rawBody: string): string {
+  return Buffer.from(dedupDigest(config, request, rawBody)).toString("hex");
+}
+
+/** The key as its 32 bytes (what is stored and compared). */
+export function dedupDigest(
+  config: DedupConfig,
+  request: RequestView,
+  rawBody: string,
+): Uint8Array {
   // Bun's one-shot SHA-256: ~20x cheaper per call than a node:crypto Hash object here.
-  return Bun.SHA256.hash(keyMaterial(config, request, rawBody), "hex");
+  return Bun.SHA256.hash(keyMaterial(config, request, rawBody)) as Uint8Array;
 }
 
 /** The text that is hashed; exported so tests can show which inputs collide and which do not. */
@@ -124,10 +133,10 @@ function mustParse(text: string): FieldPath {
   return path;
 }
 
-/** The exclusion tree of a config's list, built once per list (configs are not mutated). */
+/** The exclusion tree of a config's list, built once per list (configs are not mutated); exported for tests. */
 const exclusions = new WeakMap<readonly string[], Exclusion>();
 
-function exclusionOf(list: readonly string[]): Exclusion {
+export function exclusionOf(list: readonly string[]): Exclusion {
   let tree = exclusions.get(list);
   if (!tree) {
     tree = exclusionTree(list.map(mustParse));
@@ -137,7 +146,7 @@ function exclusionOf(list: readonly string[]): Exclusion {
 }
 
 /** Which parts of the body exclude_fields removes: keys and indexes as a tree, `*` for all. */
-interface Exclusion {
+export interface Exclusion {
   removed: boolean;
   children: Map<string, Exclusion>;
   /** Some child is an `[n]` step. */
@@ -172,9 +181,75 @@ const stepKey = (step: PathStep): string =>
  * its path (never a JSON value), so it differs from null and from every present value.
  */
 export function canonical(value: unknown, exclusion?: Exclusion): string {
+  const copy = sortedCopy(value, exclusion);
+  if (copy === UNSORTABLE) return canonicalByParts(value, exclusion);
+  return JSON.stringify(copy) ?? "null";
+}
+
+/**
+ * The canonical text written value by value: the reference `canonical` must equal, and its path
+ * for a value the sorted copy cannot hold (see sortedCopy).
+ */
+export function canonicalByParts(value: unknown, exclusion?: Exclusion): string {
   const parts: string[] = [];
   writeCanonical(value, exclusion, parts);
   return parts.join("");
+}
+
+const UNSORTABLE = Symbol("unsortable");
+
+/**
+ * `value` without what `exclusion` removes and with every object's keys in sorted order, so a
+ * plain JSON.stringify writes the canonical text in native code (~3x cheaper than writing it
+ * value by value). Only what changes is copied. UNSORTABLE when an object has a key that starts
+ * with a digit (an index-like key is enumerated first whatever the insertion order) or a
+ * `__proto__` key (an assignment would not create it).
+ */
+function sortedCopy(value: unknown, exclusion?: Exclusion): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const prune = exclusion && exclusion.children.size > 0 ? exclusion : undefined;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = prune ? [] : null;
+    for (let index = 0; index < value.length; index++) {
+      const child = prune && childExclusion(prune, index);
+      if (child?.removed) continue;
+      const item = sortedCopy(value[index], child);
+      if (item === UNSORTABLE) return UNSORTABLE;
+      if (!copy && item !== value[index]) copy = value.slice(0, index);
+      copy?.push(item);
+    }
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const first = key.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || key === "__proto__") return UNSORTABLE;
+    if (i > 0 && (keys[i - 1] as string) > key) sorted = false;
+  }
+  let changed = !sorted;
+  const kept: string[] = [];
+  const values: unknown[] = [];
+  for (const key of keys) {
+    const child = prune?.children.get(`k:${key}`);
+    if (child?.removed) {
+      changed = true;
+      continue;
+    }
+    const item = sortedCopy(record[key], child);
+    if (item === UNSORTABLE) return UNSORTABLE;
+    if (item !== record[key]) changed = true;
+    kept.push(key);
+    values.push(item);
+  }
+  if (!changed) return value;
+  const order = kept.map((_, i) => i);
+  if (!sorted) order.sort((a, b) => ((kept[a] as string) < (kept[b] as string) ? -1 : 1));
+  const copy: Record<string, unknown> = {};
+  for (const i of order) copy[kept[i] as string] = values[i];
+  return copy;
 }
 
 /**

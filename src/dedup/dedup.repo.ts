@@ -7,17 +7,34 @@ export interface CounterTotals {
   duplicatesRejected: number;
 }
 
+/** One row of the key log. */
+export interface KeyRow {
+  id: number;
+  sourceId: string;
+  key: Uint8Array;
+  expiresAt: number;
+}
+
 function prepareStatements(sqlite: Database) {
   return {
-    // ONE statement decides and records: a fresh key (or one whose TTL has passed) is written and
-    // RETURNING gives a row; a live key makes the DO UPDATE's WHERE false, so no row comes back.
-    // Two identical requests in one transaction therefore cannot both be fresh.
-    claim: sqlite.prepare<{ fresh: number }, [string, string, number, number]>(
-      `INSERT INTO dedup_keys (source_id, key, expires_at) VALUES (?1, ?2, ?3)
-       ON CONFLICT (source_id, key) DO UPDATE SET expires_at = excluded.expires_at
-       WHERE dedup_keys.expires_at <= ?4
-       RETURNING 1 AS fresh`,
+    // Append-only: the rowid grows, so the row lands on the table's last page.
+    append: sqlite.prepare<never, [string, Uint8Array, number]>(
+      "INSERT INTO dedup_key_log (source_id, key, expires_at) VALUES (?1, ?2, ?3)",
     ),
+    byId: sqlite.prepare<{ source_id: string; key: Uint8Array; expires_at: number }, [number]>(
+      "SELECT source_id, key, expires_at FROM dedup_key_log WHERE id = ?",
+    ),
+    // Newest first: when the log holds more live keys than memory may, the newest are kept.
+    everyRow: sqlite.prepare<
+      { id: number; source_id: string; key: Uint8Array; expires_at: number },
+      []
+    >("SELECT id, source_id, key, expires_at FROM dedup_key_log ORDER BY id DESC"),
+    // The row's own expiry decides, so a stale entry of the index never deletes a live key.
+    deleteExpired: sqlite.prepare<never, [number, number]>(
+      "DELETE FROM dedup_key_log WHERE id = ?1 AND expires_at <= ?2",
+    ),
+    deleteRow: sqlite.prepare<never, [number]>("DELETE FROM dedup_key_log WHERE id = ?"),
+    forgetKeys: sqlite.prepare<never, [string]>("DELETE FROM dedup_key_log WHERE source_id = ?"),
     count: sqlite.prepare<never, [string, number, number, number]>(
       `INSERT INTO dedup_counters (source_id, hour_start, total_requests, duplicates_rejected)
        VALUES (?1, ?2, ?3, ?4)
@@ -29,12 +46,6 @@ function prepareStatements(sqlite: Database) {
       `SELECT SUM(total_requests) AS total, SUM(duplicates_rejected) AS duplicates
          FROM dedup_counters WHERE source_id = ?1 AND hour_start >= ?2`,
     ),
-    // Bounded: one batch is one short transaction, so ingests commit between batches.
-    sweep: sqlite.prepare<never, [number, number]>(
-      `DELETE FROM dedup_keys WHERE rowid IN (
-         SELECT rowid FROM dedup_keys WHERE expires_at <= ?1 LIMIT ?2)`,
-    ),
-    forgetKeys: sqlite.prepare<never, [string]>("DELETE FROM dedup_keys WHERE source_id = ?"),
     forgetCounters: sqlite.prepare<never, [string]>(
       "DELETE FROM dedup_counters WHERE source_id = ?",
     ),
@@ -46,7 +57,7 @@ const byConnection = new WeakMap<Database, Statements>();
 
 /**
  * The SQL of deduplication, prepared once per connection. Every call takes the handle it runs
- * on (the ingest's transaction, or the database), so the check joins the caller's commit.
+ * on (the ingest's transaction, or the database), so the key's row joins the caller's commit.
  */
 function statements(handle: Pick<DbHandle, "sqlite">): Statements {
   let prepared = byConnection.get(handle.sqlite);
@@ -57,20 +68,34 @@ function statements(handle: Pick<DbHandle, "sqlite">): Statements {
   return prepared;
 }
 
+type Handle = Pick<DbHandle, "sqlite">;
+
 export const dedupRepo = {
-  /** Stores the key until `expiresAt` unless a live copy exists; true when it was fresh. */
-  claimKey(
-    handle: Pick<DbHandle, "sqlite">,
-    sourceId: string,
-    key: string,
-    expiresAt: number,
-    now: number,
-  ): boolean {
-    return statements(handle).claim.get(sourceId, key, expiresAt, now) !== null;
+  /** Appends a key to the log; its rowid. */
+  appendKey(handle: Handle, sourceId: string, key: Uint8Array, expiresAt: number): number {
+    return Number(statements(handle).append.run(sourceId, key, expiresAt).lastInsertRowid);
+  },
+  /** The row `id`, or null (never written, rolled back, swept or forgotten). */
+  keyRow(handle: Handle, id: number): KeyRow | null {
+    const row = statements(handle).byId.get(id);
+    return row && { id, sourceId: row.source_id, key: row.key, expiresAt: row.expires_at };
+  },
+  /** Every row of the log, newest first, one at a time (the start's load). */
+  *everyKey(handle: Handle): Generator<KeyRow> {
+    for (const row of statements(handle).everyRow.iterate()) {
+      yield { id: row.id, sourceId: row.source_id, key: row.key, expiresAt: row.expires_at };
+    }
+  },
+  /** Deletes row `id` if it has expired at `now`; true when it went. */
+  deleteIfExpired(handle: Handle, id: number, now: number): boolean {
+    return statements(handle).deleteExpired.run(id, now).changes > 0;
+  },
+  deleteKey(handle: Handle, id: number): void {
+    statements(handle).deleteRow.run(id);
   },
   /** Adds `total` ingests, `duplicates` of them rejected, to the source's counter for `hourStart`. */
   countIngests(
-    handle: Pick<DbHandle, "sqlite">,
+    handle: Handle,
     sourceId: string,
     hourStart: number,
     total: number,
@@ -79,18 +104,19 @@ export const dedupRepo = {
     statements(handle).count.run(sourceId, hourStart, total, duplicates);
   },
   /** Sums the counters of the hours starting at or after `fromHour`. */
-  totals(handle: Pick<DbHandle, "sqlite">, sourceId: string, fromHour: number): CounterTotals {
+  totals(handle: Handle, sourceId: string, fromHour: number): CounterTotals {
     const row = statements(handle).totals.get(sourceId, fromHour);
     return { totalRequests: row?.total ?? 0, duplicatesRejected: row?.duplicates ?? 0 };
   },
-  /** Deletes at most `limit` keys expired at `now`; returns how many went. */
-  sweepExpired(handle: Pick<DbHandle, "sqlite">, now: number, limit: number): number {
-    return statements(handle).sweep.run(now, limit).changes;
-  },
-  /** Drops a source's keys and counters (the source is gone). */
-  forgetSource(handle: Pick<DbHandle, "sqlite">, sourceId: string): void {
+  /**
+   * Drops a source's keys and counters (the source is gone). The log has no index on the source,
+   * so this walks it once: deleting a source is rare, an index would cost every ingest.
+   */
+  forgetSource(handle: Handle, sourceId: string): void {
     const s = statements(handle);
     s.forgetKeys.run(sourceId);
     s.forgetCounters.run(sourceId);
   },
 };
+
+export type DedupRepo = typeof dedupRepo;

@@ -2,6 +2,8 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
+import { createDedupKeys } from "./dedup.keys.ts";
+import { renderDedupMetrics } from "./dedup.metrics.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import { dedupRoutes } from "./dedup.routes.ts";
 import {
@@ -10,6 +12,7 @@ import {
   type DedupDeps,
   type DedupInput,
   type DedupTicket,
+  forgetSource,
   prepareDedup,
   type SourceStats,
   type StatsPeriod,
@@ -22,7 +25,9 @@ export type { DedupBatch, DedupTicket };
 /** Every minute: expired keys go in bounded batches (a restart keeps the live ones). */
 const SWEEP_PATTERN = "0 * * * * *";
 
-export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger">;
+export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger"> & {
+  config: Pick<AppDeps["config"], "dedup_max_keys">;
+};
 
 export interface DedupRoomPorts {
   guard: AuthPorts["guard"];
@@ -42,6 +47,8 @@ export interface DedupPorts {
   sourceStats(sourceId: string, period: StatsPeriod): SourceStats;
   /** Inside the transaction that deletes a source: its keys and counters go with it. */
   forgetSource(tx: TxHandle, sourceId: string): void;
+  /** The live keys and the keys memory had no room for, in Prometheus text. */
+  metricLines(): string[];
 }
 
 /**
@@ -49,12 +56,22 @@ export interface DedupPorts {
  * per-source hourly counters, the stats route and the sweep of expired keys.
  */
 export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Room<DedupPorts> {
-  const dedup: DedupDeps = { repo: dedupRepo, clock: deps.clock };
+  const keys = createDedupKeys({
+    repo: dedupRepo,
+    maxKeys: deps.config.dedup_max_keys,
+    onFull: (maxKeys) =>
+      deps.logger.warn(
+        "dedup keys at WEIR_DEDUP_MAX_KEYS: new keys are not remembered (no event is lost; a retry of one may be accepted again) until expired keys make room",
+        { max_keys: maxKeys },
+      ),
+  });
+  const dedup: DedupDeps = { repo: dedupRepo, keys, clock: deps.clock };
   const lent: DedupPorts = {
     prepareDedup,
     beginBatch: (tx) => beginDedupBatch(tx, dedup),
     sourceStats: (sourceId, period) => sourceStats(deps.db, sourceId, period, dedup),
-    forgetSource: (tx, sourceId) => dedupRepo.forgetSource(tx, sourceId),
+    forgetSource: (tx, sourceId) => forgetSource(tx, sourceId, dedup),
+    metricLines: () => renderDedupMetrics(keys.figures()),
   };
   return {
     routes: dedupRoutes({ ...ports, sourceStats: lent.sourceStats }),

@@ -9,6 +9,7 @@ import { createLogger } from "../shared/logger.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { createDedupKeys } from "./dedup.keys.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import { dedupRoutes } from "./dedup.routes.ts";
 import { type DedupDeps, sourceStats } from "./dedup.service.ts";
@@ -17,7 +18,11 @@ import { type DedupDeps, sourceStats } from "./dedup.service.ts";
 // header and sources are a fixed map, standing in for the auth and routing rooms' ports.
 const SOURCES: Record<string, string> = { src_mine: "org_a", src_theirs: "org_b" };
 const clock = createFakeClock();
-const deps: DedupDeps = { repo: dedupRepo, clock };
+const deps: DedupDeps = {
+  repo: dedupRepo,
+  keys: createDedupKeys({ repo: dedupRepo, maxKeys: 1_000 }),
+  clock,
+};
 let db: TestDb;
 let stop: () => Promise<unknown>;
 let url = "";

@@ -7,12 +7,14 @@ import { AppError } from "../shared/errors.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { createDedupKeys } from "./dedup.keys.ts";
 import type { DedupConfig } from "./dedup.model.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import {
   beginDedupBatch,
   checkAndRecord,
   type DedupDeps,
+  forgetSource,
   parseStatsPeriod,
   prepareDedup,
   sourceStats,
@@ -29,10 +31,17 @@ afterEach(() => {
   db = null;
 });
 
-function setup() {
+/** The deps of one server process over the database. */
+const depsOf = (clock: DedupDeps["clock"], maxKeys = 10_000): DedupDeps => ({
+  repo: dedupRepo,
+  keys: createDedupKeys({ repo: dedupRepo, maxKeys }),
+  clock,
+});
+
+function setup(maxKeys?: number) {
   db = createTestDb();
   const clock = createFakeClock();
-  const deps: DedupDeps = { repo: dedupRepo, clock };
+  const deps = depsOf(clock, maxKeys);
   const testDb = db;
   const ingest = (sourceId: string, body: unknown, cfg: DedupConfig | null = config) => {
     const ticket = prepareDedup({ sourceId, config: cfg, request: request(body), rawBody: "" });
@@ -187,25 +196,29 @@ describe("stats", () => {
 
 describe("sweep and restart", () => {
   test("expired keys go in batches of at most the limit, one transaction each; live keys stay", async () => {
-    const { db, deps, clock } = setup();
-    const now = clock.now();
-    db.tx((tx) => {
-      for (let i = 0; i < 2_500; i++) dedupRepo.claimKey(tx, "src", `old${i}`, now + 1_000, now);
-      for (let i = 0; i < 10; i++) dedupRepo.claimKey(tx, "src", `live${i}`, now + HOUR, now);
-    });
+    const { db, deps, clock, ingest } = setup();
+    const short = { ...config, ttl_seconds: 1 };
+    const long = { ...config, ttl_seconds: 3600 };
+    for (let i = 0; i < 2_500; i++) ingest("src", { id: `old${i}` }, short);
+    for (let i = 0; i < 10; i++) ingest("src", { id: `live${i}` }, long);
     clock.advance(1_000);
     const batches: number[] = [];
     const counting = {
       tx<T>(fn: Parameters<typeof db.tx<T>>[0]): T {
         const result = db.tx(fn);
-        batches.push(result as number);
+        batches.push((result as { entries: unknown[] }).entries.length);
         return result;
       },
     };
     expect(await sweepExpiredKeys(counting, deps, 1_000)).toBe(2_500);
-    expect(batches).toEqual([1_000, 1_000, 500]);
-    const left = db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM dedup_keys").get();
+    expect(batches.slice(0, 3)).toEqual([1_000, 1_000, 500]);
+    const left = db.sqlite
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM dedup_key_log")
+      .get();
     expect(left?.n).toBe(10);
+    expect(deps.keys.figures().liveKeys).toBe(10);
+    expect(ingest("src", { id: "old1" }, short)).toBe(false);
+    expect(ingest("src", { id: "live1" }, long)).toBe(true);
   });
 
   test("a reopened database still knows the unexpired keys and the counters", () => {
@@ -215,14 +228,16 @@ describe("sweep and restart", () => {
     const reopened = openDatabase(db.dir, "normal");
     try {
       runMigrations(reopened.sqlite, MIGRATIONS);
+      // A new process: its index is built from the log.
+      const restarted = depsOf(deps.clock);
       const ticket = prepareDedup({
         sourceId: "src",
         config,
         request: request({ id: 9 }),
         rawBody: "",
       });
-      expect(reopened.tx((tx) => checkAndRecord(tx, ticket, deps)).duplicate).toBe(true);
-      expect(sourceStats(reopened, "src", "all_time", deps).total_requests).toBe(2);
+      expect(reopened.tx((tx) => checkAndRecord(tx, ticket, restarted)).duplicate).toBe(true);
+      expect(sourceStats(reopened, "src", "all_time", restarted).total_requests).toBe(2);
     } finally {
       reopened.close();
     }
@@ -232,7 +247,7 @@ describe("sweep and restart", () => {
     const { db, deps, ingest } = setup();
     ingest("gone", { id: 1 });
     ingest("kept", { id: 1 });
-    db.tx((tx) => dedupRepo.forgetSource(tx, "gone"));
+    db.tx((tx) => forgetSource(tx, "gone", deps));
     expect(sourceStats(db, "gone", "all_time", deps).total_requests).toBe(0);
     expect(ingest("gone", { id: 1 })).toBe(false);
     expect(ingest("kept", { id: 1 })).toBe(true);

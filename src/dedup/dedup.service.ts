@@ -2,11 +2,13 @@ import type { DbHandle, TxHandle } from "../db/db.tx.ts";
 import type { Clock } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
 import type { RequestView } from "../shared/field-path.ts";
-import { type DedupConfig, dedupKey } from "./dedup.model.ts";
+import type { DedupKeys } from "./dedup.keys.ts";
+import { type DedupConfig, dedupDigest } from "./dedup.model.ts";
 import type { dedupRepo } from "./dedup.repo.ts";
 
 export interface DedupDeps {
   repo: typeof dedupRepo;
+  keys: DedupKeys;
   clock: Clock;
 }
 
@@ -16,7 +18,8 @@ export interface DedupDeps {
  */
 export interface DedupTicket {
   sourceId: string;
-  key: string | null;
+  /** The SHA-256 of the canonical encoding. */
+  key: Uint8Array | null;
   ttlMs: number;
 }
 
@@ -36,7 +39,7 @@ export function prepareDedup(input: DedupInput): DedupTicket {
   if (!config?.enabled) return { sourceId: input.sourceId, key: null, ttlMs: 0 };
   return {
     sourceId: input.sourceId,
-    key: dedupKey(config, input.request, input.rawBody),
+    key: dedupDigest(config, input.request, input.rawBody),
     ttlMs: config.ttl_seconds * 1000,
   };
 }
@@ -44,9 +47,9 @@ export function prepareDedup(input: DedupInput): DedupTicket {
 /** Step 2 for a whole group commit, INSIDE its transaction (see `beginDedupBatch`). */
 export interface DedupBatch {
   /**
-   * Claims the ticket's key (one statement, so two identical requests in one commit cannot both
-   * pass) and tallies the ingest; true: a duplicate, which must then store nothing else (no
-   * event, no delivery, no quota use).
+   * Checks the ticket's key and, when fresh, records it in this transaction (synchronously, so
+   * two identical requests in one commit cannot both pass) and tallies the ingest; true: a
+   * duplicate, which must then store nothing else (no event, no delivery, no quota use).
    */
   check(ticket: DedupTicket): boolean;
   /** Adds the tallies to the hourly counters: one statement per source, not per request. */
@@ -55,16 +58,17 @@ export interface DedupBatch {
 
 /**
  * Starts the dedup work of one transaction. Counting per source per batch keeps the stats exact
- * (the counters commit or roll back with the claims) at one counter statement a batch.
+ * (the counters commit or roll back with the keys) at one counter statement a batch.
  */
 export function beginDedupBatch(tx: TxHandle, deps: DedupDeps): DedupBatch {
   const now = deps.clock.now();
   const tallies = new Map<string, { total: number; duplicates: number }>();
+  deps.keys.begin(tx, now);
   return {
     check(ticket) {
       const duplicate =
         ticket.key !== null &&
-        !deps.repo.claimKey(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now);
+        deps.keys.claim(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now) === "duplicate";
       const tally = tallies.get(ticket.sourceId);
       if (tally) {
         tally.total += 1;
@@ -91,6 +95,11 @@ export function checkAndRecord(
   const duplicate = batch.check(ticket);
   batch.finish();
   return { duplicate };
+}
+
+/** Inside the transaction that deletes a source: its keys and counters go with it. */
+export function forgetSource(tx: TxHandle, sourceId: string, deps: DedupDeps): void {
+  deps.keys.forget(tx, sourceId, deps.clock.now());
 }
 
 export const STATS_PERIODS = { "24h": 24, "7d": 7 * 24, "30d": 30 * 24 } as const;
@@ -140,23 +149,11 @@ export function duplicateRate(duplicates: number, total: number): number {
   return total === 0 ? 0 : Math.round((duplicates / total) * 10_000) / 100;
 }
 
-export const SWEEP_BATCH = 1_000;
-
-/**
- * Deletes expired keys in batches of `batch`, one short transaction each, yielding to the event
- * loop between them so ingests commit meanwhile. Returns how many went.
- */
-export async function sweepExpiredKeys(
+/** Deletes expired keys in bounded batches (see DedupKeys.sweep); how many went. */
+export function sweepExpiredKeys(
   db: { tx<T>(fn: (tx: TxHandle) => T): T },
   deps: DedupDeps,
-  batch = SWEEP_BATCH,
+  batch?: number,
 ): Promise<number> {
-  let removed = 0;
-  for (;;) {
-    const now = deps.clock.now();
-    const gone = db.tx((tx) => deps.repo.sweepExpired(tx, now, batch));
-    removed += gone;
-    if (gone < batch) return removed;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  return deps.keys.sweep(db, () => deps.clock.now(), batch);
 }

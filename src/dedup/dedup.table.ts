@@ -1,22 +1,19 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * Keys seen per source (interface.md "Sources and deduplication"): SHA-256 hex of the canonical
- * encoding, kept until `expires_at` (epoch ms). The primary key is what makes the check and the
- * insert one atomic statement (ON CONFLICT); the expiry index lets the sweep delete in batches.
+ * Keys seen per source (interface.md "Sources and deduplication"), as an APPEND-ONLY log: the
+ * SHA-256 of the canonical encoding (32 bytes), kept until `expires_at` (epoch ms). No index
+ * but the rowid: a new key is written at the end of the table, so a group commit dirties a few
+ * pages however many keys are live, where a (source, key) B-tree dirtied a random page per key.
+ * Lookups go through the in-memory index built from this table at start (dedup.key-index.ts);
+ * the row is what a lookup confirms and what a restart reloads.
  */
-export const dedupKeys = sqliteTable(
-  "dedup_keys",
-  {
-    sourceId: text("source_id").notNull(),
-    key: text("key").notNull(),
-    expiresAt: integer("expires_at").notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.sourceId, t.key] }),
-    index("dedup_keys_expires_idx").on(t.expiresAt),
-  ],
-);
+export const dedupKeyLog = sqliteTable("dedup_key_log", {
+  id: integer("id").primaryKey(),
+  sourceId: text("source_id").notNull(),
+  key: blob("key", { mode: "buffer" }).notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
 
 /**
  * Ingest counters per source and hour (decisions.md §12 stats): a period's figures are the sum

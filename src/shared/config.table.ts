@@ -172,6 +172,12 @@ export const CONFIG_TABLE = {
     parse: integer(65_536, 1_073_741_824),
     doc: "Bytes queued for one slow realtime socket before it is closed as too far behind.",
   }),
+  dedup_max_keys: entry({
+    env: "WEIR_DEDUP_MAX_KEYS",
+    default: 1_000_000,
+    parse: integer(1, 100_000_000),
+    doc: "Live dedup keys (all sources together) held in memory at most, ~40 bytes each; beyond it a fresh key is not remembered: its event is accepted, a later retry of it too.",
+  }),
   forward_timeout_ms: entry({
     env: "WEIR_FORWARD_TIMEOUT_MS",
     default: 30_000,

@@ -1,0 +1,164 @@
+import type { DbHandle, TxHandle } from "../db/db.tx.ts";
+import { DedupKeyIndex, digestPrefix } from "./dedup.key-index.ts";
+import type { DedupRepo, KeyRow } from "./dedup.repo.ts";
+
+/** Rows deleted per transaction by the sweep and by the start's clean-up. */
+export const SWEEP_BATCH = 1_000;
+
+export interface DedupKeysOptions {
+  repo: DedupRepo;
+  /** Live keys held in memory at most (`WEIR_DEDUP_MAX_KEYS`). */
+  maxKeys: number;
+  /** Told once each time the index fills up: new keys are no longer remembered. */
+  onFull?(maxKeys: number): void;
+}
+
+/** What became of one key: seen and live, stored, or fresh but not stored (memory full). */
+export type ClaimResult = "duplicate" | "fresh" | "unremembered";
+
+interface Transactor {
+  tx<T>(fn: (tx: TxHandle) => T): T;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+/**
+ * The live keys of every source: rows of the append-only `dedup_key_log`, looked up through the
+ * in-memory index (docs/dedup.md "Where keys live"). Correct only because one server owns the
+ * data dir (db.lock.ts): no other process writes the log behind the index's back.
+ *
+ * Every lookup that hits is confirmed by reading its row in the caller's transaction, so what
+ * decides "duplicate" is always the database: a row written earlier in the same batch counts (two
+ * identical requests in one group commit → one event), a rolled-back one does not exist. The
+ * index entries of a rolled-back batch are removed before the next use (`settle`).
+ */
+export function createDedupKeys(options: DedupKeysOptions) {
+  const { repo } = options;
+  const index = new DedupKeyIndex(options.maxKeys);
+  let loaded = false;
+  let unremembered = 0;
+  let warned = false;
+  /** The entries added by the last batch, until it is known to have committed. */
+  let pending: { last: KeyRow; slots: number[] } | null = null;
+
+  /** A batch whose last row is not in the log rolled back as a whole: forget its entries. */
+  const settle = (handle: Pick<DbHandle, "sqlite">) => {
+    if (!pending) return;
+    const { last, slots } = pending;
+    pending = null;
+    const row = repo.keyRow(handle, last.id);
+    if (row && row.sourceId === last.sourceId && sameBytes(row.key, last.key)) return;
+    for (const slot of slots) index.remove(slot);
+  };
+
+  /** Builds the index from the log; expired rows, and rows beyond the cap, are deleted. */
+  const load = (handle: Pick<DbHandle, "sqlite">, now: number) => {
+    if (loaded) return;
+    loaded = true;
+    const doomed: number[] = [];
+    for (const row of repo.everyKey(handle)) {
+      const kept =
+        row.expiresAt > now &&
+        index.add(row.sourceId, digestPrefix(row.key), row.id, row.expiresAt) !== null;
+      if (!kept) doomed.push(row.id);
+    }
+    for (const id of doomed) repo.deleteKey(handle, id);
+  };
+
+  const isLive = (tx: Pick<DbHandle, "sqlite">, sourceId: string, key: Uint8Array, now: number) =>
+    index.candidates(sourceId, digestPrefix(key)).some((candidate) => {
+      if (candidate.expiresAt <= now) return false;
+      const row = repo.keyRow(tx, candidate.rowid);
+      return (
+        row !== null && row.expiresAt > now && row.sourceId === sourceId && sameBytes(row.key, key)
+      );
+    });
+
+  return {
+    /** Call first inside each batch's transaction: loads the index once, settles the last batch. */
+    begin(tx: TxHandle, now: number): void {
+      load(tx, now);
+      settle(tx);
+    },
+
+    /**
+     * Inside the batch's transaction, after `begin`: a live key is a duplicate; a fresh one is
+     * appended to the log (same transaction as its event) and indexed, unless memory is full.
+     */
+    claim(
+      tx: TxHandle,
+      sourceId: string,
+      key: Uint8Array,
+      expiresAt: number,
+      now: number,
+    ): ClaimResult {
+      if (isLive(tx, sourceId, key, now)) return "duplicate";
+      if (index.full) {
+        unremembered += 1;
+        if (!warned) {
+          warned = true;
+          options.onFull?.(options.maxKeys);
+        }
+        return "unremembered";
+      }
+      warned = false;
+      const id = repo.appendKey(tx, sourceId, key, expiresAt);
+      const slot = index.add(sourceId, digestPrefix(key), id, expiresAt);
+      if (slot === null) return "unremembered";
+      const last = { id, sourceId, key, expiresAt };
+      if (pending) {
+        pending.last = last;
+        pending.slots.push(slot);
+      } else pending = { last, slots: [slot] };
+      return "fresh";
+    },
+
+    /**
+     * Deletes expired keys in batches of `batch` rows, one short transaction each, yielding to
+     * the event loop between them so ingests commit meanwhile. Returns how many went.
+     */
+    async sweep(db: Transactor, now: () => number, batch = SWEEP_BATCH): Promise<number> {
+      let removed = 0;
+      let from = 0;
+      for (;;) {
+        const at = now();
+        const step = db.tx((tx) => {
+          load(tx, at);
+          settle(tx);
+          const found = index.expired(at, batch, from);
+          for (const entry of found.entries) repo.deleteIfExpired(tx, entry.rowid, at);
+          return found;
+        });
+        // After the commit: a rolled-back step leaves the index as it was.
+        for (const entry of step.entries) if (index.remove(entry.slot)) removed += 1;
+        if (step.done) return removed;
+        from = step.next;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+
+    /** Inside the transaction that deletes a source: its rows and its index entries go. */
+    forget(tx: TxHandle, sourceId: string, now: number): void {
+      load(tx, now);
+      settle(tx);
+      repo.forgetSource(tx, sourceId);
+      // A rollback of the deletion leaves rows the index no longer knows: they only go unused
+      // (never a false duplicate) and are indexed again at the next start.
+      index.dropSource(sourceId);
+    },
+
+    /** For /metrics. */
+    figures: () => ({
+      liveKeys: index.size,
+      maxKeys: options.maxKeys,
+      indexBytes: index.bytes(),
+      unremembered,
+    }),
+  };
+}
+
+export type DedupKeys = ReturnType<typeof createDedupKeys>;
