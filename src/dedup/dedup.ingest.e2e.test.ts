@@ -167,3 +167,49 @@ describe("deleting a source", () => {
     expect((await callAs(server, owner, "DELETE", `/api/v1/sources/${gone}`)).status).toBe(404);
   });
 });
+
+describe("WEIR_DEDUP_MAX_KEYS", () => {
+  test("beyond the cap a fresh key is accepted and not remembered, counted in /metrics, logged once", async () => {
+    const capped = await startTestServer({ clock, config: { dedup_max_keys: 2 } });
+    try {
+      const account = await signUp(capped, { plan: "team" });
+      const created = await callAs(capped, account, "POST", "/api/v1/sources", {
+        name: "capped",
+        type: "webhook",
+        deduplication_config: { body_path: "body.id" },
+      });
+      const id = created.body.data.id as string;
+      const post = async (body: unknown) =>
+        (await (
+          await capped.request(`/api/v1/sources/${id}/ingest`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          })
+        ).json()) as Record<string, unknown>;
+      const messages: unknown[] = [];
+      for (const n of [1, 2, 3, 3, 4, 1]) {
+        const answer = await post({ id: n });
+        messages.push(answer.duplicate === true ? "duplicate" : answer.message);
+      }
+      // 1 and 2 are remembered; 3 and 4 are not, so the repeat of 3 is a second event.
+      expect(messages).toEqual([
+        "accepted",
+        "accepted",
+        "accepted",
+        "accepted",
+        "accepted",
+        "duplicate",
+      ]);
+      const events = await callAs(capped, account, "GET", `/api/v1/events?source_id=${id}`);
+      expect(events.body.total).toBe(5);
+      const metrics = await (await capped.request("/metrics")).text();
+      expect(metrics).toContain("weir_dedup_keys 2\n");
+      expect(metrics).toContain("weir_dedup_keys_max 2\n");
+      expect(metrics).toContain("weir_dedup_keys_unremembered_total 3\n");
+      expect(capped.logs.filter((line) => line.includes("WEIR_DEDUP_MAX_KEYS"))).toHaveLength(1);
+    } finally {
+      await capped.stop();
+    }
+  });
+});
