@@ -37,6 +37,8 @@ export interface SenderOptions {
 
 const DEFAULT_BODY_LIMIT = 65_536;
 const DEFAULT_HEAD_LIMIT = 65_536;
+/** Origins whose verdict and target are remembered; past it the memory starts afresh. */
+const ORIGINS_KEPT = 1024;
 const DEFAULT_POOL: PoolLimits = { perOrigin: 128, total: 512, idleMs: 4_000 };
 const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
@@ -62,6 +64,21 @@ export function createOutboundSender(options: SenderOptions): OutboundSender {
     options.trustedCa,
   );
 
+  // The policy's verdict on a URL's host and where it connects are the same for every send to
+  // it: worked out once per origin (the policy does not change during the sender's life).
+  const origins = new Map<string, Target>();
+  function originOf(url: URL): Target {
+    const key = `${url.protocol}//${url.host}`;
+    const known = origins.get(key);
+    if (known) return known;
+    const literal = options.policy.checkUrl(url.href);
+    if (!literal.allowed) throw new BlockedAddressError(literal.reason);
+    if (origins.size >= ORIGINS_KEPT) origins.clear();
+    const target = targetOf(url);
+    origins.set(key, target);
+    return target;
+  }
+
   async function send(request: OutboundRequest): Promise<OutboundResult> {
     const started = now();
     const timeoutMs = request.timeoutMs ?? options.timeoutMs;
@@ -69,11 +86,10 @@ export function createOutboundSender(options: SenderOptions): OutboundSender {
     try {
       const url = new URL(request.url);
       shownUrl = withoutCredentials(url);
-      const literal = options.policy.checkUrl(url.href);
-      if (!literal.allowed) throw new BlockedAddressError(literal.reason);
+      const target = originOf(url);
       const method = request.method.toUpperCase();
       const bytes = requestBytes(url, method, request.headers ?? [], bodyBytes(request.body));
-      const call = { url, method, bytes, timeoutMs, signal: request.signal };
+      const call = { target, method, bytes, timeoutMs, signal: request.signal };
       const answer = await exchangeWithin(call, { pool, connector, limits });
       const error = classifyOutcome({ status: answer.status });
       return {
@@ -108,8 +124,10 @@ export function createOutboundSender(options: SenderOptions): OutboundSender {
   };
 }
 
+type Target = ConnectTarget & { hostname: string };
+
 interface Call {
-  url: URL;
+  target: Target;
   method: string;
   bytes: Uint8Array;
   timeoutMs: number;
@@ -184,7 +202,7 @@ async function exchange(
   means: Means,
   attach: (connection: OutboundConnection, parser: AnswerParser) => boolean,
 ): Promise<Answer> {
-  const target = targetOf(call.url);
+  const target = call.target;
   let connection = means.pool.take(target.key);
   let reused = connection !== null;
   for (;;) {
@@ -208,7 +226,7 @@ async function exchange(
   }
 }
 
-type Connector = (target: ConnectTarget & { hostname: string }) => Promise<OutboundConnection>;
+type Connector = (target: Target) => Promise<OutboundConnection>;
 
 /**
  * Opens a connection to a URL's host: a literal address as it is (the URL check judged it), a
@@ -250,7 +268,7 @@ function createConnector(policy: OutboundPolicy, resolve: Resolve, ca?: string):
 /** Connect errors after which the name's next address is tried. */
 const UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
 
-function targetOf(url: URL): ConnectTarget & { hostname: string } {
+function targetOf(url: URL): Target {
   const secure = url.protocol === "https:";
   if (!secure && url.protocol !== "http:") {
     throw new InvalidRequestError(`unsupported scheme ${url.protocol}`);
