@@ -293,6 +293,8 @@ export function rotateSecret(
     },
     isoAt(now),
   );
+  // Deliveries sign with the new secret from now on: prepared destinations are reopened.
+  deps.routesChanged();
   return { signing_secret: secret };
 }
 

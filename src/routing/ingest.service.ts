@@ -16,6 +16,7 @@ import type { Ids } from "../shared/ids.ts";
 import type { TransformationOutcome } from "../transformations/transformations.model.ts";
 import type { BridgesRepo, SealedSecrets } from "./bridges.repo.ts";
 import { eventDeliveryRequest } from "./delivery-request.model.ts";
+import { createDestinationCache } from "./destinations.cache.ts";
 import type { Destination } from "./destinations.model.ts";
 import {
   exactChatPayload,
@@ -98,6 +99,12 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const plans = new Map<string, { version: number; plan: RoutePlan }>();
   const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
   const cost: FilterCost = { evaluations: 0, totalMicros: 0 };
+  const destinations = createDestinationCache({
+    find: (id) => deps.bridges.findDestinationWithSecrets(id),
+    open: (id, sealed) => deps.signingSecrets(id, sealed),
+    version: () => deps.routesVersion(),
+    now: () => deps.clock.now(),
+  });
 
   const matcherOf = (d: Destination): CompiledFilters => {
     const hit = compiled.get(d.id);
@@ -231,7 +238,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return {
         async prepare(delivery: DeliveryRecord) {
           const event = deps.events.findById(delivery.subjectId);
-          const found = deps.bridges.findDestinationWithSecrets(delivery.destinationKey);
+          const found = destinations.get(delivery.destinationKey);
           if (!event || !found) {
             return {
               fail: {
@@ -246,8 +253,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           const resolved = withSecrets(found.destination, lookup);
           if ("fail" in resolved) return resolved;
           const { destination } = resolved;
-          const secrets =
-            destination.type === "http" ? deps.signingSecrets(destination.id, found.secrets) : [];
+          const secrets = found.signingSecrets;
           let sendable = event;
           if (destination.transformationId && deps.runTransformation) {
             const outcome = await deps.runTransformation(
@@ -279,7 +285,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           });
         },
         retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
-          const found = deps.bridges.findDestinationWithSecrets(delivery.destinationKey);
+          const found = destinations.get(delivery.destinationKey);
           if (!found || found.destination.type === "http") return null;
           const provider = channelProvider(found.destination.type, {
             telegramApiBase: deps.telegramApiBase,
