@@ -49,8 +49,11 @@ export interface DueQueueOptions<Row extends DueRow = DueRow> {
   run(row: Row, lease: Lease): Promise<void> | void;
   /** How long a claim holds a row without being extended; default 60 s. */
   leaseMs?: number;
-  /** Rows running at once in this process; default 16. */
-  concurrency?: number;
+  /**
+   * Rows running at once in this process; default 16. A function is asked at every claim: a
+   * limit that moves with the process's load (rows already running finish; none is cut short).
+   */
+  concurrency?: number | (() => number);
   /** Rows of one key running at once (with `table.key`); default 4. */
   perKey?: number;
   /** Fallback poll, for rows nobody announced (another process, expired leases); default 5 s. */
@@ -86,7 +89,8 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   options: DueQueueOptions<Row>,
 ): DueQueue {
   const leaseMs = options.leaseMs ?? 60_000;
-  const concurrency = options.concurrency ?? 16;
+  const limit = options.concurrency ?? 16;
+  const concurrencyNow = typeof limit === "function" ? limit : () => limit;
   const perKey = options.perKey ?? 4;
   const rows = createDueRows(options.db, options.table);
   const { idName, dueName, keyName } = dueColumns(options.table);
@@ -180,6 +184,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     freedKeys.clear();
     const now = clock.now();
     const until = now + leaseMs;
+    const concurrency = concurrencyNow();
     const accepted = options.db.tx(() => {
       const all: DueRow[] = [];
       for (const key of keys) {
@@ -206,6 +211,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   };
 
   const fullClaim = () => {
+    const concurrency = concurrencyNow();
     // A poll that finds nothing due costs a read, not a write transaction (idle polls are most).
     const anything = running.size < concurrency && rows.anyDue(clock.now());
     if (!anything) fullClaimNeeded = false;
@@ -229,7 +235,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       if (fullClaimNeeded) {
         freedKeys.clear();
         fullClaim();
-      } else if (freedKeys.size > 0 && running.size < concurrency) {
+      } else if (freedKeys.size > 0 && running.size < concurrencyNow()) {
         refillFreedKeys();
       }
       armWake();

@@ -1,3 +1,4 @@
+import type { CommitTurn, TurnShare } from "./db.commit-turn.ts";
 import type { TxHandle } from "./db.tx.ts";
 
 /** Runs `fn` in one transaction: a `UnitOfWork`'s `tx` (an asynchronous dialect may return a Promise). */
@@ -21,6 +22,11 @@ export interface GroupCommitOptions<Item, Result> {
   onCommittedError?(error: unknown): void;
   /** Most items per transaction (a long transaction holds up whoever runs it). */
   maxBatch?: number;
+  /**
+   * Commit in the process's shared turn transaction (db.commit-turn.ts) instead of one of our
+   * own: one fsync per turn for every group commit that shares it. `tx` still serves `close()`.
+   */
+  turn?: CommitTurn;
 }
 
 /** Queues items and commits them in groups; see `createGroupCommit`. */
@@ -109,7 +115,35 @@ export function createGroupCommit<Item, Result>(
     // Another batch is waiting and the store is free: give the loop a turn, then commit it.
     if (!inFlight && queue.length > 0) schedule();
   };
+  const take = () => {
+    const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+    queue = batch === queue ? [] : queue.slice(maxBatch);
+    return batch;
+  };
+  /** The batch written into the turn's transaction and not yet settled. */
+  let pendingShare: Pending<Item, Result>[] = [];
+  const share: TurnShare = {
+    write(tx) {
+      const batch = take();
+      if (batch.length === 0) return () => {}; // close() committed it already
+      if (queue.length > 0) schedule(); // the rest goes in the next turn
+      const items = batch.map((p) => p.item);
+      pendingShare = batch; // until settled: a throw here or a failed COMMIT rejects it
+      const results = options.commit(items, tx);
+      return () => {
+        pendingShare = [];
+        settle(batch, items, results);
+      };
+    },
+    fail(error) {
+      // The share's batch, taken by write(), or (write never ran) what was queued then.
+      const batch = pendingShare.length > 0 ? pendingShare : take();
+      pendingShare = [];
+      fail(batch, error);
+    },
+  };
   const schedule = () => {
+    if (options.turn) return options.turn.enlist(share);
     if (scheduled) return;
     scheduled = true;
     setImmediate(endOfTurn);

@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { type CommitTurn, createCommitTurn } from "./db.commit-turn.ts";
 import { createUnitOfWork, type DbHandle, type UnitOfWork } from "./db.tx.ts";
 
 export type Durability = "full" | "normal";
@@ -12,6 +13,8 @@ export type Durability = "full" | "normal";
  */
 export interface Db extends DbHandle, UnitOfWork {
   path: string;
+  /** The transaction every group commit that joins it shares at the end of a turn. */
+  turn: CommitTurn;
   close(): void;
 }
 
@@ -55,7 +58,7 @@ export function openDatabase(dataDir: string, durability: Durability = "full"): 
   }
   const handle = { sqlite, orm: drizzle({ client: sqlite }) };
   const { tx } = createUnitOfWork(handle);
-  return { ...handle, tx, path, close: () => sqlite.close() };
+  return { ...handle, tx, turn: createCommitTurn(tx), path, close: () => sqlite.close() };
 }
 
 function applyPragmas(sqlite: Database, durability: Durability): void {

@@ -23,6 +23,7 @@ export function createOutboxPorts(
   kinds: Map<DeliveryKind, DeliveryKindHandlers>,
   wake: () => void,
   observers: AttemptObserver[],
+  ingestCommitted: (size: number) => void,
 ): DeliveryPorts {
   return {
     observeAttempts(observer) {
@@ -48,6 +49,7 @@ export function createOutboxPorts(
       });
     },
     wake,
+    ingestCommitted,
     listBySubject: (kind, subjectIds) => {
       const now = deps.clock.now();
       return repo.listBySubject(kind, subjectIds).map((row) => toDeliveryRecord(row, now));

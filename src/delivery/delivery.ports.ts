@@ -121,6 +121,11 @@ export interface DeliveryKindHandlers {
    */
   onAttempt?(tx: TxHandle, delivery: DeliveryRecord, attempt: DeliveryAttempt): void;
   /**
+   * Called inside the transaction that ends a delivery with nothing sent (`prepare` said
+   * `skip`): no attempt is recorded, but the owner may count it as ended.
+   */
+  onSkipped?(tx: TxHandle, delivery: DeliveryRecord): void;
+  /**
    * Whether a failed attempt that got an answer may be retried; default (absent): every non-2xx
    * is (decisions §8). Forwards retry only 408, 429 and 5xx.
    */
@@ -160,6 +165,12 @@ export interface DeliveryPorts {
   enqueue(tx: TxHandle, deliveries: readonly NewDelivery[]): DeliveryRecord[];
   /** Claims what is due at the end of this turn (after the caller's commit). */
   wake(): void;
+  /**
+   * An ingest commit just held `size` requests. Full batches mean the event loop is saturated
+   * with ingest: deliveries then give way down to a floor until batches shrink again
+   * (delivery.give-way.model.ts), so a burst is accepted first and delivered right after.
+   */
+  ingestCommitted(size: number): void;
   /** The deliveries of some subjects of a kind, oldest first (e.g. an event's). */
   listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRecord[];
   /**

@@ -31,7 +31,14 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
   const kinds = new Map<DeliveryKind, DeliveryKindHandlers>();
   const observers: AttemptObserver[] = [];
   const worker = createDeliveryWorker(deps, repo, kinds, observers);
-  const ports = createOutboxPorts(deps, repo, kinds, () => worker.queue.notify(), observers);
+  const ports = createOutboxPorts(
+    deps,
+    repo,
+    kinds,
+    () => worker.queue.notify(),
+    observers,
+    (size) => worker.ingestCommitted(size),
+  );
   return {
     routes: null,
     jobs: [],

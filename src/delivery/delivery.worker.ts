@@ -8,6 +8,13 @@ import { isoAt } from "../shared/clock.ts";
 import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
+  deliveryLimit,
+  giveWayPolicy,
+  type IngestPressure,
+  NO_PRESSURE,
+  observeBatch,
+} from "./delivery.give-way.model.ts";
+import {
   type AttemptResult,
   breakerWaitUntil,
   isRetryableFailure,
@@ -71,6 +78,8 @@ export function createDeliveryWorker(
   const logFailure = createFailureLog(log, deps.clock);
   const policy = { baseMs: deps.config.retry_base_ms, capMs: deps.config.retry_cap_ms };
   const openMs = deps.config.breaker_open_ms;
+  const giveWay = giveWayPolicy(deps.config.delivery_concurrency);
+  let pressure: IngestPressure = NO_PRESSURE;
 
   /** Breaker states an attempt batch moved, written once per destination at the batch's end. */
   type BreakerMoves = Map<string, BreakerState>;
@@ -111,6 +120,7 @@ export function createDeliveryWorker(
       now,
     );
     if (item.attempt) hearAttempt(tx, updated, item.attempt);
+    else if (updated.status === "delivered") hearSkip(tx, updated);
     return updated;
   };
 
@@ -130,6 +140,20 @@ export function createDeliveryWorker(
     }
   };
 
+  /** A delivery ended with nothing sent: its owner hears it in a savepoint of its own. */
+  const hearSkip = (tx: TxHandle, delivery: DeliveryRecord) => {
+    const onSkipped = kinds.get(delivery.kind)?.onSkipped;
+    if (!onSkipped) return;
+    try {
+      tx.savepoint((inner) => onSkipped(inner, delivery));
+    } catch (error) {
+      log.error("a skipped delivery's listener failed; its writes were undone", {
+        id: delivery.id,
+        error,
+      });
+    }
+  };
+
   /** Attempts since start by kind and outcome (`success` or the §8 error_type), for /metrics. */
   const outcomes = new Map<string, number>();
   const count = (attempt: DeliveryAttempt, kind: string) => {
@@ -139,6 +163,8 @@ export function createDeliveryWorker(
 
   const recorder = createGroupCommit<Recording, DeliveryRecord | null>({
     tx: deps.db.tx,
+    // One transaction per turn with ingest's batch: one fsync for both, not one each.
+    turn: deps.db.turn,
     commit(batch, tx) {
       const moved: BreakerMoves = new Map();
       const results = batch.map((item) => writeRecording(item, tx, moved));
@@ -383,7 +409,7 @@ export function createDeliveryWorker(
     scheduler: deps.scheduler,
     logger: deps.logger,
     run: (row, lease) => run(row as unknown as DeliveryRow, lease),
-    concurrency: deps.config.delivery_concurrency,
+    concurrency: () => deliveryLimit(pressure, deps.clock.now(), giveWay),
     perKey: deps.config.delivery_per_destination,
     // Longer than the slowest attempt, so a live attempt never loses its row (leases are extended
     // too); short enough that a crashed process's rows are picked up soon after a restart.
@@ -392,6 +418,10 @@ export function createDeliveryWorker(
 
   return {
     queue,
+    /** An ingest commit held `size` requests: the pressure deliveries give way to. */
+    ingestCommitted(size: number): void {
+      pressure = observeBatch(pressure, size, deps.clock.now(), giveWay);
+    },
     /** Attempts by kind and outcome since start: [kind, outcome, count]. */
     outcomes: () =>
       [...outcomes].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),

@@ -45,6 +45,10 @@ const toEvent = (row: EventRow): StoredEvent => ({
   createdAt: row.created_at,
 });
 
+/** An event row with its state's status. */
+const COLUMNS = "e.*, s.status";
+const JOINED = "events e JOIN event_states s ON s.event_id = e.id";
+
 /** What a list of events may be narrowed by (decisions.md §13). */
 export interface EventQuery {
   status?: EventStatus;
@@ -59,13 +63,35 @@ export function createEventsRepo(db: DbHandle) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
     `INSERT INTO events (id, organization_id, source_id, method, path, query_string,
-       headers, raw_headers, body, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       headers, raw_headers, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertState = sqlite.prepare<never, [string, string, number]>(
+    "INSERT INTO event_states (event_id, status, open_deliveries) VALUES (?, ?, ?)",
   );
   const byId = sqlite.prepare<EventRow, [string, string]>(
-    "SELECT * FROM events WHERE id = ? AND organization_id = ?",
+    `SELECT ${COLUMNS} FROM events e JOIN event_states s ON s.event_id = e.id
+      WHERE e.id = ? AND e.organization_id = ?`,
   );
-  const byAnyId = sqlite.prepare<EventRow, [string]>("SELECT * FROM events WHERE id = ?");
-  const setStatus = sqlite.prepare("UPDATE events SET status = ? WHERE id = ?");
+  const byAnyId = sqlite.prepare<EventRow, [string]>(
+    `SELECT ${COLUMNS} FROM events e JOIN event_states s ON s.event_id = e.id WHERE e.id = ?`,
+  );
+  const setStatus = sqlite.prepare<never, [string, string]>(
+    "UPDATE event_states SET status = ? WHERE event_id = ?",
+  );
+  const reopen = sqlite.prepare<never, [number, string]>(
+    "UPDATE event_states SET status = 'pending', open_deliveries = open_deliveries + ? WHERE event_id = ?",
+  );
+  // One statement, no read of the siblings: the last open delivery ending delivered delivers a
+  // still pending event (a failed one stays failed); a failure fails it at once (decisions §8).
+  const deliveredOne = sqlite.prepare<never, [string]>(
+    `UPDATE event_states SET open_deliveries = max(open_deliveries - 1, 0),
+       status = CASE WHEN open_deliveries <= 1 AND status = 'pending' THEN 'delivered' ELSE status END
+     WHERE event_id = ?`,
+  );
+  const failedOne = sqlite.prepare<never, [string]>(
+    `UPDATE event_states SET open_deliveries = max(open_deliveries - 1, 0), status = 'failed'
+     WHERE event_id = ?`,
+  );
   const relate = sqlite.prepare<never, [string, string]>(
     "INSERT OR IGNORE INTO event_bridges (event_id, bridge_id) VALUES (?, ?)",
   );
@@ -82,24 +108,27 @@ export function createEventsRepo(db: DbHandle) {
   );
 
   const where = (organizationId: string, q: EventQuery) => {
-    const clauses = ["organization_id = ?"];
+    const clauses = ["e.organization_id = ?"];
     const args: string[] = [organizationId];
     const add = (clause: string, value: string | undefined) => {
       if (value === undefined) return;
       clauses.push(clause);
       args.push(value);
     };
-    add("status = ?", q.status);
-    add("source_id = ?", q.sourceId);
-    add("id IN (SELECT event_id FROM event_bridges WHERE bridge_id = ?)", q.bridgeId);
-    add("created_at >= ?", q.since);
-    add("created_at <= ?", q.until);
+    add("s.status = ?", q.status);
+    add("e.source_id = ?", q.sourceId);
+    add("e.id IN (SELECT event_id FROM event_bridges WHERE bridge_id = ?)", q.bridgeId);
+    add("e.created_at >= ?", q.since);
+    add("e.created_at <= ?", q.until);
     return { sql: clauses.join(" AND "), args };
   };
 
   return {
-    /** Stores the event and the bridges it went through, in order. */
-    insert(e: StoredEvent, bridgeIds: readonly string[]): void {
+    /**
+     * Stores the event, its state (with `openDeliveries`: the deliveries written with it) and
+     * the bridges it went through, in order.
+     */
+    insert(e: StoredEvent, bridgeIds: readonly string[], openDeliveries: number): void {
       insert.run(
         e.id,
         e.organizationId,
@@ -110,9 +139,9 @@ export function createEventsRepo(db: DbHandle) {
         JSON.stringify(e.headers),
         JSON.stringify(e.rawHeaders),
         e.body,
-        e.status,
         e.createdAt,
       );
+      insertState.run(e.id, e.status, openDeliveries);
       for (const bridgeId of bridgeIds) relate.run(e.id, bridgeId);
     },
     /** A re-routed event (retry of a paused or filtered one): the bridges it goes through now. */
@@ -148,16 +177,25 @@ export function createEventsRepo(db: DbHandle) {
     setStatus(id: string, status: EventStatus): void {
       setStatus.run(status, id);
     },
+    /** `count` deliveries of the event are due again (a retry): it is pending until they end. */
+    reopen(id: string, count: number): void {
+      reopen.run(count, id);
+    },
+    /** One of the event's deliveries ended: the event's status follows (decisions.md §8). */
+    deliveryEnded(id: string, outcome: "delivered" | "failed"): void {
+      (outcome === "delivered" ? deliveredOne : failedOne).run(id);
+    },
     /** One page, newest first, and the total of the narrowed list. */
     page(organizationId: string, q: EventQuery, limit: number, offset: number) {
       const w = where(organizationId, q);
       const total =
         sqlite
-          .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM events WHERE ${w.sql}`)
+          .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM ${JOINED} WHERE ${w.sql}`)
           .get(...w.args)?.n ?? 0;
       const rows = sqlite
         .query<EventRow, (string | number)[]>(
-          `SELECT * FROM events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+          `SELECT ${COLUMNS} FROM ${JOINED} WHERE ${w.sql}
+            ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?`,
         )
         .all(...w.args, limit, offset);
       return { events: rows.map(toEvent), total };

@@ -85,13 +85,3 @@ export function routeRequest(plan: RoutePlan, view: RequestView): Routing {
     return { bridgeIds: active, destinations, status: "filtered" };
   return { bridgeIds: paused, destinations, status: "paused" };
 }
-
-/**
- * An event's status from its deliveries' states (decisions.md §8): delivered when every one
- * is, failed when any failed for good, else still pending.
- */
-export function eventStatusOf(states: readonly string[]): EventStatus {
-  if (states.some((s) => s === "failed")) return "failed";
-  if (states.length > 0 && states.every((s) => s === "delivered")) return "delivered";
-  return "pending";
-}

@@ -32,6 +32,7 @@ function memoryOutbox() {
   const ports: DeliveryPorts = {
     registerKind: (kind, handlers) => void kinds.set(kind, handlers),
     observeAttempts: () => {},
+    ingestCommitted: () => {},
     enqueue(_tx, deliveries: readonly NewDelivery[]) {
       const made = deliveries.map((d, i) => ({
         id: `d${rows.length + i}`,
@@ -137,8 +138,9 @@ function bridgeWith(destinations: unknown[]) {
 }
 
 const eventStatus = (id: string) =>
-  db.sqlite.query<{ status: string }, [string]>("SELECT status FROM events WHERE id = ?").get(id)
-    ?.status;
+  db.sqlite
+    .query<{ status: string }, [string]>("SELECT status FROM event_states WHERE event_id = ?")
+    .get(id)?.status;
 
 describe("ingest writes its deliveries through the outbox", () => {
   test("one delivery per matching destination, keyed by destination, with its max_retries", async () => {
@@ -180,6 +182,42 @@ describe("ingest writes its deliveries through the outbox", () => {
     expect(eventStatus(id)).toBe("delivered");
     db.tx((tx) => handlers.onAttempt?.(tx, { ...second, status: "failed" }, attempt));
     expect(eventStatus(id)).toBe("failed");
+  });
+
+  test("the open count: a failure fails the event for good, a retry reopens it, a skip counts as ended", async () => {
+    const bridge = bridgeWith([
+      { name: "a", url: "http://a.test/" },
+      { name: "b", url: "http://b.test/" },
+      { name: "c", url: "http://c.test/" },
+    ]);
+    const plan = ingest.planById(bridge.source_id);
+    const outcome = plan ? await ingest.ingest(plan, request("{}")) : null;
+    const id = outcome && "eventId" in outcome ? outcome.eventId : "";
+    const handlers = outbox.kinds.get("event");
+    const attempt = {} as DeliveryAttempt;
+    const [a, b, c] = outbox.rows;
+    if (!a || !b || !c || !handlers?.onAttempt || !handlers.onSkipped) throw new Error("setup");
+    const open = () =>
+      db.sqlite
+        .query<{ n: number }, [string]>(
+          "SELECT open_deliveries AS n FROM event_states WHERE event_id = ?",
+        )
+        .get(id)?.n;
+    expect([eventStatus(id), open()]).toEqual(["pending", 3]);
+    // A retry that is still retrying moves nothing.
+    db.tx((tx) => handlers.onAttempt?.(tx, { ...a, status: "retrying" }, attempt));
+    expect([eventStatus(id), open()]).toEqual(["pending", 3]);
+    db.tx((tx) => handlers.onAttempt?.(tx, { ...a, status: "failed" }, attempt));
+    expect([eventStatus(id), open()]).toEqual(["failed", 2]);
+    db.tx((tx) => handlers.onSkipped?.(tx, { ...b, status: "delivered" }));
+    db.tx((tx) => handlers.onAttempt?.(tx, { ...c, status: "delivered" }, attempt));
+    expect([eventStatus(id), open()]).toEqual(["failed", 0]);
+    a.status = "failed";
+    const event = createEventsRepo(db).findById(id);
+    expect(event ? ingest.retry(event) : -1).toBe(1);
+    expect([eventStatus(id), open()]).toEqual(["pending", 1]);
+    db.tx((tx) => handlers.onAttempt?.(tx, { ...a, status: "delivered" }, attempt));
+    expect([eventStatus(id), open()]).toEqual(["delivered", 0]);
   });
 
   test("prepare: the body byte-exact, custom headers, signed with the current then the replaced secret", async () => {
@@ -251,7 +289,8 @@ describe("ingest writes its deliveries through the outbox", () => {
     const row = outbox.rows[0];
     if (!row) throw new Error("setup");
     row.status = "failed";
-    db.sqlite.run("UPDATE events SET status = 'failed' WHERE id = ?", [id]);
+    db.tx((tx) => outbox.kinds.get("event")?.onAttempt?.(tx, { ...row }, {} as DeliveryAttempt));
+    expect(eventStatus(id)).toBe("failed");
     const event = createEventsRepo(db).findById(id);
     expect(event ? ingest.retry(event) : -1).toBe(1);
     expect([eventStatus(id), row.status]).toEqual(["pending", "pending"]);

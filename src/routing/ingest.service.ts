@@ -1,3 +1,4 @@
+import type { CommitTurn } from "../db/db.commit-turn.ts";
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DedupBatch, DedupTicket } from "../dedup/dedup.room.ts";
@@ -27,7 +28,6 @@ import {
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
 import { type CompiledFilters, compileFilters } from "./filters.model.ts";
 import {
-  eventStatusOf,
   type IngestRequest,
   type RoutePlan,
   type Routing,
@@ -45,6 +45,8 @@ export interface IngestDeps {
   delivery: DeliveryPorts | null;
   /** One synchronous transaction (`deps.db.tx`). */
   tx<T>(fn: (tx: TxHandle) => T): T;
+  /** The process's shared turn transaction (`deps.db.turn`): ingest batches commit in it. */
+  turn?: CommitTurn;
   clock: Clock;
   ids: Ids;
   /** The signing secrets of an http destination now (current first), from its sealed ones. */
@@ -142,18 +144,23 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
   const group = createGroupCommit<PendingEvent, "stored" | "duplicate">({
     tx: deps.tx,
+    turn: deps.turn,
     commit(batch, tx) {
       const dedupBatch = hooks.beginDedup(tx);
       const outcomes = batch.map(({ event, routing, dedup }) => {
         if (dedup && dedupBatch.check(dedup)) return "duplicate" as const;
-        deps.events.insert(event, routing.bridgeIds);
-        if (routing.destinations.length > 0) enqueue(tx, event, routing.destinations);
+        const open = deps.delivery ? routing.destinations.length : 0;
+        deps.events.insert(event, routing.bridgeIds, open);
+        if (open > 0) enqueue(tx, event, routing.destinations);
         return "stored" as const;
       });
       dedupBatch.finish();
       return outcomes;
     },
-    onCommitted: () => deps.delivery?.wake(),
+    onCommitted: (batch) => {
+      deps.delivery?.ingestCommitted(batch.length);
+      deps.delivery?.wake();
+    },
   });
 
   const enqueue = (tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]) =>
@@ -208,7 +215,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       const count = deps.tx((tx) => {
         if (event.status !== "paused" && event.status !== "filtered") {
           const requeued = deps.delivery?.requeue(tx, "event", event.id) ?? 0;
-          if (requeued > 0) deps.events.setStatus(event.id, "pending");
+          if (requeued > 0) deps.events.reopen(event.id, requeued);
           return requeued;
         }
         const plan = planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId));
@@ -224,7 +231,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         if (routing.destinations.length === 0 || !deps.delivery) return 0;
         enqueue(tx, event, routing.destinations);
         deps.events.replaceBridges(event.id, routing.bridgeIds);
-        deps.events.setStatus(event.id, "pending");
+        deps.events.reopen(event.id, routing.destinations.length);
         return routing.destinations.length;
       });
       if (count > 0) deps.delivery?.wake();
@@ -293,18 +300,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           return provider?.retryAfterMs?.(response) ?? null;
         },
         onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
-          // Only an ended delivery moves its event (eventStatusOf): a failed one fails it at
-          // once; a delivered one delivers it when all the others are delivered. A retry leaves
-          // the status as it is, so only that last case reads the event's deliveries.
-          if (delivery.status === "failed") {
-            deps.events.setStatus(delivery.subjectId, "failed");
-            return;
-          }
-          if (delivery.status !== "delivered") return;
-          const states = (deps.delivery?.subjectStatuses("event", delivery.subjectId) ?? []).map(
-            (d) => (d.id === delivery.id ? delivery.status : d.status),
-          );
-          deps.events.setStatus(delivery.subjectId, eventStatusOf(states));
+          // Only an ended delivery moves its event (decisions.md §8): a failed one fails it
+          // at once; the last open one ending delivered delivers it. The event's open count
+          // says which is the last, so no sibling is read; a retry leaves the event as it is.
+          if (delivery.status === "failed" || delivery.status === "delivered")
+            deps.events.deliveryEnded(delivery.subjectId, delivery.status);
+        },
+        onSkipped(_tx: TxHandle, delivery: DeliveryRecord) {
+          // A transformation dropped it: nothing to send, and one fewer delivery to wait for.
+          deps.events.deliveryEnded(delivery.subjectId, "delivered");
         },
       };
     },

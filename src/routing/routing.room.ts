@@ -83,6 +83,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       events,
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
+      turn: deps.db.turn,
       clock: deps.clock,
       ids: deps.ids,
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),

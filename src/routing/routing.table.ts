@@ -86,7 +86,7 @@ export const destinations = sqliteTable(
   (t) => [index("destinations_bridge_idx").on(t.bridgeId, t.createdAt)],
 );
 
-/** One ingested request, stored byte-exact, and where it stands on its way out. */
+/** One ingested request, stored byte-exact; written once, never updated (its state is below). */
 export const events = sqliteTable(
   "events",
   {
@@ -99,9 +99,6 @@ export const events = sqliteTable(
     headers: text("headers").notNull(),
     rawHeaders: text("raw_headers").notNull(),
     body: blob("body", { mode: "buffer" }).notNull(),
-    status: text("status", {
-      enum: ["pending", "delivered", "failed", "filtered", "paused"],
-    }).notNull(),
     createdAt: text("created_at").notNull(),
   },
   (t) => [
@@ -110,6 +107,22 @@ export const events = sqliteTable(
     index("events_created_idx").on(t.createdAt),
   ],
 );
+
+/**
+ * Where an event stands on its way out, kept off the wide event row: every ended delivery
+ * updates these few bytes (many to a page) instead of rewriting the row that holds the body.
+ * `open_deliveries` counts the event's deliveries not yet ended, so a delivered attempt knows
+ * whether it was the last one without reading its siblings.
+ */
+export const eventStates = sqliteTable("event_states", {
+  eventId: text("event_id")
+    .primaryKey()
+    .references(() => events.id, { onDelete: "cascade" }),
+  status: text("status", {
+    enum: ["pending", "delivered", "failed", "filtered", "paused"],
+  }).notNull(),
+  openDeliveries: integer("open_deliveries").notNull(),
+});
 
 /**
  * The bridges an event went through (one source may have several): what `GET /events?bridge_id=`
