@@ -253,6 +253,18 @@ describe("an answer is parsed the same however its bytes are cut", () => {
 });
 
 describe("state a sender relies on", () => {
+  test.each([
+    ["timeout=5", 5000],
+    ["timeout=2, max=100", 2000],
+    ['max=3, timeout="7"', 7000],
+    ["max=100", null],
+    ["timeouts=9", null],
+  ])("Keep-Alive: %s → the server keeps an idle connection %p ms", (value, expected) => {
+    const parser = new AnswerParser({ method: "GET", bodyLimit: 10, headLimit: 200 });
+    parser.push(Buffer.from(`HTTP/1.1 204 No Content\r\nKeep-Alive: ${value}\r\n\r\n`));
+    expect(parser.serverIdleMs).toBe(expected);
+  });
+
   test("`received` turns true with the first byte; the status once the head is whole", () => {
     const parser = new AnswerParser({ method: "GET", bodyLimit: 10, headLimit: 100 });
     expect(parser.received).toBe(false);

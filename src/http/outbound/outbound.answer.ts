@@ -53,6 +53,8 @@ export class AnswerParser {
   /** True when the connection may carry another request once this answer is done. */
   reusable = false;
   status: number | null = null;
+  /** The server's idle timeout for this connection when it announced one (Keep-Alive). */
+  serverIdleMs: number | null = null;
   private headers: HeaderPair[] = [];
   private stage: Stage = "head";
   private pending: Buffer = Buffer.alloc(0);
@@ -168,6 +170,7 @@ export class AnswerParser {
   /** RFC 9112 §6.3: how the body ends, and whether the connection outlives it. */
   private frame(http11: boolean, headers: HeaderPair[]): void {
     const framing = framingOf(headers);
+    this.serverIdleMs = framing.idleMs;
     this.reusable = http11 && !framing.close;
     const status = this.status as number;
     if (this.limits.method === "HEAD" || status === 204 || status === 304) {

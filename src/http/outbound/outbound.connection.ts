@@ -25,8 +25,8 @@ type Settle = (error: Error | null) => void;
  */
 export class OutboundConnection {
   closed = false;
-  /** Set when the connection sits in the pool (the time it went idle), else null. */
-  idleSince: number | null = null;
+  /** Set while the connection sits in the pool: the time it is closed if still unused. */
+  idleUntil: number | null = null;
   /** Called when the peer closes the connection while it is idle. */
   onIdleClose: ((connection: OutboundConnection) => void) | null = null;
   private socket: Socket<OutboundConnection> | null = null;
@@ -73,8 +73,8 @@ export class OutboundConnection {
   }
 
   /** Parks the connection between exchanges: it no longer keeps the process alive. */
-  park(now: number): void {
-    this.idleSince = now;
+  park(until: number): void {
+    this.idleUntil = until;
     this.parser = null;
     this.socket?.unref();
   }
@@ -132,7 +132,7 @@ export class OutboundConnection {
 
   private onClose(error?: Error): void {
     this.closed = true;
-    if (this.idleSince !== null && !this.settle) this.onIdleClose?.(this);
+    if (this.idleUntil !== null && !this.settle) this.onIdleClose?.(this);
     const parser = this.parser;
     if (!parser) {
       this.end(error ?? this.closeError ?? new ClosedBeforeAnswerError("the connection closed"));

@@ -82,6 +82,26 @@ describe("keep-alive: one connection carries many requests", () => {
     expect(server.opened - before).toBe(2);
   });
 
+  test("a server's Keep-Alive timeout shortens the idle time, a second before it", async () => {
+    const client = freshSender();
+    const before = server.opened;
+    server.script(() => ({
+      parts: [{ bytes: "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 2\r\n\r\nok" }],
+    }));
+    await client.send({ url: server.url, method: "GET" });
+    const first = server.requests.at(-1)?.connection ?? 0;
+    // One second, less the margin: not kept at all, closed at once by the sender.
+    await pollUntil(() => !server.isOpen(first), { timeoutMs: 500, what: "the socket closed" });
+    server.script(() => ({
+      parts: [
+        { bytes: "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=30\r\nContent-Length: 2\r\n\r\nok" },
+      ],
+    }));
+    await client.send({ url: server.url, method: "GET" });
+    await client.send({ url: server.url, method: "GET" });
+    expect(server.opened - before).toBe(2);
+  });
+
   test("idle connections are bounded per origin", async () => {
     server.script(() => ({ parts: [{ bytes: OK, delayMs: 30 }] }));
     const client = freshSender({ perOrigin: 2 });

@@ -19,6 +19,8 @@ export interface Framing {
   /** The last transfer coding, lowercased; null without Transfer-Encoding. */
   transferEncoding: string | null;
   close: boolean;
+  /** `Keep-Alive: timeout=N` in milliseconds: how long the server keeps an idle connection. */
+  idleMs: number | null;
 }
 
 /** Content-Length (checked), the last transfer coding and `Connection: close` of a head. */
@@ -26,8 +28,10 @@ export function framingOf(headers: HeaderPair[]): Framing {
   const lengths: string[] = [];
   const codings: string[] = [];
   let close = false;
+  let idleMs: number | null = null;
   for (const [name, value] of headers) {
     const lower = name.toLowerCase();
+    if (lower === "keep-alive") idleMs = keepAliveTimeout(value) ?? idleMs;
     if (lower === "content-length") lengths.push(...value.split(",").map((v) => v.trim()));
     else if (lower === "transfer-encoding") codings.push(...tokens(value));
     else if (lower === "connection" && tokens(value).includes("close")) close = true;
@@ -36,7 +40,14 @@ export function framingOf(headers: HeaderPair[]): Framing {
     contentLength: lengthOf(lengths),
     transferEncoding: codings.length > 0 ? (codings.at(-1) as string) : null,
     close,
+    idleMs,
   };
+}
+
+/** The `timeout` parameter of a Keep-Alive header (seconds) in milliseconds; null without one. */
+function keepAliveTimeout(value: string): number | null {
+  const match = /(?:^|[,;\s])timeout\s*=\s*"?(\d{1,9})"?/i.exec(value);
+  return match ? Number(match[1]) * 1000 : null;
 }
 
 /** RFC 9110 §8.6: repeated lengths must agree; anything but digits is not a length. */

@@ -1,5 +1,8 @@
 import type { OutboundConnection } from "./outbound.connection.ts";
 
+/** How long before a server's announced idle timeout a connection is given up. */
+const SERVER_MARGIN_MS = 1_000;
+
 export interface PoolLimits {
   /** Idle connections kept per origin (scheme, host, port). */
   perOrigin: number;
@@ -32,12 +35,12 @@ export class ConnectionPool {
   take(key: string): OutboundConnection | null {
     const list = this.idle.get(key);
     if (!list) return null;
-    const cutoff = this.now() - this.limits.idleMs;
+    const now = this.now();
     for (let connection = list.pop(); connection; connection = list.pop()) {
       this.count -= 1;
       connection.onIdleClose = null;
-      if (!connection.closed && (connection.idleSince ?? 0) > cutoff) {
-        connection.idleSince = null;
+      if (!connection.closed && (connection.idleUntil ?? 0) > now) {
+        connection.idleUntil = null;
         return connection;
       }
       connection.destroy();
@@ -45,19 +48,21 @@ export class ConnectionPool {
     return null;
   }
 
-  /** Keeps a connection whose last answer left it reusable, within the bounds; else closes it. */
-  put(connection: OutboundConnection): void {
+  /**
+   * Keeps a connection whose last answer left it reusable, within the bounds; else closes it.
+   * `serverIdleMs` is the server's own idle timeout when it said one (`Keep-Alive: timeout=`):
+   * the connection is given up a second before it, not to be written to as the server closes.
+   */
+  put(connection: OutboundConnection, serverIdleMs: number | null = null): void {
     const key = connection.target.key;
     const list = this.idle.get(key) ?? [];
-    if (
-      connection.closed ||
-      list.length >= this.limits.perOrigin ||
-      this.count >= this.limits.total
-    ) {
+    const idleMs = Math.min(this.limits.idleMs, (serverIdleMs ?? Infinity) - SERVER_MARGIN_MS);
+    const full = list.length >= this.limits.perOrigin || this.count >= this.limits.total;
+    if (connection.closed || full || idleMs <= 0) {
       connection.destroy();
       return;
     }
-    connection.park(this.now());
+    connection.park(this.now() + idleMs);
     connection.onIdleClose = (closed) => this.remove(closed);
     list.push(connection);
     this.idle.set(key, list);
@@ -85,9 +90,9 @@ export class ConnectionPool {
     this.sweeper = setTimeout(
       () => {
         this.sweeper = null;
-        const cutoff = this.now() - this.limits.idleMs;
+        const now = this.now();
         for (const list of this.idle.values()) {
-          for (const connection of list.filter((c) => (c.idleSince ?? 0) <= cutoff || c.closed)) {
+          for (const connection of list.filter((c) => (c.idleUntil ?? 0) <= now || c.closed)) {
             this.remove(connection);
             connection.destroy();
           }

@@ -220,8 +220,9 @@ async function exchange(
       }
       throw error;
     }
-    if (parser.reusable && connection.written && !connection.closed) means.pool.put(connection);
-    else connection.destroy();
+    if (parser.reusable && connection.written && !connection.closed) {
+      means.pool.put(connection, parser.serverIdleMs);
+    } else connection.destroy();
     return parser.result();
   }
 }
