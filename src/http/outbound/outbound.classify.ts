@@ -1,7 +1,8 @@
 /**
  * The `error_type` / `error_code` vocabulary of decisions.md §8 and the one function that maps
- * what happened on a send to it. Pure: it reads the error objects Bun produces (node:http, fetch,
- * DNS, TLS) and the status code, nothing else.
+ * what happened on a send to it. Pure: it reads the error objects Bun produces (sockets, TLS,
+ * DNS, and the node:http and fetch clients other code may use), the sender's own errors (which
+ * carry their code) and the status code, nothing else.
  */
 
 export type ErrorType =
@@ -32,7 +33,7 @@ export interface Classification {
 /** What a send ended with: an answer with a status, or an error thrown before one came. */
 export type SendOutcome = { status: number } | { error: unknown };
 
-/** Error codes, as node:http, fetch and the resolver spell them, by what they mean. */
+/** Error codes, as sockets, node:http, fetch and the resolver spell them, by what they mean. */
 const CODES: Record<string, NetworkErrorCode> = {
   ETIMEDOUT: "timeout",
   ESOCKETTIMEDOUT: "timeout",

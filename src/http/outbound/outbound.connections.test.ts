@@ -288,6 +288,18 @@ describe("requests of any size against a real Bun.serve", () => {
     expect(text(result.body).startsWith(`${big.byteLength}:`)).toBe(true);
   });
 
+  test("300 sends at once through a small pool each get their own answer", async () => {
+    const client = freshSender({ perOrigin: 8 });
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        client.send({ url: `http://127.0.0.1:${serve.port}/`, method: "POST", body: `#${i}` }),
+      ),
+    );
+    expect(results.map((r) => text(r.body))).toEqual(
+      Array.from({ length: 300 }, (_, i) => `${`#${i}`.length}:#${i}`),
+    );
+  });
+
   test("100 sends in a row over keep-alive all come back whole", async () => {
     const client = freshSender();
     for (let i = 0; i < 100; i++) {
