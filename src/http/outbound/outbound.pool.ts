@@ -41,10 +41,12 @@ export class ConnectionPool {
       connection.onIdleClose = null;
       if (!connection.closed && (connection.idleUntil ?? 0) > now) {
         connection.idleUntil = null;
+        if (list.length === 0) this.idle.delete(key);
         return connection;
       }
       connection.destroy();
     }
+    this.idle.delete(key);
     return null;
   }
 
