@@ -139,7 +139,11 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
     if (!org || !destinationId) throw new Error("the bench bridge was not found in the database");
     const insertEvent = db.prepare(
       `INSERT INTO events (id, organization_id, source_id, method, path, query_string, headers,
-         raw_headers, body, status, created_at) VALUES (?, ?, ?, 'POST', '/', '', ?, ?, ?, 'pending', ?)`,
+         raw_headers, body, created_at) VALUES (?, ?, ?, 'POST', '/', '', ?, ?, ?, ?)`,
+    );
+    // An event's status lives in its narrow state row, with the count of its open deliveries.
+    const insertEventState = db.prepare(
+      "INSERT INTO event_states (event_id, status, open_deliveries) VALUES (?, 'pending', 1)",
     );
     const insertEventBridge = db.prepare(
       "INSERT INTO event_bridges (event_id, bridge_id) VALUES (?, ?)",
@@ -158,6 +162,7 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
         const eventId = `bench-event-${process.pid}-${seq}`;
         const body = Buffer.from(bodyOf(seq));
         insertEvent.run(eventId, org, bridge.source_id, headers, rawHeaders, body, stamp);
+        insertEventState.run(eventId);
         insertEventBridge.run(eventId, bridge.id);
         const id = `bench-delivery-${process.pid}-${seq}`;
         const webhookId = `msg_bench${process.pid}x${seq}`;
