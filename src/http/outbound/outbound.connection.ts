@@ -99,6 +99,12 @@ export class OutboundConnection {
 
   private onOpen(socket: Socket<OutboundConnection>): void {
     this.socket = socket;
+    if (this.closed) {
+      // Destroyed while connecting (its send ended): the socket that came too late goes too.
+      this.end(new ClosedBeforeAnswerError("the connection was closed while it opened"));
+      socket.terminate();
+      return;
+    }
     if (!this.target.tls) this.end(null);
   }
 

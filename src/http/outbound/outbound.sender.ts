@@ -148,6 +148,9 @@ function exchangeWithin(call: Call, means: Means): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     let current: { connection: OutboundConnection; parser: AnswerParser } | null = null;
+    // The connection still connecting or shaking hands: a server that never finishes the TLS
+    // handshake would otherwise keep its socket open after the send ended.
+    let opening: OutboundConnection | null = null;
     const settle = (error: unknown, answer?: Answer) => {
       if (settled) return;
       settled = true;
@@ -157,6 +160,7 @@ function exchangeWithin(call: Call, means: Means): Promise<Answer> {
       else reject(error);
     };
     const deadline = setTimeout(() => {
+      opening?.destroy();
       current?.connection.destroy();
       if (current && current.parser.status !== null) {
         current.parser.cut();
@@ -166,6 +170,7 @@ function exchangeWithin(call: Call, means: Means): Promise<Answer> {
       }
     }, call.timeoutMs);
     const onAbort = () => {
+      opening?.destroy();
       current?.connection.destroy();
       const reason: unknown = call.signal?.reason;
       // A timeout signal's reason is classified as a timeout; anything else is an abort.
@@ -175,12 +180,19 @@ function exchangeWithin(call: Call, means: Means): Promise<Answer> {
     };
     if (call.signal?.aborted) return onAbort();
     call.signal?.addEventListener("abort", onAbort);
-    const attach = (connection: OutboundConnection, parser: AnswerParser) => {
-      if (settled) connection.destroy();
-      else current = { connection, parser };
-      return !settled;
+    const watch: Watch = {
+      opening(connection) {
+        if (settled) connection.destroy();
+        else opening = connection;
+      },
+      attach(connection, parser) {
+        opening = null;
+        if (settled) connection.destroy();
+        else current = { connection, parser };
+        return !settled;
+      },
     };
-    exchange(call, means, attach).then(
+    exchange(call, means, watch).then(
       (answer) => settle(null, answer),
       (error) => settle(error),
     );
@@ -197,18 +209,14 @@ function exchangeWithin(call: Call, means: Means): Promise<Answer> {
  * counting a failure the target never saw against the breaker. A fresh connection is never
  * retried, and neither is anything that got part of an answer.
  */
-async function exchange(
-  call: Call,
-  means: Means,
-  attach: (connection: OutboundConnection, parser: AnswerParser) => boolean,
-): Promise<Answer> {
+async function exchange(call: Call, means: Means, watch: Watch): Promise<Answer> {
   const target = call.target;
   let connection = means.pool.take(target.key);
   let reused = connection !== null;
   for (;;) {
-    connection ??= await means.connector(target);
+    connection ??= await means.connector(target, watch.opening);
     const parser = new AnswerParser({ method: call.method, ...means.limits });
-    if (!attach(connection, parser)) throw new OutboundTimeoutError("the send already ended");
+    if (!watch.attach(connection, parser)) throw new OutboundTimeoutError("the send already ended");
     try {
       await connection.exchange(call.bytes, parser);
     } catch (error) {
@@ -227,7 +235,18 @@ async function exchange(
   }
 }
 
-type Connector = (target: Target) => Promise<OutboundConnection>;
+/** How a send follows its connections, so its deadline or abort can close them. */
+interface Watch {
+  /** A connection is being opened (before its TCP connect and TLS handshake are done). */
+  opening(connection: OutboundConnection): void;
+  /** The connection carries the request now; false when the send already ended. */
+  attach(connection: OutboundConnection, parser: AnswerParser): boolean;
+}
+
+type Connector = (
+  target: Target,
+  onOpening: (connection: OutboundConnection) => void,
+) => Promise<OutboundConnection>;
 
 /**
  * Opens a connection to a URL's host: a literal address as it is (the URL check judged it), a
@@ -236,13 +255,15 @@ type Connector = (target: Target) => Promise<OutboundConnection>;
  * the checked address (the next address when one refuses), never to a second lookup's answer.
  */
 function createConnector(policy: OutboundPolicy, resolve: Resolve, ca?: string): Connector {
-  return async (target) => {
+  return async (target, onOpening) => {
     const addresses = parseIp(target.hostname) ? [target.hostname] : await resolveChecked();
     let lastError: unknown;
     for (const address of addresses) {
       const tls = target.tls && { ...target.tls, ...(ca && { ca }) };
       try {
-        return await new OutboundConnection({ ...target, address, tls }).open();
+        const connection = new OutboundConnection({ ...target, address, tls });
+        onOpening(connection);
+        return await connection.open();
       } catch (error) {
         if (!UNREACHABLE.has((error as { code?: string }).code ?? "")) throw error;
         lastError = error;
