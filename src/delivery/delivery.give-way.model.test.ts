@@ -15,12 +15,12 @@ describe("deliveryLimit", () => {
     ["no ingest yet", NO_PRESSURE, NOW, 256],
     ["1,000 events/s: batches of one or two", { batch: 1.5, at: NOW }, NOW, 256],
     ["at the busy bound", { batch: 8, at: NOW }, NOW, 256],
-    ["just over it", { batch: 9, at: NOW }, NOW, 246],
-    ["half way to saturated", { batch: 20, at: NOW }, NOW, 130],
-    ["nearly saturated", { batch: 31, at: NOW }, NOW, 15],
-    ["saturated: the floor", { batch: 32, at: NOW }, NOW, 4],
-    ["every connection in one batch", { batch: 64, at: NOW }, NOW, 4],
-    ["saturated, last batch 100 ms ago", { batch: 64, at: NOW - 100 }, NOW, 4],
+    ["just over it", { batch: 9, at: NOW }, NOW, 247],
+    ["half way to saturated", { batch: 20, at: NOW }, NOW, 144],
+    ["nearly saturated", { batch: 31, at: NOW }, NOW, 41],
+    ["saturated: the floor", { batch: 32, at: NOW }, NOW, 32],
+    ["every connection in one batch", { batch: 64, at: NOW }, NOW, 32],
+    ["saturated, last batch 100 ms ago", { batch: 64, at: NOW - 100 }, NOW, 32],
     ["saturated, but the burst ended", { batch: 64, at: NOW - 101 }, NOW, 256],
   ];
   for (const [name, pressure, now, limit] of cases) {
@@ -28,9 +28,9 @@ describe("deliveryLimit", () => {
   }
 
   test("the floor never exceeds the configured concurrency", () => {
-    const small = giveWayPolicy(2);
-    expect(deliveryLimit({ batch: 64, at: NOW }, NOW, small)).toBe(2);
-    expect(deliveryLimit(NO_PRESSURE, NOW, small)).toBe(2);
+    const small = giveWayPolicy(16);
+    expect(deliveryLimit({ batch: 64, at: NOW }, NOW, small)).toBe(16);
+    expect(deliveryLimit(NO_PRESSURE, NOW, small)).toBe(16);
   });
 
   test("the limit only falls as batches grow", () => {
