@@ -13,7 +13,7 @@ import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
-import { ingestRoutes } from "./ingest.routes.ts";
+import { ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
 import type { Source } from "./sources.model.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
@@ -144,16 +144,16 @@ export function createRoutingRoom(
   ports: RoutingRoomPorts,
 ): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
+  const ingestParts = {
+    ingest: parts.ingest,
+    maxBodyBytes: deps.config.max_body_bytes,
+    disk: deps.disk,
+  };
   return {
+    directRoutes: ingestDirectRoutes(ingestParts),
     // Ingest first: the guard of the management routes never runs on the hot path.
     routes: new Elysia({ name: "weir-routing" })
-      .use(
-        ingestRoutes({
-          ingest: parts.ingest,
-          maxBodyBytes: deps.config.max_body_bytes,
-          disk: deps.disk,
-        }),
-      )
+      .use(ingestRoutes(ingestParts))
       .use(sourcesRoutes(parts))
       .use(bridgesRoutes(parts))
       .use(eventsRoutes(parts)),
