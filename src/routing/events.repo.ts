@@ -45,9 +45,10 @@ const toEvent = (row: EventRow): StoredEvent => ({
   createdAt: row.created_at,
 });
 
-/** An event row with its state's status. */
-const COLUMNS = "e.*, s.status";
-const JOINED = "events e JOIN event_states s ON s.event_id = e.id";
+// An event row with its state's status. A correlated lookup, not a JOIN: reading one event (each
+// delivery's prepare does) measured 2-3x slower through the join.
+const STATUS = "(SELECT status FROM event_states WHERE event_id = e.id)";
+const COLUMNS = `e.*, ${STATUS} AS status`;
 
 /** What a list of events may be narrowed by (decisions.md §13). */
 export interface EventQuery {
@@ -69,11 +70,10 @@ export function createEventsRepo(db: DbHandle) {
     "INSERT INTO event_states (event_id, status, open_deliveries) VALUES (?, ?, ?)",
   );
   const byId = sqlite.prepare<EventRow, [string, string]>(
-    `SELECT ${COLUMNS} FROM events e JOIN event_states s ON s.event_id = e.id
-      WHERE e.id = ? AND e.organization_id = ?`,
+    `SELECT ${COLUMNS} FROM events e WHERE e.id = ? AND e.organization_id = ?`,
   );
   const byAnyId = sqlite.prepare<EventRow, [string]>(
-    `SELECT ${COLUMNS} FROM events e JOIN event_states s ON s.event_id = e.id WHERE e.id = ?`,
+    `SELECT ${COLUMNS} FROM events e WHERE e.id = ?`,
   );
   const setStatus = sqlite.prepare<never, [string, string]>(
     "UPDATE event_states SET status = ? WHERE event_id = ?",
@@ -115,7 +115,7 @@ export function createEventsRepo(db: DbHandle) {
       clauses.push(clause);
       args.push(value);
     };
-    add("s.status = ?", q.status);
+    add(`${STATUS} = ?`, q.status);
     add("e.source_id = ?", q.sourceId);
     add("e.id IN (SELECT event_id FROM event_bridges WHERE bridge_id = ?)", q.bridgeId);
     add("e.created_at >= ?", q.since);
@@ -190,11 +190,11 @@ export function createEventsRepo(db: DbHandle) {
       const w = where(organizationId, q);
       const total =
         sqlite
-          .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM ${JOINED} WHERE ${w.sql}`)
+          .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM events e WHERE ${w.sql}`)
           .get(...w.args)?.n ?? 0;
       const rows = sqlite
         .query<EventRow, (string | number)[]>(
-          `SELECT ${COLUMNS} FROM ${JOINED} WHERE ${w.sql}
+          `SELECT ${COLUMNS} FROM events e WHERE ${w.sql}
             ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?`,
         )
         .all(...w.args, limit, offset);

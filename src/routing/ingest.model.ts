@@ -37,7 +37,8 @@ export function requestView(request: IngestRequest): RequestView {
   return {
     body: parseJsonBody(request.body),
     headers: request.headers,
-    query: Object.fromEntries(new URLSearchParams(request.queryString)),
+    // Most webhooks carry no query: skip building a parser for nothing.
+    query: request.queryString ? Object.fromEntries(new URLSearchParams(request.queryString)) : {},
     path: {},
   };
 }
