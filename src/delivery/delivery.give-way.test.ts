@@ -1,0 +1,139 @@
+import { afterEach, expect, test } from "bun:test";
+import { closeDeps, createDeps } from "../deps.ts";
+import { startRooms } from "../room.ts";
+import { loadConfig } from "../shared/config.ts";
+import { createLogger } from "../shared/logger.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { createDeliveryRoom } from "./delivery.room.ts";
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** A destination that holds every request until released: in-flight deliveries stay leased. */
+function heldSink() {
+  const waiting: (() => void)[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      await request.arrayBuffer();
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return new Response("ok");
+    },
+  });
+  cleanup.push(() => server.stop(true));
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    held: () => waiting.length,
+    release: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
+}
+
+async function outbox(url: string) {
+  const dir = makeTempDir("weir-give-way-");
+  const clock = createFakeClock();
+  const base = loadConfig({ env: {}, flags: { data_dir: dir.path } }).config;
+  const deps = await createDeps(
+    { ...base, durability: "normal", delivery_concurrency: 64, delivery_per_destination: 64 },
+    {
+      clock,
+      scheduler: createManualScheduler(),
+      logger: createLogger({ level: "error", write: () => {} }),
+    },
+  );
+  const room = createDeliveryRoom(deps);
+  room.ports.registerKind("event", {
+    prepare: async (delivery) => ({
+      send: {
+        url: `${url}/${delivery.subjectId}`,
+        method: "POST",
+        headers: [],
+        body: "{}",
+        signingSecrets: [],
+      },
+    }),
+  });
+  const stopRooms = startRooms([room], deps);
+  deps.bus.publish("server.started", { baseUrl: "", port: 0 });
+  cleanup.push(() => {
+    closeDeps(deps);
+    dir.remove();
+  });
+  cleanup.push(stopRooms);
+  const leased = () =>
+    deps.db.sqlite
+      .query<{ n: number }, []>(
+        "SELECT count(*) AS n FROM deliveries WHERE locked_until IS NOT NULL",
+      )
+      .get()?.n ?? 0;
+  const delivered = () =>
+    deps.db.sqlite
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'")
+      .get()?.n ?? 0;
+  const enqueue = (count: number) => {
+    deps.db.tx((tx) =>
+      room.ports.enqueue(
+        tx,
+        Array.from({ length: count }, (_, i) => ({
+          kind: "event" as const,
+          organizationId: "org",
+          subjectId: `e${i}`,
+          destinationKey: "dest",
+          maxRetries: 0,
+        })),
+      ),
+    );
+    room.ports.wake();
+  };
+  return { ports: room.ports, clock, leased, delivered, enqueue };
+}
+
+test("while ingest batches are full, deliveries keep to the floor; the full concurrency returns when the burst ends", async () => {
+  const sink = heldSink();
+  const box = await outbox(sink.url);
+  // A burst: every ingest commit held 64 requests (the floor is 32 of the 64 allowed).
+  for (let i = 0; i < 6; i++) box.ports.ingestCommitted(64);
+  box.enqueue(100);
+  await pollUntil(() => sink.held() === 32, { timeoutMs: 10_000 });
+  // Another wake claims nothing more while the pressure lasts.
+  box.ports.wake();
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(box.leased()).toBe(32);
+  // The burst ended: 100 ms without an ingest batch, and the next claim takes the full 64.
+  box.clock.advance(101);
+  box.ports.wake();
+  await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
+  expect(box.leased()).toBe(64);
+  // Everything still arrives.
+  await pollUntil(
+    () => {
+      sink.release();
+      return box.delivered() === 100;
+    },
+    { timeoutMs: 10_000 },
+  );
+});
+
+test("at a moderate rate (batches of one or two) nothing gives way", async () => {
+  const sink = heldSink();
+  const box = await outbox(sink.url);
+  for (let i = 0; i < 20; i++) box.ports.ingestCommitted(i % 2 === 0 ? 1 : 2);
+  box.enqueue(100);
+  await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
+  expect(box.leased()).toBe(64);
+  await pollUntil(
+    () => {
+      sink.release();
+      return box.delivered() === 100;
+    },
+    { timeoutMs: 10_000 },
+  );
+});
