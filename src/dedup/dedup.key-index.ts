@@ -130,6 +130,14 @@ export class DedupKeyIndex {
     return { entries, next: s, done: s >= this.used };
   }
 
+  /** The rowid of one entry of the source, or null when it has none. */
+  anyRowOf(sourceId: string): number | null {
+    const number = this.sourceNumbers.get(sourceId);
+    if (number === undefined || (this.sourceSlots[number] ?? 0) === 0) return null;
+    for (let s = 0; s < this.used; s++) if (this.source[s] === number) return this.rowid[s] ?? null;
+    return null;
+  }
+
   /** Removes every entry of the source (it was deleted). */
   dropSource(sourceId: string): number {
     const number = this.sourceNumbers.get(sourceId);

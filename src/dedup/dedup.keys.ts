@@ -44,9 +44,25 @@ export function createDedupKeys(options: DedupKeysOptions) {
   let warned = false;
   /** The entries added by the last batch, until it is known to have committed. */
   let pending: { last: KeyRow; slots: number[] } | null = null;
+  /** Sources whose deletion may not have committed yet, each with one of its rows as witness. */
+  let forgotten: { sourceId: string; rowid: number }[] = [];
+
+  /**
+   * A source deletion that committed took its rows (its witness is gone): its entries go. One
+   * that rolled back left them, and they stay: dropping them at once would let every retry of
+   * that source through as new until the next start.
+   */
+  const settleForgotten = (handle: Pick<DbHandle, "sqlite">) => {
+    const doubtful = forgotten;
+    forgotten = [];
+    for (const { sourceId, rowid } of doubtful) {
+      if (repo.keyRow(handle, rowid)?.sourceId !== sourceId) index.dropSource(sourceId);
+    }
+  };
 
   /** A batch whose last row is not in the log rolled back as a whole: forget its entries. */
   const settle = (handle: Pick<DbHandle, "sqlite">) => {
+    if (forgotten.length > 0) settleForgotten(handle);
     if (!pending) return;
     const { last, slots } = pending;
     pending = null;
@@ -146,9 +162,10 @@ export function createDedupKeys(options: DedupKeysOptions) {
       load(tx, now);
       settle(tx);
       repo.forgetSource(tx, sourceId);
-      // A rollback of the deletion leaves rows the index no longer knows: they only go unused
-      // (never a false duplicate) and are indexed again at the next start.
-      index.dropSource(sourceId);
+      // Until the deletion is known to have committed, the entries stay: a lookup reads the row
+      // anyway, so they cannot make a duplicate of a deleted source's key meanwhile.
+      const witness = index.anyRowOf(sourceId);
+      if (witness !== null) forgotten.push({ sourceId, rowid: witness });
     },
 
     /** For /metrics. */
