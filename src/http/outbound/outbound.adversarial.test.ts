@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type AddressInfo, createServer } from "node:net";
 import { pollUntil } from "../../test-utils/poll.ts";
 import { type ScriptedServer, startScriptedServer } from "../../test-utils/scripted-server.ts";
 import { createOutboundPolicy } from "./outbound.policy.ts";
@@ -42,6 +43,31 @@ function startMuteListener() {
       return openCount;
     },
     stop: () => listener.stop(true),
+  };
+}
+
+/** A TCP listener that accepts and never reads: what the client writes fills the buffers and stops. */
+async function startUnreadingListener() {
+  let openCount = 0;
+  let closed = 0;
+  const server = createServer((socket) => {
+    openCount += 1;
+    socket.pause();
+    socket.on("close", () => {
+      closed += 1;
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    get open() {
+      return openCount - closed;
+    },
+    get opened() {
+      return openCount;
+    },
+    stop: () => server.close(),
   };
 }
 
@@ -115,6 +141,31 @@ describe("address forms that all mean a denied address", () => {
     const sender = createOutboundSender({ policy: open, timeoutMs: 1000, resolve });
     const result = await sender.send({ url: `http://odd.example:${server.port}/`, method: "GET" });
     expect(result.error).toMatchObject({ code: "blocked_address" });
+  });
+});
+
+describe("TLS names the URL's host", () => {
+  test("the ClientHello carries the URL's host name as SNI, not the address it resolved to", async () => {
+    let hello = Buffer.alloc(0);
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(_socket, chunk) {
+          hello = Buffer.concat([hello, chunk]);
+        },
+        error() {},
+      },
+    });
+    try {
+      const resolve: Resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+      const sender = createOutboundSender({ policy: open, timeoutMs: 300, resolve });
+      await sender.send({ url: `https://sni-check.example:${listener.port}/`, method: "GET" });
+      expect(hello.includes("sni-check.example")).toBe(true);
+      expect(hello.includes("127.0.0.1")).toBe(false);
+    } finally {
+      listener.stop(true);
+    }
   });
 });
 
@@ -209,7 +260,7 @@ describe("a destination's answers cannot hold memory, time or sockets", () => {
   });
 
   test("a server that never reads a large body: the deadline ends it and the socket is closed", async () => {
-    const mute = startMuteListener();
+    const mute = await startUnreadingListener();
     try {
       const sender = createOutboundSender({ policy: open, timeoutMs: 400 });
       const result = await sender.send({
@@ -234,6 +285,30 @@ describe("a destination's answers cannot hold memory, time or sockets", () => {
         what: "the stalled handshake's socket to close",
         timeoutMs: 3000,
       });
+    } finally {
+      mute.stop();
+    }
+  });
+
+  test("a send whose deadline passed while its name was resolved opens no connection afterwards", async () => {
+    const mute = startMuteListener();
+    try {
+      let resolved = false;
+      const slowResolve: Resolve = async () => {
+        await pollUntil(() => timedOut, { what: "the send to time out" });
+        resolved = true;
+        return [{ address: "127.0.0.1", family: 4 }];
+      };
+      let timedOut = false;
+      const slow = createOutboundSender({ policy: open, timeoutMs: 100, resolve: slowResolve });
+      const result = await slow.send({ url: `http://slow.example:${mute.port}/`, method: "GET" });
+      timedOut = true;
+      expect(result.error).toMatchObject({ code: "timeout" });
+      await pollUntil(() => resolved, { what: "the late resolution" });
+      // A later send's connection is the first the listener sees.
+      const later = createOutboundSender({ policy: open, timeoutMs: 100 });
+      await later.send({ url: `http://127.0.0.1:${mute.port}/`, method: "GET" });
+      expect(mute.opened).toBe(1);
     } finally {
       mute.stop();
     }
@@ -291,6 +366,17 @@ describe("framing a hostile answer", () => {
       await pollUntil(() => !server.isOpen(before + 1), { what: "the socket to close" });
     });
   }
+
+  test("endless interim answers count against the head limit", async () => {
+    const sender = createOutboundSender({ policy: open, timeoutMs: 3000, headLimit: 2048 });
+    server.script(() => ({
+      parts: Array.from({ length: 200 }, () => ({ bytes: "HTTP/1.1 100 Continue\r\n\r\n" })),
+      after: "keep",
+    }));
+    const result = await sender.send({ url: server.url, method: "POST", body: "x" });
+    expect(result.error).toMatchObject({ code: "invalid_response" });
+    expect(result.error?.message).toContain("larger than 2048 bytes");
+  });
 
   test("Content-Length with chunked: the chunks frame the body and the socket is not reused", async () => {
     const sender = createOutboundSender({ policy: open, timeoutMs: 1000 });

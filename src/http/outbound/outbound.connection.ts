@@ -39,6 +39,10 @@ export class OutboundConnection {
 
   /** Opens the socket; resolves once it can carry a request (after the TLS handshake). */
   open(): Promise<OutboundConnection> {
+    if (this.closed) {
+      // Its send ended (deadline, abort) before the connection was opened: none is opened.
+      return Promise.reject(new ClosedBeforeAnswerError("the send ended before the connection"));
+    }
     return new Promise((resolve, reject) => {
       this.settle = (error) => (error ? reject(error) : resolve(this));
       const { address, port, tls } = this.target;
