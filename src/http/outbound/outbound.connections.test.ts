@@ -147,6 +147,25 @@ describe("a pooled connection the server closes as the request arrives (stale ke
     });
   }
 
+  test("a pooled connection cut by the deadline is not followed by a fresh one", async () => {
+    const client = freshSender();
+    server.script(() => ({ parts: [{ bytes: OK }] }));
+    await client.send({ url: server.url, method: "GET" });
+    const before = server.opened;
+    server.script(() => "silent");
+    const result = await client.send({
+      url: server.url,
+      method: "POST",
+      body: "x",
+      timeoutMs: 150,
+    });
+    expect(result.error).toMatchObject({ code: "timeout" });
+    server.script(() => ({ parts: [{ bytes: OK }] }));
+    expect((await client.send({ url: server.url, method: "GET" })).status).toBe(200);
+    // Only the last send opened a connection: none was opened for the send the deadline ended.
+    expect(server.opened - before).toBe(1);
+  });
+
   test("a fresh connection closed before any answer is not retried", async () => {
     const client = freshSender();
     const before = server.requests.length;

@@ -191,6 +191,7 @@ function exchangeWithin(call: Call, means: Means): Promise<Answer> {
         else current = { connection, parser };
         return !settled;
       },
+      live: () => !settled,
     };
     exchange(call, means, watch).then(
       (answer) => settle(null, answer),
@@ -221,7 +222,8 @@ async function exchange(call: Call, means: Means, watch: Watch): Promise<Answer>
       await connection.exchange(call.bytes, parser);
     } catch (error) {
       connection.destroy();
-      if (reused && !parser.received && isClosedConnection(error)) {
+      // Not after the deadline or an abort: their own destroy closed the connection.
+      if (reused && watch.live() && !parser.received && isClosedConnection(error)) {
         connection = null;
         reused = false;
         continue;
@@ -241,6 +243,8 @@ interface Watch {
   opening(connection: OutboundConnection): void;
   /** The connection carries the request now; false when the send already ended. */
   attach(connection: OutboundConnection, parser: AnswerParser): boolean;
+  /** False once the send ended (deadline, abort or answer). */
+  live(): boolean;
 }
 
 type Connector = (
