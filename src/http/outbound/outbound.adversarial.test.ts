@@ -424,6 +424,38 @@ describe("framing a hostile answer", () => {
     expect([second.status, new TextDecoder().decode(second.body)]).toEqual([200, "ok"]);
   });
 
+  test("an answer that comes before the body was all written stands, and its socket is not reused", async () => {
+    let opened = 0;
+    const early = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open() {
+          opened += 1;
+        },
+        data(socket) {
+          // Answers at the first bytes, keeps the connection, and reads the rest as it comes.
+          if (socket.data) return;
+          socket.data = true;
+          socket.write("HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n");
+        },
+        error() {},
+      },
+      data: false as boolean,
+    });
+    try {
+      const sender = createOutboundSender({ policy: open, timeoutMs: 3000 });
+      const url = `http://127.0.0.1:${early.port}/`;
+      const first = await sender.send({ url, method: "POST", body: new Uint8Array(64 << 20) });
+      expect(first.status).toBe(413);
+      const second = await sender.send({ url, method: "POST", body: "small" });
+      expect(second.status).toBe(413);
+      expect(opened).toBe(2);
+    } finally {
+      early.stop(true);
+    }
+  });
+
   test("a POST on a pooled socket that got one answer byte before the close is sent once", async () => {
     const sender = createOutboundSender({ policy: open, timeoutMs: 1000 });
     server.script(() => ({ parts: [{ bytes: OK }] }));
