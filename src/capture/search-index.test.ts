@@ -69,6 +69,20 @@ describe("search index after commit", () => {
     expect(asked).toEqual([{ durable: false }]);
   });
 
+  test("a transaction that is slow to begin still indexes: 0 must only ever mean none is left", () => {
+    insertCapturedRequest(db, { id: "r1", endpointId: "ep-a", body: "late" });
+    const slowToBegin: typeof db = {
+      ...db,
+      tx: (fn, options) => {
+        const until = performance.now() + 20; // a busy machine, a GC pause, a lock held elsewhere
+        while (performance.now() < until);
+        return db.tx(fn, options);
+      },
+    };
+    expect(createRequestsRepo(slowToBegin).indexForSearch(10)).toBe(1);
+    expect(indexedThrough()).toBe(1);
+  });
+
   test("large bodies are indexed a few at a time, each whole, until none is left", () => {
     const big = "word ".repeat(20_000); // 100 KB: over a step's text budget alone
     const mid = "term ".repeat(5_000); // 25 KB
