@@ -351,7 +351,7 @@ describe("framing a hostile answer", () => {
     ],
     ["an obs-folded header", "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\nContent-Length: 2\r\n\r\nok"],
     ["a space before the colon", "HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok"],
-    ["a bare LF head", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok"],
+    ["a bare CR inside the head", "HTTP/1.1 200 OK\rContent-Length: 2\r\n\r\nok"],
   ];
   for (const [what, bytes] of cases) {
     test(`${what} is an invalid_response and the socket is not kept`, async () => {
@@ -366,6 +366,24 @@ describe("framing a hostile answer", () => {
       await pollUntil(() => !server.isOpen(before + 1), { what: "the socket to close" });
     });
   }
+
+  test("an answer with bare LF line ends stands, and its socket is not reused", async () => {
+    const sender = createOutboundSender({ policy: open, timeoutMs: 1000 });
+    server.script(() => ({
+      parts: [{ bytes: "HTTP/1.1 201 Created\nContent-Length: 2\n\nok" }],
+      after: "keep",
+    }));
+    const before = server.opened;
+    const first = await sender.send({ url: server.url, method: "POST", body: "x" });
+    expect([first.status, new TextDecoder().decode(first.body), first.error]).toEqual([
+      201,
+      "ok",
+      null,
+    ]);
+    server.script(() => ({ parts: [{ bytes: OK }] }));
+    await sender.send({ url: server.url, method: "GET" });
+    expect(server.opened - before).toBe(2);
+  });
 
   test("endless interim answers count against the head limit", async () => {
     const sender = createOutboundSender({ policy: open, timeoutMs: 3000, headLimit: 2048 });

@@ -29,6 +29,21 @@ const CASES: Case[] = [
     expected: { status: 201, body: "hello world", reusable: true },
   },
   {
+    name: "bare LF line ends (small embedded servers) are read, the socket not reused",
+    bytes: "HTTP/1.1 200 OK\nContent-Length: 2\nX-A: 1\n\nok",
+    expected: { status: 200, body: "ok", reusable: false, headers: 2 },
+  },
+  {
+    name: "a head ended by CRLF then a bare LF is read, the socket not reused",
+    bytes: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\nok",
+    expected: { status: 200, body: "ok", reusable: false, headers: 1 },
+  },
+  {
+    name: "chunked with bare LF lines is read, the socket not reused",
+    bytes: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\nok\n1\r\n!\n0\n\n",
+    expected: { status: 200, body: "ok!", reusable: false },
+  },
+  {
     name: "close-delimited body",
     bytes: "HTTP/1.1 200 OK\r\n\r\nuntil the end",
     close: true,

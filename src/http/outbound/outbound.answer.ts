@@ -39,8 +39,8 @@ type Stage =
   | "until-close"
   | "done";
 
-const CRLF = Buffer.from("\r\n");
-const HEAD_END = Buffer.from("\r\n\r\n");
+const LF = 10;
+const CR = 13;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[\t ]*(?:;.*)?$/;
 const CHUNK_LINE_LIMIT = 4096;
@@ -58,6 +58,8 @@ export class AnswerParser {
   private headers: HeaderPair[] = [];
   private stage: Stage = "head";
   private pending: Buffer = Buffer.alloc(0);
+  /** A line ended with a bare LF: read (RFC 9112 §2.2), but the socket is not trusted again. */
+  private bareLf = false;
   private headBytes = 0;
   private remaining = 0;
   private kept: Uint8Array[] = [];
@@ -138,19 +140,20 @@ export class AnswerParser {
     ) {
       throw new InvalidResponseError("the answer is not HTTP/1.x");
     }
-    const end = bytes.indexOf(HEAD_END);
-    if (end < 0) {
+    const end = headEnd(bytes);
+    if (end === null) {
       this.holdLine(bytes, this.limits.headLimit - this.headBytes, "answer head");
       return Buffer.alloc(0);
     }
-    this.headBytes += end + 4;
+    if (end.bodyStart - end.textEnd === 2) this.bareLf = true;
+    this.headBytes += end.bodyStart;
     if (this.headBytes > this.limits.headLimit) this.tooLarge("answer head");
-    this.onHead(bytes.toString("latin1", 0, end));
-    return bytes.subarray(end + 4);
+    this.onHead(bytes.toString("latin1", 0, end.textEnd));
+    return bytes.subarray(end.bodyStart);
   }
 
   private onHead(text: string): void {
-    const [statusLine = "", ...lines] = text.split("\r\n");
+    const [statusLine = "", ...lines] = text.split("\n").map((line) => this.withoutCr(line));
     const match = STATUS_LINE.exec(statusLine);
     if (!match)
       throw new InvalidResponseError(`not an HTTP/1.x status line: ${shorten(statusLine)}`);
@@ -165,6 +168,14 @@ export class AnswerParser {
     this.status = status;
     this.headers = headers;
     this.frame(match[1] === "1", headers);
+    if (this.bareLf) this.reusable = false;
+  }
+
+  /** A line split at LF: its CR is dropped, and a line without one marks the answer. */
+  private withoutCr(line: string): string {
+    if (line.endsWith("\r")) return line.slice(0, -1);
+    this.bareLf = true;
+    return line;
   }
 
   /** RFC 9112 §6.3: how the body ends, and whether the connection outlives it. */
@@ -217,16 +228,24 @@ export class AnswerParser {
   }
 
   private readChunkEnd(bytes: Buffer): Buffer {
+    if (bytes[0] === LF) {
+      this.markBareLf();
+      this.stage = "size";
+      return bytes.subarray(1);
+    }
+    if (bytes[0] !== CR) throw new InvalidResponseError("a chunk did not end with CRLF");
     if (bytes.byteLength < 2) {
-      if (bytes[0] !== 13) throw new InvalidResponseError("a chunk did not end with CRLF");
       this.pending = Buffer.from(bytes);
       return Buffer.alloc(0);
     }
-    if (bytes[0] !== 13 || bytes[1] !== 10) {
-      throw new InvalidResponseError("a chunk did not end with CRLF");
-    }
+    if (bytes[1] !== LF) throw new InvalidResponseError("a chunk did not end with CRLF");
     this.stage = "size";
     return bytes.subarray(2);
+  }
+
+  private markBareLf(): void {
+    this.bareLf = true;
+    this.reusable = false;
   }
 
   /** Trailer fields are read (bounded by the head limit) and dropped, as node:http did. */
@@ -234,20 +253,26 @@ export class AnswerParser {
     const budget = this.limits.headLimit - this.headBytes;
     const line = this.takeLine(bytes, budget, "answer trailers");
     if (line === null) return Buffer.alloc(0);
-    this.headBytes += line.text.length + 2;
+    this.headBytes += line.length;
     if (line.text === "") this.finish(false);
     return line.rest;
   }
 
-  /** One CRLF-terminated line, or null (the bytes are held) when its end has not come yet. */
+  /**
+   * One line ended by CRLF (or a bare LF), or null (the bytes are held) when its end has not
+   * come yet; `length` counts its terminator.
+   */
   private takeLine(bytes: Buffer, limit: number, what: string) {
-    const end = bytes.indexOf(CRLF);
+    const end = bytes.indexOf(LF);
     if (end < 0) {
       this.holdLine(bytes, limit, what);
       return null;
     }
     if (end > limit) this.tooLarge(what);
-    return { text: bytes.toString("latin1", 0, end), rest: bytes.subarray(end + 2) };
+    const crlf = end > 0 && bytes[end - 1] === CR;
+    if (!crlf) this.markBareLf();
+    const text = bytes.toString("latin1", 0, crlf ? end - 1 : end);
+    return { text, length: end + 1, rest: bytes.subarray(end + 1) };
   }
 
   private holdLine(bytes: Buffer, limit: number, what: string): void {
@@ -288,4 +313,16 @@ export class AnswerParser {
 function concat(parts: Uint8Array[]): Uint8Array {
   if (parts.length === 0) return new Uint8Array(0);
   return new Uint8Array(Buffer.concat(parts));
+}
+
+/**
+ * Where the head ends: the first empty line, its lines ended by CRLF or, as RFC 9112 §2.2 lets a
+ * recipient accept, a bare LF (small embedded servers send them). Null until it has come.
+ */
+function headEnd(bytes: Buffer): { textEnd: number; bodyStart: number } | null {
+  for (let at = bytes.indexOf(LF); at >= 0; at = bytes.indexOf(LF, at + 1)) {
+    if (bytes[at + 1] === LF) return { textEnd: at, bodyStart: at + 2 };
+    if (bytes[at + 1] === CR && bytes[at + 2] === LF) return { textEnd: at, bodyStart: at + 3 };
+  }
+  return null;
 }
