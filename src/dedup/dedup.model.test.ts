@@ -280,6 +280,7 @@ test("canonical strings are exactly JSON's, escapes and unicode included", () =>
 test("the sorted-copy canonical text equals the one written value by value, exclusions included", () => {
   const values: unknown[] = [
     { b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" }, é: true, "😀": null, A: -0 },
+    { a: 1, b: { d: 1, c: 2 }, c: [{ y: 1, x: 2 }], d: "sorted, with unsorted children" },
     {
       id: "evt_1",
       items: [

@@ -229,27 +229,25 @@ function sortedCopy(value: unknown, exclusion?: Exclusion): unknown {
     if ((first >= 48 && first <= 57) || key === "__proto__") return UNSORTABLE;
     if (i > 0 && (keys[i - 1] as string) > key) sorted = false;
   }
-  let changed = !sorted;
-  const kept: string[] = [];
-  const values: unknown[] = [];
-  for (const key of keys) {
+  // The default sort compares UTF-16 code units, as the canonical order does.
+  if (!sorted) keys.sort();
+  // A new order or a removal needs a copy; otherwise only a changed child does, from there on.
+  let copy: Record<string, unknown> | null = sorted && !prune ? null : {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const child = prune?.children.get(`k:${key}`);
-    if (child?.removed) {
-      changed = true;
-      continue;
-    }
-    const item = sortedCopy(record[key], child);
+    if (child?.removed) continue;
+    const original = record[key];
+    const item = sortedCopy(original, child);
     if (item === UNSORTABLE) return UNSORTABLE;
-    if (item !== record[key]) changed = true;
-    kept.push(key);
-    values.push(item);
+    if (copy) copy[key] = item;
+    else if (item !== original) {
+      copy = {};
+      for (let j = 0; j < i; j++) copy[keys[j] as string] = record[keys[j] as string];
+      copy[key] = item;
+    }
   }
-  if (!changed) return value;
-  const order = kept.map((_, i) => i);
-  if (!sorted) order.sort((a, b) => ((kept[a] as string) < (kept[b] as string) ? -1 : 1));
-  const copy: Record<string, unknown> = {};
-  for (const i of order) copy[kept[i] as string] = values[i];
-  return copy;
+  return copy ?? value;
 }
 
 /**
