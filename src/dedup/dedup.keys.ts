@@ -71,7 +71,12 @@ export function createDedupKeys(options: DedupKeysOptions) {
     for (const slot of slots) index.remove(slot);
   };
 
-  /** Builds the index from the log; expired rows, and rows beyond the cap, are deleted. */
+  /**
+   * Builds the index from the log; expired rows, and rows beyond the cap, are deleted. The sweep
+   * job runs it at start in a transaction of its own; should an ingest batch run it first and
+   * roll back, those deletions are undone and the rows wait for the next start (never indexed,
+   * so never mistaken for live keys).
+   */
   const load = (handle: Pick<DbHandle, "sqlite">, now: number) => {
     if (loaded) return;
     loaded = true;
