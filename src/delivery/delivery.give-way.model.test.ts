@@ -7,19 +7,20 @@ import {
   observeBatch,
 } from "./delivery.give-way.model.ts";
 
-const policy = giveWayPolicy(256);
+const policy = giveWayPolicy(256, 32);
 const NOW = 1_000_000;
 
 describe("deliveryLimit", () => {
   const cases: [string, IngestPressure, number, number][] = [
     ["no ingest yet", NO_PRESSURE, NOW, 256],
     ["1,000 events/s: batches of one or two", { batch: 1.5, at: NOW }, NOW, 256],
-    ["at the busy bound", { batch: 8, at: NOW }, NOW, 256],
-    ["just over it", { batch: 9, at: NOW }, NOW, 247],
-    ["half way to saturated", { batch: 20, at: NOW }, NOW, 144],
-    ["nearly saturated", { batch: 31, at: NOW }, NOW, 41],
-    ["saturated: the floor", { batch: 32, at: NOW }, NOW, 32],
-    ["every connection in one batch", { batch: 64, at: NOW }, NOW, 32],
+    ["a slow loop at a moderate rate", { batch: 12, at: NOW }, NOW, 256],
+    ["at the busy bound", { batch: 16, at: NOW }, NOW, 256],
+    ["just over it", { batch: 17, at: NOW }, NOW, 249],
+    ["half way to saturated", { batch: 32, at: NOW }, NOW, 144],
+    ["nearly saturated", { batch: 47, at: NOW }, NOW, 39],
+    ["saturated: the floor", { batch: 48, at: NOW }, NOW, 32],
+    ["more than ever fit a batch", { batch: 200, at: NOW }, NOW, 32],
     ["saturated, last batch 100 ms ago", { batch: 64, at: NOW - 100 }, NOW, 32],
     ["saturated, but the burst ended", { batch: 64, at: NOW - 101 }, NOW, 256],
   ];
@@ -28,9 +29,14 @@ describe("deliveryLimit", () => {
   }
 
   test("the floor never exceeds the configured concurrency", () => {
-    const small = giveWayPolicy(16);
+    const small = giveWayPolicy(16, 32);
     expect(deliveryLimit({ batch: 64, at: NOW }, NOW, small)).toBe(16);
     expect(deliveryLimit(NO_PRESSURE, NOW, small)).toBe(16);
+  });
+
+  test("floor 0 (the default): deliveries never give way", () => {
+    const off = giveWayPolicy(256, 0);
+    expect(deliveryLimit({ batch: 200, at: NOW }, NOW, off)).toBe(256);
   });
 
   test("the limit only falls as batches grow", () => {

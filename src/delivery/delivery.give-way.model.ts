@@ -5,7 +5,8 @@
  * at a moderate rate a batch holds one or a few requests (the loop has time to spare); when the
  * loop is saturated requests pile up between turns and batches fill. The delivery worker's
  * concurrency then shrinks towards a floor (deliveries never starve), and comes back as soon as
- * batches shrink or stop. Pure: the worker feeds it batch sizes and times.
+ * batches shrink or stop. Off unless WEIR_DELIVERY_GIVE_WAY_FLOOR is set. Pure: the worker
+ * feeds it batch sizes and times.
  */
 
 export interface GiveWayPolicy {
@@ -35,17 +36,17 @@ export const NO_PRESSURE: IngestPressure = { batch: 0, at: null };
 const SMOOTHING = 0.25;
 
 /**
- * The defaults: 8-request batches start the giving way; 32 deliveries always run. Measured on
- * the ingest bench (docs/delivery.md): with a floor of 4 the backlog a burst left drained so much
- * later that end-to-end events/s fell by a sixth to a half; at 32 (half of one destination's
- * slots) bursts were accepted faster and end-to-end kept within the noise.
+ * The policy for a configured concurrency and floor (WEIR_DELIVERY_GIVE_WAY_FLOOR; 0: never give
+ * way). Measured (docs/delivery.md, "Giving way to ingest"): batches must average over 16
+ * requests before anything gives way, so at 1,000 events/s only a loop already taking 16 ms a
+ * turn would; the floor from 48 (three quarters of the bench's 64 connections in every batch).
  */
-export function giveWayPolicy(max: number): GiveWayPolicy {
+export function giveWayPolicy(max: number, floor: number): GiveWayPolicy {
   return {
     max,
-    floor: Math.min(max, 32),
-    busyBatch: 8,
-    saturatedBatch: 32,
+    floor: floor > 0 ? Math.min(max, floor) : max,
+    busyBatch: 16,
+    saturatedBatch: 48,
     quietMs: 100,
   };
 }

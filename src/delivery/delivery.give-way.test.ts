@@ -36,12 +36,18 @@ function heldSink() {
   };
 }
 
-async function outbox(url: string) {
+async function outbox(url: string, floor = 32) {
   const dir = makeTempDir("weir-give-way-");
   const clock = createFakeClock();
   const base = loadConfig({ env: {}, flags: { data_dir: dir.path } }).config;
   const deps = await createDeps(
-    { ...base, durability: "normal", delivery_concurrency: 64, delivery_per_destination: 64 },
+    {
+      ...base,
+      durability: "normal",
+      delivery_concurrency: 64,
+      delivery_per_destination: 64,
+      delivery_give_way_floor: floor,
+    },
     {
       clock,
       scheduler: createManualScheduler(),
@@ -113,6 +119,22 @@ test("while ingest batches are full, deliveries keep to the floor; the full conc
   await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
   expect(box.leased()).toBe(64);
   // Everything still arrives.
+  await pollUntil(
+    () => {
+      sink.release();
+      return box.delivered() === 100;
+    },
+    { timeoutMs: 10_000 },
+  );
+});
+
+test("by default (floor 0) nothing gives way, however full the batches", async () => {
+  const sink = heldSink();
+  const box = await outbox(sink.url, 0);
+  for (let i = 0; i < 6; i++) box.ports.ingestCommitted(64);
+  box.enqueue(100);
+  await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
+  expect(box.leased()).toBe(64);
   await pollUntil(
     () => {
       sink.release();

@@ -167,8 +167,9 @@ export interface DeliveryPorts {
   wake(): void;
   /**
    * An ingest commit just held `size` requests. Full batches mean the event loop is saturated
-   * with ingest: deliveries then give way down to a floor until batches shrink again
-   * (delivery.give-way.model.ts), so a burst is accepted first and delivered right after.
+   * with ingest: with WEIR_DELIVERY_GIVE_WAY_FLOOR set, deliveries then give way down to that
+   * floor until batches shrink again (delivery.give-way.model.ts), so a burst is accepted first
+   * and delivered right after.
    */
   ingestCommitted(size: number): void;
   /** The deliveries of some subjects of a kind, oldest first (e.g. an event's). */

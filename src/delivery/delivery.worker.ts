@@ -78,7 +78,10 @@ export function createDeliveryWorker(
   const logFailure = createFailureLog(log, deps.clock);
   const policy = { baseMs: deps.config.retry_base_ms, capMs: deps.config.retry_cap_ms };
   const openMs = deps.config.breaker_open_ms;
-  const giveWay = giveWayPolicy(deps.config.delivery_concurrency);
+  const giveWay = giveWayPolicy(
+    deps.config.delivery_concurrency,
+    deps.config.delivery_give_way_floor,
+  );
   let pressure: IngestPressure = NO_PRESSURE;
 
   /** Breaker states an attempt batch moved, written once per destination at the batch's end. */

@@ -220,6 +220,12 @@ export const CONFIG_TABLE = {
     parse: integer(1, 10_000),
     doc: "Delivery attempts in flight at once to one destination (a slow one holds only its own slots).",
   }),
+  delivery_give_way_floor: entry({
+    env: "WEIR_DELIVERY_GIVE_WAY_FLOOR",
+    default: 0,
+    parse: integer(0, 10_000),
+    doc: "Delivery attempts kept in flight while ingest saturates the process (deliveries give way to it); 0: never give way.",
+  }),
   outbound_deny: entry({
     env: "WEIR_OUTBOUND_DENY",
     default: [],
