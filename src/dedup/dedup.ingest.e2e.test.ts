@@ -105,6 +105,21 @@ describe("ingest with deduplication", () => {
     expect((await send(id, body(3, 11))).body.message).toBe("accepted");
   });
 
+  test("exclude_fields on a body that is not JSON compares its raw text", async () => {
+    const id = await createSource({ exclude_fields: ["body.timestamp"] });
+    const sendText = async (text: string) =>
+      (await (
+        await fetch(`${server.url}/api/v1/sources/${id}/ingest`, {
+          method: "POST",
+          headers: { "content-type": "text/plain" },
+          body: text,
+        })
+      ).json()) as Record<string, unknown>;
+    expect((await sendText("order=1&amount=5")).message).toBe("accepted");
+    expect((await sendText("order=1&amount=5")).duplicate).toBe(true);
+    expect((await sendText("order=1&amount=6")).message).toBe("accepted");
+  });
+
   test("enabled false keeps the config, rejects nothing, and still counts every request", async () => {
     const id = await createSource({ enabled: false, body_path: "body.id" });
     for (let i = 0; i < 3; i++) expect((await send(id, { id: 1 })).body.message).toBe("accepted");

@@ -23,6 +23,8 @@ export function digestPrefix(digest: Uint8Array): number {
   );
 }
 
+const NO_CANDIDATES: readonly KeyCandidate[] = Object.freeze([]);
+
 /** One candidate of a lookup: the row to confirm, and when the index believes it expires. */
 export interface KeyCandidate {
   slot: number;
@@ -56,17 +58,19 @@ export class DedupKeyIndex {
   }
 
   /** The entries under the source and prefix (usually none or one). */
-  candidates(sourceId: string, prefix: number): KeyCandidate[] {
-    const found: KeyCandidate[] = [];
+  candidates(sourceId: string, prefix: number): readonly KeyCandidate[] {
+    // A fresh key (the common case) finds nothing: nothing is allocated for it.
+    let found: KeyCandidate[] | null = null;
     const number = this.sourceNumbers.get(sourceId);
-    if (number === undefined) return found;
+    if (number === undefined) return NO_CANDIDATES;
     for (let s = this.heads[this.bucketOf(number, prefix)] ?? NONE; s !== NONE; ) {
       if (this.source[s] === number && this.prefix[s] === prefix) {
+        found ??= [];
         found.push({ slot: s, rowid: this.rowid[s] ?? 0, expiresAt: this.expires[s] ?? 0 });
       }
       s = this.next[s] ?? NONE;
     }
-    return found;
+    return found ?? NO_CANDIDATES;
   }
 
   /** Adds an entry; the slot, or null when the index is full. */

@@ -98,8 +98,11 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
           sourceId: source.id,
           config: source.deduplicationConfig,
           request: view,
-          // Only a non-JSON body is hashed as text; skip decoding it when nothing is checked.
-          rawBody: source.deduplicationConfig?.enabled ? decoder.decode(request.body) : "",
+          // Only a body that is not JSON is hashed as text: decode it only then.
+          rawBody:
+            source.deduplicationConfig?.enabled && view.body === undefined
+              ? decoder.decode(request.body)
+              : "",
         }),
       beginDedup: (tx) => ports.dedup.beginBatch(tx),
     },
