@@ -53,6 +53,9 @@ import m0021_dedup_keys_in_an_append_only_log from "../../migrations/0021_dedup_
 import m0022_event_states_off_the_event_row from "../../migrations/0022_event_states_off_the_event_row.sql" with {
   type: "text",
 };
+import m0023_event_headers_stored_once from "../../migrations/0023_event_headers_stored_once.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -82,4 +85,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0020_captured_headers_stored_once", sql: m0020_captured_headers_stored_once },
   { name: "0021_dedup_keys_in_an_append_only_log", sql: m0021_dedup_keys_in_an_append_only_log },
   { name: "0022_event_states_off_the_event_row", sql: m0022_event_states_off_the_event_row },
+  { name: "0023_event_headers_stored_once", sql: m0023_event_headers_stored_once },
 ];

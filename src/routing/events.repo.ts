@@ -1,3 +1,4 @@
+import { headersFromPairs } from "../capture/capture.model.ts";
 import type { DbHandle } from "../db/db.tx.ts";
 
 export type EventStatus = "pending" | "delivered" | "failed" | "filtered" | "paused";
@@ -24,26 +25,29 @@ interface EventRow {
   method: string;
   path: string;
   query_string: string;
-  headers: string;
   raw_headers: string;
   body: Uint8Array;
   status: EventStatus;
   created_at: string;
 }
 
-const toEvent = (row: EventRow): StoredEvent => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  sourceId: row.source_id,
-  method: row.method,
-  path: row.path,
-  queryString: row.query_string,
-  headers: JSON.parse(row.headers),
-  rawHeaders: JSON.parse(row.raw_headers),
-  body: row.body,
-  status: row.status,
-  createdAt: row.created_at,
-});
+const toEvent = (row: EventRow): StoredEvent => {
+  const rawHeaders: [string, string][] = JSON.parse(row.raw_headers);
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    sourceId: row.source_id,
+    method: row.method,
+    path: row.path,
+    queryString: row.query_string,
+    // Stored once, as the pairs (migration 0023), and derived as capture does.
+    headers: headersFromPairs(rawHeaders),
+    rawHeaders,
+    body: row.body,
+    status: row.status,
+    createdAt: row.created_at,
+  };
+};
 
 // An event row with its state's status. A correlated lookup, not a JOIN: reading one event (each
 // delivery's prepare does) measured 2-3x slower through the join.
@@ -64,7 +68,7 @@ export function createEventsRepo(db: DbHandle) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
     `INSERT INTO events (id, organization_id, source_id, method, path, query_string,
-       headers, raw_headers, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       raw_headers, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertState = sqlite.prepare<never, [string, string, number]>(
     "INSERT INTO event_states (event_id, status, open_deliveries) VALUES (?, ?, ?)",
@@ -136,7 +140,6 @@ export function createEventsRepo(db: DbHandle) {
         e.method,
         e.path,
         e.queryString,
-        JSON.stringify(e.headers),
         JSON.stringify(e.rawHeaders),
         e.body,
         e.createdAt,

@@ -96,7 +96,7 @@ export const events = sqliteTable(
     method: text("method").notNull(),
     path: text("path").notNull(),
     queryString: text("query_string").notNull(),
-    headers: text("headers").notNull(),
+    /** The headers as received, ordered pairs; the lowercased object is derived when read. */
     rawHeaders: text("raw_headers").notNull(),
     body: blob("body", { mode: "buffer" }).notNull(),
     createdAt: text("created_at").notNull(),

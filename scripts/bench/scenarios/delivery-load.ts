@@ -138,8 +138,8 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
     const destinationId = bridge.destinations[0]?.id;
     if (!org || !destinationId) throw new Error("the bench bridge was not found in the database");
     const insertEvent = db.prepare(
-      `INSERT INTO events (id, organization_id, source_id, method, path, query_string, headers,
-         raw_headers, body, created_at) VALUES (?, ?, ?, 'POST', '/', '', ?, ?, ?, ?)`,
+      `INSERT INTO events (id, organization_id, source_id, method, path, query_string,
+         raw_headers, body, created_at) VALUES (?, ?, ?, 'POST', '/', '', ?, ?, ?)`,
     );
     // An event's status lives in its narrow state row, with the count of its open deliveries.
     const insertEventState = db.prepare(
@@ -153,7 +153,6 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
          status, attempts, max_retries, next_attempt_at, created_at, updated_at)
        VALUES (?, 'event', ?, ?, ?, ?, 'pending', 0, 15, ?, ?, ?)`,
     );
-    const headers = JSON.stringify({ "content-type": "application/json" });
     const rawHeaders = JSON.stringify([["content-type", "application/json"]]);
     db.transaction(() => {
       const at = Date.now();
@@ -161,7 +160,7 @@ function fillOutbox(plan: DeliveryLoadPlan, bridge: Bridge, count: number): void
       for (let seq = 0; seq < count; seq++) {
         const eventId = `bench-event-${process.pid}-${seq}`;
         const body = Buffer.from(bodyOf(seq));
-        insertEvent.run(eventId, org, bridge.source_id, headers, rawHeaders, body, stamp);
+        insertEvent.run(eventId, org, bridge.source_id, rawHeaders, body, stamp);
         insertEventState.run(eventId);
         insertEventBridge.run(eventId, bridge.id);
         const id = `bench-delivery-${process.pid}-${seq}`;
