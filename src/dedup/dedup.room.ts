@@ -22,7 +22,10 @@ import {
 
 export type { DedupBatch, DedupTicket };
 
-/** Every minute: expired keys go in bounded batches (a restart keeps the live ones). */
+/**
+ * Every minute: expired keys go in bounded batches (a restart keeps the live ones). Its first run,
+ * as the app starts, builds the in-memory index from the key log.
+ */
 const SWEEP_PATTERN = "0 * * * * *";
 
 export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger"> & {
@@ -40,8 +43,9 @@ export interface DedupPorts {
   /** Before the ingest's transaction: hashes the request under the source's config. */
   prepareDedup(input: DedupInput): DedupTicket;
   /**
-   * Inside the ingest's transaction: one atomic check-and-insert per request, and the counters
-   * once per source when the batch finishes.
+   * Inside the ingest's transaction: each key checked against the in-memory index (a hit
+   * confirmed by its row) and a fresh one appended to the key log, synchronously, so the check
+   * and the write are atomic; the counters once per source when the batch finishes.
    */
   beginBatch(tx: TxHandle): DedupBatch;
   sourceStats(sourceId: string, period: StatsPeriod): SourceStats;
