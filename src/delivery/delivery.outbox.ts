@@ -54,7 +54,6 @@ export function createOutboxPorts(
       const now = deps.clock.now();
       return repo.listBySubject(kind, subjectIds).map((row) => toDeliveryRecord(row, now));
     },
-    subjectStatuses: (kind, subjectId) => repo.subjectStatuses(kind, subjectId, deps.clock.now()),
     listAttempts: (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
     requeue: (_tx, kind, subjectId, options) =>
       repo.requeue(kind, subjectId, options?.includeEnded ?? false, deps.clock.now()),

@@ -174,11 +174,6 @@ export interface DeliveryPorts {
   ingestCommitted(size: number): void;
   /** The deliveries of some subjects of a kind, oldest first (e.g. an event's). */
   listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRecord[];
-  /**
-   * The status of each delivery of one subject, oldest first: what an owner needs to derive its
-   * subject's state on every attempt, without reading whole rows.
-   */
-  subjectStatuses(kind: DeliveryKind, subjectId: string): { id: string; status: DeliveryStatus }[];
   /** The attempts of one delivery, newest first. */
   listAttempts(deliveryId: string, limit: number): DeliveryAttempt[];
   /**

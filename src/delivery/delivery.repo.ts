@@ -105,12 +105,6 @@ export function createDeliveryRepo(db: DbHandle) {
   const bySubject = q<DeliveryRow, [string, string]>(
     "SELECT * FROM deliveries WHERE kind = ? AND subject_id = ? ORDER BY created_at, id",
   );
-  const statusesOfSubject = q<
-    { id: string; status: string; locked_until: number | null },
-    [string, string]
-  >(
-    "SELECT id, status, locked_until FROM deliveries WHERE kind = ? AND subject_id = ? ORDER BY created_at, id",
-  );
   const requeueFailed = q(
     `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, locked_until = NULL,
        attempts_before_requeue = attempts, updated_at = ?
@@ -179,12 +173,6 @@ export function createDeliveryRepo(db: DbHandle) {
            ORDER BY created_at, id`,
         )
         .all(kind, JSON.stringify(subjectIds));
-    },
-    subjectStatuses(kind: DeliveryKind, subjectId: string, now: number) {
-      return statusesOfSubject.all(kind, subjectId).map((row) => ({
-        id: row.id,
-        status: recordStatus(row.status, row.locked_until, now),
-      }));
     },
     breaker(key: string): BreakerState {
       const known = breakers.get(key);

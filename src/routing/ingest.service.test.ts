@@ -58,10 +58,6 @@ function memoryOutbox() {
     },
     wake: () => void wakes++,
     listBySubject: (kind, ids) => rows.filter((r) => r.kind === kind && ids.includes(r.subjectId)),
-    subjectStatuses: (kind, subjectId) =>
-      rows
-        .filter((r) => r.kind === kind && r.subjectId === subjectId)
-        .map(({ id, status }) => ({ id, status })),
     listAttempts: () => [],
     requeue(_tx, kind, subjectId) {
       const failed = rows.filter(
