@@ -18,7 +18,12 @@ export interface GroupCommitOptions<Item, Result> {
    * notices (after commit, never before). The rows are committed whatever it does.
    */
   onCommitted?(batch: readonly Item[], results: readonly Result[]): void;
-  /** Told when `onCommitted` throws. */
+  /**
+   * Called once per batch whose writes were undone (its savepoint or its transaction rolled
+   * back, the COMMIT included), before the submitters are rejected.
+   */
+  onRolledBack?(batch: readonly Item[], error: unknown): void;
+  /** Told when `onCommitted` or `onRolledBack` throws. */
   onCommittedError?(error: unknown): void;
   /** Most items per transaction (a long transaction holds up whoever runs it). */
   maxBatch?: number;
@@ -79,6 +84,16 @@ export function createGroupCommit<Item, Result>(
     for (let i = 0; i < batch.length; i++) batch[i]?.resolve(results[i] as Result);
   };
   const fail = (batch: Pending<Item, Result>[], error: unknown) => {
+    if (batch.length > 0 && options.onRolledBack) {
+      try {
+        options.onRolledBack(
+          batch.map((p) => p.item),
+          error,
+        );
+      } catch (hookError) {
+        options.onCommittedError?.(hookError);
+      }
+    }
     for (const p of batch) p.reject(error);
   };
   const done = () => {

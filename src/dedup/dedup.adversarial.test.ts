@@ -8,7 +8,13 @@ import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createDedupKeys } from "./dedup.keys.ts";
 import type { DedupConfig } from "./dedup.model.ts";
 import { dedupRepo } from "./dedup.repo.ts";
-import { beginDedupBatch, type DedupDeps, forgetSource, prepareDedup } from "./dedup.service.ts";
+import {
+  beginDedupBatch,
+  type DedupBatch,
+  type DedupDeps,
+  forgetSource,
+  prepareDedup,
+} from "./dedup.service.ts";
 
 // A sender racing and retrying duplicates, against the batch and the turn they commit in.
 const config: DedupConfig = { enabled: true, body_path: "body.id", ttl_seconds: 60 };
@@ -113,6 +119,66 @@ describe("batches that commit inside a shared turn transaction", () => {
     await Promise.all([submit("a"), submit("b")]);
     expect(committed).toEqual([1]);
     expect(answers).toEqual(["a:false:1", "b:true:1"]);
+  });
+
+  test("an ingest share released, then the turn's COMMIT fails: told so, its keys go unread", async () => {
+    const { db, clock, ticket } = setup();
+    let reads = 0;
+    const repo = {
+      ...dedupRepo,
+      keyRow: (...args: Parameters<typeof dedupRepo.keyRow>) => {
+        reads += 1;
+        return dedupRepo.keyRow(...args);
+      },
+    };
+    const keys = createDedupKeys({ repo, maxKeys: 1000 });
+    const deps: DedupDeps = { repo, keys, clock };
+    // A deferred foreign key is checked at COMMIT: a dangling row makes the COMMIT itself fail.
+    db.sqlite.run("CREATE TABLE parent (id INTEGER PRIMARY KEY)");
+    db.sqlite.run(
+      "CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
+    );
+    const turn = createCommitTurn(db.tx);
+    let open: DedupBatch | null = null;
+    const group = createGroupCommit<unknown, boolean>({
+      tx: db.tx,
+      turn,
+      commit(items, tx) {
+        open = beginDedupBatch(tx, deps);
+        const dedup = open;
+        const out = items.map((body) => dedup.check(ticket("src", body)));
+        dedup.finish();
+        return out;
+      },
+      onCommitted: () => open?.committed(),
+      onRolledBack: () => open?.rolledBack(),
+    });
+    let dangling = true;
+    const laterShare = {
+      write(tx: TxHandle) {
+        if (dangling) tx.sqlite.run("INSERT INTO child VALUES (42)");
+        dangling = false;
+        return () => {};
+      },
+      fail() {},
+    };
+    const submit = (body: unknown) => {
+      const answer = group.submit(body);
+      turn.enlist(laterShare); // after the ingest share: its savepoint is released first
+      return answer;
+    };
+    const failed = await Promise.allSettled([submit({ id: 1 }), submit({ id: 2 })]);
+    expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(String((failed[0] as PromiseRejectedResult).reason)).toContain("FOREIGN KEY");
+    // The rollback was told: the entries went at once, before any next use.
+    expect(keys.figures().liveKeys).toBe(0);
+    expect(rows(db)).toBe(0);
+    // The retry is new, then a duplicate; a reported batch of fresh keys reads no row.
+    reads = 0;
+    expect(await Promise.all([submit({ id: 1 }), submit({ id: 2 })])).toEqual([false, false]);
+    expect(reads).toBe(0);
+    expect(keys.figures().liveKeys).toBe(2);
+    expect(await submit({ id: 1 })).toBe(true);
   });
 });
 

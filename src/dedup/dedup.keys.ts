@@ -13,6 +13,17 @@ export interface DedupKeysOptions {
   onFull?(maxKeys: number): void;
 }
 
+/** Told by a batch's caller once its transaction has ended (after COMMIT or ROLLBACK). */
+export interface BatchOutcome {
+  committed(): void;
+  rolledBack(): void;
+}
+
+interface PendingBatch {
+  last: KeyRow | null;
+  slots: number[];
+}
+
 /** What became of one key: seen and live, stored, or fresh but not stored (memory full). */
 export type ClaimResult = "duplicate" | "fresh" | "unremembered";
 
@@ -34,7 +45,8 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => {
  * Every lookup that hits is confirmed by reading its row in the caller's transaction, so what
  * decides "duplicate" is always the database: a row written earlier in the same batch counts (two
  * identical requests in one group commit → one event), a rolled-back one does not exist. The
- * index entries of a rolled-back batch are removed before the next use (`settle`).
+ * index entries of a rolled-back batch are removed when its caller reports the rollback
+ * (`BatchOutcome`), or before the next use for a caller that does not (`settle`).
  */
 export function createDedupKeys(options: DedupKeysOptions) {
   const { repo } = options;
@@ -42,8 +54,11 @@ export function createDedupKeys(options: DedupKeysOptions) {
   let loaded = false;
   let unremembered = 0;
   let warned = false;
-  /** The entries added by the last batch, until it is known to have committed. */
-  let pending: { last: KeyRow; slots: number[] } | null = null;
+  /**
+   * The entries added by the open batch, until its caller reports the outcome (`BatchOutcome`)
+   * or, for a caller that does not, the next use reads whether its last row is in the log.
+   */
+  let pending: PendingBatch | null = null;
   /** Sources whose deletion may not have committed yet, each with one of its rows as witness. */
   let forgotten: { sourceId: string; rowid: number }[] = [];
 
@@ -60,15 +75,27 @@ export function createDedupKeys(options: DedupKeysOptions) {
     }
   };
 
-  /** A batch whose last row is not in the log rolled back as a whole: forget its entries. */
+  /** A rolled-back batch's entries go; a committed batch's stay. */
+  const conclude = (batch: PendingBatch, committed: boolean) => {
+    if (pending !== batch) return; // already concluded
+    pending = null;
+    if (!committed) for (const slot of batch.slots) index.remove(slot);
+  };
+
+  /**
+   * A batch nobody reported on: it committed when its last row is in the log (a rolled-back
+   * batch is undone as a whole). The ingest path reports, so it never pays this read.
+   */
   const settle = (handle: Pick<DbHandle, "sqlite">) => {
     if (forgotten.length > 0) settleForgotten(handle);
     if (!pending) return;
-    const { last, slots } = pending;
-    pending = null;
-    const row = repo.keyRow(handle, last.id);
-    if (row && row.sourceId === last.sourceId && sameBytes(row.key, last.key)) return;
-    for (const slot of slots) index.remove(slot);
+    const { last } = pending;
+    const row = last && repo.keyRow(handle, last.id);
+    conclude(
+      pending,
+      last === null ||
+        (row !== null && row.sourceId === last.sourceId && sameBytes(row.key, last.key)),
+    );
   };
 
   /**
@@ -100,10 +127,19 @@ export function createDedupKeys(options: DedupKeysOptions) {
     });
 
   return {
-    /** Call first inside each batch's transaction: loads the index once, settles the last batch. */
-    begin(tx: TxHandle, now: number): void {
+    /**
+     * Call first inside each batch's transaction: loads the index once, settles the last batch.
+     * Report the outcome once the transaction has ended; the entries of a rolled-back batch go.
+     */
+    begin(tx: TxHandle, now: number): BatchOutcome {
       load(tx, now);
       settle(tx);
+      const batch: PendingBatch = { last: null, slots: [] };
+      pending = batch;
+      return {
+        committed: () => conclude(batch, true),
+        rolledBack: () => conclude(batch, false),
+      };
     },
 
     /**
@@ -130,11 +166,10 @@ export function createDedupKeys(options: DedupKeysOptions) {
       const id = repo.appendKey(tx, sourceId, key, expiresAt);
       const slot = index.add(sourceId, digestPrefix(key), id, expiresAt);
       if (slot === null) return "unremembered";
-      const last = { id, sourceId, key, expiresAt };
       if (pending) {
-        pending.last = last;
+        pending.last = { id, sourceId, key, expiresAt };
         pending.slots.push(slot);
-      } else pending = { last, slots: [slot] };
+      }
       return "fresh";
     },
 

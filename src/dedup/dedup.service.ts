@@ -54,6 +54,12 @@ export interface DedupBatch {
   check(ticket: DedupTicket): boolean;
   /** Adds the tallies to the hourly counters: one statement per source, not per request. */
   finish(): void;
+  /**
+   * After the transaction: it committed (the keys stay) or rolled back, its savepoint or its
+   * COMMIT failed (the keys' index entries go). Reporting spares a read per batch.
+   */
+  committed(): void;
+  rolledBack(): void;
 }
 
 /**
@@ -63,8 +69,10 @@ export interface DedupBatch {
 export function beginDedupBatch(tx: TxHandle, deps: DedupDeps): DedupBatch {
   const now = deps.clock.now();
   const tallies = new Map<string, { total: number; duplicates: number }>();
-  deps.keys.begin(tx, now);
+  const outcome = deps.keys.begin(tx, now);
   return {
+    committed: outcome.committed,
+    rolledBack: outcome.rolledBack,
     check(ticket) {
       const duplicate =
         ticket.key !== null &&

@@ -114,7 +114,15 @@ beforeEach(() => {
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridgesDeps),
       routesVersion: () => version,
     },
-    { prepareDedup: () => null, beginDedup: () => ({ check: () => false, finish: () => {} }) },
+    {
+      prepareDedup: () => null,
+      beginDedup: () => ({
+        check: () => false,
+        finish: () => {},
+        committed: () => {},
+        rolledBack: () => {},
+      }),
+    },
   );
   outbox.ports.registerKind("event", ingest.kindHandlers());
 });

@@ -142,11 +142,14 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     return plan;
   };
 
+  /** The dedup work of the batch being committed, told how its transaction ended. */
+  let openDedup: DedupBatch | null = null;
   const group = createGroupCommit<PendingEvent, "stored" | "duplicate">({
     tx: deps.tx,
     turn: deps.turn,
     commit(batch, tx) {
       const dedupBatch = hooks.beginDedup(tx);
+      openDedup = dedupBatch;
       const outcomes = batch.map(({ event, routing, dedup }) => {
         if (dedup && dedupBatch.check(dedup)) return "duplicate" as const;
         const open = deps.delivery ? routing.destinations.length : 0;
@@ -158,8 +161,14 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return outcomes;
     },
     onCommitted: (batch) => {
+      openDedup?.committed();
+      openDedup = null;
       deps.delivery?.ingestCommitted(batch.length);
       deps.delivery?.wake();
+    },
+    onRolledBack: () => {
+      openDedup?.rolledBack();
+      openDedup = null;
     },
   });
 
