@@ -5,7 +5,7 @@ import type { Subprocess } from "bun";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
+import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
 
 // kill -9 while failures keep opening issues: every issue that survives has its one alert (a
 // firing and its delivery row, committed with the failure), and after the restart each alert
@@ -47,16 +47,7 @@ async function api(url: string, token: string, method: string, path: string, bod
 
 /** An alert rule and ROUTES bridges whose destinations fail at once (a missing secret). */
 async function setUp(url: string): Promise<{ slugs: string[]; token: string }> {
-  const register = await fetch(`${url}/api/v1/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: "ops@example.com",
-      password: "a-long-password",
-      organization_name: "Ops",
-    }),
-  });
-  const { token } = (await register.json()) as { token: string };
+  const token = await registerOperator(url);
   const rule = await api(url, token, "POST", "/api/v1/alert-rules", {
     name: "Every new issue",
     condition: { type: "issue_created" },

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { startWeirProcess } from "../test-utils/weir-process.ts";
+import { registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
 
 /** Enough rows that the drain (500 a batch, pausing between batches) is far from done at the kill. */
 const ROWS = 8_000;
@@ -80,12 +80,7 @@ function stateOf(dataDir: string, endpointId: string) {
 test("kill -9 right after a delete: the endpoint stays gone for readers and senders, and the drain resumes at start until nothing is left", async () => {
   const dataDir = tempDir();
   const first = await startWeir(dataDir);
-  const register = await api(first.url, null, "POST", "/api/v1/auth/register", {
-    email: "ops@example.com",
-    password: "a-long-password",
-    organization_name: "Ops",
-  });
-  const token = register.body.token as string;
+  const token = await registerOperator(first.url);
   const created = await api(first.url, token, "POST", "/api/v1/endpoints", {
     debug_endpoint: { name: "big", slug: "big-history" },
   });

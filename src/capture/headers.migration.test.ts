@@ -4,6 +4,7 @@ import { MIGRATIONS } from "../db/db.migrations.ts";
 import { type Db, openDatabase } from "../db/db.open.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { migrateUpTo } from "../test-utils/test-db.ts";
 import { NO_FILTER } from "./request-filter.model.ts";
 import { presentListedRequest, presentRequest } from "./requests.present.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
@@ -33,9 +34,7 @@ const OBJECT = {
 function upgradedFromOldSchema() {
   const db = openDatabase(tempDir(), "normal");
   opened.push(db);
-  const at = MIGRATIONS.findIndex((m) => m.name === MIGRATION);
-  expect(at).toBeGreaterThan(0);
-  runMigrations(db.sqlite, MIGRATIONS.slice(0, at));
+  migrateUpTo(db.sqlite, MIGRATION);
   seedOrganization(db.sqlite, "org");
   seedEndpoint(db.sqlite, { id: "ep", slug: "hook", organizationId: "org" });
   const insert = db.sqlite.prepare(

@@ -3,7 +3,7 @@ import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
+import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
 
 const SENDERS = 16;
 /** Acknowledged ingests to wait for before the kill. */
@@ -19,16 +19,7 @@ const startWeir = (dataDir: string) => startWeirProcess(dataDir, {}, running);
 
 /** A deduplicating source, made through the API as an operator would; its id. */
 async function createSource(url: string): Promise<string> {
-  const register = await fetch(`${url}/api/v1/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: "ops@example.com",
-      password: "a-long-password",
-      organization_name: "Ops",
-    }),
-  });
-  const { token } = (await register.json()) as { token: string };
+  const token = await registerOperator(url);
   const source = await fetch(`${url}/api/v1/sources`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

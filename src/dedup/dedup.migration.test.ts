@@ -3,6 +3,7 @@ import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { openDatabase } from "../db/db.open.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { migrateUpTo } from "../test-utils/test-db.ts";
 import { createDedupKeys } from "./dedup.keys.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 
@@ -12,9 +13,7 @@ const MOVE = "0021_dedup_keys_in_an_append_only_log";
 test("the move to the key log carries the unexpired keys of dedup_keys over, and drops the table", () => {
   const db = openDatabase(tempDir(), "normal");
   try {
-    const upTo = MIGRATIONS.findIndex((m) => m.name === MOVE);
-    expect(upTo).toBeGreaterThan(0);
-    runMigrations(db.sqlite, MIGRATIONS.slice(0, upTo));
+    migrateUpTo(db.sqlite, MOVE);
     const now = Date.now();
     const hex = (n: number) => n.toString(16).padStart(2, "0").repeat(32);
     const insert = db.sqlite.prepare(

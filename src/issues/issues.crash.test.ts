@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
+import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
 
 const SENDERS = 8;
 /** Failed attempts the destination saw before the kill. */
@@ -22,16 +22,7 @@ const startWeir = (dataDir: string) =>
 
 /** A bridge whose one destination is `url`, made through the API; returns the ingest URL. */
 async function createRoute(baseUrl: string, url: string): Promise<string> {
-  const register = await fetch(`${baseUrl}/api/v1/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: "ops@example.com",
-      password: "a-long-password",
-      organization_name: "Ops",
-    }),
-  });
-  const { token } = (await register.json()) as { token: string };
+  const token = await registerOperator(baseUrl);
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const bridge = await fetch(`${baseUrl}/api/v1/bridges`, {
     method: "POST",

@@ -5,6 +5,7 @@ import { openDatabase } from "../db/db.open.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
+import { migrateUpTo } from "../test-utils/test-db.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // One source, two bridges with different filters: an event is listed under each bridge it went
@@ -131,8 +132,7 @@ describe("the event_bridges migration", () => {
     const dir = makeTempDir("weir-event-bridges-");
     const db = openDatabase(dir.path);
     try {
-      const at = MIGRATIONS.findIndex((m) => m.name.endsWith("_event_bridges"));
-      runMigrations(db.sqlite, MIGRATIONS.slice(0, at));
+      migrateUpTo(db.sqlite, "0012_event_bridges");
       const stamp = "2026-01-01T00:00:00.000Z";
       for (const sql of [
         "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('o', 'o', 'team', ?1, ?1)",

@@ -4,6 +4,7 @@ import { MIGRATIONS } from "../db/db.migrations.ts";
 import { type Db, openDatabase } from "../db/db.open.ts";
 import { seedOrganization } from "../test-utils/capture-fixtures.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { migrateUpTo } from "../test-utils/test-db.ts";
 import { createEventsRepo } from "./events.repo.ts";
 
 const MIGRATION = "0022_event_states_off_the_event_row";
@@ -16,9 +17,7 @@ afterEach(() => {
 test("existing events keep their status, and their open deliveries are counted", () => {
   const db = openDatabase(tempDir(), "normal");
   opened.push(db);
-  const at = MIGRATIONS.findIndex((m) => m.name === MIGRATION);
-  expect(at).toBeGreaterThan(0);
-  runMigrations(db.sqlite, MIGRATIONS.slice(0, at));
+  migrateUpTo(db.sqlite, MIGRATION);
   seedOrganization(db.sqlite, "org");
   db.sqlite.run(
     `INSERT INTO sources (id, organization_id, name, type, slug, created_at, updated_at)

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort } from "../test-utils/free-port.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
+import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
 
 const SENDERS = 16;
 /** Acknowledged ingests to wait for before the kill. */
@@ -20,16 +20,7 @@ const startWeir = (dataDir: string) => startWeirProcess(dataDir, {}, running);
 
 /** A source whose bridge has one http destination, made through the API as an operator would. */
 async function createRoute(url: string): Promise<string> {
-  const register = await fetch(`${url}/api/v1/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: "ops@example.com",
-      password: "a-long-password",
-      organization_name: "Ops",
-    }),
-  });
-  const { token } = (await register.json()) as { token: string };
+  const token = await registerOperator(url);
   const bridge = await fetch(`${url}/api/v1/bridges`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

@@ -38,6 +38,25 @@ export async function startWeirProcess(
 }
 
 /**
+ * Registers the operator of a fresh `weir serve` process through the API, as a person would on
+ * first start; its login token.
+ */
+export async function registerOperator(url: string): Promise<string> {
+  const answer = await fetch(`${url}/api/v1/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: "ops@example.com",
+      password: "a-long-password",
+      organization_name: "Ops",
+    }),
+  });
+  const { token } = (await answer.json()) as { token?: string };
+  if (answer.status !== 201 || !token) throw new Error(`register answered ${answer.status}`);
+  return token;
+}
+
+/**
  * Load, then `kill -9` mid-stream: `senders` loops each call `send(index, n)` until the kill; once
  * `ready()` holds the process is killed while every sender has a request in flight. A send that
  * fails before the kill fails the test; after it, failures are what a crash looks like.
