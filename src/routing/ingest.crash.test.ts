@@ -76,19 +76,31 @@ test("kill -9 under ingest load loses no acknowledged event, and each keeps its 
     const countDeliveries = db.prepare<{ n: number }, [string]>(
       "SELECT count(*) AS n FROM deliveries WHERE kind = 'event' AND subject_id = ?",
     );
+    // The event's state row is written with it: its open count is its deliveries not ended.
+    const readState = db.prepare<{ open: number; unended: number }, [string]>(
+      `SELECT s.open_deliveries AS open,
+         (SELECT count(*) FROM deliveries d WHERE d.kind = 'event' AND d.subject_id = s.event_id
+            AND d.status NOT IN ('delivered', 'failed')) AS unended
+       FROM event_states s WHERE s.event_id = ?`,
+    );
     const missing: string[] = [];
     const altered: string[] = [];
     const withoutDelivery: string[] = [];
+    const wrongState: string[] = [];
     for (const [id, body] of acknowledged) {
       const row = readEvent.get(id);
       if (!row) missing.push(id);
       else if (Buffer.from(row.body).toString() !== body) altered.push(id);
       if (countDeliveries.get(id)?.n !== 1) withoutDelivery.push(id);
+      const state = readState.get(id);
+      if (!state || state.open !== state.unended) wrongState.push(id);
     }
-    expect({ missing, altered, withoutDelivery }).toEqual({
+    expect(acknowledged.size).toBeGreaterThanOrEqual(BEFORE_KILL);
+    expect({ missing, altered, withoutDelivery, wrongState }).toEqual({
       missing: [],
       altered: [],
       withoutDelivery: [],
+      wrongState: [],
     });
   } finally {
     db.close();
