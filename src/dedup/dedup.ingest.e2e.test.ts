@@ -183,6 +183,22 @@ describe("deleting a source", () => {
   });
 });
 
+test("/metrics adds up the requests keyed and the time their keys took, and only those", async () => {
+  const metric = async (name: string) => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+  };
+  const keyedBefore = await metric("weir_dedup_keyed_total");
+  const secondsBefore = await metric("weir_dedup_seconds_total");
+  const keyed = await createSource({ exclude_fields: ["body.ts"] });
+  const plain = await createSource(null);
+  for (const n of [1, 2, 2]) expect((await send(keyed, { n, ts: n })).status).toBe(200);
+  for (const n of [1, 2]) expect((await send(plain, { n })).status).toBe(200);
+  // Three keyed requests (the duplicate too); the source without dedup costs nothing here.
+  expect((await metric("weir_dedup_keyed_total")) - keyedBefore).toBe(3);
+  expect(await metric("weir_dedup_seconds_total")).toBeGreaterThan(secondsBefore);
+});
+
 describe("WEIR_DEDUP_MAX_KEYS", () => {
   test("beyond the cap a fresh key is accepted and not remembered, counted in /metrics, logged once", async () => {
     const capped = await startTestServer({ clock, config: { dedup_max_keys: 2 } });

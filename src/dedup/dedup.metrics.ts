@@ -1,8 +1,21 @@
 import type { DedupKeys } from "./dedup.keys.ts";
+import type { DedupCost } from "./dedup.service.ts";
 
-/** The dedup keys in memory against their cap, and the fresh keys the cap kept out. */
-export function renderDedupMetrics(figures: ReturnType<DedupKeys["figures"]>): string[] {
+/**
+ * The dedup keys in memory against their cap, the fresh keys the cap kept out, and what keying
+ * costs the ingest path (seconds ÷ keyed requests is the cost per event).
+ */
+export function renderDedupMetrics(
+  figures: ReturnType<DedupKeys["figures"]>,
+  cost: DedupCost,
+): string[] {
   return [
+    "# HELP weir_dedup_keyed_total Ingested requests keyed for deduplication (their source has it on).",
+    "# TYPE weir_dedup_keyed_total counter",
+    `weir_dedup_keyed_total ${cost.keyed}`,
+    "# HELP weir_dedup_seconds_total Time spent hashing ingested requests and checking their keys.",
+    "# TYPE weir_dedup_seconds_total counter",
+    `weir_dedup_seconds_total ${cost.totalMicros / 1e6}`,
     "# HELP weir_dedup_keys Dedup keys held (live, or expired and not yet swept).",
     "# TYPE weir_dedup_keys gauge",
     `weir_dedup_keys ${figures.liveKeys}`,

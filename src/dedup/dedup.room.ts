@@ -9,6 +9,7 @@ import { dedupRoutes } from "./dedup.routes.ts";
 import {
   beginDedupBatch,
   type DedupBatch,
+  type DedupCost,
   type DedupDeps,
   type DedupInput,
   type DedupTicket,
@@ -69,13 +70,14 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
         { max_keys: maxKeys },
       ),
   });
-  const dedup: DedupDeps = { repo: dedupRepo, keys, clock: deps.clock };
+  const cost: DedupCost = { keyed: 0, totalMicros: 0 };
+  const dedup: DedupDeps = { repo: dedupRepo, keys, clock: deps.clock, cost };
   const lent: DedupPorts = {
-    prepareDedup,
+    prepareDedup: (input) => prepareDedup(input, cost),
     beginBatch: (tx) => beginDedupBatch(tx, dedup),
     sourceStats: (sourceId, period) => sourceStats(deps.db, sourceId, period, dedup),
     forgetSource: (tx, sourceId) => forgetSource(tx, sourceId, dedup),
-    metricLines: () => renderDedupMetrics(keys.figures()),
+    metricLines: () => renderDedupMetrics(keys.figures(), { ...cost }),
   };
   return {
     routes: dedupRoutes({ ...ports, sourceStats: lent.sourceStats }),

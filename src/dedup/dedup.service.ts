@@ -10,6 +10,17 @@ export interface DedupDeps {
   repo: typeof dedupRepo;
   keys: DedupKeys;
   clock: Clock;
+  /** Where the time spent on keys is added up (for /metrics); absent in tests that need none. */
+  cost?: DedupCost;
+}
+
+/**
+ * What deduplication costs the ingest path: requests keyed (a source with dedup on) and the time
+ * spent hashing and checking them, so the cost per event is seconds ÷ keyed.
+ */
+export interface DedupCost {
+  keyed: number;
+  totalMicros: number;
 }
 
 /**
@@ -34,14 +45,16 @@ const HOUR_MS = 3_600_000;
 const hourStart = (at: number) => at - (at % HOUR_MS);
 
 /** Step 1, outside the transaction: the key of this request under the source's config. */
-export function prepareDedup(input: DedupInput): DedupTicket {
+export function prepareDedup(input: DedupInput, cost?: DedupCost): DedupTicket {
   const { config } = input;
   if (!config?.enabled) return { sourceId: input.sourceId, key: null, ttlMs: 0 };
-  return {
-    sourceId: input.sourceId,
-    key: dedupDigest(config, input.request, input.rawBody),
-    ttlMs: config.ttl_seconds * 1000,
-  };
+  const started = cost ? performance.now() : 0;
+  const key = dedupDigest(config, input.request, input.rawBody);
+  if (cost) {
+    cost.keyed += 1;
+    cost.totalMicros += (performance.now() - started) * 1000;
+  }
+  return { sourceId: input.sourceId, key, ttlMs: config.ttl_seconds * 1000 };
 }
 
 /** Step 2 for a whole group commit, INSIDE its transaction (see `beginDedupBatch`). */
@@ -74,9 +87,12 @@ export function beginDedupBatch(tx: TxHandle, deps: DedupDeps): DedupBatch {
     committed: outcome.committed,
     rolledBack: outcome.rolledBack,
     check(ticket) {
+      const { cost } = deps;
+      const started = cost && ticket.key !== null ? performance.now() : null;
       const duplicate =
         ticket.key !== null &&
         deps.keys.claim(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now) === "duplicate";
+      if (cost && started !== null) cost.totalMicros += (performance.now() - started) * 1000;
       const tally = tallies.get(ticket.sourceId);
       if (tally) {
         tally.total += 1;

@@ -144,15 +144,24 @@ export async function prepareRoute(origin: string, dedup: boolean): Promise<stri
   return `/in/${source.slug}`;
 }
 
-/** The ingest service's filter evaluations and their total time since start, from /metrics. */
-export async function filterCost(
-  origin: string,
-): Promise<{ evaluations: number; seconds: number }> {
+/** What the ingest path's own counters say it spent, since start, from /metrics. */
+export interface IngestCosts {
+  /** Filter evaluations and their total time. */
+  evaluations: number;
+  seconds: number;
+  /** Requests keyed for deduplication and the time their keys took. */
+  keyed: number;
+  dedupSeconds: number;
+}
+
+export async function ingestCosts(origin: string): Promise<IngestCosts> {
   const text = await (await fetch(`${origin}/metrics`)).text();
   const read = (name: string) =>
     Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
   return {
     evaluations: read("weir_ingest_filter_evaluations_total"),
     seconds: read("weir_ingest_filter_seconds_total"),
+    keyed: read("weir_dedup_keyed_total"),
+    dedupSeconds: read("weir_dedup_seconds_total"),
   };
 }

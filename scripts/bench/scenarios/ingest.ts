@@ -2,7 +2,7 @@ import { baselineServer } from "../lib/subjects.ts";
 import type { CustomScenario, Measurement, RunOptions, RunTarget } from "../lib/types.ts";
 import { runWrk } from "../lib/wrk.ts";
 import {
-  filterCost,
+  ingestCosts,
   prepareRoute,
   resetSink,
   SLUG,
@@ -54,21 +54,25 @@ export async function measureRoutedIngest(
   };
   await settledSink();
   await resetSink();
-  const before = await filterCost(target.origin);
+  const before = await ingestCosts(target.origin);
   const startedAt = Date.now();
   const wrk = await runWrk(request, target, options);
   const accepted = wrk.totalRequests - wrk.non2xx;
   const atLoadEnd = (await sinkState()).count;
   const sink = await settledSink();
-  const after = await filterCost(target.origin);
+  const after = await ingestCosts(target.origin);
   const evaluations = after.evaluations - before.evaluations;
   const filterUs = ((after.seconds - before.seconds) * 1e6) / evaluations;
+  const keyed = after.keyed - before.keyed;
+  const dedupUs = ((after.dedupSeconds - before.dedupSeconds) * 1e6) / keyed;
   const e2e = sink.count / ((sink.lastAt - startedAt) / 1000);
   const lost = Math.max(0, accepted - sink.count);
   process.stderr.write(
     `    ${accepted} accepted; sink: ${atLoadEnd} by the end of the load, ${sink.count} in all, ` +
       `last ${((sink.lastAt - startedAt) / 1000).toFixed(1)} s after the start; ` +
-      `filter ${filterUs.toFixed(2)} µs/event over ${evaluations} evaluations\n`,
+      `filter ${filterUs.toFixed(2)} µs/event over ${evaluations} evaluations` +
+      (keyed > 0 ? `; dedup ${dedupUs.toFixed(2)} µs/event over ${keyed} keyed` : "") +
+      "\n",
   );
   return {
     ...wrk,
@@ -78,6 +82,7 @@ export async function measureRoutedIngest(
       "end-to-end events/s": e2e,
       "delivered during load/s": atLoadEnd / options.durationSec,
       "filter µs/event": filterUs,
+      ...(load.dedup ? { "dedup µs/event": dedupUs } : {}),
     },
   };
 }
