@@ -12,6 +12,8 @@ import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 // Names a test resolver answers: one that points at cloud metadata, as a rebinding attacker's would.
 const RESOLVES: Record<string, string> = {
   "metadata.example": "169.254.169.254",
+  // What DNS64 answers for the metadata address on an IPv6-only host: NAT64 reaches it.
+  "nat64-metadata.example": "64:ff9b::a9fe:a9fe",
   "sink.example": "127.0.0.1",
 };
 
@@ -24,7 +26,10 @@ beforeAll(async () => {
   const outbound = createOutboundSender({
     policy: createOutboundPolicy({ deny: [], allow: [] }),
     timeoutMs: 2000,
-    resolve: async (name) => [{ address: RESOLVES[name] ?? "192.0.2.1", family: 4 }],
+    resolve: async (name) => {
+      const address = RESOLVES[name] ?? "192.0.2.1";
+      return [{ address, family: address.includes(":") ? 6 : 4 }];
+    },
   });
   server = await startTestServer({ outbound });
   owner = await signUp(server, { plan: "enterprise" });
@@ -102,6 +107,8 @@ describe("the outbound address policy (decisions.md §14)", () => {
     "http://2852039166/",
     "http://0.0.0.0:8080/",
     "http://[fe80::1]/",
+    "http://[64:ff9b::169.254.169.254]/",
+    "http://[2002:a9fe:a9fe::]/",
   ])("forward_url %s → 422 on create and update, naming the field", async (url) => {
     const created = await callAs(server, owner, "POST", "/api/v1/debug-endpoints", {
       debug_endpoint: { name: "Meta", forward_url: url },
@@ -115,17 +122,18 @@ describe("the outbound address policy (decisions.md §14)", () => {
     expect([updated.status, Object.keys(updated.body.errors)]).toEqual([422, ["forward_url"]]);
   });
 
-  test("a name that resolves to a denied address is refused at send time: blocked_address, nothing sent", async () => {
+  test.each([
+    ["metadata.example", "169.254.169.254 is denied"],
+    ["nat64-metadata.example", "64:ff9b::a9fe:a9fe (NAT64 form of 169.254.169.254) is denied"],
+  ])("a name that resolves to a denied address is refused at send time: %s", async (name, why) => {
     const before = sink.requests.length;
     const endpoint = await createDebugEndpoint(server, owner, {
-      forward_url: `http://metadata.example:${sink.port}/steal`,
+      forward_url: `http://${name}:${sink.port}/steal`,
     });
     const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
     const [tried] = await triesOf(server, owner, endpoint, requestId, 1);
     expect(tried.status_code).toBeNull();
-    expect(tried.error).toStartWith(
-      "blocked_address: metadata.example resolves to 169.254.169.254",
-    );
+    expect(tried.error).toStartWith(`blocked_address: ${name} resolves to ${why}`);
     expect(sink.requests.length).toBe(before);
   });
 
@@ -134,7 +142,11 @@ describe("the outbound address policy (decisions.md §14)", () => {
     const requestId = await captureAt(server, `/debug/${endpoint.slug}`);
     const replay = `/api/v1/endpoints/${endpoint.id}/requests/${requestId}/replay`;
     const before = sink.requests.length;
-    for (const url of ["http://169.254.169.254/", `http://metadata.example:${sink.port}/`]) {
+    for (const url of [
+      "http://169.254.169.254/",
+      `http://metadata.example:${sink.port}/`,
+      `http://nat64-metadata.example:${sink.port}/`,
+    ]) {
       const answer = await callAs(server, owner, "POST", replay, { url });
       expect([answer.status, Object.keys(answer.body.errors)]).toEqual([422, ["url"]]);
       expect(answer.body.errors.url[0]).toContain("169.254.169.254");
@@ -193,7 +205,8 @@ describe("configured rules", () => {
     });
     try {
       const strictOwner = await signUp(strict, { plan: "enterprise" });
-      for (const url of [sink.url, `http://localhost:${sink.port}/`]) {
+      const nat64 = `http://[64:ff9b::7f00:1]:${sink.port}/`;
+      for (const url of [sink.url, `http://localhost:${sink.port}/`, nat64]) {
         const refused = await callAs(strict, strictOwner, "POST", "/api/v1/debug-endpoints", {
           debug_endpoint: { name: "Lan", forward_url: url },
         });
@@ -201,6 +214,8 @@ describe("configured rules", () => {
       }
       const openedOwner = await signUp(opened, { plan: "enterprise" });
       await createDebugEndpoint(opened, openedOwner, { forward_url: sink.url });
+      // Allowing 127.0.0.1 allows that host whatever the path, its NAT64 form included.
+      await createDebugEndpoint(opened, openedOwner, { forward_url: nat64 });
     } finally {
       await strict.stop();
       await opened.stop();

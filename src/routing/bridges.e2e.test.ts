@@ -155,6 +155,11 @@ describe("bridges", () => {
       key: "destinations[0].url",
     },
     {
+      name: "refused address in its NAT64 form",
+      body: bridgeBody([{ ...HTTP, url: "http://[64:ff9b::a9fe:a9fe]/latest" }]),
+      key: "destinations[0].url",
+    },
+    {
       name: "max_retries 16",
       body: bridgeBody([{ ...HTTP, max_retries: 16 }]),
       key: "destinations[0].max_retries",

@@ -83,6 +83,12 @@ describe("address forms that all mean a denied address", () => {
     "http://[::ffff:169.254.169.254]/",
     "http://[::ffff:a9fe:a9fe]/",
     "http://[0:0:0:0:0:ffff:a9fe:a9fe]/",
+    "http://[64:ff9b::a9fe:a9fe]/",
+    "http://[64:ff9b::169.254.169.254]/",
+    "http://[64:ff9b:1::a9fe:a9fe]/",
+    "http://[2002:a9fe:a9fe::]/",
+    "http://[::169.254.169.254]/",
+    "http://[2001:0:4136:e378::5601:5601]/",
     "http://[fe80::1]/",
     "http://[FE80::abcd]/",
     "http://0/",
@@ -123,6 +129,8 @@ describe("address forms that all mean a denied address", () => {
       ["169.254.169.254", "127.0.0.1"],
       ["127.0.0.1", "::ffff:169.254.169.254"],
       ["127.0.0.1", "fe80::1%eth0"],
+      ["127.0.0.1", "64:ff9b::a9fe:a9fe"],
+      ["2002:a9fe:a9fe::1", "127.0.0.1"],
     ]) {
       const resolve: Resolve = async () => order.map((address) => ({ address, family: 4 }));
       const sender = createOutboundSender({ policy: open, timeoutMs: 1000, resolve });

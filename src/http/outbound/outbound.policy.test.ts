@@ -146,3 +146,93 @@ describe("checking a URL as saved", () => {
     expect(shared.checkUrl(url).allowed).toBe(allowed);
   });
 });
+
+describe("IPv6 addresses that carry an IPv4 address", () => {
+  test.each([
+    ["64:ff9b::a9fe:a9fe", false],
+    ["64:ff9b::169.254.169.254", false],
+    ["64:ff9b:1::a9fe:a9fe", false],
+    ["2002:a9fe:a9fe::1", false],
+    ["::169.254.169.254", false],
+    ["2001:0:a9fe:a9fe::1", false],
+    ["2001:0:4136:e378:8000:63bf:5601:5601", false],
+    ["64:ff9b::e000:fb", false],
+    ["64:ff9b::5db8:d822", true],
+    ["2002:5db8:d822::1", true],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", true],
+    ["64:ff9b::7f00:1", true],
+    ["::1", true],
+  ])("%s allowed: %p (default policy)", (address, allowed) => {
+    expect(defaults.checkAddress(address).allowed).toBe(allowed);
+  });
+
+  test.each([
+    "64:ff9b::a00:1",
+    "64:ff9b::10.0.0.1",
+    "64:ff9b:1:2::a00:1",
+    "2002:a00:1::",
+    "::10.0.0.1",
+    "2001:0:a00:1::1",
+    "2001:0:4136:e378::f5ff:fffe",
+    "64:ff9b::7f00:1",
+    "64:ff9b::c0a8:101",
+  ])("%s is denied when its IPv4 address is (local networks denied)", (address) => {
+    expect(shared.checkAddress(address).allowed).toBe(false);
+  });
+
+  test("a refusal names the address, the form, what it carries and the rule", () => {
+    expect(defaults.checkAddress("64:ff9b::a9fe:a9fe")).toEqual({
+      allowed: false,
+      reason:
+        "64:ff9b::a9fe:a9fe (NAT64 form of 169.254.169.254) is denied by the outbound address policy (169.254.0.0/16)",
+    });
+    const nat64Denied = createOutboundPolicy({ deny: ["64:ff9b::/96"], allow: [] });
+    expect(nat64Denied.checkAddress("64:ff9b::5db8:d822")).toEqual({
+      allowed: false,
+      reason: "64:ff9b::5db8:d822 is denied by the outbound address policy (64:ff9b::/96)",
+    });
+  });
+
+  test("allowing an IPv4 range allows the hosts in it whatever form carries them", () => {
+    const policy = createOutboundPolicy({
+      deny: ["10.0.0.0/8", "2002::/16"],
+      allow: ["10.9.0.0/16", "169.254.169.254"],
+    });
+    for (const address of ["64:ff9b::a09:1", "2002:a09:1::", "::10.9.0.1", "64:ff9b::a9fe:a9fe"]) {
+      expect([address, policy.checkAddress(address).allowed]).toEqual([address, true]);
+    }
+    for (const address of [
+      "64:ff9b::a08:1",
+      "2002:a08:1::",
+      "2002:5db8:d822::",
+      "64:ff9b::a9fe:a9fd",
+    ]) {
+      expect([address, policy.checkAddress(address).allowed]).toEqual([address, false]);
+    }
+  });
+
+  test("a Teredo address is allowed only when both its server and its client are", () => {
+    const policy = createOutboundPolicy({ deny: ["10.0.0.0/8"], allow: ["10.1.0.0/16"] });
+    // Server 10.1.0.1 (allowed), client 10.2.0.1 (denied), and the other way round.
+    expect(policy.checkAddress("2001:0:a01:1::f5fd:fffe").allowed).toBe(false);
+    expect(policy.checkAddress("2001:0:a02:1::f5fe:fffe").allowed).toBe(false);
+    expect(policy.checkAddress("2001:0:a01:1::f5fe:fffe").allowed).toBe(true);
+  });
+
+  test("an allow rule covering the IPv6 address allows it, whatever it carries", () => {
+    const policy = createOutboundPolicy({ deny: [], allow: ["64:ff9b::/96"] });
+    expect(policy.checkAddress("64:ff9b::a9fe:a9fe").allowed).toBe(true);
+    expect(policy.checkAddress("2002:a9fe:a9fe::").allowed).toBe(false);
+  });
+
+  test.each([
+    ["http://[64:ff9b::169.254.169.254]/latest", false],
+    ["http://[64:FF9B::A9FE:A9FE]:8080/", false],
+    ["http://[2002:a9fe:a9fe::]/", false],
+    ["http://[::169.254.169.254]/", false],
+    ["http://[2001:0:a9fe:a9fe::]/", false],
+    ["http://[64:ff9b::5db8:d822]/", true],
+  ])("%s allowed: %p on save", (url, allowed) => {
+    expect(defaults.checkUrl(url).allowed).toBe(allowed);
+  });
+});

@@ -1,4 +1,12 @@
-import { type CidrRange, formatIp, inRange, parseCidr, parseIp } from "./outbound.address.ts";
+import {
+  type CidrRange,
+  formatIp,
+  type IpAddress,
+  inRange,
+  parseCidr,
+  parseIp,
+} from "./outbound.address.ts";
+import { carriedIpv4 } from "./outbound.embedded.ts";
 
 /**
  * Denied whatever the operator configures, unless `WEIR_OUTBOUND_ALLOW` names them (decisions.md
@@ -30,7 +38,11 @@ export type PolicyVerdict = { allowed: true } | { allowed: false; reason: string
 
 /** The one outbound address check: every server-side request passes it before it connects. */
 export interface OutboundPolicy {
-  /** The verdict on one resolved or literal address; text that is not an address is denied. */
+  /**
+   * The verdict on one resolved or literal address; text that is not an address is denied. An
+   * IPv6 address carrying an IPv4 one (NAT64, 6to4, IPv4-compatible, Teredo) is denied when
+   * either is, unless an allow rule covers the IPv6 address or every IPv4 address it carries.
+   */
   checkAddress(address: string): PolicyVerdict;
   /**
    * The verdict on a target URL as saved: its host when it is an address (in any form the URL
@@ -57,14 +69,27 @@ export function createOutboundPolicy(rules: PolicyRules): OutboundPolicy {
   function checkAddress(address: string): PolicyVerdict {
     const ip = parseIp(address);
     if (!ip) return { allowed: false, reason: `${address} is not an IP address` };
-    if (allow.some((range) => inRange(range, ip))) return ALLOWED;
-    const rule = deny.find((range) => inRange(range, ip));
-    if (!rule) return ALLOWED;
-    const shown = address.includes(":") && ip.family === 4 ? formatIp(ip) : address;
-    return {
-      allowed: false,
-      reason: `${shown} is denied by the outbound address policy (${rule.text})`,
-    };
+    if (isAllowed(ip)) return ALLOWED;
+    const carried = carriedIpv4(ip);
+    // Allowing an IPv4 range allows its hosts whatever the path: their NAT64 or 6to4 forms too.
+    if (carried.length > 0 && carried.every((inner) => isAllowed(inner.ip))) return ALLOWED;
+    const rule = deniedBy(ip);
+    if (rule) return refusal(isMapped(address, ip) ? formatIp(ip) : address, rule);
+    for (const inner of carried) {
+      const innerRule = isAllowed(inner.ip) ? undefined : deniedBy(inner.ip);
+      if (innerRule) {
+        return refusal(`${address} (${inner.form} form of ${formatIp(inner.ip)})`, innerRule);
+      }
+    }
+    return ALLOWED;
+  }
+
+  function isAllowed(ip: IpAddress): boolean {
+    return allow.some((range) => inRange(range, ip));
+  }
+
+  function deniedBy(ip: IpAddress): CidrRange | undefined {
+    return deny.find((range) => inRange(range, ip));
   }
 
   function checkUrl(url: string): PolicyVerdict {
@@ -115,6 +140,18 @@ function contains(outer: CidrRange, inner: CidrRange): boolean {
 
 function overlaps(a: CidrRange, b: CidrRange): boolean {
   return contains(a, b) || contains(b, a);
+}
+
+/** `::ffff:a.b.c.d` is shown as the IPv4 address it is. */
+function isMapped(address: string, ip: IpAddress): boolean {
+  return ip.family === 4 && address.includes(":");
+}
+
+function refusal(shown: string, rule: CidrRange): PolicyVerdict {
+  return {
+    allowed: false,
+    reason: `${shown} is denied by the outbound address policy (${rule.text})`,
+  };
 }
 
 function rangeOf(text: string): CidrRange {
