@@ -56,6 +56,9 @@ import m0022_event_states_off_the_event_row from "../../migrations/0022_event_st
 import m0023_event_headers_stored_once from "../../migrations/0023_event_headers_stored_once.sql" with {
   type: "text",
 };
+import m0024_metrics_counted_on_write from "../../migrations/0024_metrics_counted_on_write.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -86,4 +89,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0021_dedup_keys_in_an_append_only_log", sql: m0021_dedup_keys_in_an_append_only_log },
   { name: "0022_event_states_off_the_event_row", sql: m0022_event_states_off_the_event_row },
   { name: "0023_event_headers_stored_once", sql: m0023_event_headers_stored_once },
+  { name: "0024_metrics_counted_on_write", sql: m0024_metrics_counted_on_write },
 ];

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -40,6 +41,11 @@ export const deliveries = sqliteTable(
     // A subject's deliveries in their order (every attempt's owner reads its siblings): no sort.
     index("deliveries_subject_idx").on(t.kind, t.subjectId, t.createdAt, t.id),
     index("deliveries_created_idx").on(t.createdAt),
+    // Rows under a lease (live, or run out and not yet claimed again): a handful, whatever the
+    // backlog, so /metrics counts the leased due rows without reading the queue.
+    index("deliveries_leased_idx")
+      .on(t.lockedUntil, t.nextAttemptAt)
+      .where(sql`locked_until IS NOT NULL`),
   ],
 );
 
@@ -73,4 +79,30 @@ export const deliveryBreakers = sqliteTable("delivery_breakers", {
   phase: text("phase").notNull(),
   state: text("state").notNull(),
   updatedAt: text("updated_at").notNull(),
+});
+
+/**
+ * The outbox's queue depth, kept by triggers on `deliveries` in the transaction of every write
+ * (so it is exact through rollbacks and crashes): /metrics reads one row instead of counting a
+ * backlog that may hold millions of rows. One row, id 1.
+ */
+export const deliveryGauges = sqliteTable("delivery_gauges", {
+  id: integer("id").primaryKey(),
+  queued: integer("queued").notNull(),
+});
+
+/**
+ * Rows not ended, by the second they are next due (`next_attempt_at / 1000`), kept by the same
+ * triggers: rows due later than now are the sum of the seconds after this one (a bounded
+ * horizon: backoff, breaker waits), so "due now" never counts the backlog itself.
+ */
+export const deliveryDueSeconds = sqliteTable("delivery_due_seconds", {
+  second: integer("second").primaryKey(),
+  n: integer("n").notNull(),
+});
+
+/** Circuit breakers by phase, kept by triggers on `delivery_breakers` (one per destination). */
+export const deliveryBreakerPhases = sqliteTable("delivery_breaker_phases", {
+  phase: text("phase").primaryKey(),
+  n: integer("n").notNull(),
 });

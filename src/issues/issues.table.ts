@@ -66,3 +66,12 @@ export const issueSamples = sqliteTable(
   },
   (t) => [index("issue_samples_issue_idx").on(t.issueId, t.occurredAt)],
 );
+
+/**
+ * Issues by status across organizations, kept by triggers on `issues` (cascades included):
+ * /metrics reads three rows instead of grouping every issue ever kept.
+ */
+export const issueStatusCounts = sqliteTable("issue_status_counts", {
+  status: text("status").primaryKey(),
+  n: integer("n").notNull(),
+});
