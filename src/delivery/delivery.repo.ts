@@ -65,6 +65,18 @@ export interface DeliveryOutcome {
   updatedAt: string;
 }
 
+/**
+ * The scrape's queue figures (?1 now, ?2 its second, ?3 the next second's start): the depth the
+ * triggers keep, the rows due later (whole seconds from their table, the rest of this second
+ * from the due index) and the leased rows due (the partial index holds only leased rows).
+ */
+export const QUEUE_FIGURES_SQL = `SELECT
+  (SELECT coalesce(max(queued), 0) FROM delivery_gauges WHERE id = 1) AS queued,
+  (SELECT coalesce(sum(n), 0) FROM delivery_due_seconds WHERE second > ?2)
+    + (SELECT count(*) FROM deliveries WHERE next_attempt_at > ?1 AND next_attempt_at < ?3)
+    AS later,
+  (SELECT count(*) FROM deliveries WHERE locked_until > ?1 AND next_attempt_at <= ?1) AS leased`;
+
 /** Outbox SQL: deliveries, their attempts and the breakers, over prepared statements. */
 export function createDeliveryRepo(db: DbHandle) {
   const q = <R, P extends SQLQueryBindings[] = SQLQueryBindings[]>(sql: string) =>
@@ -108,15 +120,7 @@ export function createDeliveryRepo(db: DbHandle) {
   const queueFigures = q<
     { queued: number; later: number; leased: number },
     [number, number, number]
-  >(
-    `SELECT
-       (SELECT coalesce(max(queued), 0) FROM delivery_gauges WHERE id = 1) AS queued,
-       (SELECT coalesce(sum(n), 0) FROM delivery_due_seconds WHERE second > ?2)
-         + (SELECT count(*) FROM deliveries WHERE next_attempt_at > ?1 AND next_attempt_at < ?3)
-         AS later,
-       (SELECT count(*) FROM deliveries
-         WHERE locked_until > ?1 AND next_attempt_at <= ?1) AS leased`,
-  );
+  >(QUEUE_FIGURES_SQL);
   const breakerPhases = q<{ phase: string; n: number }, []>(
     "SELECT phase, n FROM delivery_breaker_phases",
   );
