@@ -57,8 +57,15 @@ export function openDatabase(dataDir: string, durability: Durability = "full"): 
     throw new StartupError(`database ${path} cannot be opened: ${reason(error)}`);
   }
   const handle = { sqlite, orm: drizzle({ client: sqlite }) };
-  const { tx } = createUnitOfWork(handle);
-  return { ...handle, tx, turn: createCommitTurn(tx), path, close: () => sqlite.close() };
+  const { tx, afterCommit } = createUnitOfWork(handle);
+  return {
+    ...handle,
+    tx,
+    afterCommit,
+    turn: createCommitTurn(tx),
+    path,
+    close: () => sqlite.close(),
+  };
 }
 
 function applyPragmas(sqlite: Database, durability: Durability): void {

@@ -31,6 +31,12 @@ export interface UnitOfWork {
    * Calling `tx` inside `fn` is refused too: say `savepoint` when a nested unit is meant.
    */
   tx<T>(fn: (tx: TxHandle) => T, options?: TxOptions): T;
+  /**
+   * Runs `fn` once the open transaction commits, and never if it rolls back (or if the savepoint
+   * open now is undone): for in-memory state that must follow what was committed, such as a
+   * gauge. Outside a transaction (a write in autocommit) it runs at once. `fn` must not throw.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 export interface TxOptions {
@@ -57,6 +63,12 @@ export function createUnitOfWork(handle: DbHandle): UnitOfWork {
   const relax = () => sqlite.run("PRAGMA synchronous = NORMAL");
   const restore = () => sqlite.run("PRAGMA synchronous = FULL");
   let depth = 0;
+  /** afterCommit callbacks by nesting level: a released savepoint hands its own to its parent. */
+  const pending: (() => void)[][] = [[]];
+  const pendingAt = (n: number) => {
+    pending[n] ??= [];
+    return pending[n];
+  };
   // Prepared once per nesting level: a savepoint per delivery attempt is on a hot path.
   const levels: { open: Statement; release: Statement; undo: Statement }[] = [];
   const level = (n: number) => {
@@ -74,8 +86,11 @@ export function createUnitOfWork(handle: DbHandle): UnitOfWork {
     try {
       const result = refusePromise(fn(txHandle));
       sp.release.run();
+      const mine = pendingAt(depth);
+      if (mine.length > 0) pendingAt(depth - 1).push(...mine.splice(0));
       return result;
     } catch (error) {
+      pendingAt(depth).length = 0;
       sp.undo.run();
       sp.release.run();
       throw error;
@@ -92,16 +107,24 @@ export function createUnitOfWork(handle: DbHandle): UnitOfWork {
       const relaxed = full && options?.durable === false;
       if (relaxed) relax();
       begin.run();
+      const committed = pendingAt(0);
+      committed.length = 0;
       try {
         const result = refusePromise(fn(txHandle));
         commit.run();
+        for (const callback of committed.splice(0)) callback();
         return result;
       } catch (error) {
+        committed.length = 0;
         if (sqlite.inTransaction) rollback.run();
         throw error;
       } finally {
         if (relaxed) restore();
       }
+    },
+    afterCommit(fn) {
+      if (sqlite.inTransaction) pendingAt(depth).push(fn);
+      else fn();
     },
   };
 }

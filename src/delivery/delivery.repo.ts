@@ -1,8 +1,9 @@
 import type { SQLQueryBindings } from "bun:sqlite";
-import type { DbHandle } from "../db/db.tx.ts";
+import type { DbHandle, UnitOfWork } from "../db/db.tx.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import { isoAt } from "../shared/clock.ts";
 import { type BreakerState, closedBreaker } from "./delivery.breaker.model.ts";
+import { createQueueGauges } from "./delivery.gauges.ts";
 import type {
   DeliveryAttempt,
   DeliveryKind,
@@ -54,6 +55,8 @@ export interface DeliveryOutcome {
   id: string;
   /** The lease token: the write is refused when another worker holds the row now. */
   lockedUntil: number;
+  /** The row's due time when it was claimed (what the queue gauges move it from). */
+  wasDueAt: number | null;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: number | null;
@@ -66,19 +69,16 @@ export interface DeliveryOutcome {
 }
 
 /**
- * The scrape's queue figures (?1 now, ?2 its second, ?3 the next second's start): the depth the
- * triggers keep, the rows due later (whole seconds from their table, the rest of this second
- * from the due index) and the leased rows due (the partial index holds only leased rows).
+ * What a scrape reads of the table itself (?1 now, ?2 the next second's start): the rows due
+ * later within this second (a range of the due index), and the due rows under a live lease (the
+ * partial index holds only leased rows). Neither grows with the backlog.
  */
-export const QUEUE_FIGURES_SQL = `SELECT
-  (SELECT coalesce(max(queued), 0) FROM delivery_gauges WHERE id = 1) AS queued,
-  (SELECT coalesce(sum(n), 0) FROM delivery_due_seconds WHERE second > ?2)
-    + (SELECT count(*) FROM deliveries WHERE next_attempt_at > ?1 AND next_attempt_at < ?3)
-    AS later,
+export const SCRAPE_SQL = `SELECT
+  (SELECT count(*) FROM deliveries WHERE next_attempt_at > ?1 AND next_attempt_at < ?2) AS later,
   (SELECT count(*) FROM deliveries WHERE locked_until > ?1 AND next_attempt_at <= ?1) AS leased`;
 
 /** Outbox SQL: deliveries, their attempts and the breakers, over prepared statements. */
-export function createDeliveryRepo(db: DbHandle) {
+export function createDeliveryRepo(db: DbHandle & Pick<UnitOfWork, "afterCommit">) {
   const q = <R, P extends SQLQueryBindings[] = SQLQueryBindings[]>(sql: string) =>
     db.sqlite.prepare<R, P>(sql);
   const insertDelivery = q(
@@ -117,10 +117,20 @@ export function createDeliveryRepo(db: DbHandle) {
   const bySubject = q<DeliveryRow, [string, string]>(
     "SELECT * FROM deliveries WHERE kind = ? AND subject_id = ? ORDER BY created_at, id",
   );
-  const queueFigures = q<
-    { queued: number; later: number; leased: number },
-    [number, number, number]
-  >(QUEUE_FIGURES_SQL);
+  const scrape = q<{ later: number; leased: number }, [number, number]>(SCRAPE_SQL);
+  const queuedBySecond = q<{ second: number; n: number }, []>(
+    `SELECT CAST(next_attempt_at / 1000 AS INTEGER) AS second, count(*) AS n FROM deliveries
+      WHERE next_attempt_at IS NOT NULL GROUP BY 1`,
+  );
+  const forget = q<{ next_attempt_at: number | null }, [string, string]>(
+    `DELETE FROM deliveries WHERE kind = ? AND subject_id IN (SELECT value FROM json_each(?))
+     RETURNING next_attempt_at`,
+  );
+  const gauges = createQueueGauges();
+  /** Moves a row's due time in the gauges once the open transaction commits. */
+  const track = (from: number | null, to: number | null, rows = 1) => {
+    if (from !== to) db.afterCommit(() => gauges.move(from, to, rows));
+  };
   const breakerPhases = q<{ phase: string; n: number }, []>(
     "SELECT phase, n FROM delivery_breaker_phases",
   );
@@ -144,6 +154,7 @@ export function createDeliveryRepo(db: DbHandle) {
         row.created_at,
         row.updated_at,
       );
+      track(null, row.next_attempt_at);
     },
     find: (id: string): DeliveryRow | null => byId.get(id),
     insertAttempt(attempt: DeliveryAttempt): void {
@@ -178,7 +189,9 @@ export function createDeliveryRepo(db: DbHandle) {
         o.id,
         o.lockedUntil,
       );
-      return result.changes === 1;
+      if (result.changes !== 1) return false;
+      track(o.wasDueAt, o.nextAttemptAt);
+      return true;
     },
     listAttempts: (deliveryId: string, limit: number): DeliveryAttempt[] =>
       attemptsOf.all(deliveryId, limit).map(toAttempt),
@@ -208,10 +221,9 @@ export function createDeliveryRepo(db: DbHandle) {
     /** Removes the deliveries of some subjects of a kind; their attempts go by cascade. */
     forgetSubjects(kind: DeliveryKind, subjectIds: readonly string[]): number {
       if (subjectIds.length === 0) return 0;
-      return db.sqlite.run(
-        `DELETE FROM deliveries WHERE kind = ? AND subject_id IN (SELECT value FROM json_each(?))`,
-        [kind, JSON.stringify(subjectIds)],
-      ).changes;
+      const gone = forget.all(kind, JSON.stringify(subjectIds));
+      for (const row of gone) track(row.next_attempt_at, null);
+      return gone.length;
     },
     /** Forgets a destination's circuit breaker. */
     forgetBreaker(key: string): void {
@@ -219,21 +231,29 @@ export function createDeliveryRepo(db: DbHandle) {
       breakers.delete(key);
     },
     /**
-     * Queue figures for /metrics, read from what the triggers of migration 0024 keep, so a scrape
-     * costs the same with ten rows queued or ten million: queued (not ended); due now (not
-     * ended, due, no live lease) as queued minus what is due later (whole seconds from
-     * `delivery_due_seconds`, the rest of this second from the due index) minus what is leased
-     * (the leased index: only rows under a lease); breakers by phase.
+     * Sets the queue gauges from the table: once, before the first write they follow (the room
+     * does it when it is built). Reads every queued row's due time: the one scan the gauges take.
+     */
+    rebuildGauges(): void {
+      gauges.rebuild(queuedBySecond.all());
+    },
+    /**
+     * Queue figures for /metrics, however long the backlog: queued (not ended) from the gauges;
+     * due now (not ended, due, no live lease) as queued minus what is due later (whole seconds
+     * from the gauges, the rest of this second from the due index) minus the leased due rows;
+     * breakers by phase as their triggers keep them.
      */
     stats(now: number) {
-      const second = Math.floor(now / 1000);
-      const queue = queueFigures.get(now, second, (second + 1) * 1000);
-      const queued = queue?.queued ?? 0;
-      const due = queued - (queue?.later ?? 0) - (queue?.leased ?? 0);
+      const nextSecond = (Math.floor(now / 1000) + 1) * 1000;
+      const read = scrape.get(now, nextSecond) ?? { later: 0, leased: 0 };
+      const queued = gauges.queued();
+      const due = queued - gauges.dueAfterSecondOf(now) - read.later - read.leased;
       return { queued, due, breakers: breakerPhases.all() };
     },
     requeue(kind: DeliveryKind, subjectId: string, includeEnded: boolean, now: number): number {
-      return requeueFailed.run(now, isoAt(now), kind, subjectId, includeEnded ? 1 : 0).changes;
+      const { changes } = requeueFailed.run(now, isoAt(now), kind, subjectId, includeEnded ? 1 : 0);
+      if (changes > 0) track(null, now, changes);
+      return changes;
     },
   };
 }

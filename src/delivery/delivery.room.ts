@@ -28,6 +28,8 @@ export interface DeliveryRoomPorts extends DeliveryPorts {
  */
 export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPorts> {
   const repo = createDeliveryRepo(deps.db);
+  // Before any write it follows: the gauges start from what the table holds (after a crash too).
+  repo.rebuildGauges();
   const kinds = new Map<DeliveryKind, DeliveryKindHandlers>();
   const observers: AttemptObserver[] = [];
   const worker = createDeliveryWorker(deps, repo, kinds, observers);

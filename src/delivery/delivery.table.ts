@@ -81,26 +81,6 @@ export const deliveryBreakers = sqliteTable("delivery_breakers", {
   updatedAt: text("updated_at").notNull(),
 });
 
-/**
- * The outbox's queue depth, kept by triggers on `deliveries` in the transaction of every write
- * (so it is exact through rollbacks and crashes): /metrics reads one row instead of counting a
- * backlog that may hold millions of rows. One row, id 1.
- */
-export const deliveryGauges = sqliteTable("delivery_gauges", {
-  id: integer("id").primaryKey(),
-  queued: integer("queued").notNull(),
-});
-
-/**
- * Rows not ended, by the second they are next due (`next_attempt_at / 1000`), kept by the same
- * triggers: rows due later than now are the sum of the seconds after this one (a bounded
- * horizon: backoff, breaker waits), so "due now" never counts the backlog itself.
- */
-export const deliveryDueSeconds = sqliteTable("delivery_due_seconds", {
-  second: integer("second").primaryKey(),
-  n: integer("n").notNull(),
-});
-
 /** Circuit breakers by phase, kept by triggers on `delivery_breakers` (one per destination). */
 export const deliveryBreakerPhases = sqliteTable("delivery_breaker_phases", {
   phase: text("phase").primaryKey(),

@@ -97,6 +97,7 @@ export function createDeliveryWorker(
     const stored = repo.finish({
       id: row.id,
       lockedUntil: item.lease.until,
+      wasDueAt: row.next_attempt_at,
       status: next.status as DeliveryRecord["status"],
       attempts: next.attempts,
       nextAttemptAt: next.next_attempt_at,
