@@ -123,3 +123,64 @@ test("with normal durability a relaxed transaction leaves the level alone", () =
   expect(db.sqlite.query("PRAGMA synchronous").get()).toEqual({ synchronous: 1 });
   db.close();
 });
+
+describe("afterCommit(fn): in-memory state that follows only what was committed", () => {
+  test("runs after the COMMIT, in order; never after a rollback", () => {
+    const db = twoRooms();
+    const heard: string[] = [];
+    db.tx(() => {
+      eventsRepo(db).add("e1");
+      db.afterCommit(() => heard.push(`first, committed: ${db.sqlite.inTransaction === false}`));
+      db.afterCommit(() => heard.push("second"));
+      expect(heard).toEqual([]);
+    });
+    expect(heard).toEqual(["first, committed: true", "second"]);
+    expect(() =>
+      db.tx(() => {
+        db.afterCommit(() => heard.push("rolled back"));
+        throw new Error("no");
+      }),
+    ).toThrow("no");
+    db.tx(() => {}); // a later commit does not run what a rollback dropped
+    expect(heard).toEqual(["first, committed: true", "second"]);
+  });
+
+  test("an undone savepoint drops its own callbacks only; a released one keeps them for the commit", () => {
+    const db = twoRooms();
+    const heard: string[] = [];
+    db.tx((tx) => {
+      db.afterCommit(() => heard.push("outer"));
+      expect(() =>
+        tx.savepoint(() => {
+          db.afterCommit(() => heard.push("undone"));
+          throw new Error("undo");
+        }),
+      ).toThrow("undo");
+      tx.savepoint((inner) => {
+        db.afterCommit(() => heard.push("released"));
+        expect(() =>
+          inner.savepoint(() => {
+            db.afterCommit(() => heard.push("nested undone"));
+            throw new Error("undo");
+          }),
+        ).toThrow("undo");
+      });
+      expect(heard).toEqual([]);
+    });
+    expect(heard).toEqual(["outer", "released"]);
+  });
+
+  test("a released savepoint's callbacks go when the transaction rolls back; outside one, fn runs at once", () => {
+    const db = twoRooms();
+    const heard: string[] = [];
+    expect(() =>
+      db.tx((tx) => {
+        tx.savepoint(() => db.afterCommit(() => heard.push("released, then rolled back")));
+        throw new Error("no");
+      }),
+    ).toThrow("no");
+    expect(heard).toEqual([]);
+    db.afterCommit(() => heard.push("autocommit"));
+    expect(heard).toEqual(["autocommit"]);
+  });
+});
