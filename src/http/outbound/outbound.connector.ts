@@ -1,4 +1,5 @@
 import { parseIp } from "./outbound.address.ts";
+import type { PendingConnects } from "./outbound.connecting.ts";
 import { type ConnectTarget, OutboundConnection } from "./outbound.connection.ts";
 import { BlockedAddressError } from "./outbound.model.ts";
 import type { OutboundPolicy } from "./outbound.policy.ts";
@@ -22,16 +23,24 @@ export type Connector = (
  * public and a denied address (DNS rebinding) cannot slip through; then the connection goes to
  * the checked address (the next address when one refuses), never to a second lookup's answer.
  */
-export function createConnector(policy: OutboundPolicy, resolve: Resolve, ca?: string): Connector {
+export function createConnector(
+  policy: OutboundPolicy,
+  resolve: Resolve,
+  pending: PendingConnects,
+  ca?: string,
+): Connector {
   return async (target, onOpening) => {
     const addresses = parseIp(target.hostname) ? [target.hostname] : await resolveChecked();
     let lastError: unknown;
     for (const address of addresses) {
       const tls = target.tls && { ...target.tls, ...(ca && { ca }) };
+      pending.acquire(target.key);
       try {
         const connection = new OutboundConnection({ ...target, address, tls });
         onOpening(connection);
-        return await connection.open();
+        // The slot is held until the connect itself settles, even after the send gave up on it:
+        // its socket lives on until then (see PendingConnects).
+        return await connection.open().finally(() => pending.release(target.key));
       } catch (error) {
         if (!UNREACHABLE.has((error as { code?: string }).code ?? "")) throw error;
         lastError = error;
