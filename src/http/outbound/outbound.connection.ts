@@ -29,6 +29,8 @@ export class OutboundConnection {
   idleUntil: number | null = null;
   /** Called when the peer closes the connection while it is idle. */
   onIdleClose: ((connection: OutboundConnection) => void) | null = null;
+  /** Called when the connection is destroyed before its socket opened (the connect goes on). */
+  onConnectAbandoned: (() => void) | null = null;
   private socket: Socket<OutboundConnection> | null = null;
   private parser: AnswerParser | null = null;
   private settle: Settle | null = null;
@@ -86,7 +88,8 @@ export class OutboundConnection {
   destroy(): void {
     if (this.closed) return;
     this.closed = true;
-    this.socket?.terminate();
+    if (this.socket) this.socket.terminate();
+    else this.onConnectAbandoned?.();
   }
 
   private write(bytes: Uint8Array): void {

@@ -1,5 +1,5 @@
 import { parseIp } from "./outbound.address.ts";
-import type { PendingConnects } from "./outbound.connecting.ts";
+import type { AbandonedConnects } from "./outbound.connecting.ts";
 import { type ConnectTarget, OutboundConnection } from "./outbound.connection.ts";
 import { BlockedAddressError } from "./outbound.model.ts";
 import type { OutboundPolicy } from "./outbound.policy.ts";
@@ -26,7 +26,7 @@ export type Connector = (
 export function createConnector(
   policy: OutboundPolicy,
   resolve: Resolve,
-  pending: PendingConnects,
+  abandoned: AbandonedConnects,
   ca?: string,
 ): Connector {
   return async (target, onOpening) => {
@@ -34,19 +34,31 @@ export function createConnector(
     let lastError: unknown;
     for (const address of addresses) {
       const tls = target.tls && { ...target.tls, ...(ca && { ca }) };
-      pending.acquire(target.key);
+      abandoned.admit(target.key);
       try {
-        const connection = new OutboundConnection({ ...target, address, tls });
-        onOpening(connection);
-        // The slot is held until the connect itself settles, even after the send gave up on it:
-        // its socket lives on until then (see PendingConnects).
-        return await connection.open().finally(() => pending.release(target.key));
+        return await openCounted(new OutboundConnection({ ...target, address, tls }));
       } catch (error) {
         if (!UNREACHABLE.has((error as { code?: string }).code ?? "")) throw error;
         lastError = error;
       }
     }
     throw lastError;
+
+    /** Opens it; a connect its send gave up on is counted until it settles (AbandonedConnects). */
+    async function openCounted(connection: OutboundConnection): Promise<OutboundConnection> {
+      let counted = false;
+      connection.onConnectAbandoned = () => {
+        counted = true;
+        abandoned.abandon(target.key);
+      };
+      onOpening(connection);
+      try {
+        return await connection.open();
+      } finally {
+        connection.onConnectAbandoned = null;
+        if (counted) abandoned.settle(target.key);
+      }
+    }
 
     async function resolveChecked(): Promise<string[]> {
       const found = await resolve(target.hostname);

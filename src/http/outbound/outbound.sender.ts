@@ -2,9 +2,9 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { type Answer, AnswerParser } from "./outbound.answer.ts";
 import { classifyOutcome } from "./outbound.classify.ts";
 import {
+  AbandonedConnects,
   ConnectingLimitError,
   type ConnectingLimits,
-  PendingConnects,
 } from "./outbound.connecting.ts";
 import type { OutboundConnection } from "./outbound.connection.ts";
 import {
@@ -41,7 +41,7 @@ export interface SenderOptions {
   now?: () => number;
   /** Idle keep-alive connections kept, and for how long. */
   pool?: Partial<PoolLimits>;
-  /** TCP connects pending at once, per origin and in all; past them a send fails at once. */
+  /** Connects left pending by ended sends, per origin and in all, past which sends fail at once. */
   connecting?: Partial<ConnectingLimits>;
   /** A PEM certificate trusted instead of the public roots (tests with their own CA). */
   trustedCa?: string;
@@ -53,11 +53,10 @@ const DEFAULT_HEAD_LIMIT = 65_536;
 const ORIGINS_KEPT = 1024;
 const DEFAULT_POOL: PoolLimits = { perOrigin: 128, total: 512, idleMs: 4_000 };
 /**
- * A connect to a healthy origin completes within a round trip, so these are reached only by
- * addresses that do not answer: per origin as many as the delivery queue sends to one
- * destination at once (WEIR_DELIVERY_PER_DESTINATION), in all a quarter of a 1024 descriptor limit.
+ * Only connects that outlived their send's deadline count, so these are reached only by
+ * addresses that do not answer; in all, a quarter of a common 1024 descriptor limit.
  */
-const DEFAULT_CONNECTING: ConnectingLimits = { perOrigin: 64, total: 256 };
+const DEFAULT_CONNECTING: ConnectingLimits = { perOrigin: 16, total: 256 };
 const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**
@@ -79,7 +78,7 @@ export function createOutboundSender(options: SenderOptions): OutboundSender {
   const connector = createConnector(
     options.policy,
     options.resolve ?? systemResolve,
-    new PendingConnects({ ...DEFAULT_CONNECTING, ...options.connecting }),
+    new AbandonedConnects({ ...DEFAULT_CONNECTING, ...options.connecting }),
     options.trustedCa,
   );
 
