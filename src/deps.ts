@@ -84,10 +84,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   }
 }
 
-/** The sender with the operator's outbound address policy and forward timeout. */
+/** The sender with the operator's outbound address policy, forward timeout and connect caps. */
 export function createConfiguredSender(config: Config): OutboundSender {
   const policy = createOutboundPolicy({ deny: config.outbound_deny, allow: config.outbound_allow });
-  return createOutboundSender({ policy, timeoutMs: config.forward_timeout_ms });
+  return createOutboundSender({
+    policy,
+    timeoutMs: config.forward_timeout_ms,
+    connecting: {
+      perOrigin: config.outbound_hanging_connects_per_origin,
+      total: config.outbound_hanging_connects,
+    },
+  });
 }
 
 /** Releases what createDeps opened, in reverse order. */

@@ -238,6 +238,18 @@ export const CONFIG_TABLE = {
     parse: cidrList,
     doc: "CIDRs server-side requests may reach even when a deny rule (built-in or configured) covers them.",
   }),
+  outbound_hanging_connects: entry({
+    env: "WEIR_OUTBOUND_HANGING_CONNECTS",
+    default: 256,
+    parse: integer(1, 1_000_000),
+    doc: "Connects still pending after their request gave up (an address that never answers), in all, past which an origin with any gets no new connect.",
+  }),
+  outbound_hanging_connects_per_origin: entry({
+    env: "WEIR_OUTBOUND_HANGING_CONNECTS_PER_ORIGIN",
+    default: 16,
+    parse: integer(1, 1_000_000),
+    doc: "Connects still pending after their request gave up, to one origin, past which it gets no new connect: its requests fail at once as timeouts.",
+  }),
   sandbox_timeout_ms: entry({
     env: "WEIR_SANDBOX_TIMEOUT_MS",
     default: 1000,
