@@ -56,26 +56,45 @@ describe("connects that never complete", () => {
     expect(outcome(after)).toEqual(["network_error", "connection_refused"]);
   }, 20_000);
 
-  test("past the cap in all, origins with hanging connects fail at once; answering ones still connect", async () => {
+  test("in all: hanging origins stop at half the cap, every origin at the cap", async () => {
     const healthy = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
     try {
-      const [first, second] = [await blackHole(), await blackHole()];
-      const sender = senderWith({ perOrigin: 2, total: 3 });
+      const [first, second, third] = await Promise.all([blackHole(), blackHole(), blackHole()]);
+      const sender = senderWith({ perOrigin: 5, total: 4 });
       const send = (base: string) => () => sender.send({ url: `${base}/hook`, method: "GET" });
+      const healthyUrl = `http://127.0.0.1:${healthy.port}`;
 
-      await Promise.all([sendAll(send(first.url), 2), send(second.url)()]);
-      const refused = await send(second.url)();
+      await sendAll(send(first.url), 2);
+      const refused = await send(first.url)();
       expect(outcome(refused)).toEqual(["network_error", "timeout"]);
-      expect(refused.error?.message).toContain("3 abandoned outbound connects still pending");
+      expect(refused.error?.message).toContain("2 abandoned outbound connects still pending");
       expect(refused.latencyMs).toBeLessThan(DEADLINE_MS);
 
       // An origin that answers has no hanging connects: a burst of fresh connects goes through.
-      const burst = await sendAll(send(`http://127.0.0.1:${healthy.port}`), 40);
+      const burst = await sendAll(send(healthyUrl), 40);
       expect(burst.map((result) => result.status)).toEqual(Array(40).fill(200));
+
+      // Origins not known to hang still get their connects, up to the cap in all.
+      await Promise.all([send(second.url)(), send(third.url)()]);
+      const atCap = await sender.send({ url: `http://localhost:${healthy.port}/x`, method: "GET" });
+      expect(atCap.error?.message).toContain("4 abandoned outbound connects still pending, 0 to");
+
+      // The hanging connects fail once their addresses refuse: the cap is free again.
+      await Promise.all([first.close(), second.close(), third.close()]);
+      await pollUntil(
+        async () => {
+          const again = await sender.send({
+            url: `http://localhost:${healthy.port}/x`,
+            method: "GET",
+          });
+          return again.status === 200;
+        },
+        { timeoutMs: 15_000, intervalMs: 200, what: "connects allowed again" },
+      );
     } finally {
       healthy.stop(true);
     }
-  });
+  }, 20_000);
 
   test("a connect that completes after its send gave up is closed at once", async () => {
     const hole = await blackHole();

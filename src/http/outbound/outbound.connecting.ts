@@ -27,8 +27,10 @@ export class AbandonedConnects {
   constructor(private readonly limits: ConnectingLimits) {}
 
   /**
-   * Throws instead of letting a connect start to an origin with `perOrigin` abandoned connects,
-   * or with any once `total` are reached in all (origins that answer are never held back).
+   * Throws instead of letting a connect start: to an origin with `perOrigin` abandoned connects;
+   * to one with any once half of `total` hang in all (the other half stays for origins not known
+   * to hang, so one org's dead addresses do not stop every other's deliveries at once); to any
+   * origin at `total`, since a fresh origin may hang too (names can be made up without end).
    */
   admit(key: string): void {
     const forOrigin = this.byOrigin.get(key) ?? 0;
@@ -37,7 +39,7 @@ export class AbandonedConnects {
         `${forOrigin} earlier connects to ${key} still pending (it does not answer): none opened`,
       );
     }
-    if (forOrigin > 0 && this.count >= this.limits.total) {
+    if (this.count >= this.limits.total || (forOrigin > 0 && this.count * 2 >= this.limits.total)) {
       throw new ConnectingLimitError(
         `${this.count} abandoned outbound connects still pending, ${forOrigin} to ${key}: none opened`,
       );
