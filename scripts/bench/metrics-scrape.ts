@@ -25,6 +25,7 @@ import { createDueRows } from "../../src/db/db.due-rows.ts";
 import { runMigrations } from "../../src/db/db.migrate.ts";
 import { MIGRATIONS } from "../../src/db/db.migrations.ts";
 import { openDatabase } from "../../src/db/db.open.ts";
+import { newDeliveryRow } from "../../src/delivery/delivery.outbox.ts";
 import { createDeliveryRepo, type DeliveryRow } from "../../src/delivery/delivery.repo.ts";
 import { closeDeps, createDeps } from "../../src/deps.ts";
 import { isoAt } from "../../src/shared/clock.ts";
@@ -266,27 +267,17 @@ function lives(keptFigures: boolean) {
   repo.rebuildGauges();
   const rows = createDueRows(db, { table: "deliveries", key: "destination_key" });
   let seq = 0;
-  const row = (now: number): DeliveryRow => ({
-    id: `del_${++seq}`,
-    kind: "event",
-    organization_id: null,
-    subject_id: `evt_${seq}`,
-    destination_key: `dst_${seq % 20}`,
-    webhook_id: `msg_${seq}`,
-    status: "pending",
-    attempts: 0,
-    max_retries: 5,
-    attempts_before_requeue: 0,
-    next_attempt_at: now,
-    locked_until: null,
-    last_status_code: null,
-    last_error_type: null,
-    last_error_code: null,
-    last_error_message: null,
-    last_latency_ms: null,
-    created_at: isoAt(now),
-    updated_at: isoAt(now),
-  });
+  const row = (now: number): DeliveryRow => {
+    const item = {
+      kind: "event" as const,
+      organizationId: null,
+      subjectId: `evt_${++seq}`,
+      destinationKey: `dst_${seq % 20}`,
+      maxRetries: 5,
+    };
+    return newDeliveryRow(item, `del_${seq}`, `msg_${seq}`, now, isoAt(now));
+  };
+
   return {
     run(): number {
       const cpu = process.cpuUsage();

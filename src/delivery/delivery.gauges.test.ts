@@ -9,6 +9,7 @@ import { seedOrganization } from "../test-utils/capture-fixtures.ts";
 import { countedIssueFigures, countedOutboxFigures } from "../test-utils/outbox-figures.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import { closedBreaker } from "./delivery.breaker.model.ts";
+import { newDeliveryRow } from "./delivery.outbox.ts";
 import {
   createDeliveryRepo,
   type DeliveryRepo,
@@ -58,27 +59,21 @@ const expectExact = () => {
 };
 
 let seq = 0;
-const row = (subject: string, dueAt: number, key = "dst_a"): DeliveryRow => ({
-  id: `del_${++seq}`,
-  kind: "event",
-  organization_id: null,
-  subject_id: subject,
-  destination_key: key,
-  webhook_id: `msg_${seq}`,
-  status: "pending",
-  attempts: 0,
-  max_retries: 3,
-  attempts_before_requeue: 0,
-  next_attempt_at: dueAt,
-  locked_until: null,
-  last_status_code: null,
-  last_error_type: null,
-  last_error_code: null,
-  last_error_message: null,
-  last_latency_ms: null,
-  created_at: isoAt(now),
-  updated_at: isoAt(now),
-});
+const row = (subject: string, dueAt: number, key = "dst_a"): DeliveryRow =>
+  newDeliveryRow(
+    {
+      kind: "event",
+      organizationId: null,
+      subjectId: subject,
+      destinationKey: key,
+      maxRetries: 3,
+      dueAt,
+    },
+    `del_${++seq}`,
+    `msg_${seq}`,
+    now,
+    isoAt(now),
+  );
 
 /** Ends a claimed row's attempt as the worker does: `next` null ends it, a time retries it. */
 const finish = (claimed: DueRow, lockedUntil: number, next: number | null, status: string) =>

@@ -37,7 +37,7 @@ export function createOutboxPorts(
       const now = deps.clock.now();
       const createdAt = new Date(now).toISOString();
       return items.map((item) => {
-        const row = newRow(
+        const row = newDeliveryRow(
           item,
           deps.ids.uuid(),
           `msg_${deps.ids.base62(WEBHOOK_ID_CHARS)}`,
@@ -61,7 +61,8 @@ export function createOutboxPorts(
   };
 }
 
-function newRow(
+/** A new outbox row for `item`, due at its `dueAt` or now. */
+export function newDeliveryRow(
   item: NewDelivery,
   id: string,
   webhookId: string,
