@@ -1,20 +1,14 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { type Db, openDatabase } from "../db/db.open.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
-import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { migrateUpTo } from "../test-utils/test-db.ts";
+import { useDatabasesBefore } from "../test-utils/test-db.ts";
 import { NO_FILTER } from "./request-filter.model.ts";
 import { presentListedRequest, presentRequest } from "./requests.present.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 
 const MIGRATION = "0020_captured_headers_stored_once";
-const tempDir = useTempDirs("weir-headers-migration-");
-const opened: Db[] = [];
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
-});
+const databaseBefore = useDatabasesBefore(MIGRATION);
 
 const PAIRS: [string, string][] = [
   ["content-type", "application/json"],
@@ -32,9 +26,7 @@ const OBJECT = {
 
 /** A database at the schema that stored both header views, holding captures in both states of the search index. */
 function upgradedFromOldSchema() {
-  const db = openDatabase(tempDir(), "normal");
-  opened.push(db);
-  migrateUpTo(db.sqlite, MIGRATION);
+  const db = databaseBefore();
   seedOrganization(db.sqlite, "org");
   seedEndpoint(db.sqlite, { id: "ep", slug: "hook", organizationId: "org" });
   const insert = db.sqlite.prepare(

@@ -1,26 +1,18 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { type Db, openDatabase } from "../db/db.open.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
-import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { migrateUpTo } from "../test-utils/test-db.ts";
+import { useDatabasesBefore } from "../test-utils/test-db.ts";
 import { createDeliveryRepo } from "./delivery.repo.ts";
 import { presentForward } from "./forwards.present.ts";
 import { createForwardsRepo } from "./forwards.repo.ts";
 
 const MIGRATION = "0015_forwards_into_the_outbox";
-const tempDir = useTempDirs("weir-fwd-migration-");
-const opened: Db[] = [];
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
-});
+const databaseBefore = useDatabasesBefore(MIGRATION);
 
 /** A database at the schema before the outbox took over forwards, holding old forward records. */
 function upgradedFromOldSchema() {
-  const db = openDatabase(tempDir(), "normal");
-  opened.push(db);
-  migrateUpTo(db.sqlite, MIGRATION);
+  const db = databaseBefore();
   seedOrganization(db.sqlite, "org");
   seedEndpoint(db.sqlite, { id: "ep", slug: "hook", organizationId: "org" });
   seedEndpoint(db.sqlite, { id: "anon", slug: "anon", organizationId: null });

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { openDatabase } from "../db/db.open.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
-import { migrateUpTo } from "../test-utils/test-db.ts";
+import { useDatabasesBefore } from "../test-utils/test-db.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // One source, two bridges with different filters: an event is listed under each bridge it went
@@ -128,35 +126,30 @@ describe("events of a source with two bridges", () => {
 });
 
 describe("the event_bridges migration", () => {
+  const databaseBefore = useDatabasesBefore("0012_event_bridges");
+
   test("relates every earlier event to the one bridge it named, if that bridge still exists", () => {
-    const dir = makeTempDir("weir-event-bridges-");
-    const db = openDatabase(dir.path);
-    try {
-      migrateUpTo(db.sqlite, "0012_event_bridges");
-      const stamp = "2026-01-01T00:00:00.000Z";
-      for (const sql of [
-        "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('o', 'o', 'team', ?1, ?1)",
-        `INSERT INTO sources (id, organization_id, name, type, slug, created_at, updated_at)
-           VALUES ('s', 'o', 's', 'webhook', 's', ?1, ?1)`,
-        `INSERT INTO bridges (id, organization_id, source_id, name, status, created_at, updated_at)
-           VALUES ('b', 'o', 's', 'b', 'active', ?1, ?1)`,
-      ])
-        db.sqlite.run(sql, [stamp]);
-      const insertEvent = db.sqlite.prepare(
-        `INSERT INTO events (id, organization_id, source_id, bridge_id, method, path, query_string,
-           headers, raw_headers, body, status, created_at)
-         VALUES (?, 'o', 's', ?, 'POST', '', '', '{}', '[]', x'', 'filtered', ?)`,
-      );
-      insertEvent.run("e1", "b", stamp);
-      insertEvent.run("e2", "gone", stamp);
-      insertEvent.run("e3", null, stamp);
-      runMigrations(db.sqlite, MIGRATIONS);
-      expect(db.sqlite.query("SELECT event_id, bridge_id FROM event_bridges").all()).toEqual([
-        { event_id: "e1", bridge_id: "b" },
-      ]);
-    } finally {
-      db.close();
-      dir.remove();
-    }
+    const db = databaseBefore();
+    const stamp = "2026-01-01T00:00:00.000Z";
+    for (const sql of [
+      "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('o', 'o', 'team', ?1, ?1)",
+      `INSERT INTO sources (id, organization_id, name, type, slug, created_at, updated_at)
+         VALUES ('s', 'o', 's', 'webhook', 's', ?1, ?1)`,
+      `INSERT INTO bridges (id, organization_id, source_id, name, status, created_at, updated_at)
+         VALUES ('b', 'o', 's', 'b', 'active', ?1, ?1)`,
+    ])
+      db.sqlite.run(sql, [stamp]);
+    const insertEvent = db.sqlite.prepare(
+      `INSERT INTO events (id, organization_id, source_id, bridge_id, method, path, query_string,
+         headers, raw_headers, body, status, created_at)
+       VALUES (?, 'o', 's', ?, 'POST', '', '', '{}', '[]', x'', 'filtered', ?)`,
+    );
+    insertEvent.run("e1", "b", stamp);
+    insertEvent.run("e2", "gone", stamp);
+    insertEvent.run("e3", null, stamp);
+    runMigrations(db.sqlite, MIGRATIONS);
+    expect(db.sqlite.query("SELECT event_id, bridge_id FROM event_bridges").all()).toEqual([
+      { event_id: "e1", bridge_id: "b" },
+    ]);
   });
 });

@@ -1,23 +1,15 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { type Db, openDatabase } from "../db/db.open.ts";
 import { seedOrganization } from "../test-utils/capture-fixtures.ts";
-import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { migrateUpTo } from "../test-utils/test-db.ts";
+import { useDatabasesBefore } from "../test-utils/test-db.ts";
 import { createEventsRepo } from "./events.repo.ts";
 
 const MIGRATION = "0023_event_headers_stored_once";
-const tempDir = useTempDirs("weir-event-headers-");
-const opened: Db[] = [];
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
-});
+const databaseBefore = useDatabasesBefore(MIGRATION);
 
 test("an event stored with both header views reads back the same object from its pairs alone", () => {
-  const db = openDatabase(tempDir(), "normal");
-  opened.push(db);
-  migrateUpTo(db.sqlite, MIGRATION);
+  const db = databaseBefore();
   seedOrganization(db.sqlite, "org");
   db.sqlite.run(
     `INSERT INTO sources (id, organization_id, name, type, slug, created_at, updated_at)
