@@ -101,6 +101,21 @@ async function outbox(url: string, floor = 32) {
   return { ports: room.ports, clock, leased, delivered, enqueue };
 }
 
+/** Lets the held answers go until `count` deliveries have ended delivered. */
+async function releaseUntilDelivered(
+  sink: ReturnType<typeof heldSink>,
+  box: Awaited<ReturnType<typeof outbox>>,
+  count: number,
+): Promise<void> {
+  await pollUntil(
+    () => {
+      sink.release();
+      return box.delivered() === count;
+    },
+    { timeoutMs: 10_000 },
+  );
+}
+
 test("while ingest batches are full, deliveries keep to the floor; the full concurrency returns when the burst ends", async () => {
   const sink = heldSink();
   const box = await outbox(sink.url);
@@ -119,13 +134,7 @@ test("while ingest batches are full, deliveries keep to the floor; the full conc
   await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
   expect(box.leased()).toBe(64);
   // Everything still arrives.
-  await pollUntil(
-    () => {
-      sink.release();
-      return box.delivered() === 100;
-    },
-    { timeoutMs: 10_000 },
-  );
+  await releaseUntilDelivered(sink, box, 100);
 });
 
 test("by default (floor 0) nothing gives way, however full the batches", async () => {
@@ -135,13 +144,7 @@ test("by default (floor 0) nothing gives way, however full the batches", async (
   box.enqueue(100);
   await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
   expect(box.leased()).toBe(64);
-  await pollUntil(
-    () => {
-      sink.release();
-      return box.delivered() === 100;
-    },
-    { timeoutMs: 10_000 },
-  );
+  await releaseUntilDelivered(sink, box, 100);
 });
 
 test("at a moderate rate (batches of one or two) nothing gives way", async () => {
@@ -151,11 +154,5 @@ test("at a moderate rate (batches of one or two) nothing gives way", async () =>
   box.enqueue(100);
   await pollUntil(() => sink.held() === 64, { timeoutMs: 10_000 });
   expect(box.leased()).toBe(64);
-  await pollUntil(
-    () => {
-      sink.release();
-      return box.delivered() === 100;
-    },
-    { timeoutMs: 10_000 },
-  );
+  await releaseUntilDelivered(sink, box, 100);
 });
