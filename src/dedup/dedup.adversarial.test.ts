@@ -37,29 +37,32 @@ function setup() {
   };
   const ticket = (sourceId: string, body: unknown, cfg: DedupConfig = config) =>
     prepareDedup({ sourceId, config: cfg, request: view(body), rawBody: "" });
-  /** One batch in its own transaction: true for each duplicate. */
+  /** One batch's checks inside `tx` (a group commit's or its own): true for each duplicate. */
+  const checkAll = (tx: TxHandle, items: [string, unknown][], cfg?: DedupConfig) => {
+    const dedup = beginDedupBatch(tx, deps);
+    const out = items.map(([sourceId, body]) => dedup.check(ticket(sourceId, body, cfg)));
+    dedup.finish();
+    return out;
+  };
+  /** One batch in its own transaction. */
   const batch = (items: [string, unknown][], cfg?: DedupConfig) =>
-    testDb.tx((tx) => {
-      const dedup = beginDedupBatch(tx, deps);
-      const out = items.map(([sourceId, body]) => dedup.check(ticket(sourceId, body, cfg)));
-      dedup.finish();
-      return out;
-    });
-  return { db: testDb, clock, deps, ticket, batch };
+    testDb.tx((tx) => checkAll(tx, items, cfg));
+  return { db: testDb, clock, deps, ticket, checkAll, batch };
 }
 
 describe("batches that commit inside a shared turn transaction", () => {
   test("an ingest share that fails after claiming, in a turn that commits: a retry is accepted", async () => {
-    const { db, deps, ticket, batch } = setup();
+    const { db, checkAll, batch } = setup();
     const turn = createCommitTurn(db.tx);
     let failNext = true;
     const group = createGroupCommit<unknown, boolean>({
       tx: db.tx,
       turn,
       commit(items, tx) {
-        const dedup = beginDedupBatch(tx, deps);
-        const out = items.map((body) => dedup.check(ticket("src", body)));
-        dedup.finish();
+        const out = checkAll(
+          tx,
+          items.map((body) => ["src", body]),
+        );
         if (failNext) {
           failNext = false;
           throw new Error("the event insert failed");
@@ -96,18 +99,17 @@ describe("batches that commit inside a shared turn transaction", () => {
   });
 
   test("two identical requests in one turn: one stored, the duplicate answered after the commit", async () => {
-    const { db, deps, ticket } = setup();
+    const { db, checkAll } = setup();
     const turn = createCommitTurn(db.tx);
     const committed: number[] = [];
     const group = createGroupCommit<unknown, boolean>({
       tx: db.tx,
       turn,
-      commit(items, tx) {
-        const dedup = beginDedupBatch(tx, deps);
-        const out = items.map((body) => dedup.check(ticket("src", body)));
-        dedup.finish();
-        return out;
-      },
+      commit: (items, tx) =>
+        checkAll(
+          tx,
+          items.map((body) => ["src", body]),
+        ),
       onCommitted: () => committed.push(rows(db)),
     });
     const answers: string[] = [];
