@@ -1,5 +1,5 @@
 /**
- * The in-memory index of the live dedup keys (docs/dedup.md "Where keys live"): for each key, the
+ * The in-memory index of the live dedup keys (docs/design/dedup.md "Where keys live"): for each key, the
  * first 48 bits of its SHA-256, its source, the rowid of its row in `dedup_key_log` and its
  * expiry. It only says WHERE to look: a hit is confirmed against the row itself (full key,
  * source, expiry), so a prefix collision or a stale entry can never turn a new event into a

@@ -39,7 +39,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => {
 
 /**
  * The live keys of every source: rows of the append-only `dedup_key_log`, looked up through the
- * in-memory index (docs/dedup.md "Where keys live"). Correct only because one server owns the
+ * in-memory index (docs/design/dedup.md "Where keys live"). Correct only because one server owns the
  * data dir (db.lock.ts): no other process writes the log behind the index's back.
  *
  * Every lookup that hits is confirmed by reading its row in the caller's transaction, so what

@@ -18,7 +18,7 @@ function plan(sql: string, ...args: (string | number)[]): string {
 const outbox = { table: "deliveries", key: "destination_key" };
 
 // The claims run on every freed slot: a sort or a row read per skipped row made each one cost
-// the whole backlog (docs/delivery.md, "Measured").
+// the whole backlog (docs/design/delivery.md, "Measured").
 test("the claim over every destination walks a covering index in due order, no sort", () => {
   const text = plan(claimSql(outbox, true), 1, 1, 1, "[]", 1);
   expect(text).toContain("COVERING INDEX deliveries_due_idx");

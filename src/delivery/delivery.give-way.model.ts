@@ -1,5 +1,5 @@
 /**
- * Deliveries give way to ingest when the process is saturated (docs/delivery.md "Giving way to
+ * Deliveries give way to ingest when the process is saturated (docs/design/delivery.md "Giving way to
  * ingest"). Ingest and delivery share one event loop: under a burst, every delivery sent is CPU
  * an accepted webhook does not get. The signal is the size of the ingest's group-commit batches:
  * at a moderate rate a batch holds one or a few requests (the loop has time to spare); when the
@@ -37,7 +37,7 @@ const SMOOTHING = 0.25;
 
 /**
  * The policy for a configured concurrency and floor (WEIR_DELIVERY_GIVE_WAY_FLOOR; 0: never give
- * way). Measured (docs/delivery.md, "Giving way to ingest"): batches must average over 16
+ * way). Measured (docs/design/delivery.md, "Giving way to ingest"): batches must average over 16
  * requests before anything gives way, so at 1,000 events/s only a loop already taking 16 ms a
  * turn would; the floor from 48 (three quarters of the bench's 64 connections in every batch).
  */
