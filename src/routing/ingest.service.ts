@@ -9,6 +9,7 @@ import type {
   DeliveryPorts,
   DeliveryRecord,
   DeliveryResponse,
+  RetriedDelivery,
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -26,7 +27,12 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import { type CompiledFilters, compileFilters } from "./filters.model.ts";
+import {
+  type CompiledFilters,
+  compileFilterExplainer,
+  compileFilters,
+  type FilterRejection,
+} from "./filters.model.ts";
 import {
   type IngestRequest,
   type RoutePlan,
@@ -80,6 +86,18 @@ export interface IngestHooks {
 
 export type IngestOutcome = { eventId: string } | { duplicate: true };
 
+/** What `POST /events/{id}/retry` did to each of the event's deliveries. */
+export type RetryAction = RetriedDelivery["action"] | "created";
+
+export interface EventRetry {
+  /** Deliveries made due now: requeued, pulled forward, or created by routing the event again. */
+  requeued: number;
+  actions: Map<string, RetryAction>;
+}
+
+/** Events with no deliveries yet: a retry routes them again. */
+const REROUTED = new Set<string>(["paused", "filtered", "unrouted"]);
+
 interface PendingEvent {
   event: StoredEvent;
   routing: Routing;
@@ -100,6 +118,8 @@ export interface FilterCost {
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const plans = new Map<string, { version: number; plan: RoutePlan }>();
   const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
+  type Explainer = (view: RequestView) => FilterRejection | null;
+  const explainers = new Map<string, { updatedAt: string; explain: Explainer }>();
   const cost: FilterCost = { evaluations: 0, totalMicros: 0 };
   const destinations = createDestinationCache({
     find: (id) => deps.bridges.findDestinationWithSecrets(id),
@@ -116,6 +136,14 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     return matches;
   };
 
+  const explainerOf = (d: Destination): Explainer => {
+    const hit = explainers.get(d.id);
+    if (hit && hit.updatedAt === d.updatedAt) return hit.explain;
+    const explain = compileFilterExplainer(d.filters);
+    explainers.set(d.id, { updatedAt: d.updatedAt, explain });
+    return explain;
+  };
+
   const buildPlan = (source: Source): RoutePlan => {
     const bridges = deps.bridges.bridgesOfSource(source.id);
     const destinations = deps.bridges.destinationsOf(bridges.map((b) => b.id));
@@ -125,7 +153,11 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         bridge,
         destinations: destinations
           .filter((d) => d.bridgeId === bridge.id)
-          .map((destination) => ({ destination, matches: matcherOf(destination) })),
+          .map((destination) => ({
+            destination,
+            matches: matcherOf(destination),
+            explain: (view: RequestView) => explainerOf(destination)(view),
+          })),
       })),
     };
   };
@@ -184,6 +216,25 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       })),
     );
 
+  /** The deliveries of an event routed again with every bridge of its source taken as active. */
+  const reroute = (tx: TxHandle, event: StoredEvent): DeliveryRecord[] => {
+    const plan = planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId));
+    if (!plan) return [];
+    const active = {
+      ...plan,
+      bridges: plan.bridges.map((b) => ({
+        ...b,
+        bridge: { ...b.bridge, status: "active" as const },
+      })),
+    };
+    const routing = routeRequest(active, requestView(event));
+    if (routing.destinations.length === 0 || !deps.delivery) return [];
+    const made = enqueue(tx, event, routing.destinations) ?? [];
+    deps.events.replaceBridges(event.id, routing.bridgeIds);
+    deps.events.reopen(event.id, routing.destinations.length);
+    return made;
+  };
+
   const route = (plan: RoutePlan, view: RequestView): Routing => {
     const started = performance.now();
     const routing = routeRequest(plan, view);
@@ -209,6 +260,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         ...request,
         status: routing.status,
         createdAt: isoAt(deps.clock.now()),
+        filteredBy: routing.filteredBy,
       };
       const stored = await group.submit({ event, routing, dedup });
       return stored === "duplicate" ? { duplicate: true } : { eventId: event.id };
@@ -217,34 +269,27 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     filterCost: (): FilterCost => ({ ...cost }),
 
     /**
-     * Re-queues an event's failed deliveries; a paused or filtered event (no deliveries yet) is
-     * routed again through its source's active bridges as they are now.
+     * Retries an event now (decisions.md §15): its failed deliveries are requeued and those
+     * waiting for a retry are pulled forward; a paused, filtered or unrouted event (no
+     * deliveries yet) is routed again through its source's bridges as they are now, all taken
+     * as active.
      */
-    retry(event: StoredEvent): number {
-      const count = deps.tx((tx) => {
-        if (event.status !== "paused" && event.status !== "filtered") {
-          const requeued = deps.delivery?.requeue(tx, "event", event.id) ?? 0;
-          if (requeued > 0) deps.events.reopen(event.id, requeued);
-          return requeued;
+    retry(event: StoredEvent): EventRetry {
+      const actions = new Map<string, RetryAction>();
+      const requeued = deps.tx((tx) => {
+        if (!REROUTED.has(event.status)) {
+          const done = deps.delivery?.retryNow(tx, "event", [event.id]) ?? [];
+          for (const d of done) actions.set(d.id, d.action);
+          const reopened = done.filter((d) => d.action === "requeued").length;
+          if (reopened > 0) deps.events.reopen(event.id, reopened);
+          return done.filter((d) => d.action !== "unchanged").length;
         }
-        const plan = planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId));
-        if (!plan) return 0;
-        const active = {
-          ...plan,
-          bridges: plan.bridges.map((b) => ({
-            ...b,
-            bridge: { ...b.bridge, status: "active" as const },
-          })),
-        };
-        const routing = routeRequest(active, requestView(event));
-        if (routing.destinations.length === 0 || !deps.delivery) return 0;
-        enqueue(tx, event, routing.destinations);
-        deps.events.replaceBridges(event.id, routing.bridgeIds);
-        deps.events.reopen(event.id, routing.destinations.length);
-        return routing.destinations.length;
+        const made = reroute(tx, event);
+        for (const d of made) actions.set(d.id, "created");
+        return made.length;
       });
-      if (count > 0) deps.delivery?.wake();
-      return count;
+      if (requeued > 0) deps.delivery?.wake();
+      return { requeued, actions };
     },
 
     close: () => group.close(),
