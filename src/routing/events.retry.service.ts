@@ -13,7 +13,7 @@ export interface BulkRetryQuery extends EventQuery {
 }
 
 export interface BulkRetryDeps {
-  events: EventsRepo;
+  events: Pick<EventsRepo, "retryBatch" | "reopen">;
   delivery: Pick<DeliveryPorts, "retryNow" | "wake"> | null;
   tx<T>(fn: (tx: TxHandle) => T): T;
   /** Lets the event loop run (ingests, captures, deliveries) between two batches. */
