@@ -1,7 +1,7 @@
 import { previewBody } from "../capture/requests.model.ts";
 import type { SubjectAttempt } from "../delivery/delivery.ports.ts";
 import type { StoredEvent } from "./events.repo.ts";
-import type { RetryAction } from "./ingest.service.ts";
+import type { RetryAction } from "./ingest.retry.ts";
 
 /** Why a filtered event was not delivered: each destination's failing filter term. */
 export function presentFilteredBy(e: StoredEvent) {

@@ -9,7 +9,6 @@ import type {
   DeliveryPorts,
   DeliveryRecord,
   DeliveryResponse,
-  RetriedDelivery,
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -40,6 +39,7 @@ import {
   requestView,
   routeRequest,
 } from "./ingest.model.ts";
+import { type EventRetry, retryEvent } from "./ingest.retry.ts";
 import type { Source } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
 
@@ -85,18 +85,6 @@ export interface IngestHooks {
 }
 
 export type IngestOutcome = { eventId: string } | { duplicate: true };
-
-/** What `POST /events/{id}/retry` did to each of the event's deliveries. */
-export type RetryAction = RetriedDelivery["action"] | "created";
-
-export interface EventRetry {
-  /** Deliveries made due now: requeued, pulled forward, or created by routing the event again. */
-  requeued: number;
-  actions: Map<string, RetryAction>;
-}
-
-/** Events with no deliveries yet: a retry routes them again. */
-const REROUTED = new Set<string>(["paused", "filtered", "unrouted"]);
 
 interface PendingEvent {
   event: StoredEvent;
@@ -216,25 +204,6 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       })),
     );
 
-  /** The deliveries of an event routed again with every bridge of its source taken as active. */
-  const reroute = (tx: TxHandle, event: StoredEvent): DeliveryRecord[] => {
-    const plan = planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId));
-    if (!plan) return [];
-    const active = {
-      ...plan,
-      bridges: plan.bridges.map((b) => ({
-        ...b,
-        bridge: { ...b.bridge, status: "active" as const },
-      })),
-    };
-    const routing = routeRequest(active, requestView(event));
-    if (routing.destinations.length === 0 || !deps.delivery) return [];
-    const made = enqueue(tx, event, routing.destinations) ?? [];
-    deps.events.replaceBridges(event.id, routing.bridgeIds);
-    deps.events.reopen(event.id, routing.destinations.length);
-    return made;
-  };
-
   const route = (plan: RoutePlan, view: RequestView): Routing => {
     const started = performance.now();
     const routing = routeRequest(plan, view);
@@ -268,29 +237,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
     filterCost: (): FilterCost => ({ ...cost }),
 
-    /**
-     * Retries an event now (decisions.md §15): its failed deliveries are requeued and those
-     * waiting for a retry are pulled forward; a paused, filtered or unrouted event (no
-     * deliveries yet) is routed again through its source's bridges as they are now, all taken
-     * as active.
-     */
-    retry(event: StoredEvent): EventRetry {
-      const actions = new Map<string, RetryAction>();
-      const requeued = deps.tx((tx) => {
-        if (!REROUTED.has(event.status)) {
-          const done = deps.delivery?.retryNow(tx, "event", [event.id]) ?? [];
-          for (const d of done) actions.set(d.id, d.action);
-          const reopened = done.filter((d) => d.action === "requeued").length;
-          if (reopened > 0) deps.events.reopen(event.id, reopened);
-          return done.filter((d) => d.action !== "unchanged").length;
-        }
-        const made = reroute(tx, event);
-        for (const d of made) actions.set(d.id, "created");
-        return made.length;
-      });
-      if (requeued > 0) deps.delivery?.wake();
-      return { requeued, actions };
-    },
+    /** Retries an event now (ingest.retry.ts). */
+    retry: (event: StoredEvent): EventRetry =>
+      retryEvent(event, {
+        events: deps.events,
+        delivery: deps.delivery,
+        tx: deps.tx,
+        planOf: (id) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+        enqueue: (tx, e, destinations) => enqueue(tx, e, destinations) ?? [],
+      }),
 
     close: () => group.close(),
 
