@@ -4,6 +4,7 @@ import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { createEventsRepo } from "./events.repo.ts";
 
 // Retries wait a minute and breakers stay open as long: whatever is delivered again within a
 // test was made due by the retry under test, not by the schedule.
@@ -57,6 +58,7 @@ async function ingest(sourceId: string, body: string, headers: Record<string, st
 
 interface DeliveryView {
   id: string;
+  error_code: string | null;
   destination_id: string;
   status: string;
   attempts: number;
@@ -168,6 +170,28 @@ describe("POST /events/{id}/retry", () => {
     expect(done.deliveries[0]).toMatchObject({ status: "delivered", attempts: 2 });
   });
 
+  test("a delivery held by its destination's open breaker is sent now: the breaker lets its probe go", async () => {
+    failing.add("/breaker");
+    const bridge = await bridgeTo([{ url: `${sink.url}/breaker` }]);
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await ingest(bridge.source_id, `{"n":${i}}`));
+    const held = await pollUntil(
+      async () => {
+        for (const id of ids) {
+          const [d] = (await eventOf(id)).deliveries;
+          if (d.error_code === "circuit_open" && d.status === "pending") return id;
+        }
+        return undefined;
+      },
+      { what: "a delivery waiting for the open breaker" },
+    );
+    failing.delete("/breaker");
+    const retried = await callAs(server, owner, "POST", `/api/v1/events/${held}/retry`);
+    expect(retried.body.data.deliveries[0].action).toBe("pulled_forward");
+    // The breaker would hold it for a minute more; the retry's probe goes now and succeeds.
+    await eventWhen(held, (e) => e.status === "delivered", "the held delivery sent");
+  });
+
   test("another organization's event is a 404", async () => {
     const bridge = await bridgeTo([{ url: `${sink.url}/other` }]);
     const id = await ingest(bridge.source_id, "{}");
@@ -256,6 +280,14 @@ describe("event lists are bounded", () => {
       expect(e.request.body_encoding).toBe("utf8");
       expect(e.request.body).toBe("é".repeat(32_768));
     }
+    // The rows were read cut: SQLite handed over 64 KiB of each body, not the megabyte.
+    const rows = createEventsRepo(server.deps.db).page(owner.organizationId, { sourceId }, 10, 0);
+    expect(rows.events.map((e) => [e.body.byteLength, e.bodySize])).toEqual([
+      [14, 14],
+      [65_536, 1_000_000],
+      [65_536, 1_000_000],
+      [65_536, 1_000_000],
+    ]);
     const whole = await eventOf(large[0].id);
     expect(whole.request.body).toBe(big);
     expect(whole.request.body_truncated).toBeUndefined();
