@@ -82,6 +82,7 @@ describe("POST /api/v1/events/retry", () => {
       [{ until: "soon" }, "until"],
       [{ source_id: 5 }, "source_id"],
       [{ source: outage.source_id }, "source"],
+      [["failed"], "body"],
     ];
     for (const [body, field] of cases) {
       const answer = await retryAll(body);
@@ -102,6 +103,7 @@ describe("POST /api/v1/events/retry", () => {
     const foreign = await retryAll({ source_id: outage.source_id }, stranger);
     expect([foreign.status, foreign.body.data]).toEqual([200, { requeued: 0 }]);
     expect((await retryAll({}, stranger)).body.data).toEqual({ requeued: 0 });
+    expect((await retryAll(undefined, stranger)).body.data).toEqual({ requeued: 0 });
     const later = new Date(Date.now() + 3_600_000).toISOString();
     expect((await retryAll({ since: later })).body.data).toEqual({ requeued: 0 });
     expect((await retryAll({ status: "delivered" })).body.data).toEqual({ requeued: 0 });
@@ -151,5 +153,43 @@ describe("POST /api/v1/events/retry", () => {
       what: "the left deliveries sent",
     });
     expect(received("right")).toHaveLength(0);
+  });
+
+  test("deliveries waiting for their next retry are sent now too, their attempts unchanged", async () => {
+    const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+      name: "Waiting",
+      source: { name: "Waiting", type: "webhook" },
+      destinations: [
+        {
+          name: "later",
+          url: `${sink.url}/later`,
+          max_retries: 5,
+          headers: { authorization: "Bearer {{LATE_TOKEN}}" },
+        },
+      ],
+    });
+    const sourceId = created.body.data.source_id;
+    await ingestMany(sourceId, 2);
+    const waiting = async () => {
+      const page = await callAs(server, owner, "GET", `/api/v1/events?source_id=${sourceId}`);
+      const ids = page.body.data.map((e: { id: string }) => e.id) as string[];
+      const events = await Promise.all(
+        ids.map(async (id) => (await callAs(server, owner, "GET", `/api/v1/events/${id}`)).body),
+      );
+      const deliveries = events.map((e) => e.data.deliveries[0]);
+      return deliveries.every((d) => d?.status === "retrying" && d.attempts === 1) && ids;
+    };
+    const ids = await pollUntil(waiting, { what: "both deliveries waiting a minute to retry" });
+    await callAs(server, owner, "POST", "/api/v1/secrets", { name: "LATE_TOKEN", value: "y" });
+    expect((await retryAll({ source_id: sourceId })).body.data).toEqual({ requeued: 2 });
+    await pollUntil(() => (received("later").length === 2 ? true : undefined), {
+      what: "the waiting deliveries sent now",
+    });
+    for (const id of ids) {
+      const attempts = await callAs(server, owner, "GET", `/api/v1/events/${id}/attempts`);
+      expect(attempts.body.data.map((a: { attempt_number: number }) => a.attempt_number)).toEqual([
+        1, 2,
+      ]);
+    }
   });
 });
