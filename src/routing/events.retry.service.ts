@@ -1,8 +1,8 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import { conflict, type FieldErrors, validationFailed } from "../shared/errors.ts";
-import type { EventCursor, EventQuery, EventStatus, EventsRepo } from "./events.repo.ts";
-import { EVENT_STATUSES } from "./events.service.ts";
+import type { EventCursor, EventQuery, EventsRepo } from "./events.repo.ts";
+import { parseEventQuery } from "./events.service.ts";
 
 /** Events handled per transaction: short enough that ingests and captures commit in between. */
 export const BULK_RETRY_BATCH = 500;
@@ -34,7 +34,6 @@ export function parseBulkRetry(body: unknown): BulkRetryQuery {
     throw validationFailed({ body: ["must be a JSON object"] });
   }
   const errors: FieldErrors = {};
-  const out: BulkRetryQuery = {};
   for (const [name, value] of Object.entries(body)) {
     if (!(FIELDS as readonly string[]).includes(name)) {
       errors[name] = [`is not a filter of a retry (${FIELDS.join(", ")})`];
@@ -42,27 +41,14 @@ export function parseBulkRetry(body: unknown): BulkRetryQuery {
       errors[name] = ["must be a string"];
     }
   }
-  const text = (name: (typeof FIELDS)[number]) => {
-    const value = (body as Record<string, unknown>)[name];
-    return typeof value === "string" && value !== "" ? value : undefined;
-  };
-  const status = text("status");
-  if (status !== undefined) {
-    if ((EVENT_STATUSES as string[]).includes(status)) out.status = status as EventStatus;
-    else errors.status = [`must be one of ${EVENT_STATUSES.join(", ")}`];
-  }
-  out.sourceId = text("source_id");
-  out.bridgeId = text("bridge_id");
-  out.destinationId = text("destination_id");
-  for (const name of ["since", "until"] as const) {
-    const value = text(name);
-    if (value === undefined) continue;
-    const ms = Date.parse(value);
-    if (Number.isNaN(ms)) errors[name] = ["must be an ISO 8601 date-time"];
-    else out[name] = new Date(ms).toISOString();
-  }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  return out;
+  // The list's own reading of the shared filters: the same values mean the same events.
+  const filters = body as Record<string, unknown>;
+  const destinationId = filters.destination_id;
+  return {
+    ...parseEventQuery(filters),
+    ...(typeof destinationId === "string" && destinationId !== "" ? { destinationId } : {}),
+  };
 }
 
 /**

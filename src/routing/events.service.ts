@@ -4,7 +4,7 @@ import { type FieldErrors, notFound, validationFailed } from "../shared/errors.t
 import { presentAttempt, presentFilteredBy, presentListedRequest } from "./events.present.ts";
 import type { EventQuery, EventStatus, EventsRepo, StoredEvent } from "./events.repo.ts";
 
-export const EVENT_STATUSES: EventStatus[] = [
+const STATUSES: EventStatus[] = [
   "pending",
   "delivered",
   "failed",
@@ -29,8 +29,8 @@ export function parseEventQuery(query: Record<string, unknown>): EventQuery {
   };
   const status = text("status");
   if (status !== undefined) {
-    if ((EVENT_STATUSES as string[]).includes(status)) out.status = status as EventStatus;
-    else errors.status = [`must be one of ${EVENT_STATUSES.join(", ")}`];
+    if ((STATUSES as string[]).includes(status)) out.status = status as EventStatus;
+    else errors.status = [`must be one of ${STATUSES.join(", ")}`];
   }
   out.sourceId = text("source_id");
   out.bridgeId = text("bridge_id");
