@@ -7,6 +7,7 @@ import type {
   NewDelivery,
 } from "./delivery.ports.ts";
 import { type DeliveryRepo, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
+import type { RetryNowRepo } from "./delivery.retry-now.repo.ts";
 import type { OutboxDeps } from "./delivery.worker.ts";
 
 /** Length of the random part of a Standard Webhooks message id (`msg_…`). */
@@ -20,6 +21,7 @@ const WEBHOOK_ID_CHARS = 27;
 export function createOutboxPorts(
   deps: Pick<OutboxDeps, "clock" | "ids">,
   repo: DeliveryRepo,
+  retries: RetryNowRepo,
   kinds: Map<DeliveryKind, DeliveryKindHandlers>,
   wake: () => void,
   observers: AttemptObserver[],
@@ -58,7 +60,29 @@ export function createOutboxPorts(
     requeue: (_tx, kind, subjectId, options) =>
       repo.requeue(kind, subjectId, options?.includeEnded ?? false, deps.clock.now()),
     forgetSubjects: (_tx, kind, subjectIds) => repo.forgetSubjects(kind, subjectIds),
+    retryNow(_tx, kind, subjectIds, options) {
+      const now = deps.clock.now();
+      const done = retries.retryNow(kind, subjectIds, options?.destinationKey ?? null, now);
+      const touched = new Set(
+        done.filter((d) => d.action !== "unchanged").map((d) => d.destinationKey),
+      );
+      for (const key of touched) probeNow(repo, key, now);
+      return done;
+    },
+    attemptsOfSubject: (kind, subjectId) => retries.attemptsOfSubject(kind, subjectId),
   };
+}
+
+/**
+ * An open breaker lets its one probe go now instead of at the end of its wait: a retry asked for
+ * now should not sit behind it. A probe that fails opens it again, so a target still down costs
+ * one attempt, not a flood.
+ */
+function probeNow(repo: DeliveryRepo, key: string, now: number): void {
+  const state = repo.breaker(key);
+  if (state.phase === "open" && (state.openUntil ?? now) > now) {
+    repo.saveBreaker(key, { ...state, openUntil: now }, now);
+  }
 }
 
 /** A new outbox row for `item`, due at its `dueAt` or now. */

@@ -104,6 +104,22 @@ export interface DeliveryRecord {
   updatedAt: string;
 }
 
+/** What a manual retry did to one delivery (decisions.md §15). */
+export interface RetriedDelivery {
+  id: string;
+  subjectId: string;
+  destinationKey: string;
+  /**
+   * requeued: it had failed and is due now with a fresh retry budget; pulled_forward: it was
+   * waiting for a retry (or for its destination's breaker) and is due now, attempts unchanged;
+   * unchanged: it was delivered, is being sent, or is due already.
+   */
+  action: "requeued" | "pulled_forward" | "unchanged";
+}
+
+/** An attempt with the destination key of its delivery (an event's attempts timeline). */
+export type SubjectAttempt = DeliveryAttempt & { destinationKey: string };
+
 /** A failed answer as a kind's owner may read it for a retry hint. */
 export interface DeliveryResponse {
   status: number | null;
@@ -186,6 +202,20 @@ export interface DeliveryPorts {
     subjectId: string,
     options?: { includeEnded?: boolean },
   ): number;
+  /**
+   * A manual retry of some subjects of a kind (optionally only their deliveries to one key), in
+   * the caller's transaction: failed deliveries are requeued as `requeue` does, waiting ones are
+   * made due now with their attempts unchanged, and an open breaker of a key it touched lets its
+   * probe go now (an operator's retry says the target may be back). Call `wake()` after commit.
+   */
+  retryNow(
+    tx: TxHandle,
+    kind: DeliveryKind,
+    subjectIds: readonly string[],
+    options?: { destinationKey?: string },
+  ): RetriedDelivery[];
+  /** Every attempt of a subject's deliveries, oldest first. */
+  attemptsOfSubject(kind: DeliveryKind, subjectId: string): SubjectAttempt[];
   /**
    * Deletes every delivery of these subjects of a kind, with their attempts, in the caller's
    * transaction: the owner's retention removed the subjects (an event, a captured request), and

@@ -34,7 +34,7 @@ export interface DeliveryRow {
   updated_at: string;
 }
 
-interface AttemptRow {
+export interface AttemptRow {
   id: string;
   delivery_id: string;
   attempt: number;
@@ -250,6 +250,8 @@ export function createDeliveryRepo(db: DbHandle & Pick<UnitOfWork, "afterCommit"
       const due = queued - gauges.dueAfterSecondOf(now) - read.later - read.leased;
       return { queued, due, breakers: breakerPhases.all() };
     },
+    /** Moves rows between due times in the queue gauges once the open transaction commits. */
+    moveGauges: track,
     requeue(kind: DeliveryKind, subjectId: string, includeEnded: boolean, now: number): number {
       const { changes } = requeueFailed.run(now, isoAt(now), kind, subjectId, includeEnded ? 1 : 0);
       if (changes > 0) track(null, now, changes);
@@ -293,7 +295,7 @@ function recordStatus(status: string, lockedUntil: number | null, now: number): 
   return leased && !ended ? "delivering" : (status as DeliveryStatus);
 }
 
-function toAttempt(row: AttemptRow): DeliveryAttempt {
+export function toAttempt(row: AttemptRow): DeliveryAttempt {
   return {
     id: row.id,
     deliveryId: row.delivery_id,

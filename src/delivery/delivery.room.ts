@@ -9,6 +9,7 @@ import type {
   DeliveryPorts,
 } from "./delivery.ports.ts";
 import { createDeliveryRepo } from "./delivery.repo.ts";
+import { createRetryNowRepo } from "./delivery.retry-now.repo.ts";
 import { createDeliveryWorker, type OutboxDeps } from "./delivery.worker.ts";
 import { type ForwardCause, forwardDeliveries, forwardKey } from "./forwards.model.ts";
 
@@ -36,6 +37,7 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
   const ports = createOutboxPorts(
     deps,
     repo,
+    createRetryNowRepo(deps.db, repo.moveGauges),
     kinds,
     () => worker.queue.notify(),
     observers,

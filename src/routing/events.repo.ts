@@ -1,7 +1,15 @@
 import { headersFromPairs } from "../capture/capture.model.ts";
+import { BODY_PREVIEW_LIMIT } from "../capture/requests.model.ts";
 import type { DbHandle } from "../db/db.tx.ts";
 
-export type EventStatus = "pending" | "delivered" | "failed" | "filtered" | "paused";
+export type EventStatus = "pending" | "delivered" | "failed" | "filtered" | "paused" | "unrouted";
+
+/** Why a destination's filters rejected a filtered event, as stored with it. */
+export interface StoredRejection {
+  destinationId: string;
+  filter: number;
+  path: string;
+}
 
 /** An ingested request as stored: the body byte-exact, headers lowercased and as received. */
 export interface StoredEvent {
@@ -16,6 +24,10 @@ export interface StoredEvent {
   body: Uint8Array;
   status: EventStatus;
   createdAt: string;
+  /** A filtered event: why each destination rejected it on arrival (empty otherwise). */
+  filteredBy?: StoredRejection[];
+  /** Set when `body` was read cut (lists): the whole body's size in bytes. */
+  bodySize?: number;
 }
 
 interface EventRow {
@@ -29,6 +41,8 @@ interface EventRow {
   body: Uint8Array;
   status: EventStatus;
   created_at: string;
+  filtered_by: string | null;
+  body_size?: number;
 }
 
 const toEvent = (row: EventRow): StoredEvent => {
@@ -46,6 +60,8 @@ const toEvent = (row: EventRow): StoredEvent => {
     body: row.body,
     status: row.status,
     createdAt: row.created_at,
+    filteredBy: row.filtered_by ? JSON.parse(row.filtered_by) : [],
+    ...(row.body_size === undefined ? {} : { bodySize: row.body_size }),
   };
 };
 
@@ -53,6 +69,18 @@ const toEvent = (row: EventRow): StoredEvent => {
 // delivery's prepare does) measured 2-3x slower through the join.
 const STATUS = "(SELECT status FROM event_states WHERE event_id = e.id)";
 const COLUMNS = `e.*, ${STATUS} AS status`;
+// A list row reads only the start of its body (decisions.md §15) and the whole one's size: a page
+// of 1 MB events costs a page of previews, in SQLite's memory as in ours. substr of an empty
+// blob is NULL: an empty body stays an empty blob.
+const LIST_COLUMNS = `e.id, e.organization_id, e.source_id, e.method, e.path, e.query_string,
+  e.raw_headers, coalesce(substr(e.body, 1, ${BODY_PREVIEW_LIMIT}), x'') AS body,
+  length(e.body) AS body_size, e.created_at, e.filtered_by, ${STATUS} AS status`;
+
+/** Where a bulk retry's walk through the events stands: the last one it handed out. */
+export interface EventCursor {
+  createdAt: string;
+  id: string;
+}
 
 /** What a list of events may be narrowed by (decisions.md §13). */
 export interface EventQuery {
@@ -68,7 +96,7 @@ export function createEventsRepo(db: DbHandle) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
     `INSERT INTO events (id, organization_id, source_id, method, path, query_string,
-       raw_headers, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       raw_headers, body, created_at, filtered_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertState = sqlite.prepare<never, [string, string, number]>(
     "INSERT INTO event_states (event_id, status, open_deliveries) VALUES (?, ?, ?)",
@@ -143,6 +171,7 @@ export function createEventsRepo(db: DbHandle) {
         JSON.stringify(e.rawHeaders),
         e.body,
         e.createdAt,
+        e.filteredBy && e.filteredBy.length > 0 ? JSON.stringify(e.filteredBy) : null,
       );
       insertState.run(e.id, e.status, openDeliveries);
       for (const bridgeId of bridgeIds) relate.run(e.id, bridgeId);
@@ -197,11 +226,28 @@ export function createEventsRepo(db: DbHandle) {
           .get(...w.args)?.n ?? 0;
       const rows = sqlite
         .query<EventRow, (string | number)[]>(
-          `SELECT ${COLUMNS} FROM events e WHERE ${w.sql}
+          `SELECT ${LIST_COLUMNS} FROM events e WHERE ${w.sql}
             ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?`,
         )
         .all(...w.args, limit, offset);
       return { events: rows.map(toEvent), total };
+    },
+    /**
+     * The next `limit` events after `cursor` (oldest first) that match `q` and may hold failed or
+     * waiting deliveries (failed or pending ones): a bulk retry's batch. The cursor only moves
+     * forward, so an event requeued by one batch is never handed out again.
+     */
+    retryBatch(organizationId: string, q: EventQuery, cursor: EventCursor | null, limit: number) {
+      const w = where(organizationId, q);
+      const after = cursor ? "AND (e.created_at, e.id) > (?, ?)" : "";
+      return sqlite
+        .query<{ id: string; created_at: string }, (string | number)[]>(
+          `SELECT e.id, e.created_at FROM events e
+            WHERE ${w.sql} AND ${STATUS} IN ('failed', 'pending') ${after}
+            ORDER BY e.created_at, e.id LIMIT ?`,
+        )
+        .all(...w.args, ...(cursor ? [cursor.createdAt, cursor.id] : []), limit)
+        .map((row): EventCursor => ({ id: row.id, createdAt: row.created_at }));
     },
     /** Organizations that hold events, with their plan (retention). */
     tenantsWithEvents(): { id: string; plan: string }[] {

@@ -2,9 +2,12 @@ import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { withRetryActions } from "./events.present.ts";
+import { type BulkRetry, parseBulkRetry } from "./events.retry.service.ts";
 import {
   type EventsDeps,
   getEvent,
+  listEventAttempts,
   listEvents,
   parseEventQuery,
   requireEvent,
@@ -23,6 +26,10 @@ const RequestSchema = t.Object({
   headers: t.Record(t.String(), t.String()),
   body: t.String({ description: "UTF-8 text, or base64 when body_encoding is base64." }),
   body_encoding: t.Union([t.Literal("utf8"), t.Literal("base64")]),
+  body_truncated: t.Optional(
+    t.Boolean({ description: "Lists only: the body was cut to its first 64 KiB." }),
+  ),
+  body_size: t.Optional(t.Integer({ description: "With body_truncated: the whole body's bytes." })),
 });
 const eventFields = {
   id: t.String(),
@@ -39,7 +46,16 @@ const eventFields = {
     t.Literal("failed"),
     t.Literal("filtered"),
     t.Literal("paused"),
+    t.Literal("unrouted"),
   ]),
+  filtered_by: t.Array(
+    t.Object({
+      destination_id: t.String(),
+      filter: t.Integer({ description: "Index of the filter object that failed." }),
+      path: t.String({ description: "Its failing term: a field path, or $or/$and/$not." }),
+    }),
+    { description: "A filtered event: why each destination rejected it on arrival." },
+  ),
   created_at: t.String(),
 };
 const DeliverySchema = t.Object({
@@ -56,14 +72,40 @@ const DeliverySchema = t.Object({
   next_attempt_at: Nullable(t.String()),
   created_at: t.String(),
 });
+const RetryActionSchema = t.Union(
+  [
+    t.Literal("requeued"),
+    t.Literal("pulled_forward"),
+    t.Literal("created"),
+    t.Literal("unchanged"),
+  ],
+  {
+    description:
+      "requeued: it had failed; pulled_forward: it was waiting for a retry (attempts unchanged); created: the event was routed again; unchanged: nothing to retry.",
+  },
+);
+const AttemptSchema = t.Object({
+  id: t.String(),
+  delivery_id: t.String(),
+  destination_id: t.String(),
+  attempt_number: t.Integer(),
+  status_code: Nullable(t.Integer()),
+  response_body: t.String({ description: "The first 64 KiB of the answer." }),
+  latency_ms: t.Number(),
+  error_type: Nullable(t.String()),
+  error_code: Nullable(t.String()),
+  error_message: Nullable(t.String()),
+  created_at: t.String(),
+});
 
 export interface EventsParts {
   guard: AuthPorts["guard"];
   events: EventsDeps;
   ingest: IngestService;
+  bulkRetry: BulkRetry;
 }
 
-/** Events (decisions.md §8, §13): members read; retrying is an admin's write. */
+/** Events (decisions.md §8, §13, §15): members read; retrying is an admin's write. */
 export function eventsRoutes(room: EventsParts) {
   return new Elysia({ prefix: "/api/v1/events" })
     .use(room.guard())
@@ -89,7 +131,7 @@ export function eventsRoutes(room: EventsParts) {
           tags,
           security,
           summary:
-            "List events, newest first (page, page_size, status, source_id, bridge_id, since, until)",
+            "List events, newest first (page, page_size, status, source_id, bridge_id, since, until); bodies over 64 KiB are cut",
         },
       },
     )
@@ -108,21 +150,62 @@ export function eventsRoutes(room: EventsParts) {
         detail: { tags, security, summary: "Get an event with its deliveries" },
       },
     )
+    .get(
+      "/:id/attempts",
+      ({ principal, params }) => ({
+        data: listEventAttempts(principal.organizationId, params.id, room.events),
+      }),
+      {
+        response: { 200: t.Object({ data: t.Array(AttemptSchema) }), ...errorResponses },
+        detail: { tags, security, summary: "Every attempt of an event's deliveries, oldest first" },
+      },
+    )
+    .post(
+      "/retry",
+      async ({ principal, body }) => {
+        requirePermission(principal, "write");
+        const query = parseBulkRetry(body);
+        return { data: { requeued: await room.bulkRetry.run(principal.organizationId, query) } };
+      },
+      {
+        response: {
+          200: t.Object({ data: t.Object({ requeued: t.Integer() }) }),
+          ...errorResponses,
+        },
+        detail: {
+          tags,
+          security,
+          summary:
+            "Retry every failed or waiting delivery of the matching events now (admin; 409 retry_in_progress while one runs)",
+          requestBody: {
+            ...jsonBody(
+              "Optional filters: status, source_id, bridge_id, destination_id, since, until.",
+            ),
+            required: false,
+          },
+        },
+      },
+    )
     .post(
       "/:id/retry",
       ({ principal, params }) => {
         requirePermission(principal, "write");
         const event = requireEvent(principal.organizationId, params.id, room.events);
-        const requeued = room.ingest.retry(event);
-        return { data: { ...getEvent(principal.organizationId, event.id, room.events), requeued } };
+        const { requeued, actions } = room.ingest.retry(event);
+        const view = getEvent(principal.organizationId, event.id, room.events);
+        return {
+          data: { ...view, deliveries: withRetryActions(view.deliveries, actions), requeued },
+        };
       },
       {
         response: {
           200: t.Object({
             data: t.Object({
               ...eventFields,
-              deliveries: t.Array(DeliverySchema),
-              requeued: t.Integer(),
+              deliveries: t.Array(
+                t.Composite([DeliverySchema, t.Object({ action: RetryActionSchema })]),
+              ),
+              requeued: t.Integer({ description: "Deliveries made due now." }),
             }),
           }),
           ...errorResponses,
@@ -131,7 +214,7 @@ export function eventsRoutes(room: EventsParts) {
           tags,
           security,
           summary:
-            "Re-queue an event's failed deliveries; a paused or filtered event is routed again through its source's bridges (admin)",
+            "Retry an event now: failed deliveries are re-queued, waiting ones pulled forward; a paused, filtered or unrouted event is routed again through its source's bridges (admin)",
           requestBody: { ...jsonBody("No body needed."), required: false },
         },
       },

@@ -1,14 +1,22 @@
 import type { PageRequest } from "../db/db.pagination.ts";
 import type { DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
+import { presentAttempt, presentFilteredBy, presentListedRequest } from "./events.present.ts";
 import type { EventQuery, EventStatus, EventsRepo, StoredEvent } from "./events.repo.ts";
 
-const STATUSES: EventStatus[] = ["pending", "delivered", "failed", "filtered", "paused"];
+const STATUSES: EventStatus[] = [
+  "pending",
+  "delivered",
+  "failed",
+  "filtered",
+  "paused",
+  "unrouted",
+];
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export interface EventsDeps {
   events: EventsRepo;
-  delivery: Pick<DeliveryPorts, "listBySubject" | "listAttempts"> | null;
+  delivery: Pick<DeliveryPorts, "listBySubject" | "listAttempts" | "attemptsOfSubject"> | null;
 }
 
 /** Reads the list filters of `GET /events`; a bad value is a 422 naming the parameter. */
@@ -66,6 +74,7 @@ export function presentEvent(e: StoredEvent, bridgeIds: readonly string[]) {
     bridge_ids: [...bridgeIds],
     request: presentRequest(e),
     status: e.status,
+    ...presentFilteredBy(e),
     created_at: e.createdAt,
   };
 }
@@ -113,5 +122,15 @@ export function listEvents(
 ) {
   const { events, total } = deps.events.page(organizationId, query, page.pageSize, page.offset);
   const bridges = deps.events.bridgesOf(events.map((e) => e.id));
-  return { events: events.map((e) => presentEvent(e, bridges.get(e.id) ?? [])), total };
+  const listed = events.map((e) => {
+    const shown = presentEvent(e, bridges.get(e.id) ?? []);
+    return { ...shown, request: presentListedRequest(shown.request, e) };
+  });
+  return { events: listed, total };
+}
+
+/** Every attempt of an event's deliveries, oldest first (decisions.md §15). */
+export function listEventAttempts(organizationId: string, id: string, deps: EventsDeps) {
+  const event = requireEvent(organizationId, id, deps);
+  return (deps.delivery?.attemptsOfSubject("event", event.id) ?? []).map(presentAttempt);
 }

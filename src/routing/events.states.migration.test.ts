@@ -33,6 +33,13 @@ test("existing events keep their status, and their open deliveries are counted",
   event.run("e-failed", "failed");
   delivery.run("d5", "event", "e-failed", "msg_5", "failed");
   event.run("e-filtered", "filtered");
+  // A filtered event went through the active bridge that filtered it (a source with no bridge
+  // at all leaves its events unrouted since, not filtered).
+  db.sqlite.run(
+    `INSERT INTO bridges (id, organization_id, source_id, name, status, created_at, updated_at)
+     VALUES ('b', 'org', 'src', 'B', 'active', 't', 't')`,
+  );
+  db.sqlite.run("INSERT INTO event_bridges (event_id, bridge_id) VALUES ('e-filtered', 'b')");
 
   runMigrations(db.sqlite, MIGRATIONS);
   const states = db.sqlite

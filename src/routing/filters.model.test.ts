@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { RequestView } from "../shared/field-path.ts";
-import { compileFilters, FILTER_LIMITS, validateFilters } from "./filters.model.ts";
+import {
+  compileFilterExplainer,
+  compileFilters,
+  FILTER_LIMITS,
+  validateFilters,
+} from "./filters.model.ts";
 
 const request: RequestView = {
   body: {
@@ -268,5 +273,40 @@ describe("filters: $regex cannot hang the process", () => {
     expect(matches([{ "body.s": { $regex: "^(a+)+$" } }], view)).toBe(false);
     // A backtracking engine takes longer than the age of the universe here; RE2 is linear.
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("why a request was rejected", () => {
+  const explain = (filters: unknown, view: RequestView = request) =>
+    compileFilterExplainer(filters)(view);
+
+  test("the first failing term: its filter object and the path as written", () => {
+    expect(explain([{ "body.type": "push" }, { "body.amount": { $gt: 100 } }])).toEqual({
+      filter: 1,
+      path: "body.amount",
+    });
+    expect(explain([{ "headers.x-github-event": "push", "body.user.name": "Bob" }])).toEqual({
+      filter: 0,
+      path: "body.user.name",
+    });
+    expect(explain([{ "body.missing": { $exist: true } }])).toEqual({
+      filter: 0,
+      path: "body.missing",
+    });
+  });
+
+  test("a root combinator is named by its operator", () => {
+    expect(explain([{ $or: [{ "body.type": "pull" }, { "body.amount": 1 }] }])).toEqual({
+      filter: 0,
+      path: "$or",
+    });
+    expect(explain([{ $not: { "body.type": "push" } }])).toEqual({ filter: 0, path: "$not" });
+  });
+
+  test("null when the request passes, as compileFilters says", () => {
+    for (const filters of [undefined, [], [{}], [{ "body.type": "push" }, { "query.page": "2" }]]) {
+      expect(explain(filters)).toBeNull();
+      expect(compileFilters(filters)(request)).toBe(true);
+    }
   });
 });

@@ -185,3 +185,35 @@ function compileRequiredItems(
     return required.every((matches) => elements.some((element) => matches(element)));
   };
 }
+
+/** Where a filter list rejected a request: the filter object (0-based) and its failing term. */
+export interface FilterRejection {
+  filter: number;
+  /** The term's key as written: a field path (`body.type`) or a root `$or`, `$and`, `$not`. */
+  path: string;
+}
+
+/**
+ * The first term of a filter list that a request fails, or null when it passes. Built apart from
+ * `compileFilters` so the hot path keeps one closure per filter object; this one runs only for
+ * requests that every destination rejected, to tell the user why. Takes filters validateFilters
+ * accepted.
+ */
+export function compileFilterExplainer(
+  filters: unknown,
+): (request: RequestView) => FilterRejection | null {
+  if (!Array.isArray(filters)) return () => null;
+  const budget = { nodes: 0 };
+  const terms = filters.flatMap((filter: FilterObject, index) =>
+    Object.entries(filter).map(([key, value]) => {
+      const where = `${FIELD}[${index}].${key}`;
+      return {
+        rejection: { filter: index, path: key },
+        matches: key.startsWith("$")
+          ? compileRootCombinator(key, value, where, 0, budget)
+          : compilePathTerm(key, value, where, 0, budget),
+      };
+    }),
+  );
+  return (request) => terms.find((term) => !term.matches(request))?.rejection ?? null;
+}

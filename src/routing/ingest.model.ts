@@ -2,13 +2,20 @@ import type { RequestView } from "../shared/field-path.ts";
 import type { Bridge } from "./bridges.repo.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { EventStatus } from "./events.repo.ts";
-import type { CompiledFilters } from "./filters.model.ts";
+import type { CompiledFilters, FilterRejection } from "./filters.model.ts";
 import type { Source } from "./sources.model.ts";
 
 /** A destination ready for the hot path: its filters compiled once. */
 export interface RoutedDestination {
   destination: Destination;
   matches: CompiledFilters;
+  /** Which term of its filters a request fails (built on first use: filtered requests only). */
+  explain?(request: RequestView): FilterRejection | null;
+}
+
+/** Why a destination did not take a filtered event (stored with the event). */
+export interface DestinationRejection extends FilterRejection {
+  destinationId: string;
 }
 
 /** Where a source's ingests go, as cached between changes of its bridges. */
@@ -58,12 +65,15 @@ export interface Routing {
   bridgeIds: string[];
   destinations: Destination[];
   status: EventStatus;
+  /** For a `filtered` event: the failing filter term of each destination of its active bridges. */
+  filteredBy?: DestinationRejection[];
 }
 
 /**
  * Picks the destinations of a request: every destination of an active bridge whose filters
  * match. The event goes through the bridges that matched it; when none did, through the active
- * bridges that filtered it (`filtered`), or, with no active bridge, the paused ones (`paused`).
+ * bridges that filtered it (`filtered`, with each destination's reason), or, with no active
+ * bridge, the paused ones (`paused`); a source with no bridge at all leaves it `unrouted`.
  */
 export function routeRequest(plan: RoutePlan, view: RequestView): Routing {
   const destinations: Destination[] = [];
@@ -82,7 +92,27 @@ export function routeRequest(plan: RoutePlan, view: RequestView): Routing {
     if (destinations.length > before) matched.push(bridge.id);
   }
   if (destinations.length > 0) return { bridgeIds: matched, destinations, status: "pending" };
-  if (active.length > 0 || paused.length === 0)
-    return { bridgeIds: active, destinations, status: "filtered" };
-  return { bridgeIds: paused, destinations, status: "paused" };
+  if (active.length > 0) {
+    return {
+      bridgeIds: active,
+      destinations,
+      status: "filtered",
+      filteredBy: whyFiltered(plan, view),
+    };
+  }
+  if (paused.length > 0) return { bridgeIds: paused, destinations, status: "paused" };
+  return { bridgeIds: [], destinations, status: "unrouted" };
+}
+
+/** The reasons of a request no destination took: worked out only once it is known filtered. */
+function whyFiltered(plan: RoutePlan, view: RequestView): DestinationRejection[] {
+  const reasons: DestinationRejection[] = [];
+  for (const { bridge, destinations } of plan.bridges) {
+    if (bridge.status === "paused") continue;
+    for (const { destination, explain } of destinations) {
+      const rejection = explain?.(view);
+      if (rejection) reasons.push({ destinationId: destination.id, ...rejection });
+    }
+  }
+  return reasons;
 }

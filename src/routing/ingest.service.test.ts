@@ -66,6 +66,16 @@ function memoryOutbox() {
       for (const r of failed) r.status = "pending";
       return failed.length;
     },
+    retryNow(_tx, kind, subjectIds) {
+      return rows
+        .filter((r) => r.kind === kind && subjectIds.includes(r.subjectId))
+        .map((r) => {
+          const action = r.status === "failed" ? ("requeued" as const) : ("unchanged" as const);
+          if (action === "requeued") r.status = "pending";
+          return { id: r.id, subjectId: r.subjectId, destinationKey: r.destinationKey, action };
+        });
+    },
+    attemptsOfSubject: () => [],
     forgetSubjects(_tx, kind, subjectIds) {
       const gone = rows.filter((r) => r.kind === kind && subjectIds.includes(r.subjectId));
       for (const r of gone) rows.splice(rows.indexOf(r), 1);
@@ -218,7 +228,7 @@ describe("ingest writes its deliveries through the outbox", () => {
     expect([eventStatus(id), open()]).toEqual(["failed", 0]);
     a.status = "failed";
     const event = createEventsRepo(db).findById(id);
-    expect(event ? ingest.retry(event) : -1).toBe(1);
+    expect(event ? ingest.retry(event).requeued : -1).toBe(1);
     expect([eventStatus(id), open()]).toEqual(["pending", 1]);
     db.tx((tx) => handlers.onAttempt?.(tx, { ...a, status: "delivered" }, attempt));
     expect([eventStatus(id), open()]).toEqual(["delivered", 0]);
@@ -281,7 +291,7 @@ describe("ingest writes its deliveries through the outbox", () => {
     expect([eventStatus(id), outbox.rows.length]).toEqual(["paused", 0]);
     const event = createEventsRepo(db).findById(id);
     if (!event) throw new Error("no event");
-    expect(ingest.retry(event)).toBe(1);
+    expect(ingest.retry(event).requeued).toBe(1);
     expect([eventStatus(id), outbox.rows.length]).toEqual(["pending", 1]);
   });
 
@@ -296,7 +306,7 @@ describe("ingest writes its deliveries through the outbox", () => {
     db.tx((tx) => outbox.kinds.get("event")?.onAttempt?.(tx, { ...row }, {} as DeliveryAttempt));
     expect(eventStatus(id)).toBe("failed");
     const event = createEventsRepo(db).findById(id);
-    expect(event ? ingest.retry(event) : -1).toBe(1);
+    expect(event ? ingest.retry(event).requeued : -1).toBe(1);
     expect([eventStatus(id), row.status]).toEqual(["pending", "pending"]);
   });
 });

@@ -26,7 +26,12 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import { type CompiledFilters, compileFilters } from "./filters.model.ts";
+import {
+  type CompiledFilters,
+  compileFilterExplainer,
+  compileFilters,
+  type FilterRejection,
+} from "./filters.model.ts";
 import {
   type IngestRequest,
   type RoutePlan,
@@ -34,6 +39,7 @@ import {
   requestView,
   routeRequest,
 } from "./ingest.model.ts";
+import { type EventRetry, retryEvent } from "./ingest.retry.ts";
 import type { Source } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
 
@@ -100,6 +106,8 @@ export interface FilterCost {
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const plans = new Map<string, { version: number; plan: RoutePlan }>();
   const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
+  type Explainer = (view: RequestView) => FilterRejection | null;
+  const explainers = new Map<string, { updatedAt: string; explain: Explainer }>();
   const cost: FilterCost = { evaluations: 0, totalMicros: 0 };
   const destinations = createDestinationCache({
     find: (id) => deps.bridges.findDestinationWithSecrets(id),
@@ -116,6 +124,14 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     return matches;
   };
 
+  const explainerOf = (d: Destination): Explainer => {
+    const hit = explainers.get(d.id);
+    if (hit && hit.updatedAt === d.updatedAt) return hit.explain;
+    const explain = compileFilterExplainer(d.filters);
+    explainers.set(d.id, { updatedAt: d.updatedAt, explain });
+    return explain;
+  };
+
   const buildPlan = (source: Source): RoutePlan => {
     const bridges = deps.bridges.bridgesOfSource(source.id);
     const destinations = deps.bridges.destinationsOf(bridges.map((b) => b.id));
@@ -125,7 +141,11 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         bridge,
         destinations: destinations
           .filter((d) => d.bridgeId === bridge.id)
-          .map((destination) => ({ destination, matches: matcherOf(destination) })),
+          .map((destination) => ({
+            destination,
+            matches: matcherOf(destination),
+            explain: (view: RequestView) => explainerOf(destination)(view),
+          })),
       })),
     };
   };
@@ -209,6 +229,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         ...request,
         status: routing.status,
         createdAt: isoAt(deps.clock.now()),
+        filteredBy: routing.filteredBy,
       };
       const stored = await group.submit({ event, routing, dedup });
       return stored === "duplicate" ? { duplicate: true } : { eventId: event.id };
@@ -216,36 +237,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
     filterCost: (): FilterCost => ({ ...cost }),
 
-    /**
-     * Re-queues an event's failed deliveries; a paused or filtered event (no deliveries yet) is
-     * routed again through its source's active bridges as they are now.
-     */
-    retry(event: StoredEvent): number {
-      const count = deps.tx((tx) => {
-        if (event.status !== "paused" && event.status !== "filtered") {
-          const requeued = deps.delivery?.requeue(tx, "event", event.id) ?? 0;
-          if (requeued > 0) deps.events.reopen(event.id, requeued);
-          return requeued;
-        }
-        const plan = planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId));
-        if (!plan) return 0;
-        const active = {
-          ...plan,
-          bridges: plan.bridges.map((b) => ({
-            ...b,
-            bridge: { ...b.bridge, status: "active" as const },
-          })),
-        };
-        const routing = routeRequest(active, requestView(event));
-        if (routing.destinations.length === 0 || !deps.delivery) return 0;
-        enqueue(tx, event, routing.destinations);
-        deps.events.replaceBridges(event.id, routing.bridgeIds);
-        deps.events.reopen(event.id, routing.destinations.length);
-        return routing.destinations.length;
-      });
-      if (count > 0) deps.delivery?.wake();
-      return count;
-    },
+    /** Retries an event now (ingest.retry.ts). */
+    retry: (event: StoredEvent): EventRetry =>
+      retryEvent(event, {
+        events: deps.events,
+        delivery: deps.delivery,
+        tx: deps.tx,
+        planOf: (id) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+        enqueue: (tx, e, destinations) => enqueue(tx, e, destinations) ?? [],
+      }),
 
     close: () => group.close(),
 

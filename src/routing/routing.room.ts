@@ -11,6 +11,7 @@ import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
+import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
@@ -114,6 +115,12 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     bridgesRepo,
     ingest,
     events: { events, delivery: ports.delivery },
+    bulkRetry: createBulkRetry({
+      events,
+      delivery: ports.delivery,
+      tx: (fn) => deps.db.tx(fn),
+      yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+    }),
     guard: ports.guard,
     publicBaseUrl: deps.publicBaseUrl,
     /** Grows on every change of sources, bridges or destinations: cached routes go stale. */

@@ -100,6 +100,11 @@ export const events = sqliteTable(
     rawHeaders: text("raw_headers").notNull(),
     body: blob("body", { mode: "buffer" }).notNull(),
     createdAt: text("created_at").notNull(),
+    /**
+     * A filtered event's reasons, JSON `[{destinationId, filter, path}]`, known when it arrives
+     * (so written with the row, never updated); NULL for every other event.
+     */
+    filteredBy: text("filtered_by"),
   },
   (t) => [
     index("events_org_created_idx").on(t.organizationId, t.createdAt),
@@ -119,7 +124,7 @@ export const eventStates = sqliteTable("event_states", {
     .primaryKey()
     .references(() => events.id, { onDelete: "cascade" }),
   status: text("status", {
-    enum: ["pending", "delivered", "failed", "filtered", "paused"],
+    enum: ["pending", "delivered", "failed", "filtered", "paused", "unrouted"],
   }).notNull(),
   openDeliveries: integer("open_deliveries").notNull(),
 });
