@@ -20,6 +20,7 @@ import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import { createDestinationCache } from "./destinations.cache.ts";
 import type { Destination } from "./destinations.model.ts";
 import {
+  destinationConcealments,
   exactChatPayload,
   scriptRequestOf,
   transformedEvent,
@@ -269,6 +270,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           const resolved = withSecrets(found.destination, lookup);
           if ("fail" in resolved) return resolved;
           const { destination } = resolved;
+          const concealed = destinationConcealments(found.destination, destination, lookup);
           const secrets = found.signingSecrets;
           let sendable = event;
           if (destination.transformationId && deps.runTransformation) {
@@ -290,15 +292,16 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
               };
             }
             const exact = exactChatPayload(destination, outcome.request.body, deps.telegramApiBase);
-            if (exact) return { send: exact };
+            if (exact) return { send: { ...exact, concealed } };
             sendable = transformedEvent(event, outcome.request);
           }
-          return eventDeliveryRequest(sendable, destination, secrets, {
+          const prepared = eventDeliveryRequest(sendable, destination, secrets, {
             // The cached route plan holds the source: no query per delivery for its name.
             sourceName: planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
               ?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });
+          return "send" in prepared ? { send: { ...prepared.send, concealed } } : prepared;
         },
         retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
           const found = destinations.get(delivery.destinationKey);
