@@ -11,6 +11,7 @@ import type {
   DeliveryResponse,
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
+import { type Concealment, concealer } from "../shared/conceal.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
@@ -58,6 +59,8 @@ export interface IngestDeps {
   telegramApiBase?: string;
   /** The organization's secrets by name, for `{{NAME}}` at send time (secrets room). */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /** Every secret of the organization (a transformation's `context.env`), to conceal its output. */
+  secretEnvironment?(organizationId: string): Record<string, string>;
   /** Runs a destination's transformation on an event (transformations room). */
   runTransformation?(
     organizationId: string,
@@ -270,7 +273,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           const resolved = withSecrets(found.destination, lookup);
           if ("fail" in resolved) return resolved;
           const { destination } = resolved;
-          const concealed = destinationConcealments(found.destination, destination, lookup);
+          let concealed = destinationConcealments(found.destination, destination, lookup);
           const secrets = found.signingSecrets;
           let sendable = event;
           if (destination.transformationId && deps.runTransformation) {
@@ -280,13 +283,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
               scriptRequestOf(event),
             );
             if ("filtered" in outcome) return { skip: "filtered" };
+            // The script saw every secret (`context.env`) and may have copied one anywhere.
+            concealed = [...concealed, ...environmentConcealments(deps, event.organizationId)];
             if ("error" in outcome) {
               const { code, message } = outcome.error;
               return {
                 fail: {
                   errorType: "transformation_error",
                   errorCode: code,
-                  message,
+                  message: concealer(concealed)(message),
                   retryable: false,
                 },
               };
@@ -328,3 +333,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 }
 
 export type IngestService = ReturnType<typeof createIngestService>;
+
+function environmentConcealments(deps: IngestDeps, organizationId: string): Concealment[] {
+  const environment = deps.secretEnvironment?.(organizationId) ?? {};
+  return Object.entries(environment).map(([name, value]) => [value, `{{${name}}}`] as const);
+}
