@@ -106,6 +106,8 @@ describe("http destinations get the original request, then the transformation, t
       ["Webhook-Signature", "v1,forged"],
       ["Webhook-Id", "msg_upstream"],
       ["X-Weir-Forwarded", "1"],
+      ["Accept-Encoding", "gzip, br"],
+      ["Expect", "100-continue"],
       ["X-Team", "from the sender"],
     ],
   };

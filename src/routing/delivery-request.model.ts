@@ -9,14 +9,19 @@ import type { StoredEvent } from "./events.repo.ts";
 const decoder = new TextDecoder();
 
 /**
- * Names the sender writes itself on a signed delivery (Standard Webhooks) or on a forward (the
- * loop guard): a copy from the original request or a transformation would be sent twice or lie.
+ * Names the sender owns on a delivery: those it writes itself on a signed delivery (Standard
+ * Webhooks) or a forward (the loop guard), whose copy from the original request or a
+ * transformation would be sent twice or lie; and those about how Weir exchanges with the
+ * destination (the answer comes back to Weir, which reads it as sent: no compression, and the
+ * request goes out whole, with no `100 Continue` to wait for).
  */
 const OWNED_HEADERS: ReadonlySet<string> = new Set([
   "webhook-id",
   "webhook-timestamp",
   "webhook-signature",
   LOOP_GUARD_HEADER,
+  "accept-encoding",
+  "expect",
 ]);
 
 /**
