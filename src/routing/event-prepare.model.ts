@@ -70,6 +70,11 @@ export function destinationConcealments(
   return [...token, ...secretConcealments(templates, lookup)];
 }
 
+/** Every secret a transformation saw (`context.env`), each shown as its `{{NAME}}`. */
+export function environmentConcealments(environment: Record<string, string>): Concealment[] {
+  return Object.entries(environment).map(([name, value]) => [value, `{{${name}}}`] as const);
+}
+
 /** The request a transformation sees for a stored event (the body as text; it parses JSON). */
 export function scriptRequestOf(event: StoredEvent) {
   return {

@@ -11,8 +11,8 @@ import type {
   DeliveryResponse,
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
-import { type Concealment, concealer } from "../shared/conceal.ts";
 import { isoAt } from "../shared/clock.ts";
+import { concealer } from "../shared/conceal.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { TransformationOutcome } from "../transformations/transformations.model.ts";
@@ -22,6 +22,7 @@ import { createDestinationCache } from "./destinations.cache.ts";
 import type { Destination } from "./destinations.model.ts";
 import {
   destinationConcealments,
+  environmentConcealments,
   exactChatPayload,
   scriptRequestOf,
   transformedEvent,
@@ -284,7 +285,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             );
             if ("filtered" in outcome) return { skip: "filtered" };
             // The script saw every secret (`context.env`) and may have copied one anywhere.
-            concealed = [...concealed, ...environmentConcealments(deps, event.organizationId)];
+            const environment = deps.secretEnvironment?.(event.organizationId) ?? {};
+            concealed = [...concealed, ...environmentConcealments(environment)];
             if ("error" in outcome) {
               const { code, message } = outcome.error;
               return {
@@ -333,8 +335,3 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 }
 
 export type IngestService = ReturnType<typeof createIngestService>;
-
-function environmentConcealments(deps: IngestDeps, organizationId: string): Concealment[] {
-  const environment = deps.secretEnvironment?.(organizationId) ?? {};
-  return Object.entries(environment).map(([name, value]) => [value, `{{${name}}}`] as const);
-}
