@@ -1,6 +1,8 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
+import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
@@ -27,9 +29,8 @@ const ALERT_BOT_TOKEN = "777777:alert-bot-token-c3d4";
 const HIDDEN = [...Object.values(SECRETS), LITERAL_BOT_TOKEN, ALERT_BOT_TOKEN];
 
 beforeAll(async () => {
-  server = await startTestServer({
-    config: { telegram_api_base: telegram.url, retry_base_ms: 50, retry_cap_ms: 100 },
-  });
+  const config = { telegram_api_base: telegram.url, retry_base_ms: 50, retry_cap_ms: 100 };
+  server = await startTestServer({ config, outbound: senderNamingUnknownHosts() });
   owner = await signUp(server, { plan: "team" });
   const echo = (r: { path: string; query: string; headers: Headers }) => ({
     status: 500,
@@ -43,6 +44,22 @@ afterAll(async () => {
   await sink.stop();
   await telegram.stop();
 });
+
+/**
+ * The real sender, with a resolver that fails at once for the secret host and names it in its
+ * message as a system resolver does (`getaddrinfo ENOTFOUND <host>`): the message that must not
+ * be stored as it came.
+ */
+function senderNamingUnknownHosts() {
+  return createOutboundSender({
+    policy: createOutboundPolicy({ deny: [], allow: [] }),
+    timeoutMs: 5_000,
+    resolve: async (hostname) => {
+      if (hostname === "127.0.0.1") return [{ address: hostname, family: 4 }];
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    },
+  });
+}
 
 /** Every row of every table of the data dir's database but `skipped`, as one string. */
 function databaseText(skipped: readonly string[] = []): string {
@@ -128,6 +145,11 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
   expect(byName["path and header"].sent).toMatchObject({
     url: `${sink.url}/{{HOOK_PATH}}/in/orders?key={{HOOK_PATH}}`,
     headers: { authorization: "Bearer {{HOOK_TOKEN}}" },
+  });
+  expect(byName.host).toMatchObject({
+    error_code: "dns_failure",
+    error_message: "getaddrinfo ENOTFOUND {{HOOK_HOST}}",
+    sent: { url: "http://{{HOOK_HOST}}/hooks/orders" },
   });
   expect(byName.bot.sent.url).toBe(`${telegram.url}/bot***/sendMessage`);
   expect(byName["literal bot"].sent.url).toBe(`${telegram.url}/bot***/sendMessage`);
