@@ -76,6 +76,7 @@ export function createApp(deps: AppDeps) {
     dedup: dedup.ports,
     runTransformation: transformations.ports.runTransformation,
     resolveSecrets: secrets.ports.resolveSecrets,
+    secretEnvironment: secrets.ports.secretEnvironment,
   });
   const issues = createIssuesRoom(deps, {
     guard,

@@ -9,7 +9,9 @@ import type {
   Prepared,
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
+import { type Concealment, MASK } from "../shared/conceal.ts";
 import type { Sealer } from "../shared/sealed.ts";
+import { secretConcealments } from "../shared/secret-template.ts";
 import { alertEvent } from "./alert-message.model.ts";
 import { fillSecrets } from "./alerts.model.ts";
 import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
@@ -81,8 +83,33 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
       headers: [...(request.headers ?? [])],
       body: typeof request.body === "string" ? request.body : (request.body ?? ""),
       signingSecrets: signingSecretsOf(stored, deps.sealer, deps.clock.now()),
+      concealed: channelConcealments(rule.channel, filled.settings, lookup),
     },
   };
+}
+
+/**
+ * What an alert's attempts must never show: each secret its channel names (as `{{NAME}}`), and a
+ * Telegram bot token, secret or not (as `***`: it sits in the URL of every message).
+ */
+function channelConcealments(
+  written: Record<string, unknown>,
+  filled: Record<string, unknown>,
+  lookup: (name: string) => string | undefined,
+): Concealment[] {
+  const texts = (settings: Record<string, unknown>): string[] =>
+    Object.values(settings).flatMap((value) =>
+      typeof value === "string"
+        ? [value]
+        : value && typeof value === "object"
+          ? texts(value as Record<string, unknown>)
+          : [],
+    );
+  const token: Concealment[] =
+    typeof filled.bot_token === "string" && filled.bot_token !== ""
+      ? [[filled.bot_token, MASK]]
+      : [];
+  return [...token, ...secretConcealments(texts(written), lookup)];
 }
 
 /** The handlers the alerts room registers for the outbox's "alert" kind. */

@@ -62,6 +62,9 @@ import m0024_metrics_counted_on_write from "../../migrations/0024_metrics_counte
 import m0025_events_unrouted_and_filter_reasons from "../../migrations/0025_events_unrouted_and_filter_reasons.sql" with {
   type: "text",
 };
+import m0026_path_forwarding_and_sent_requests from "../../migrations/0026_path_forwarding_and_sent_requests.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -97,4 +100,5 @@ export const MIGRATIONS: Migration[] = [
     name: "0025_events_unrouted_and_filter_reasons",
     sql: m0025_events_unrouted_and_filter_reasons,
   },
+  { name: "0026_path_forwarding_and_sent_requests", sql: m0026_path_forwarding_and_sent_requests },
 ];

@@ -1,5 +1,6 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
+import type { Concealment } from "../shared/conceal.ts";
 
 /**
  * What the delivery room lends other rooms, and what they lend it back. Every outbound webhook
@@ -46,6 +47,23 @@ export interface DeliveryRequest {
   signingSecrets: string[];
   /** Overrides WEIR_DESTINATION_TIMEOUT_MS for this kind (forwards keep WEIR_FORWARD_TIMEOUT_MS). */
   timeoutMs?: number;
+  /**
+   * Secret values filled into this request (`{{NAME}}` templates, a bot token) and what to show
+   * instead: the attempt's URL, sent request, error message and answer are stored concealed.
+   */
+  concealed?: readonly Concealment[];
+}
+
+/** The request an attempt sent, as stored and shown: secrets concealed, the body cut. */
+export interface SentRequest {
+  /** Every header as written by Weir, the signature headers included. */
+  headers: HeaderPair[];
+  /** The first 64 KiB of the body: UTF-8 text, or base64 when it is not text. */
+  body: string;
+  bodyEncoding: "utf8" | "base64";
+  bodyTruncated: boolean;
+  /** The whole body's size in bytes. */
+  bodySize: number;
 }
 
 /** A failure decided before anything is sent (decisions §8 values), recorded as an attempt. */
@@ -79,6 +97,8 @@ export interface DeliveryAttempt {
   errorType: string | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** What was sent; null when nothing was (an open breaker, a failed preparation). */
+  sent?: SentRequest | null;
   createdAt: string;
 }
 

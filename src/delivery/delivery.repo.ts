@@ -9,6 +9,7 @@ import type {
   DeliveryKind,
   DeliveryRecord,
   DeliveryStatus,
+  SentRequest,
 } from "./delivery.ports.ts";
 
 /** A deliveries row as SQLite returns it (also what the due-queue's RETURNING * hands over). */
@@ -47,6 +48,7 @@ export interface AttemptRow {
   error_type: string | null;
   error_code: string | null;
   error_message: string | null;
+  sent_request: string | null;
   created_at: string;
 }
 
@@ -88,8 +90,9 @@ export function createDeliveryRepo(db: DbHandle & Pick<UnitOfWork, "afterCommit"
   );
   const insertAttempt = q(
     `INSERT INTO delivery_attempts (id, delivery_id, attempt, url, method, status_code,
-       response_headers, response_body, latency_ms, error_type, error_code, error_message, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       response_headers, response_body, latency_ms, error_type, error_code, error_message,
+       sent_request, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const finish = q(
     `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, locked_until = NULL,
@@ -171,6 +174,7 @@ export function createDeliveryRepo(db: DbHandle & Pick<UnitOfWork, "afterCommit"
         attempt.errorType,
         attempt.errorCode,
         attempt.errorMessage,
+        attempt.sent ? JSON.stringify(attempt.sent) : null,
         attempt.createdAt,
       );
     },
@@ -309,6 +313,7 @@ export function toAttempt(row: AttemptRow): DeliveryAttempt {
     errorType: row.error_type,
     errorCode: row.error_code,
     errorMessage: row.error_message,
+    sent: row.sent_request ? (JSON.parse(row.sent_request) as SentRequest) : null,
     createdAt: row.created_at,
   };
 }

@@ -68,6 +68,11 @@ export const deliveryAttempts = sqliteTable(
     errorType: text("error_type"),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
+    /**
+     * JSON `{headers, body, body_encoding, body_truncated, body_size}`: the request as sent, its
+     * secrets concealed and its body cut at 64 KiB; NULL when nothing was sent.
+     */
+    sentRequest: text("sent_request"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.createdAt)],

@@ -5,6 +5,7 @@ import type { AppDeps } from "../deps.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import { isoAt } from "../shared/clock.ts";
+import { concealer } from "../shared/conceal.ts";
 import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
@@ -31,6 +32,7 @@ import type {
 } from "./delivery.ports.ts";
 import { type DeliveryRepo, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
 import { parseRetryAfter } from "./delivery.retry.model.ts";
+import { concealedFields, sentRequest } from "./delivery.sent.ts";
 import { signDelivery } from "./delivery.signing.ts";
 
 /** How much of an answer's body an attempt keeps (decisions §6 and §8). */
@@ -244,6 +246,7 @@ export function createDeliveryWorker(
         errorType,
         errorCode,
         errorMessage,
+        sent: null,
       },
       now,
     );
@@ -354,7 +357,10 @@ export function createDeliveryWorker(
       body: request.body,
       timeoutMs: request.timeoutMs ?? deps.config.destination_timeout_ms,
     });
-    const attempt = newAttempt(row, attemptFields(request.method, result), startedAt);
+    const conceal = concealer(request.concealed ?? []);
+    const fields = concealedFields(attemptFields(request.method, result), conceal);
+    const sent = sentRequest(headers, request.body, conceal);
+    const attempt = newAttempt(row, { ...fields, sent }, startedAt);
     const success = result.status !== null && result.error === null;
     const retryAfter = result.headers.find(([name]) => name.toLowerCase() === "retry-after");
     const outcome: AttemptResult = {

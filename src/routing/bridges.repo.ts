@@ -46,6 +46,7 @@ interface DestinationRow {
   chat_id: string | null;
   filters: string;
   transformation_id: string | null;
+  path_forwarding: number;
   signing_secret: string | null;
   previous_signing_secret: string | null;
   previous_secret_until: number | null;
@@ -79,6 +80,7 @@ const toDestination = (row: DestinationRow): Destination => ({
   chatId: row.chat_id,
   filters: JSON.parse(row.filters) as unknown[],
   transformationId: row.transformation_id,
+  pathForwarding: row.path_forwarding !== 0,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -96,6 +98,7 @@ const settingsValues = (s: DestinationSettings) => [
   s.chatId,
   JSON.stringify(s.filters),
   s.transformationId,
+  s.pathForwarding ? 1 : 0,
 ];
 
 /** A destination with the names of its bridge and source, as an issue or an alert shows them. */
@@ -144,9 +147,9 @@ export function createBridgesRepo(db: DbHandle) {
   const removeBridge = sqlite.prepare("DELETE FROM bridges WHERE id = ? AND organization_id = ?");
   const insertDestination = sqlite.prepare(
     `INSERT INTO destinations (id, bridge_id, organization_id, name, type, priority, url, method, headers,
-       max_retries, webhook_url, bot_token, chat_id, filters, transformation_id, signing_secret,
-       created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       max_retries, webhook_url, bot_token, chat_id, filters, transformation_id, path_forwarding,
+       signing_secret, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const destinationsOfBridges = (ids: readonly string[]) =>
     ids.length === 0
@@ -166,7 +169,7 @@ export function createBridgesRepo(db: DbHandle) {
   const updateDestination = sqlite.prepare(
     `UPDATE destinations SET name = ?, type = ?, priority = ?, url = ?, method = ?, headers = ?,
        max_retries = ?, webhook_url = ?, bot_token = ?, chat_id = ?, filters = ?,
-       transformation_id = ?, updated_at = ? WHERE id = ?`,
+       transformation_id = ?, path_forwarding = ?, updated_at = ? WHERE id = ?`,
   );
   const updateSecrets = sqlite.prepare(
     `UPDATE destinations SET signing_secret = ?, previous_signing_secret = ?,

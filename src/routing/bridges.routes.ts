@@ -28,7 +28,7 @@ const destTags = ["destinations"];
 const OneBridge = t.Object({ data: BridgeSchema });
 const OneDestination = t.Object({ data: DestinationSchema });
 const DESTINATION_BODY =
-  "`{name, type: http|slack|discord|telegram, priority?: normal|high, filters?, transformation_id?}` plus, for http, `{url, method?: POST|PUT|PATCH|GET, headers?, max_retries?: 0-15}`; slack/discord `{webhook_url}`; telegram `{bot_token, chat_id}`. Values may hold `{{SECRET_NAME}}`.";
+  "`{name, type: http|slack|discord|telegram, priority?: normal|high, filters?, transformation_id?}` plus, for http, `{url, method?: POST|PUT|PATCH|GET, headers?, max_retries?: 0-15, path_forwarding?: boolean (default true)}`; slack/discord `{webhook_url}`; telegram `{bot_token, chat_id}`. Values may hold `{{SECRET_NAME}}`.";
 
 const admin = (principal: Principal) => {
   requirePermission(principal, "write");

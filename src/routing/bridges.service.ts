@@ -250,7 +250,12 @@ function storedFields(d: Destination): Record<string, unknown> {
     max_retries: d.maxRetries,
   };
   if (d.type === "http")
-    Object.assign(fields, { url: d.url, method: d.method, headers: d.headers });
+    Object.assign(fields, {
+      url: d.url,
+      method: d.method,
+      headers: d.headers,
+      path_forwarding: d.pathForwarding,
+    });
   if (d.webhookUrl !== null) fields.webhook_url = d.webhookUrl;
   if (d.botToken !== null) Object.assign(fields, { bot_token: d.botToken, chat_id: d.chatId });
   return fields;

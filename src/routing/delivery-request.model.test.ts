@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { eventDeliveryRequest } from "./delivery-request.model.ts";
+import { eventDeliveryRequest, forwardedUrl } from "./delivery-request.model.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
@@ -34,6 +34,7 @@ const destination = (settings: Partial<Destination>): Destination => ({
   chatId: null,
   filters: [],
   transformationId: null,
+  pathForwarding: true,
   createdAt: event.createdAt,
   updatedAt: event.createdAt,
   ...settings,
@@ -83,5 +84,105 @@ describe("chat destinations get their platform's summary of the event", () => {
     expect(request.json).toMatchObject({ chat_id: "42", parse_mode: "HTML" });
     expect(String(request.json.text).length).toBeLessThanOrEqual(4096);
     expect(String(request.json.text)).toContain("GitHub");
+  });
+});
+
+describe("http destinations get the original request, then the transformation, then their own headers", () => {
+  const github: StoredEvent = {
+    ...event,
+    path: "/orders/created",
+    queryString: "x=1",
+    rawHeaders: [
+      ["Host", "weir.example"],
+      ["Content-Type", "application/json"],
+      ["Content-Length", "42"],
+      ["Connection", "keep-alive, x-hop"],
+      ["X-Hop", "named by connection"],
+      ["Transfer-Encoding", "chunked"],
+      ["Proxy-Authorization", "Basic cHJveHk="],
+      ["X-GitHub-Event", "pull_request"],
+      ["Set-Cookie", "a=1"],
+      ["Set-Cookie", "b=2"],
+      ["Webhook-Signature", "v1,forged"],
+      ["Webhook-Id", "msg_upstream"],
+      ["X-Weir-Forwarded", "1"],
+      ["Accept-Encoding", "gzip, br"],
+      ["Expect", "100-continue"],
+      ["X-Team", "from the sender"],
+    ],
+  };
+  const http = (settings: Partial<Destination>) =>
+    destination({ type: "http", webhookUrl: null, url: "https://hooks.internal/in", ...settings });
+  const send = (e: StoredEvent, d: Destination) => {
+    const prepared = eventDeliveryRequest(e, d, ["whsec_x"]);
+    if (!("send" in prepared)) throw new Error("expected a request");
+    return prepared.send;
+  };
+
+  test("end-to-end headers are kept in order, repeats too; hop-by-hop, host, length and the sender's own are not", () => {
+    const request = send(github, http({ headers: { "X-Team": "platform" } }));
+    expect(request.headers).toEqual([
+      ["Content-Type", "application/json"],
+      ["X-GitHub-Event", "pull_request"],
+      ["Set-Cookie", "a=1"],
+      ["Set-Cookie", "b=2"],
+      ["x-team", "platform"],
+    ]);
+  });
+
+  test("the headers a transformation left (it may set and delete) are what is forwarded", () => {
+    const transformed: StoredEvent = {
+      ...github,
+      rawHeaders: [
+        ["content-type", "application/json"],
+        ["authorization", "Bearer sk_live"],
+      ],
+    };
+    const request = send(transformed, http({ headers: { authorization: "Bearer mine" } }));
+    expect(request.headers).toEqual([
+      ["content-type", "application/json"],
+      ["authorization", "Bearer mine"],
+    ]);
+  });
+
+  test("the sub-path and query are appended to the URL; path_forwarding false keeps the URL as written", () => {
+    expect(send(github, http({})).url).toBe("https://hooks.internal/in/orders/created?x=1");
+    expect(send(github, http({ pathForwarding: false })).url).toBe("https://hooks.internal/in");
+  });
+});
+
+describe("forwardedUrl joins a sub-path and query onto the destination URL", () => {
+  test.each([
+    ["https://h.example", "/orders", "", "https://h.example/orders"],
+    ["https://h.example/", "/orders", "", "https://h.example/orders"],
+    [
+      "https://h.example/hooks/",
+      "/orders/created",
+      "x=1",
+      "https://h.example/hooks/orders/created?x=1",
+    ],
+    [
+      "https://h.example/hooks?token=t",
+      "/a",
+      "x=1&y=2",
+      "https://h.example/hooks/a?token=t&x=1&y=2",
+    ],
+    ["https://h.example/hooks?token=t", "", "", "https://h.example/hooks?token=t"],
+    ["https://h.example/hooks", "/", "", "https://h.example/hooks"],
+    ["https://h.example/hooks", "//a//b/", "", "https://h.example/hooks/a/b/"],
+    ["https://h.example/hooks#top", "/a", "", "https://h.example/hooks/a"],
+    ["{{HOOK_URL}}", "/a", "x=1", "{{HOOK_URL}}/a?x=1"],
+  ])("%s + %s ? %s → %s", (base, path, query, expected) => {
+    expect(forwardedUrl(base, path, query)).toBe(expected);
+  });
+
+  test("dot segments, plain or percent-encoded, never climb out of the destination's path", () => {
+    for (const path of ["/../admin", "/%2e%2e/%2E%2E/admin", "/./a/../admin", "/%2e./admin"]) {
+      const url = new URL(forwardedUrl("https://h.example/hooks", path, ""));
+      expect(url.pathname.startsWith("/hooks/")).toBe(true);
+    }
+    expect(new URL(forwardedUrl("https://h.example/hooks", "/a\\..\\..\\x", "")).pathname).toBe(
+      "/hooks/a%5C..%5C..%5Cx",
+    );
   });
 });

@@ -1,13 +1,28 @@
 import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import { routedEventMessage } from "../delivery/channels/chat.format.ts";
 import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
+import { LOOP_GUARD_HEADER } from "../delivery/forwards.model.ts";
+import { endToEndHeaders, type HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
 const decoder = new TextDecoder();
 
-/** Headers of the original request that describe its body, kept on an http delivery. */
-const KEPT_HEADERS = ["content-type", "content-encoding"];
+/**
+ * Names the sender owns on a delivery: those it writes itself on a signed delivery (Standard
+ * Webhooks) or a forward (the loop guard), whose copy from the original request or a
+ * transformation would be sent twice or lie; and those about how Weir exchanges with the
+ * destination (the answer comes back to Weir, which reads it as sent: no compression, and the
+ * request goes out whole, with no `100 Continue` to wait for).
+ */
+const OWNED_HEADERS: ReadonlySet<string> = new Set([
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+  LOOP_GUARD_HEADER,
+  "accept-encoding",
+  "expect",
+]);
 
 /**
  * The request one delivery of an event sends, for a destination whose `{{NAME}}` templates were
@@ -21,20 +36,15 @@ export function eventDeliveryRequest(
 ): Prepared {
   switch (destination.type) {
     case "http": {
-      const headers: [string, string][] = [];
-      for (const name of KEPT_HEADERS) {
-        const value = event.headers[name];
-        if (value !== undefined) headers.push([name, value]);
-      }
-      for (const [name, value] of Object.entries(destination.headers ?? {})) {
-        headers.push([name.toLowerCase(), value]);
-      }
       const method = destination.method ?? "POST";
+      const base = destination.url as string;
       return {
         send: {
-          url: destination.url as string,
+          url: destination.pathForwarding
+            ? forwardedUrl(base, event.path, event.queryString)
+            : base,
           method,
-          headers,
+          headers: httpHeaders(event, destination),
           body: method === "GET" ? "" : event.body,
           signingSecrets,
         },
@@ -45,6 +55,60 @@ export function eventDeliveryRequest(
     case "telegram":
       return { send: chatRequest(event, destination, chat) };
   }
+}
+
+/**
+ * decisions.md §15: the event's headers (the original request's, or as a transformation left
+ * them: it may set and delete) minus hop-by-hop ones, Host, Content-Length and the names the
+ * sender owns; then the destination's `headers`, which replace any of the same name. The
+ * signature headers come last, added by the delivery worker.
+ */
+export function httpHeaders(event: StoredEvent, destination: Destination): HeaderPair[] {
+  const own = Object.entries(destination.headers ?? {}).map(
+    ([name, value]) => [name.toLowerCase(), value] as const,
+  );
+  const replaced = new Set(own.map(([name]) => name));
+  const forwarded = endToEndHeaders(event.rawHeaders).filter(([name]) => {
+    const lower = name.toLowerCase();
+    return !OWNED_HEADERS.has(lower) && !replaced.has(lower);
+  });
+  return [...forwarded, ...own];
+}
+
+/**
+ * `base` with the event's sub-path appended and its query added to the one `base` has (what
+ * `/in/{slug}/orders/created?x=1` forwards). Works on the text, so a `{{NAME}}` in `base` may be
+ * joined before or after it is filled in.
+ */
+export function forwardedUrl(base: string, path: string, queryString: string): string {
+  const hashAt = base.indexOf("#");
+  const target = hashAt < 0 ? base : base.slice(0, hashAt);
+  const queryAt = target.indexOf("?");
+  const prefix = queryAt < 0 ? target : target.slice(0, queryAt);
+  const baseQuery = queryAt < 0 ? "" : target.slice(queryAt + 1);
+  const sub = safeSubPath(path);
+  const joined = sub === "" ? prefix : prefix.replace(/\/+$/, "") + sub;
+  const query = [baseQuery, queryString].filter((part) => part !== "").join("&");
+  return query === "" ? joined : `${joined}?${query}`;
+}
+
+/**
+ * A sub-path that stays under the destination's own path: `.` and `..` segments (also as `%2e`)
+ * are dropped, so `/in/shop/%2e%2e/admin` cannot climb out of `https://internal/hooks`; empty
+ * segments collapse; `?`, `#` and `\` are escaped so a transformation's path stays a path.
+ */
+function safeSubPath(path: string): string {
+  const segments = path
+    .split("/")
+    .filter((segment) => {
+      const plain = segment.replace(/%2e/gi, ".");
+      return segment !== "" && plain !== "." && plain !== "..";
+    })
+    .map((segment) =>
+      segment.replace(/[?#\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    );
+  if (segments.length === 0) return "";
+  return `/${segments.join("/")}${path.endsWith("/") ? "/" : ""}`;
 }
 
 /** What a chat message names besides the event itself. */

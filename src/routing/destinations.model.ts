@@ -26,6 +26,8 @@ export interface DestinationSettings {
   chatId: string | null;
   filters: unknown[];
   transformationId: string | null;
+  /** http: the event's sub-path and query are appended to `url` (decisions §15). */
+  pathForwarding: boolean;
 }
 
 /** A stored destination (the sealed secrets stay in the repo). */
@@ -99,11 +101,14 @@ function checkHttp(raw: Raw, p: string, errors: FieldErrors, checks: Destination
   if (!Number.isInteger(retries) || (retries as number) < 0 || (retries as number) > 15) {
     errors[`${p}max_retries`] = [`must be a whole number from 0 to ${MAX_RETRIES_LIMIT}`];
   }
+  const pathForwarding = raw.path_forwarding ?? true;
+  if (typeof pathForwarding !== "boolean") errors[`${p}path_forwarding`] = ["must be a boolean"];
   return {
     url,
     method: typeof method === "string" ? method : "POST",
     headers: checkHeaders(raw.headers, `${p}headers`, errors),
     maxRetries: Number.isInteger(retries) ? (retries as number) : DEFAULT_MAX_RETRIES,
+    pathForwarding: pathForwarding !== false,
   };
 }
 
@@ -141,6 +146,7 @@ export function parseDestination(
     chatId: null,
     filters: [],
     transformationId: null,
+    pathForwarding: true,
   };
   if (type === "http") Object.assign(settings, checkHttp(raw, p, errors, checks));
   if (type === "slack" || type === "discord") {

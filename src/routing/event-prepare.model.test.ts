@@ -17,6 +17,7 @@ const destination = {
   botToken: "{{TG_TOKEN}}",
   chatId: "{{TG_CHAT}}",
   transformationId: null,
+  pathForwarding: true,
 } as unknown as Destination;
 const SECRETS: Record<string, string> = {
   HOST: "h.example",

@@ -3,7 +3,8 @@
 // the event that is sent. Pure: the lookups and outcomes are handed in.
 import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
-import { substituteSecrets } from "../shared/secret-template.ts";
+import { type Concealment, MASK } from "../shared/conceal.ts";
+import { secretConcealments, substituteSecrets } from "../shared/secret-template.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
@@ -45,6 +46,33 @@ export function withSecrets(
     };
   }
   return { destination: filled };
+}
+
+/**
+ * What the attempts of a destination must never show: the value of each secret its settings name
+ * (shown as `{{NAME}}`) and a Telegram bot token, secret or not (shown as `***`: it sits in the
+ * URL of every message).
+ */
+export function destinationConcealments(
+  written: Destination,
+  filled: Destination,
+  lookup: Lookup,
+): Concealment[] {
+  const token: Concealment[] =
+    filled.type === "telegram" && filled.botToken ? [[filled.botToken, MASK]] : [];
+  const templates = [
+    written.url,
+    written.webhookUrl,
+    written.botToken,
+    written.chatId,
+    ...Object.values(written.headers ?? {}),
+  ];
+  return [...token, ...secretConcealments(templates, lookup)];
+}
+
+/** Every secret a transformation saw (`context.env`), each shown as its `{{NAME}}`. */
+export function environmentConcealments(environment: Record<string, string>): Concealment[] {
+  return Object.entries(environment).map(([name, value]) => [value, `{{${name}}}`] as const);
 }
 
 /** The request a transformation sees for a stored event (the body as text; it parses JSON). */

@@ -70,6 +70,23 @@ const DeliverySchema = t.Object({
   error_code: Nullable(t.String()),
   error_message: Nullable(t.String()),
   next_attempt_at: Nullable(t.String()),
+  sent: Nullable(
+    t.Object(
+      {
+        method: t.String(),
+        url: t.String(),
+        headers: t.Record(t.String(), t.String()),
+        body: t.String({ description: "The first 64 KiB; base64 when body_encoding is base64." }),
+        body_encoding: t.Union([t.Literal("utf8"), t.Literal("base64")]),
+        body_truncated: t.Boolean(),
+        body_size: t.Integer(),
+      },
+      {
+        description:
+          "The request the latest attempt sent, after the transformation; secret values show as {{NAME}} or ***. null until something was sent.",
+      },
+    ),
+  ),
   created_at: t.String(),
 });
 const RetryActionSchema = t.Union(

@@ -1,5 +1,6 @@
 import type { PageRequest } from "../db/db.pagination.ts";
-import type { DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
+import type { DeliveryAttempt, DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
+import { headerRecord } from "../http/outbound/outbound.headers.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import { presentAttempt, presentFilteredBy, presentListedRequest } from "./events.present.ts";
 import type { EventQuery, EventStatus, EventsRepo, StoredEvent } from "./events.repo.ts";
@@ -79,8 +80,29 @@ export function presentEvent(e: StoredEvent, bridgeIds: readonly string[]) {
   };
 }
 
+/**
+ * The request a delivery's latest sending attempt actually sent, after its transformation, with
+ * secrets concealed (decisions §15); null before anything was sent. An attempt held by the
+ * breaker or failed before sending sent nothing, so the few latest are looked through.
+ */
+function presentSent(attempts: readonly DeliveryAttempt[]) {
+  const attempt = attempts.find((a) => a.sent);
+  if (!attempt?.sent) return null;
+  const { sent } = attempt;
+  return {
+    method: attempt.method,
+    url: attempt.url,
+    headers: headerRecord(sent.headers),
+    body: sent.body,
+    body_encoding: sent.bodyEncoding,
+    body_truncated: sent.bodyTruncated,
+    body_size: sent.bodySize,
+  };
+}
+
 function presentDelivery(d: DeliveryRecord, deps: EventsDeps) {
-  const last = d.attempts > 0 ? deps.delivery?.listAttempts(d.id, 1)[0] : undefined;
+  const recent = d.attempts > 0 ? (deps.delivery?.listAttempts(d.id, 5) ?? []) : [];
+  const last = recent[0];
   return {
     id: d.id,
     destination_id: d.destinationKey,
@@ -93,6 +115,7 @@ function presentDelivery(d: DeliveryRecord, deps: EventsDeps) {
     error_code: d.lastErrorCode,
     error_message: d.lastErrorMessage,
     next_attempt_at: d.nextAttemptAt,
+    sent: presentSent(recent),
     created_at: d.createdAt,
   };
 }

@@ -12,6 +12,7 @@ import type {
 } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
+import { concealer } from "../shared/conceal.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { TransformationOutcome } from "../transformations/transformations.model.ts";
@@ -20,6 +21,8 @@ import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import { createDestinationCache } from "./destinations.cache.ts";
 import type { Destination } from "./destinations.model.ts";
 import {
+  destinationConcealments,
+  environmentConcealments,
   exactChatPayload,
   scriptRequestOf,
   transformedEvent,
@@ -63,6 +66,8 @@ export interface IngestDeps {
   telegramApiBase?: string;
   /** The organization's secrets by name, for `{{NAME}}` at send time (secrets room). */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /** Every secret of the organization (a transformation's `context.env`), to conceal its output. */
+  secretEnvironment?(organizationId: string): Record<string, string>;
   /** Runs a destination's transformation on an event (transformations room). */
   runTransformation?(
     organizationId: string,
@@ -269,6 +274,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           const resolved = withSecrets(found.destination, lookup);
           if ("fail" in resolved) return resolved;
           const { destination } = resolved;
+          let concealed = destinationConcealments(found.destination, destination, lookup);
           const secrets = found.signingSecrets;
           let sendable = event;
           if (destination.transformationId && deps.runTransformation) {
@@ -278,27 +284,31 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
               scriptRequestOf(event),
             );
             if ("filtered" in outcome) return { skip: "filtered" };
+            // The script saw every secret (`context.env`) and may have copied one anywhere.
+            const environment = deps.secretEnvironment?.(event.organizationId) ?? {};
+            concealed = [...concealed, ...environmentConcealments(environment)];
             if ("error" in outcome) {
               const { code, message } = outcome.error;
               return {
                 fail: {
                   errorType: "transformation_error",
                   errorCode: code,
-                  message,
+                  message: concealer(concealed)(message),
                   retryable: false,
                 },
               };
             }
             const exact = exactChatPayload(destination, outcome.request.body, deps.telegramApiBase);
-            if (exact) return { send: exact };
+            if (exact) return { send: { ...exact, concealed } };
             sendable = transformedEvent(event, outcome.request);
           }
-          return eventDeliveryRequest(sendable, destination, secrets, {
+          const prepared = eventDeliveryRequest(sendable, destination, secrets, {
             // The cached route plan holds the source: no query per delivery for its name.
             sourceName: planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
               ?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });
+          return "send" in prepared ? { send: { ...prepared.send, concealed } } : prepared;
         },
         retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
           const found = destinations.get(delivery.destinationKey);

@@ -33,6 +33,7 @@ export function presentDestination(d: Destination) {
     chat_id: d.chatId,
     filters: d.filters,
     transformation_id: d.transformationId,
+    path_forwarding: d.type === "http" ? d.pathForwarding : null,
     created_at: d.createdAt,
     updated_at: d.updatedAt,
   };

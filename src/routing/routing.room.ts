@@ -43,6 +43,8 @@ export interface RoutingRoomPorts {
   dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource">;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /** Every secret of the organization: what a transformation could copy into a request. */
+  secretEnvironment?(organizationId: string): Record<string, string>;
   /** The transformations room's run of one destination's transformation. */
   runTransformation?: TransformationsPorts["runTransformation"];
 }
@@ -90,6 +92,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
       routesVersion: () => routesVersion,
       resolveSecrets: ports.resolveSecrets,
+      secretEnvironment: ports.secretEnvironment,
       telegramApiBase: deps.config.telegram_api_base,
       runTransformation: ports.runTransformation,
     },

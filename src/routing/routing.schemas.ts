@@ -50,6 +50,11 @@ export const DestinationSchema = t.Object({
   chat_id: Nullable(t.String()),
   filters: t.Array(t.Unknown()),
   transformation_id: Nullable(t.String()),
+  path_forwarding: Nullable(
+    t.Boolean({
+      description: "http only (else null): the sub-path and query are appended to url.",
+    }),
+  ),
   signing_secret: t.Optional(
     t.String({ description: "http only, and only in the answer that creates the destination." }),
   ),

@@ -76,6 +76,8 @@ export const destinations = sqliteTable(
     chatId: text("chat_id"),
     filters: text("filters").notNull(),
     transformationId: text("transformation_id"),
+    /** http: the sub-path and query after `/in/{slug}` are appended to `url` (decisions §15). */
+    pathForwarding: integer("path_forwarding", { mode: "boolean" }).notNull().default(true),
     signingSecret: text("signing_secret"),
     previousSigningSecret: text("previous_signing_secret"),
     /** Epoch ms until which the replaced secret still signs (24 h after a rotation). */

@@ -23,3 +23,20 @@ export function substituteSecrets(
   }
   return { ok: true, text: text.replace(REFERENCE, (_, name: string) => lookup(name) ?? "") };
 }
+
+/**
+ * What to hide once these texts were filled in: each referenced secret's value, shown as its
+ * `{{NAME}}` (names `lookup` does not know have no value to hide).
+ */
+export function secretConcealments(
+  texts: readonly (string | null | undefined)[],
+  lookup: (name: string) => string | undefined,
+): [string, string][] {
+  const names = new Set(texts.flatMap((text) => (text ? secretReferences(text) : [])));
+  const pairs: [string, string][] = [];
+  for (const name of names) {
+    const value = lookup(name);
+    if (value) pairs.push([value, `{{${name}}}`]);
+  }
+  return pairs;
+}

@@ -1,0 +1,38 @@
+import { expect, test } from "bun:test";
+import { concealer } from "./conceal.ts";
+import { secretConcealments } from "./secret-template.ts";
+
+test("a secret is hidden as written, percent-encoded and whatever its case; the longest wins", () => {
+  const conceal = concealer([
+    ["Hooks.Internal.Example", "{{HOST}}"],
+    ["a b/c", "{{PATH}}"],
+    ["Hooks.Internal", "{{SHORTER}}"],
+  ]);
+  expect(conceal("http://hooks.internal.example/x/a%20b%2Fc")).toBe("http://{{HOST}}/x/{{PATH}}");
+  expect(conceal("getaddrinfo ENOTFOUND hooks.internal.example")).toBe(
+    "getaddrinfo ENOTFOUND {{HOST}}",
+  );
+});
+
+test("a secret that is a whole URL also hides its host, which a connect error quotes alone", () => {
+  const conceal = concealer([["https://user:pw@private.example:8443/in?k=v", "{{HOOK_URL}}"]]);
+  expect(conceal("connect ECONNREFUSED private.example:8443")).toBe("connect ECONNREFUSED ***");
+  expect(conceal("https://user:pw@private.example:8443/in?k=v")).toBe("{{HOOK_URL}}");
+});
+
+test("values under four characters are left alone; no concealment leaves the text as it is", () => {
+  expect(concealer([["abc", "{{X}}"]])("abc")).toBe("abc");
+  expect(concealer([])("anything")).toBe("anything");
+});
+
+test("the secrets a destination's settings name, each shown as its {{NAME}}", () => {
+  const values: Record<string, string> = { TOKEN: "t0k3n-value", HOST: "h.example" };
+  const pairs = secretConcealments(
+    ["http://{{HOST}}/x", null, "Bearer {{ TOKEN }}", "{{UNKNOWN}}"],
+    (name) => values[name],
+  );
+  expect(pairs).toEqual([
+    ["h.example", "{{HOST}}"],
+    ["t0k3n-value", "{{TOKEN}}"],
+  ]);
+});

@@ -1,0 +1,65 @@
+/**
+ * Hiding secret values in what Weir stores, logs and shows about a request it sent: the URL, the
+ * headers, an error message that quotes the host, an answer that echoes a header. A secret is
+ * filled in only on the wire; everywhere else it reads as its `{{NAME}}` or a mask.
+ */
+
+/** A text to hide and what to show in its place. */
+export type Concealment = readonly [hidden: string, shown: string];
+
+export const MASK = "***";
+
+/**
+ * Values shorter than this are left alone: replacing one or two characters everywhere would
+ * garble every URL and message while hiding nothing a guess would not find.
+ */
+const MIN_HIDDEN_LENGTH = 4;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Every form a value takes once it went through a URL: as written, percent-encoded (a secret in a
+ * path or query), and, for a secret that is a whole URL, its host alone (what a DNS or connect
+ * error quotes). The first concealment of a text wins.
+ */
+function forms(concealments: readonly Concealment[]): Map<string, string> {
+  const shownBy = new Map<string, string>();
+  const add = (hidden: string, shown: string) => {
+    const key = hidden.toLowerCase();
+    if (hidden.length >= MIN_HIDDEN_LENGTH && !shownBy.has(key)) shownBy.set(key, shown);
+  };
+  for (const [hidden, shown] of concealments) {
+    add(hidden, shown);
+    add(encodeURIComponent(hidden), shown);
+    add(encodeURI(hidden), shown);
+  }
+  for (const [hidden] of concealments) {
+    if (!/^https?:\/\//i.test(hidden)) continue;
+    try {
+      const url = new URL(hidden);
+      add(url.host, MASK);
+      add(url.hostname, MASK);
+    } catch {
+      // Not a URL after all: its text form is hidden already.
+    }
+  }
+  return shownBy;
+}
+
+/**
+ * A function that replaces every concealed value in a text, longest first and whatever its case
+ * (a URL's host is lowercased on the way), so no part of a longer secret is left showing.
+ */
+export function concealer(concealments: readonly Concealment[]): (text: string) => string {
+  if (concealments.length === 0) return (text) => text;
+  const shownBy = forms(concealments);
+  if (shownBy.size === 0) return (text) => text;
+  const pattern = new RegExp(
+    [...shownBy.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join("|"),
+    "gi",
+  );
+  return (text) => text.replace(pattern, (found) => shownBy.get(found.toLowerCase()) ?? MASK);
+}
