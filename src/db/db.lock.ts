@@ -41,7 +41,9 @@ export function acquireDataDirLock(dataDir: string, serving?: ServingAddress): D
     throw lockError(path, error);
   }
   try {
-    db.run("PRAGMA busy_timeout = 0");
+    // Not 0: a CLI command reading the holder (readDataDirLock) holds a shared lock for a moment,
+    // which must delay this start, not refuse it. A live server's lock still refuses it.
+    db.run("PRAGMA busy_timeout = 1000");
     db.run("PRAGMA journal_mode = DELETE");
     db.transaction(() => {
       // Recreated each time: a lock file of an older version has fewer columns.
