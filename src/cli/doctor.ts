@@ -58,9 +58,12 @@ async function runChecks(flags: DoctorFlags): Promise<Check[]> {
   }
   const secret = loaded?.config.secret_key ?? process.env[CONFIG_TABLE.secret_key.env] ?? "";
   const secretSource = loaded?.sources.secret_key ?? "env";
-  // The running server's own settings (flags included) when its lock file records them.
   const server = loaded ? findLocalServer(loaded.config) : null;
-  const served = server && { base_url: server.baseUrl, host: server.host, port: server.port };
+  const serverCheck = server && (await checkServer(server));
+  // A running server's own settings (flags included, from its lock file) are what senders see;
+  // without one, config is what the next start uses.
+  const live = server?.from === "lock" && serverCheck?.status === "ok";
+  const served = live ? { base_url: server.baseUrl, host: server.host, port: server.port } : null;
   return [
     config,
     ...guarded(["data_dir"], () => [checkDataDir(dataDir)]),
@@ -69,8 +72,8 @@ async function runChecks(flags: DoctorFlags): Promise<Check[]> {
     ...guarded(["secret_key"], () => [checkSecretKey(dataDir, secret, secretSource)]),
     ...guarded(["disk"], () => [checkDisk(dataDir)]),
     ...(loaded ? guarded(["outbound"], () => [checkOutbound(loaded.config)]) : []),
-    ...(served ? guarded(["public_url"], () => [checkPublicUrl(served)]) : []),
-    ...(server ? [await checkServer(server)] : []),
+    ...(loaded ? guarded(["public_url"], () => [checkPublicUrl(served ?? loaded.config)]) : []),
+    ...(serverCheck ? [serverCheck] : []),
   ];
 }
 
