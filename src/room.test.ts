@@ -100,6 +100,7 @@ describe("createApp", () => {
         "realtime.rights-recheck",
         "retention.sweep",
         "routing.events-retention",
+        "routing.ingest-summary",
       ]);
       // A second app on the same deps registers nothing until it is started itself.
       const second = createApp(server.deps);

@@ -33,6 +33,7 @@ describe("weir doctor", () => {
       "disk",
       "outbound",
       "public_url",
+      "server",
     ]);
     for (const c of report.checks) {
       expect(["ok", "warn", "fail"]).toContain(c.status);
@@ -127,15 +128,22 @@ describe("weir doctor", () => {
     expect(run.stdout).toMatch(/\d+ ok, \d+ warn, 0 fail/);
   });
 
-  test("a missing data dir fails, and doctor does not create it", () => {
+  test("a missing data dir is one line, and doctor does not create it", () => {
     const dir = join(tempDir(), "absent");
-    const { exitCode: code, report, status, stderr } = doctorJson(dir);
-    expect(code).toBe(1);
-    expect(report.ok).toBe(false);
-    expect(status("data_dir")?.status).toBe("fail");
-    expect(status("data_dir")?.detail).toContain("does not exist; `weir serve` creates it");
-    expect(stderr).toMatch(/^weir: .*data_dir/m);
+    const run = weir(["doctor", "--json"], { WEIR_DATA_DIR: dir });
+    expect([run.exitCode, run.stdout]).toEqual([1, ""]);
+    expect(run.stderr).toBe(`weir: no database in ${dir} (run weir serve or weir migrate first)\n`);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  test("no server running on the data dir is a warning, not a failure", () => {
+    const { exitCode, status } = doctorJson(preparedDir(tempDir()), { WEIR_PORT: "1" });
+    expect(exitCode).toBe(0);
+    expect(status("server")).toEqual({
+      name: "server",
+      status: "warn",
+      detail: "not running: http://127.0.0.1:1/healthz did not answer",
+    });
   });
 
   test("a migration this weir does not know fails as a newer database", () => {

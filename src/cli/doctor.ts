@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { reason } from "../db/db.open.ts";
+import { DB_FILE, reason } from "../db/db.open.ts";
 import { CONFIG_TABLE } from "../shared/config.table.ts";
 import { action, DATA_DIR_OPTION, fail, printJson } from "./cli.common.ts";
 import {
@@ -13,6 +15,8 @@ import {
   checkSecretKey,
 } from "./doctor.checks.ts";
 import { checkDeliveryBacklog } from "./doctor.deliveries.ts";
+import { checkServer } from "./doctor.server.ts";
+import { findLocalServer } from "./local-server.ts";
 
 interface DoctorFlags {
   dataDir?: string;
@@ -31,8 +35,8 @@ export function registerDoctor(program: Command): void {
     .action(action(doctor));
 }
 
-function doctor(flags: DoctorFlags): void {
-  const checks = runChecks(flags);
+async function doctor(flags: DoctorFlags): Promise<void> {
+  const checks = await runChecks(flags);
   const ok = checks.every((c) => c.status !== "fail");
   if (flags.json) printJson({ ok, checks });
   else printReport(checks);
@@ -42,12 +46,24 @@ function doctor(flags: DoctorFlags): void {
   }
 }
 
-/** Runs every check; later checks still run (on a best guess of the data dir) when config fails. */
-function runChecks(flags: DoctorFlags): Check[] {
+/**
+ * Runs every check; later checks still run (on a best guess of the data dir) when config fails.
+ * A place without a database is no installation to check: one line says so.
+ */
+async function runChecks(flags: DoctorFlags): Promise<Check[]> {
   const { check: config, loaded } = checkConfig(flags);
   const dataDir = loaded?.config.data_dir ?? fallbackDataDir(flags);
+  if (!existsSync(join(dataDir, DB_FILE))) {
+    fail(`no database in ${resolve(dataDir)} (run weir serve or weir migrate first)`);
+  }
   const secret = loaded?.config.secret_key ?? process.env[CONFIG_TABLE.secret_key.env] ?? "";
   const secretSource = loaded?.sources.secret_key ?? "env";
+  const server = loaded ? findLocalServer(loaded.config) : null;
+  const serverCheck = server && (await checkServer(server));
+  // A running server's own settings (flags included, from its lock file) are what senders see;
+  // without one, config is what the next start uses.
+  const live = server?.from === "lock" && serverCheck?.status === "ok";
+  const served = live ? { base_url: server.baseUrl, host: server.host, port: server.port } : null;
   return [
     config,
     ...guarded(["data_dir"], () => [checkDataDir(dataDir)]),
@@ -56,7 +72,8 @@ function runChecks(flags: DoctorFlags): Check[] {
     ...guarded(["secret_key"], () => [checkSecretKey(dataDir, secret, secretSource)]),
     ...guarded(["disk"], () => [checkDisk(dataDir)]),
     ...(loaded ? guarded(["outbound"], () => [checkOutbound(loaded.config)]) : []),
-    ...(loaded ? guarded(["public_url"], () => [checkPublicUrl(loaded.config)]) : []),
+    ...(loaded ? guarded(["public_url"], () => [checkPublicUrl(served ?? loaded.config)]) : []),
+    ...(serverCheck ? [serverCheck] : []),
   ];
 }
 

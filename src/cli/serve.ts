@@ -24,7 +24,11 @@ export function registerServe(program: Command): void {
 async function serve(flags: Record<string, string | undefined>): Promise<void> {
   const { config } = configWithFlags(flags);
   prepareDataDir(config.data_dir);
-  const lock = acquireDataDirLock(config.data_dir);
+  const lock = acquireDataDirLock(config.data_dir, {
+    host: config.host,
+    port: config.port,
+    baseUrl: config.base_url,
+  });
   let deps: AppDeps;
   try {
     deps = await createDeps(config);

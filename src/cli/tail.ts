@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
-import { action, fail } from "./cli.common.ts";
+import { action, configWithFlags, DATA_DIR_OPTION, fail } from "./cli.common.ts";
+import { findLocalServer } from "./local-server.ts";
 import { createTailApi, type TailApi, type TailEndpoint } from "./tail.api.ts";
 import { requestJson, requestLine, type TailedRequest } from "./tail.format.ts";
 import { createTailSender, FORWARDED_HEADER, forwardRequest } from "./tail.forward.ts";
@@ -8,6 +9,7 @@ import { openTailStream, type PushedRequest } from "./tail.stream.ts";
 
 interface TailFlags {
   server?: string;
+  dataDir?: string;
   token?: string;
   forward?: string;
   json?: boolean;
@@ -25,7 +27,11 @@ export function registerTail(program: Command): void {
       "stream an endpoint's captured requests live; --forward re-sends them to a local URL",
     )
     .argument("<endpoint>", "the endpoint's slug or id")
-    .option("--server <url>", "Weir's address (env WEIR_SERVER)")
+    .option(
+      "--server <url>",
+      "Weir's address (env WEIR_SERVER; default: the server running on the data dir)",
+    )
+    .option(...DATA_DIR_OPTION)
     .option("--token <key>", "an API key or login token (env WEIR_TOKEN)")
     .option("--forward <url>", "re-send every request to this URL (e.g. http://localhost:3000)")
     .option("--json", "print one JSON object per request instead of a line")
@@ -33,7 +39,7 @@ export function registerTail(program: Command): void {
 }
 
 async function tail(idOrSlug: string, flags: TailFlags): Promise<void> {
-  const server = flags.server ?? process.env.WEIR_SERVER ?? fail("--server is required");
+  const server = flags.server ?? process.env.WEIR_SERVER ?? localServerUrl(flags);
   const token = flags.token ?? process.env.WEIR_TOKEN ?? fail("--token is required");
   if (flags.forward) checkForwardUrl(flags.forward);
   const api = createTailApi(server, token);
@@ -42,6 +48,11 @@ async function tail(idOrSlug: string, flags: TailFlags): Promise<void> {
   process.stderr.write(`tailing ${endpoint.webhook_url}${forwarding} (Ctrl-C to stop)\n`);
   // One sender for the whole run, so connections to the local app are reused.
   await streamUntilStopped(api, endpoint, flags, createTailSender());
+}
+
+/** The server of this machine's data dir, where it runs (its lock file) or would (config). */
+function localServerUrl(flags: TailFlags): string {
+  return findLocalServer(configWithFlags({ dataDir: flags.dataDir }).config).url;
 }
 
 function checkForwardUrl(url: string): void {

@@ -138,6 +138,29 @@ describe("due-queue", () => {
     expect(doneBy(db)).toEqual({ a: "survivor", b: "survivor", c: "survivor" });
   });
 
+  test("a sole worker lets a dead process's leases go at start and runs its rows at once", async () => {
+    const db = jobsDb();
+    const clock = createFakeClock(T0);
+    for (const id of ["a", "b", "c"]) addJob(db, id);
+    const dead = gated(db, "dead");
+    queueOn(db, clock, { run: dead.run }, false);
+    expect(dead.started.sort()).toEqual(["a", "b", "c"]);
+
+    // The next process of the data dir: its leases are 10 s long, and no time passes.
+    const next: string[] = [];
+    queueOn(db, clock, {
+      soleWorker: true,
+      run: (row, lease) => {
+        next.push(row.id as string);
+        finish(db, "next", row, lease);
+      },
+    });
+    await pollUntil(() => next.length === 3, { what: "the dead process's rows run again" });
+    expect(doneBy(db)).toEqual({ a: "next", b: "next", c: "next" });
+    for (const id of ["a", "b", "c"]) dead.open(id);
+    expect(doneBy(db)).toEqual({ a: "next", b: "next", c: "next" });
+  });
+
   test("a running row's lease is extended, so no one else claims it while it runs", async () => {
     const db = jobsDb();
     const clock = createFakeClock(T0);

@@ -58,6 +58,13 @@ export interface DueQueueOptions<Row extends DueRow = DueRow> {
   perKey?: number;
   /** Fallback poll, for rows nobody announced (another process, expired leases); default 5 s. */
   pollSeconds?: number;
+  /**
+   * This process is the only one that claims from the table (one server per data dir, held by
+   * its lock file): every lease found at start is a dead process's, so it is let go at once and
+   * its rows run now instead of when the lease would have run out. Leave it off where several
+   * processes share the table; their leases are what keeps them apart.
+   */
+  soleWorker?: boolean;
 }
 
 /** A queue of due rows; see `createDueQueue`. */
@@ -267,11 +274,17 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       log.warn("lease lost; another worker owns the row", { id: lease.id });
   };
 
+  const releaseLeftLeases = () => {
+    const released = options.db.tx(() => rows.releaseAll(), LEASE_WRITE);
+    if (released > 0) log.info("rows leased by a stopped process run again now", { released });
+  };
+
   return {
     start() {
       if (started) return;
       started = true;
       fullClaimNeeded = true;
+      if (options.soleWorker) releaseLeftLeases();
       scheduler.interval(jobs.poll, options.pollSeconds ?? 5, () => {
         fullClaimNeeded = true;
         pump();

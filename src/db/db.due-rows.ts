@@ -103,6 +103,9 @@ export function createDueRows(db: DbHandle, spec: DueTable) {
   const release = db.sqlite.prepare(
     `UPDATE ${c.table} SET ${c.lease} = NULL WHERE ${c.id} = ? AND ${c.lease} = ?`,
   );
+  const releaseAll = db.sqlite.prepare(
+    `UPDATE ${c.table} SET ${c.lease} = NULL WHERE ${c.lease} IS NOT NULL`,
+  );
   return {
     /** Leases up to `limit` due rows until `until`; never rows whose key is in `skipKeys`. */
     claim(now: number, until: number, limit: number, skipKeys: readonly unknown[]): DueRow[] {
@@ -127,6 +130,10 @@ export function createDueRows(db: DbHandle, spec: DueTable) {
     /** Gives a held row back, due as it was; false when it was no longer held. */
     release(id: RowId, held: number): boolean {
       return release.run(id, held).changes === 1;
+    },
+    /** Gives every leased row back, due as it was; how many there were. */
+    releaseAll(): number {
+      return releaseAll.run().changes;
     },
     /** The earliest due time after `now`, or null when nothing is due later. */
     nextDueAfter(now: number): number | null {

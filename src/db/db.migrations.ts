@@ -65,6 +65,9 @@ import m0025_events_unrouted_and_filter_reasons from "../../migrations/0025_even
 import m0026_path_forwarding_and_sent_requests from "../../migrations/0026_path_forwarding_and_sent_requests.sql" with {
   type: "text",
 };
+import m0027_source_names_unique_per_organization from "../../migrations/0027_source_names_unique_per_organization.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -101,4 +104,8 @@ export const MIGRATIONS: Migration[] = [
     sql: m0025_events_unrouted_and_filter_reasons,
   },
   { name: "0026_path_forwarding_and_sent_requests", sql: m0026_path_forwarding_and_sent_requests },
+  {
+    name: "0027_source_names_unique_per_organization",
+    sql: m0027_source_names_unique_per_organization,
+  },
 ];

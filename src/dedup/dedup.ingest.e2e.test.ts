@@ -51,7 +51,10 @@ describe("ingest with deduplication", () => {
     expect(again).toEqual({ status: 200, body: { message: "duplicate", duplicate: true } });
     expect(await eventCount(id)).toBe(1);
     expect((await stats(id)).body).toEqual({
-      data: { total_requests: 2, duplicates_rejected: 1, duplicate_rate: 50, period: "all_time" },
+      total_requests: 2,
+      duplicates_rejected: 1,
+      duplicate_rate: 50,
+      period: "all_time",
     });
     expect((await send(id, { id: 1 })).body.message).toBe("accepted");
   });
@@ -75,7 +78,7 @@ describe("ingest with deduplication", () => {
     expect(answers.filter((a) => a.body.message === "accepted")).toHaveLength(1);
     expect(answers.filter((a) => a.body.duplicate === true)).toHaveLength(11);
     expect(await eventCount(id)).toBe(1);
-    expect((await stats(id)).body.data).toMatchObject({
+    expect((await stats(id)).body).toMatchObject({
       total_requests: 12,
       duplicates_rejected: 11,
     });
@@ -123,7 +126,7 @@ describe("ingest with deduplication", () => {
   test("enabled false keeps the config, rejects nothing, and still counts every request", async () => {
     const id = await createSource({ enabled: false, body_path: "body.id" });
     for (let i = 0; i < 3; i++) expect((await send(id, { id: 1 })).body.message).toBe("accepted");
-    expect((await stats(id)).body.data).toMatchObject({
+    expect((await stats(id)).body).toMatchObject({
       total_requests: 3,
       duplicates_rejected: 0,
       duplicate_rate: 0,
@@ -140,7 +143,7 @@ describe("ingest with deduplication", () => {
     const id = await createSource({ body_path: "body.id" });
     await send(id, { id: 1 });
     await send(id, { id: 1 });
-    expect((await stats(id, "?period=24h")).body.data).toEqual({
+    expect((await stats(id, "?period=24h")).body).toEqual({
       total_requests: 2,
       duplicates_rejected: 1,
       duplicate_rate: 50,
@@ -175,7 +178,7 @@ describe("deleting a source", () => {
     expect(rowsOf("dedup_key_log", gone)).toBe(0);
     expect(rowsOf("dedup_counters", gone)).toBe(0);
     expect(rowsOf("dedup_key_log", kept)).toBe(2);
-    expect((await stats(kept)).body.data).toMatchObject({
+    expect((await stats(kept)).body).toMatchObject({
       total_requests: 3,
       duplicates_rejected: 1,
     });

@@ -67,24 +67,27 @@ const get = (path: string, org: string | null = "org_a") =>
   apiCall({ url }, "GET", path, { headers: org ? { "x-org": org } : {} });
 
 describe("GET /api/v1/sources/{id}/stats", () => {
-  test("all_time by default, wrapped in data", async () => {
+  test("all_time by default, the bare object of interface.md", async () => {
     const answer = await get("/api/v1/sources/src_mine/stats");
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
-      data: { total_requests: 4, duplicates_rejected: 2, duplicate_rate: 50, period: "all_time" },
+      total_requests: 4,
+      duplicates_rejected: 2,
+      duplicate_rate: 50,
+      period: "all_time",
     });
   });
 
   test("a period counts only its hours", async () => {
     const day = await get("/api/v1/sources/src_mine/stats?period=24h");
-    expect(day.body.data).toEqual({
+    expect(day.body).toEqual({
       total_requests: 3,
       duplicates_rejected: 1,
       duplicate_rate: 33.33,
       period: "24h",
     });
     const week = await get("/api/v1/sources/src_mine/stats?period=7d");
-    expect(week.body.data).toMatchObject({ total_requests: 4, period: "7d" });
+    expect(week.body).toMatchObject({ total_requests: 4, period: "7d" });
   });
 
   test("a bad period is a 422 naming the field", async () => {

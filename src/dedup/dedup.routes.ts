@@ -27,12 +27,13 @@ export function dedupRoutes(ports: DedupRoutesPorts) {
     ({ principal, params, query }) => {
       const period = parseStatsPeriod(query.period);
       ports.requireSource(principal.organizationId, params.id);
-      return { data: ports.sourceStats(params.id, period) };
+      // Bare, as interface.md shows it, unlike the `data` envelope of other source reads.
+      return ports.sourceStats(params.id, period);
     },
     {
       query: t.Object({ period: t.Optional(t.String()) }),
       response: {
-        200: t.Object({ data: SourceStatsSchema }),
+        200: SourceStatsSchema,
         401: ErrorBody,
         403: ErrorBody,
         404: ErrorBody,

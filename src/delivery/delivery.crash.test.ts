@@ -3,10 +3,12 @@ import type { Subprocess } from "bun";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { openDatabase } from "../db/db.open.ts";
+import { apiCall } from "../test-utils/api-call.ts";
 import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
+import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
 
 const SENDERS = 16;
 /** Acknowledged captures (each one forward) to wait for before the kill. */
@@ -95,3 +97,74 @@ test("kill -9 with deliveries queued and in flight: after a restart every acknow
     sink.stop(true);
   }
 }, 90_000);
+
+/** A forward target and a bridge destination on `sinkUrl`, made through the API; the ingest slug. */
+async function forwardAndRoute(url: string, sinkUrl: string) {
+  const auth = { authorization: `Bearer ${await registerOperator(url)}` };
+  const endpoint = await apiCall({ url }, "POST", "/api/v1/endpoints", {
+    headers: auth,
+    body: { debug_endpoint: { name: "held", slug: "held", forward_url: `${sinkUrl}/forward` } },
+  });
+  const bridge = await apiCall({ url }, "POST", "/api/v1/bridges", {
+    headers: auth,
+    body: {
+      name: "held",
+      source: { name: "held", type: "webhook" },
+      destinations: [{ name: "held", type: "http", url: `${sinkUrl}/event` }],
+    },
+  });
+  expect([endpoint.status, bridge.status]).toEqual([201, 201]);
+  const source = await apiCall({ url }, "GET", `/api/v1/sources/${bridge.body.data.source_id}`, {
+    headers: auth,
+  });
+  return source.body.data.slug as string;
+}
+
+test("kill -9 with attempts in flight: the next server sends them at once, not when their 60 s leases run out", async () => {
+  const sink = startHttpSink();
+  // The first server's attempts are held, unanswered, until it dies.
+  sink.answer(() => ({ delayMs: 120_000 }));
+  try {
+    const dataDir = tempDir();
+    const env = { WEIR_CAPTURE_RATE_LIMIT: "off" };
+    // Default deadlines (30 s), so leases are 60 s.
+    const first = await startWeirProcess(dataDir, env, running);
+    const slug = await forwardAndRoute(first.url, sink.url);
+    const sent: string[] = [];
+    for (let n = 0; n < 10; n++) {
+      for (const [kind, path] of [
+        ["forward", "/w/held"],
+        ["event", `/in/${slug}`],
+      ]) {
+        const body = JSON.stringify({ kind, n });
+        const answer = await fetch(`${first.url}${path}`, { method: "POST", body });
+        expect(answer.status).toBe(200);
+        sent.push(body);
+      }
+    }
+    const heldOf = (path: string) => sink.requests.filter((r) => r.path === path).length;
+    // Each kind's destination is at its limit of attempts at once; the rest wait in the outbox.
+    await pollUntil(() => heldOf("/forward") >= 4 && heldOf("/event") >= 4, {
+      what: "attempts of both kinds in flight",
+    });
+    first.proc.kill("SIGKILL");
+    await first.proc.exited;
+
+    sink.answer(() => ({ status: 200 }));
+    const restartedAt = Date.now();
+    await startWeirProcess(dataDir, env, running);
+    const delivered = () =>
+      new Set(
+        sink.requests
+          .filter((r) => r.receivedAt >= restartedAt)
+          .map((r) => new TextDecoder().decode(r.body)),
+      );
+    await pollUntil(() => sent.every((body) => delivered().has(body)), {
+      timeoutMs: 10_000,
+      what: "every capture forwarded and every event delivered, those in flight at the kill too",
+    });
+    expect(Date.now() - restartedAt).toBeLessThan(60_000);
+  } finally {
+    await sink.stop();
+  }
+}, 60_000);

@@ -424,6 +424,8 @@ export function createDeliveryWorker(
     // Longer than the slowest attempt, so a live attempt never loses its row (leases are extended
     // too); short enough that a crashed process's rows are picked up soon after a restart.
     leaseMs: leaseFor(deps.config),
+    // Only `weir serve` runs the worker, and its data dir lock admits one server at a time.
+    soleWorker: true,
   });
 
   return {

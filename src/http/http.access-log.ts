@@ -8,8 +8,8 @@ interface MaybeAuthenticated {
 /**
  * One info line per management request (`/api/…`): method, route pattern, status, duration,
  * organization and request id. Never the body, the query or a header: they can hold tokens and
- * payloads. Captures are summarised by the capture room instead of a line each (a sender's
- * flood must not flood the log); the UI's files, /healthz and /metrics are not logged.
+ * payloads. Captures and ingests are summarised by their rooms instead of a line each (a
+ * sender's flood must not flood the log); the UI's files, /healthz and /metrics are not logged.
  */
 export function createAccessLog(logger: Logger) {
   return (
@@ -23,6 +23,8 @@ export function createAccessLog(logger: Logger) {
     const url = request.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     if (!url.startsWith("/api/", pathStart)) return;
+    // An ingest URL takes no credentials, like a capture URL: summarised by the routing room.
+    if (route === "/api/v1/sources/:id/ingest") return;
     const principal = (context as MaybeAuthenticated).principal;
     const fields = {
       method: request.method,

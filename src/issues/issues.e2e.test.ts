@@ -53,16 +53,15 @@ describe("grouping failed deliveries", () => {
     expect(issue.first_occurrence_at <= issue.last_occurrence_at).toBe(true);
     const detail = await callAs(server, owner, "GET", `/api/v1/issues/${issue.id}`);
     expect(detail.status).toBe(200);
-    expect(detail.body.data).toMatchObject({
+    expect(detail.body).toMatchObject({
       id: issue.id,
       occurrence_count: 3,
       destination_name: "orders",
       bridge_name: route.name,
     });
-    // Bare (decisions §5) and under data (the issues contract): one answer, both shapes.
-    const { data, ...bare } = detail.body;
-    expect(bare).toEqual(data);
-    const attempts = detail.body.data.recent_attempts;
+    // Bare, not under data: issues keep their own shapes (decisions §5).
+    expect(detail.body.data).toBeUndefined();
+    const attempts = detail.body.recent_attempts;
     expect(attempts.map((a: { event_id: string }) => a.event_id).sort()).toEqual(events.sort());
     expect(attempts[0]).toMatchObject({
       status_code: 500,
@@ -279,9 +278,8 @@ describe("the API", () => {
     expect(refused.status).toBe(403);
     const admin = await owner.addMember("admin");
     const moved = await callAs(server, admin, "PATCH", path, { status: "work_in_progress" });
-    expect([moved.status, moved.body.data.status]).toEqual([200, "work_in_progress"]);
-    const { data: movedData, ...movedBare } = moved.body;
-    expect(movedBare).toEqual(movedData);
+    expect([moved.status, moved.body.status]).toEqual([200, "work_in_progress"]);
+    expect(moved.body.data).toBeUndefined();
     expect((await callAs(server, null, "GET", path)).status).toBe(401);
   });
 

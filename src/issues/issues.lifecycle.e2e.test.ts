@@ -76,7 +76,7 @@ describe("the Issue status table", () => {
     const { route, destination } = await failingRoute(502);
     await world.ingest(route, {});
     const issue = await world.issueWith(destination, () => true);
-    expect((await patch(issue, "work_in_progress")).body.data.status).toBe("work_in_progress");
+    expect((await patch(issue, "work_in_progress")).body.status).toBe("work_in_progress");
     clock.advance(1000);
     await world.ingest(route, {});
     const counted = await world.issueWith(destination, (i) => i.occurrence_count === 2);
@@ -90,7 +90,7 @@ describe("the Issue status table", () => {
     await patch(issue, "work_in_progress");
     clock.advance(5000);
     const closed = await patch(issue, "closed");
-    expect(closed.body.data).toMatchObject({ status: "closed", resolved_at: iso() });
+    expect(closed.body).toMatchObject({ status: "closed", resolved_at: iso() });
     clock.advance(3_600_000);
     await world.ingest(route, {});
     const reopened = await world.issueWith(destination, (i) => i.status === "open");
@@ -120,13 +120,13 @@ describe("PATCH {status}: every move of decisions.md §8", () => {
     ];
     for (const [from, to] of moves) {
       clock.advance(1000);
-      const before = (await callAs(server, owner, "GET", `/api/v1/issues/${issue.id}`)).body.data;
+      const before = (await callAs(server, owner, "GET", `/api/v1/issues/${issue.id}`)).body;
       expect(before.status).toBe(from);
       const answer = await patch(issue, to);
-      expect([answer.status, answer.body.data.status]).toEqual([200, to]);
-      expect(answer.body.data.resolved_at).toBe(to === "closed" ? iso() : null);
-      expect(answer.body.data.opened_at).toBe(from === "closed" ? iso() : before.opened_at);
-      expect(answer.body.data.updated_at).toBe(iso());
+      expect([answer.status, answer.body.status]).toEqual([200, to]);
+      expect(answer.body.resolved_at).toBe(to === "closed" ? iso() : null);
+      expect(answer.body.opened_at).toBe(from === "closed" ? iso() : before.opened_at);
+      expect(answer.body.updated_at).toBe(iso());
     }
   });
 
@@ -137,7 +137,7 @@ describe("PATCH {status}: every move of decisions.md §8", () => {
     clock.advance(1000);
     const same = await patch(issue, "open");
     expect(same.status).toBe(200);
-    expect(same.body.data.updated_at).toBe(issue.updated_at);
+    expect(same.body.updated_at).toBe(issue.updated_at);
   });
 
   test("an unknown, missing or non-string status is a 422 that changes nothing", async () => {

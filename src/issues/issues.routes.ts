@@ -63,13 +63,6 @@ const issueDetailFields = {
 };
 const IssueDetailSchema = t.Object(issueDetailFields);
 
-/**
- * A single issue is answered both bare (decisions.md §5: issues keep their own shapes) and under
- * `data` (the issues contract, like the rest of the API): a client written to either reads it.
- */
-const bareAndData = <T extends object>(issue: T) => ({ ...issue, data: issue });
-const IssueAnswer = t.Object({ ...issueFields, data: IssueSchema });
-const IssueDetailAnswer = t.Object({ ...issueDetailFields, data: IssueDetailSchema });
 const IssuePage = t.Object({
   items: t.Array(IssueSchema),
   pagination: t.Object({
@@ -125,10 +118,11 @@ export function issuesRoutes(room: IssuesRoutesParts) {
           params.id,
           deps,
         );
-        return bareAndData(presentIssueDetail(issue, context, samples));
+        // Bare, not under `data`: issues keep their own shapes (decisions.md §5).
+        return presentIssueDetail(issue, context, samples);
       },
       {
-        response: { 200: IssueDetailAnswer, ...errorResponses },
+        response: { 200: IssueDetailSchema, ...errorResponses },
         detail: { tags, security, summary: "Get an issue with its latest failed attempts" },
       },
     )
@@ -136,12 +130,10 @@ export function issuesRoutes(room: IssuesRoutesParts) {
       "/:id",
       ({ principal, params, body }) => {
         requirePermission(principal, "write");
-        return bareAndData(
-          presentIssue(changeIssueStatus(principal.organizationId, params.id, body, deps)),
-        );
+        return presentIssue(changeIssueStatus(principal.organizationId, params.id, body, deps));
       },
       {
-        response: { 200: IssueAnswer, 409: ErrorBody, ...errorResponses },
+        response: { 200: IssueSchema, 409: ErrorBody, ...errorResponses },
         detail: {
           tags,
           security,

@@ -11,9 +11,11 @@ let bridgeId: string;
 let destinationId: string;
 
 const HTTP = { name: "Orders", type: "http", url: "http://127.0.0.1:9/hook" };
+let sourcesNamed = 0;
+// Each bridge gets a source of its own: source names are unique in an organization.
 const bridgeBody = (destinations: unknown[] = [HTTP]) => ({
   name: "Payments",
-  source: { name: "Stripe", type: "webhook" },
+  source: { name: `Stripe ${++sourcesNamed}`, type: "webhook" },
   destinations,
 });
 
@@ -99,7 +101,7 @@ describe("bridges", () => {
     expect(slack.webhook_url).toBe("{{SLACK_URL}}");
     expect([telegram.bot_token, telegram.chat_id]).toEqual(["{{BOT}}", "42"]);
     const source = await callAs(server, owner, "GET", `/api/v1/sources/${bridge.source_id}`);
-    expect(source.body.data.name).toBe("Stripe");
+    expect(source.body.data.name).toMatch(/^Stripe \d+$/);
     const read = await callAs(server, owner, "GET", `/api/v1/bridges/${bridge.id}`);
     expect(read.body.data.destinations[0].signing_secret).toBeUndefined();
     expect(read.body.data.destinations[0].headers).toEqual({ authorization: "Bearer {{TOKEN}}" });

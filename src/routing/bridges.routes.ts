@@ -20,6 +20,7 @@ import {
   DestinationSchema,
   errorResponses,
   jsonBody,
+  nameErrorResponses,
   security,
 } from "./routing.schemas.ts";
 
@@ -61,7 +62,7 @@ function bridgeRoutes(room: RoutingParts) {
         return { data };
       },
       {
-        response: { 201: OneBridge, ...errorResponses },
+        response: { 201: OneBridge, ...nameErrorResponses },
         detail: {
           tags: bridgeTags,
           security,

@@ -12,6 +12,7 @@ import {
   PREVIOUS_SECRET_MS,
   parseDestination,
 } from "./destinations.model.ts";
+import { routingErrors } from "./routing.errors.ts";
 import { type DestinationView, presentBridge, presentDestination } from "./routing.present.ts";
 import { asObject, checkName, parseSourceInput, type Source } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
@@ -109,7 +110,7 @@ export function createBridge(organizationId: string, body: unknown, deps: Bridge
     updatedAt: now,
   };
   const views = deps.tx(() => {
-    if (picked.isNew) deps.sources.insert(source);
+    if (picked.isNew && !deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
     deps.bridges.insertBridge(bridge);
     return parsed.map((settings) => insertDestination(bridge, settings, deps));
   });

@@ -5,6 +5,7 @@ import type { DirectRoutes } from "../http/http.direct-routes.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
 import type { RoutePlan } from "./ingest.model.ts";
 import type { IngestService } from "./ingest.service.ts";
+import type { IngestTally } from "./ingest.tally.ts";
 import { INGEST_PREFIX } from "./sources.model.ts";
 
 export interface IngestParts {
@@ -12,6 +13,8 @@ export interface IngestParts {
   maxBodyBytes: number;
   /** The data dir's free-space guard shared with capture (decisions.md §14). */
   disk: { isLow(): boolean; noteWritten(bytes: number): void };
+  /** Counts each ingest of a known source for the per-minute log summary. */
+  tally: IngestTally;
 }
 
 type Refusal = { status: number; error: string };
@@ -45,10 +48,15 @@ async function ingest(
   where: { path: string; queryString: string },
 ) {
   if (!plan) return refusal(REFUSALS.notFound);
-  if (room.disk.isLow()) return refusal(REFUSALS.insufficientStorage);
+  const { source } = plan;
+  const refuse = (answer: Refusal) => {
+    room.tally.refused(source, answer);
+    return refusal(answer);
+  };
+  if (room.disk.isLow()) return refuse(REFUSALS.insufficientStorage);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
-  if (body === null) return refusal(REFUSALS.tooLarge);
+  if (body === null) return refuse(REFUSALS.tooLarge);
   const outcome = await room.ingest.ingest(plan, {
     method: request.method,
     ...where,
@@ -57,11 +65,12 @@ async function ingest(
     body,
   });
   room.disk.noteWritten(body.byteLength);
-  const answer =
-    "duplicate" in outcome
-      ? { message: "duplicate", duplicate: true }
-      : { message: "accepted", event_id: outcome.eventId };
-  return Response.json(answer);
+  if ("duplicate" in outcome) {
+    room.tally.duplicate(source);
+    return Response.json({ message: "duplicate", duplicate: true });
+  }
+  room.tally.accepted(source);
+  return Response.json({ message: "accepted", event_id: outcome.eventId });
 }
 
 const Accepted = t.Object({

@@ -16,6 +16,7 @@ import { eventsRoutes } from "./events.routes.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
+import { createIngestTally } from "./ingest.tally.ts";
 import type { Source } from "./sources.model.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
@@ -24,6 +25,8 @@ import { requireSource, type SourcesDeps } from "./sources.service.ts";
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
 const RETENTION_PATTERN = "0 * * * *";
+/** Every minute, as capture's: one info line per source that ingested or refused anything. */
+const INGEST_SUMMARY_PATTERN = "0 * * * * *";
 
 export type RoutingRoomDeps = Pick<
   AppDeps,
@@ -157,10 +160,12 @@ export function createRoutingRoom(
   ports: RoutingRoomPorts,
 ): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
+  const tally = createIngestTally(deps.logger.child({ scope: "ingest" }));
   const ingestParts = {
     ingest: parts.ingest,
     maxBodyBytes: deps.config.max_body_bytes,
     disk: deps.disk,
+    tally,
   };
   return {
     directRoutes: ingestDirectRoutes(ingestParts),
@@ -185,6 +190,7 @@ export function createRoutingRoom(
             yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
           }),
       },
+      { name: "routing.ingest-summary", pattern: INGEST_SUMMARY_PATTERN, run: tally.summarise },
     ],
     subscriptions: [],
     stop: () => parts.ingest.close(),

@@ -9,6 +9,9 @@ export const errorResponses = {
   422: ValidationErrorBody,
 };
 
+/** Writes that may meet a name another source of the organization holds (409 `name_taken`). */
+export const nameErrorResponses = { ...errorResponses, 409: ErrorBody };
+
 const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
 
 export const SourceSchema = t.Object({

@@ -27,6 +27,8 @@ export const sources = sqliteTable(
   (t) => [
     uniqueIndex("sources_slug_unique").on(t.slug),
     index("sources_org_idx").on(t.organizationId, t.createdAt),
+    // Names are unique per organization (decisions §15); the index, not a check, holds under races.
+    uniqueIndex("sources_org_name_unique").on(t.organizationId, t.name),
   ],
 );
 

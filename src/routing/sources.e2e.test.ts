@@ -111,6 +111,58 @@ describe("CRUD", () => {
   });
 });
 
+describe("names are unique in an organization", () => {
+  const create = (account: TestAccount, body: unknown) =>
+    callAs(server, account, "POST", "/api/v1/sources", body);
+  const rename = (method: "PUT" | "PATCH", id: string, name: string) =>
+    callAs(server, owner, method, `/api/v1/sources/${id}`, { name });
+
+  test("creating or renaming to a taken name → 409 name_taken, and nothing changes", async () => {
+    const first = await create(owner, { name: "Shopify" });
+    expect(first.status).toBe(201);
+    expect(await create(owner, { name: "Shopify" })).toMatchObject({
+      status: 409,
+      body: { error: "name_taken" },
+    });
+    const other = await create(owner, { name: "Shopify EU" });
+    for (const method of ["PUT", "PATCH"] as const) {
+      expect(await rename(method, other.body.data.id, "Shopify")).toMatchObject({
+        status: 409,
+        body: { error: "name_taken" },
+      });
+    }
+    const kept = await callAs(server, owner, "GET", `/api/v1/sources/${other.body.data.id}`);
+    expect(kept.body.data.name).toBe("Shopify EU");
+    // Its own name again is no clash; another organization may use the name.
+    expect((await rename("PUT", first.body.data.id, "Shopify")).status).toBe(200);
+    expect((await create(stranger, { name: "Shopify" })).status).toBe(201);
+  });
+
+  test("a bridge that would create a source under a taken name → 409, and no bridge is stored", async () => {
+    await create(owner, { name: "Paddle" });
+    const bridges = async () =>
+      (await callAs(server, owner, "GET", "/api/v1/bridges")).body.data.length;
+    const before = await bridges();
+    const answer = await callAs(server, owner, "POST", "/api/v1/bridges", {
+      name: "Billing",
+      source: { name: "Paddle", type: "webhook" },
+      destinations: [{ name: "Orders", type: "http", url: "http://127.0.0.1:9/hook" }],
+    });
+    expect([answer.status, answer.body]).toEqual([409, { error: "name_taken" }]);
+    expect(await bridges()).toBe(before);
+  });
+
+  test("concurrent creates of one name: exactly one is stored", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => create(owner, { name: "Racing" })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(7).fill(409)]);
+    const listed = await callAs(server, owner, "GET", "/api/v1/sources");
+    const named = listed.body.data.filter((s: { name: string }) => s.name === "Racing");
+    expect(named).toHaveLength(1);
+  });
+});
+
 describe("validation → 422 naming the field", () => {
   const CASES = [
     { name: "missing name", method: "POST", body: {}, key: "name" },

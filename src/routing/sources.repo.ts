@@ -31,7 +31,8 @@ export function createSourcesRepo(db: DbHandle) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
     `INSERT INTO sources (id, organization_id, name, type, slug, deduplication_config, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (organization_id, name) DO NOTHING`,
   );
   const byId = sqlite.prepare<SourceRow, [string, string]>(
     "SELECT * FROM sources WHERE id = ? AND organization_id = ?",
@@ -41,13 +42,19 @@ export function createSourcesRepo(db: DbHandle) {
   const list = sqlite.prepare<SourceRow, [string]>(
     "SELECT * FROM sources WHERE organization_id = ? ORDER BY created_at DESC, id DESC",
   );
+  // One statement, so no other write can take the name between the check and the change.
   const update = sqlite.prepare(
-    "UPDATE sources SET name = ?, deduplication_config = ?, updated_at = ? WHERE id = ?",
+    `UPDATE sources SET name = ?1, deduplication_config = ?2, updated_at = ?3
+     WHERE id = ?4 AND NOT EXISTS (
+       SELECT 1 FROM sources AS other
+       WHERE other.organization_id = sources.organization_id AND other.name = ?1 AND other.id <> ?4
+     )`,
   );
   const remove = sqlite.prepare("DELETE FROM sources WHERE id = ? AND organization_id = ?");
   return {
-    insert(source: Source): void {
-      insert.run(
+    /** Inserts; false (nothing stored) when the organization has a source of that name. */
+    insert(source: Source): boolean {
+      const { changes } = insert.run(
         source.id,
         source.organizationId,
         source.name,
@@ -57,6 +64,7 @@ export function createSourcesRepo(db: DbHandle) {
         source.createdAt,
         source.updatedAt,
       );
+      return changes > 0;
     },
     find(organizationId: string, id: string): Source | null {
       const row = byId.get(id, organizationId);
@@ -74,9 +82,10 @@ export function createSourcesRepo(db: DbHandle) {
     list(organizationId: string): Source[] {
       return list.all(organizationId).map(toSource);
     },
-    update(source: Source): void {
+    /** Stores the changes; false (nothing stored) when another source of the organization has the name. */
+    update(source: Source): boolean {
       const dedup = source.deduplicationConfig ? JSON.stringify(source.deduplicationConfig) : null;
-      update.run(source.name, dedup, source.updatedAt, source.id);
+      return update.run(source.name, dedup, source.updatedAt, source.id).changes > 0;
     },
     remove(organizationId: string, id: string): boolean {
       return remove.run(id, organizationId).changes > 0;

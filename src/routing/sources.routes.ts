@@ -2,7 +2,13 @@ import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import { presentSource } from "./routing.present.ts";
 import type { RoutingParts } from "./routing.room.ts";
-import { errorResponses, jsonBody, SourceSchema, security } from "./routing.schemas.ts";
+import {
+  errorResponses,
+  jsonBody,
+  nameErrorResponses,
+  SourceSchema,
+  security,
+} from "./routing.schemas.ts";
 import {
   createSource,
   deleteSource,
@@ -38,7 +44,7 @@ export function sourcesRoutes(room: RoutingParts) {
         return { data: presentSource(createSource(principal.organizationId, body, deps), base) };
       },
       {
-        response: { 201: One, ...errorResponses },
+        response: { 201: One, ...nameErrorResponses },
         detail: {
           tags,
           security,
@@ -65,7 +71,7 @@ export function sourcesRoutes(room: RoutingParts) {
         return { data: presentSource(source, base) };
       },
       {
-        response: { 200: One, ...errorResponses },
+        response: { 200: One, ...nameErrorResponses },
         detail: {
           tags,
           security,
@@ -82,7 +88,7 @@ export function sourcesRoutes(room: RoutingParts) {
         return { data: presentSource(source, base) };
       },
       {
-        response: { 200: One, ...errorResponses },
+        response: { 200: One, ...nameErrorResponses },
         detail: {
           tags,
           security,

@@ -4,6 +4,7 @@ import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
+import { routingErrors } from "./routing.errors.ts";
 import { asObject, checkName, parseSourceInput, type Source, sourceSlug } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
 
@@ -44,7 +45,7 @@ export function createSource(organizationId: string, body: unknown, deps: Source
   const input = parseSourceInput(body);
   failIf(input.errors);
   const source = newSource(organizationId, input, deps);
-  deps.sources.insert(source);
+  if (!deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
   return source;
 }
 
@@ -61,7 +62,7 @@ export function renameSource(organizationId: string, id: string, body: unknown, 
   const name = checkName(asObject(body).name, "name", errors);
   failIf(errors);
   const updated = { ...source, name, updatedAt: isoAt(deps.clock.now()) };
-  deps.sources.update(updated);
+  if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
   return updated;
 }
 
@@ -81,7 +82,7 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   const parsed = dedup.errors ? null : dedup.config;
   const deduplicationConfig = "deduplication_config" in raw ? parsed : source.deduplicationConfig;
   const updated = { ...source, name, deduplicationConfig, updatedAt: isoAt(deps.clock.now()) };
-  deps.sources.update(updated);
+  if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
   deps.routesChanged();
   return updated;
 }

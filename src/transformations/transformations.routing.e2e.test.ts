@@ -16,9 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
+let sourcesNamed = 0;
+// A source of its own per bridge: source names are unique in an organization.
 const bridge = (destinations: unknown[]) => ({
   name: "Chat",
-  source: { name: "GitHub", type: "webhook" },
+  source: { name: `GitHub ${++sourcesNamed}`, type: "webhook" },
   destinations,
 });
 
