@@ -1,7 +1,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { AUTH_GUARD_NAME } from "../auth/auth.guard.ts";
-import { EXTRA_PATHS } from "./http.openapi.paths.ts";
+import { EXTRA_PATHS, SUB_PATH_FORMS, subPathOperation } from "./http.openapi.paths.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI objects are open-ended JSON.
 type Json = Record<string, any>;
@@ -39,13 +39,18 @@ export function buildOpenApiDocument(root: AnyElysia, info: Json, components: Js
     paths[key] = { ...(paths[key] ?? {}), ...(item as Json) };
   }
   for (const item of Object.values(paths)) {
-    for (const method of METHODS) if (item[method]) mergeDocumentedAnswers(item[method]);
+    for (const method of METHODS) {
+      if (!item[method]) continue;
+      mergeDocumentedAnswers(item[method]);
+      mergeDocumentedParameters(item[method]);
+    }
   }
   for (const route of root.routes as unknown as Json[]) {
     if (!guarded(route)) continue;
     const operation = paths[openApiPath(route.path)]?.[String(route.method).toLowerCase()];
     if (!operation) continue;
-    operation.security ??= AUTHENTICATED;
+    // What the guard accepts, whatever the room wrote: the reference cannot disagree with it.
+    operation.security = AUTHENTICATED;
     operation.responses ??= {};
     operation.responses["401"] ??= {
       description: "Missing, malformed, revoked or unknown credentials",
@@ -58,7 +63,14 @@ export function buildOpenApiDocument(root: AnyElysia, info: Json, components: Js
     };
   }
   for (const [path, item] of Object.entries(EXTRA_PATHS)) paths[path] = item;
-  return {
+  for (const [path, subPath] of Object.entries(SUB_PATH_FORMS)) {
+    const item = paths[path] as Json | undefined;
+    if (!item) continue;
+    paths[subPath] = Object.fromEntries(
+      METHODS.filter((m) => item[m]).map((m) => [m, subPathOperation(item[m])]),
+    );
+  }
+  return plainNumbers({
     openapi: "3.0.3",
     info,
     tags: tagsOf(paths),
@@ -67,7 +79,29 @@ export function buildOpenApiDocument(root: AnyElysia, info: Json, components: Js
       ...components,
       schemas: { ...(generated.components?.schemas ?? {}), ...components.schemas },
     },
-  };
+  });
+}
+
+const numericText = (schema: Json) =>
+  schema?.type === "string" && (schema.format === "integer" || schema.format === "numeric");
+
+/**
+ * Elysia's `t.Integer` and `t.Numeric` also accept digits in a string (for query strings) and the
+ * generator writes that as `anyOf: [string, integer]`; a JSON answer or body never carries such a
+ * string, so the reference shows the plain number type.
+ */
+function plainNumbers(node: Json): Json {
+  if (Array.isArray(node)) return node.map(plainNumbers) as unknown as Json;
+  if (typeof node !== "object" || node === null) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = plainNumbers(value);
+  const members = out.anyOf as Json[] | undefined;
+  const [text, number] = members ?? [];
+  if (members?.length === 2 && numericText(text as Json) && !numericText(number as Json)) {
+    const { anyOf: _, ...own } = out;
+    return { ...number, ...own };
+  }
+  return out;
 }
 
 /** Answers a route documented in `detail` (http.openapi.ts documentedAnswer) join its responses. */
@@ -80,6 +114,17 @@ function mergeDocumentedAnswers(operation: Json): void {
     const existing = operation.responses[status];
     operation.responses[status] = existing ? { ...answer, ...existing } : answer;
   }
+}
+
+/** Query parameters a route documented in `detail` (http.openapi.ts documentedQuery) join its own. */
+function mergeDocumentedParameters(operation: Json): void {
+  const extra = operation["x-parameters"] as Json[] | undefined;
+  if (!extra) return;
+  delete operation["x-parameters"];
+  const own = ((operation.parameters ?? []) as Json[]).filter(
+    (p) => !extra.some((e) => e.name === p.name && e.in === p.in),
+  );
+  operation.parameters = [...own, ...extra];
 }
 
 function tagsOf(paths: Json): Json[] {

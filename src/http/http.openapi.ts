@@ -103,3 +103,77 @@ export function documentedAnswer(status: number, description: string, example?: 
   const content = example === undefined ? undefined : { "application/json": { example } };
   return { "x-responses": { [status]: { description, content } } };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema keywords are open-ended.
+type Json = Record<string, any>;
+
+/**
+ * A TypeBox schema as OpenAPI 3.0 writes it: plain JSON (no symbol metadata), `nullable` for a
+ * union with null, `enum` for a constant, `example` for the first of `examples`.
+ */
+export function openApiSchema(schema: unknown): Json {
+  const plain = JSON.parse(JSON.stringify(schema)) as Json;
+  return toOpenApi(plain);
+}
+
+function toOpenApi(node: Json): Json {
+  if (Array.isArray(node)) return node.map(toOpenApi) as unknown as Json;
+  if (typeof node !== "object" || node === null) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = toOpenApi(value);
+  if (Array.isArray(out.anyOf)) {
+    const rest = out.anyOf.filter((member: Json) => member.type !== "null");
+    if (rest.length === 1 && rest.length < out.anyOf.length) {
+      const { anyOf: _, ...own } = out;
+      return { ...rest[0], ...own, nullable: true };
+    }
+  }
+  if ("const" in out) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  if (Array.isArray(out.examples)) {
+    out.example ??= out.examples[0];
+    delete out.examples;
+  }
+  return out;
+}
+
+/**
+ * The `requestBody` of a route from the very schema its room validates the body with (so the
+ * reference cannot drift from what is accepted); the schema's first `examples` entry is the
+ * body's example. Spread into a route's `detail` as `requestBody`.
+ */
+export function schemaBody(schema: unknown, description?: string, required = true) {
+  const plain = openApiSchema(schema);
+  const example = plain.example;
+  return {
+    description,
+    required,
+    content: {
+      "application/json": { schema: plain, ...(example === undefined ? {} : { example }) },
+    },
+  };
+}
+
+/**
+ * Query parameters documented with their types, from a TypeBox object of the parameters the
+ * room reads itself (so Elysia neither coerces nor rejects them: 422s stay the room's). Spread
+ * into a route's `detail`; the document builder adds them to the operation's parameters.
+ */
+export function documentedQuery(schema: unknown) {
+  const plain = openApiSchema(schema);
+  const required: string[] = plain.required ?? [];
+  const parameters = Object.entries((plain.properties ?? {}) as Json).map(([name, property]) => {
+    const { description, example, ...rest } = property as Json;
+    return {
+      name,
+      in: "query",
+      required: required.includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+      ...(example === undefined ? {} : { example }),
+    };
+  });
+  return { "x-parameters": parameters };
+}
