@@ -3,8 +3,8 @@ import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
-import { jsonBody } from "../secrets/secrets.routes.ts";
+import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { RuleCreateBody, RuleUpdateBody } from "./alerts.bodies.ts";
 import {
   type AlertsDeps,
   createRule,
@@ -84,15 +84,6 @@ const AlertSchema = t.Object({
 });
 const paged = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
   t.Object({ data: t.Array(item), page: t.Integer(), page_size: t.Integer(), total: t.Integer() });
-const RuleBody = t.Object({
-  name: t.String({ examples: ["Billing API failing"] }),
-  condition: Condition,
-  channel: t.Object(
-    { type: t.String(), webhook_url: t.Optional(t.String()) },
-    { additionalProperties: true, examples: [{ type: "slack", webhook_url: "{{SLACK_URL}}" }] },
-  ),
-  enabled: t.Optional(t.Boolean()),
-});
 
 const admin = (principal: Principal) => {
   requirePermission(principal, "write");
@@ -130,7 +121,7 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           summary: "Create an alert rule (admin)",
           description:
             "A webhook channel's `signing_secret` appears once, in `data.channel` of this answer.",
-          requestBody: jsonBody("`{name, condition: {type, value?}, channel, enabled?}`", RuleBody),
+          requestBody: schemaBody(RuleCreateBody),
         },
       },
     )
@@ -152,7 +143,7 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           summary: "Change a rule (admin): any of name, condition, channel (whole), enabled",
           description:
             "A channel that becomes a webhook gets a new `signing_secret`, shown in this answer only.",
-          requestBody: jsonBody("`{name?, condition?, channel?, enabled?}`", t.Partial(RuleBody)),
+          requestBody: schemaBody(RuleUpdateBody),
         },
       },
     )

@@ -1,7 +1,8 @@
-import { Elysia, type TSchema, t } from "elysia";
+import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { SecretCreateBody, SecretUpdateBody } from "./secrets.bodies.ts";
 import {
   createSecret,
   deleteSecret,
@@ -19,13 +20,6 @@ const SecretSchema = t.Object({
   updated_at: t.String(),
 });
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-/** An OpenAPI request body from a TypeBox schema (plain JSON Schema, no symbol metadata). */
-export const jsonBody = (description: string, schema: TSchema) => ({
-  required: true,
-  description,
-  content: { "application/json": { schema: JSON.parse(JSON.stringify(schema)) } },
-});
-const VALUE = t.String({ description: "The secret value; never returned." });
 
 /**
  * `/api/v1/secrets` (decisions.md §8): members read names and dates, admins write. The value
@@ -56,10 +50,7 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
           tags,
           security,
           summary: "Create a secret (admin)",
-          requestBody: jsonBody(
-            "`{name, value}`",
-            t.Object({ name: t.String({ pattern: "^[A-Z][A-Z0-9_]*$" }), value: VALUE }),
-          ),
+          requestBody: schemaBody(SecretCreateBody),
         },
       },
     )
@@ -83,7 +74,7 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
           tags,
           security,
           summary: "Replace a secret's value (admin)",
-          requestBody: jsonBody("`{value}`", t.Object({ value: VALUE })),
+          requestBody: schemaBody(SecretUpdateBody),
         },
       },
     )
