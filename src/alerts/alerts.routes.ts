@@ -3,7 +3,13 @@ import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
-import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import {
+  documentedQuery,
+  ErrorBody,
+  PAGE_QUERY,
+  schemaBody,
+  ValidationErrorBody,
+} from "../http/http.openapi.ts";
 import { RuleCreateBody, RuleUpdateBody } from "./alerts.bodies.ts";
 import {
   type AlertsDeps,
@@ -103,7 +109,12 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
       },
       {
         response: { 200: paged(RuleSchema), ...errors },
-        detail: { tags, security, summary: "List alert rules, newest first (paginated)" },
+        detail: {
+          tags,
+          security,
+          summary: "List alert rules, newest first (paginated)",
+          ...documentedQuery(t.Object(PAGE_QUERY)),
+        },
       },
     )
     .post(
@@ -206,6 +217,7 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           tags,
           security,
           summary: "Alerts the rule sent, newest first, with each delivery's state (paginated)",
+          ...documentedQuery(t.Object(PAGE_QUERY)),
         },
       },
     );

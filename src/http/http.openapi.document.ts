@@ -2,6 +2,7 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { AUTH_GUARD_NAME } from "../auth/auth.guard.ts";
 import { EXTRA_PATHS, SUB_PATH_FORMS, subPathOperation } from "./http.openapi.paths.ts";
+import { documentedQuery, PAGE_QUERY } from "./http.openapi.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI objects are open-ended JSON.
 type Json = Record<string, any>;
@@ -63,11 +64,11 @@ export function buildOpenApiDocument(root: AnyElysia, info: Json, components: Js
     };
   }
   for (const [path, item] of Object.entries(EXTRA_PATHS)) paths[path] = item;
-  for (const [path, subPath] of Object.entries(SUB_PATH_FORMS)) {
+  for (const [path, form] of Object.entries(SUB_PATH_FORMS)) {
     const item = paths[path] as Json | undefined;
     if (!item) continue;
-    paths[subPath] = Object.fromEntries(
-      METHODS.filter((m) => item[m]).map((m) => [m, subPathOperation(item[m])]),
+    paths[form.path] = Object.fromEntries(
+      METHODS.filter((m) => item[m]).map((m) => [m, subPathOperation(item[m], form.summary)]),
     );
   }
   return plainNumbers({
@@ -118,13 +119,23 @@ function mergeDocumentedAnswers(operation: Json): void {
 
 /** Query parameters a route documented in `detail` (http.openapi.ts documentedQuery) join its own. */
 function mergeDocumentedParameters(operation: Json): void {
-  const extra = operation["x-parameters"] as Json[] | undefined;
-  if (!extra) return;
+  const extra = (operation["x-parameters"] ?? []) as Json[];
   delete operation["x-parameters"];
   const own = ((operation.parameters ?? []) as Json[]).filter(
     (p) => !extra.some((e) => e.name === p.name && e.in === p.in),
   );
-  operation.parameters = [...own, ...extra];
+  const page = pageParameters();
+  const merged = [...own, ...extra].map((p) => (p.in === "query" && page[p.name]) || p);
+  if (merged.length > 0) operation.parameters = merged;
+}
+
+/** One pagination rule for every list (db.pagination.ts), so one way to document it. */
+function pageParameters(): Record<string, Json> {
+  const { "x-parameters": parameters } = documentedQuery({
+    type: "object",
+    properties: PAGE_QUERY,
+  });
+  return Object.fromEntries(parameters.map((p) => [p.name, p]));
 }
 
 function tagsOf(paths: Json): Json[] {

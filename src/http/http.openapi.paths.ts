@@ -101,7 +101,12 @@ export const EXTRA_PATHS = {
 };
 
 /** Routes whose wildcard sub-path form is hidden from the generator: documented from their own. */
-export const SUB_PATH_FORMS: Record<string, string> = { "/in/{slug}": "/in/{slug}/{path}" };
+export const SUB_PATH_FORMS: Record<string, { path: string; summary: string }> = {
+  "/in/{slug}": {
+    path: "/in/{slug}/{path}",
+    summary: "Ingest a webhook at any sub-path of the source's URL, any method",
+  },
+};
 
 const PATH_PARAMETER = {
   name: "path",
@@ -117,10 +122,10 @@ const PATH_PARAMETER = {
 type Json = Record<string, any>;
 
 /** The sub-path form of an operation: the same answers, one more path parameter. */
-export function subPathOperation(operation: Json): Json {
+export function subPathOperation(operation: Json, summary: string): Json {
   return {
     ...operation,
-    summary: `${operation.summary} (with a sub-path)`,
+    summary,
     ...(operation.operationId ? { operationId: `${operation.operationId}SubPath` } : {}),
     parameters: [...(operation.parameters ?? []), PATH_PARAMETER],
   };

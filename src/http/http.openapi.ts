@@ -1,4 +1,6 @@
+import { Type } from "@sinclair/typebox";
 import { type AnyElysia, Elysia, t } from "elysia";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../db/db.pagination.ts";
 import docsPage from "./api-docs.html" with { type: "file" };
 import { embeddedPath } from "./http.embedded.ts";
 import { buildOpenApiDocument } from "./http.openapi.document.ts";
@@ -92,6 +94,25 @@ export function apiDocs(version: string) {
     .get("/api/docs", () => Bun.file(embeddedPath(docsPage)), { detail: { hide: true } });
 }
 
+/**
+ * The page of every paginated list (db.pagination.ts reads them): spread into a list's
+ * documented query. The document builder gives any `page`/`page_size` query parameter these
+ * types, so lists that validate them as text still show them as integers.
+ */
+export const PAGE_QUERY = {
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, default: 1, description: "1-based page number.", example: 2 }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: `Items per page (larger is clamped to ${MAX_PAGE_SIZE}).`,
+    }),
+  ),
+};
+
 /** `detail` of a route anyone may call: it says so, rather than forgetting to say anything. */
 export const PUBLIC = { security: [] as Record<string, string[]>[] };
 
@@ -109,7 +130,8 @@ type Json = Record<string, any>;
 
 /**
  * A TypeBox schema as OpenAPI 3.0 writes it: plain JSON (no symbol metadata), `nullable` for a
- * union with null, `enum` for a constant, `example` for the first of `examples`.
+ * union with null, `enum` for constants (one enum for a union of them), `additionalProperties`
+ * for a record, `example` for the first of `examples`.
  */
 export function openApiSchema(schema: unknown): Json {
   const plain = JSON.parse(JSON.stringify(schema)) as Json;
@@ -121,16 +143,26 @@ function toOpenApi(node: Json): Json {
   if (typeof node !== "object" || node === null) return node;
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) out[key] = toOpenApi(value);
+  if ("const" in out) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  const members = out.anyOf as Json[] | undefined;
+  if (members?.every((m) => m.enum?.length === 1 && m.type === members[0]?.type)) {
+    const { anyOf: _, ...own } = out;
+    return { type: members[0]?.type, ...own, enum: members.map((m) => m.enum[0]) };
+  }
+  if (out.patternProperties) {
+    const [values] = Object.values(out.patternProperties as Json);
+    delete out.patternProperties;
+    out.additionalProperties = values && Object.keys(values).length > 0 ? values : true;
+  }
   if (Array.isArray(out.anyOf)) {
     const rest = out.anyOf.filter((member: Json) => member.type !== "null");
     if (rest.length === 1 && rest.length < out.anyOf.length) {
       const { anyOf: _, ...own } = out;
       return { ...rest[0], ...own, nullable: true };
     }
-  }
-  if ("const" in out) {
-    out.enum = [out.const];
-    delete out.const;
   }
   if (Array.isArray(out.examples)) {
     out.example ??= out.examples[0];

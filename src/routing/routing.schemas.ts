@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { ErrorBody, PAGE_QUERY, ValidationErrorBody } from "../http/http.openapi.ts";
 
 /** Error answers every routing management route may give, for the OpenAPI document. */
 export const errorResponses = {
@@ -65,6 +65,22 @@ export const BridgeSchema = t.Object({
   destinations: t.Array(DestinationSchema),
   created_at: t.String(),
   updated_at: t.String(),
+});
+
+/** The filters of the event list (events.service.ts parseEventQuery validates them). */
+export const EventListQuery = t.Object({
+  ...PAGE_QUERY,
+  status: t.Optional(
+    t.Union(["pending", "delivered", "failed", "filtered", "paused"].map((s) => t.Literal(s))),
+  ),
+  source_id: t.Optional(t.String({ description: "Events of this source." })),
+  bridge_id: t.Optional(t.String({ description: "Events that went through this bridge." })),
+  since: t.Optional(
+    t.String({ format: "date-time", description: "ISO 8601: events received at or after it." }),
+  ),
+  until: t.Optional(
+    t.String({ format: "date-time", description: "ISO 8601: events received before it." }),
+  ),
 });
 
 /** A JSON request body documented in words (validation is the room's own, for 422 keys). */
