@@ -91,6 +91,22 @@ describe("request bodies come from the schemas that validate them", () => {
     expect(schema.required).not.toContain("path_forwarding");
   });
 
+  test("the schema checks what the room's own checks leave out; unknown properties pass", async () => {
+    const bridge = (destination: Json) =>
+      callAs(server, admin, "POST", "/api/v1/bridges", {
+        name: "Typed",
+        source: { name: "Typed source" },
+        destinations: [{ name: "Sink", url: "https://api.example.com/in", ...destination }],
+      });
+    const refused = await bridge({ path_forwarding: "yes" });
+    expect([refused.status, Object.keys(refused.body.errors)]).toEqual([
+      422,
+      ["destinations[0].path_forwarding"],
+    ]);
+    const accepted = await bridge({ path_forwarding: false, added_later: { any: "thing" } });
+    expect(accepted.status).toBe(201);
+  });
+
   test("each write accepts its documented example, and names a removed required property", async () => {
     const call = (method: string, path: string, body?: unknown) =>
       callAs(server, admin, method.toUpperCase(), path, body);
