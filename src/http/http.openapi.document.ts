@@ -71,6 +71,7 @@ export function buildOpenApiDocument(root: AnyElysia, info: Json, components: Js
       METHODS.filter((m) => item[m]).map((m) => [m, subPathOperation(item[m], form.summary)]),
     );
   }
+  uniqueOperationIds(paths);
   return plainNumbers({
     openapi: "3.0.3",
     info,
@@ -103,6 +104,22 @@ function plainNumbers(node: Json): Json {
     return { ...number, ...own };
   }
   return out;
+}
+
+/**
+ * An `all` route is one operation id for every method; OpenAPI wants each unique (the reference
+ * page links by it), so a shared id gets its method in front: `getAllInBySlug`.
+ */
+function uniqueOperationIds(paths: Json): void {
+  const found = Object.values(paths).flatMap((item) =>
+    METHODS.filter((m) => item[m]?.operationId).map((m) => [m, item[m]] as const),
+  );
+  const count = new Map<string, number>();
+  for (const [, op] of found) count.set(op.operationId, (count.get(op.operationId) ?? 0) + 1);
+  for (const [method, op] of found) {
+    const id = op.operationId as string;
+    if ((count.get(id) ?? 0) > 1) op.operationId = `${method}${id[0]?.toUpperCase()}${id.slice(1)}`;
+  }
 }
 
 /** Answers a route documented in `detail` (http.openapi.ts documentedAnswer) join its responses. */
