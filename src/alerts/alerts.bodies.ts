@@ -29,10 +29,14 @@ const Channel = Type.Object(
       Type.String({ description: `slack, discord: required.${SECRET_NOTE}` }),
     ),
     bot_token: Type.Optional(Type.String({ description: `telegram: required.${SECRET_NOTE}` })),
-    chat_id: Type.Optional(Type.String({ description: "telegram: required." })),
+    chat_id: Type.Optional(
+      Type.Union([Type.String(), Type.Integer()], { description: "telegram: required." }),
+    ),
     url: Type.Optional(Type.String({ description: `webhook: required.${SECRET_NOTE}` })),
     headers: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: `webhook only.${SECRET_NOTE}` }),
+      Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+        description: `webhook only.${SECRET_NOTE}`,
+      }),
     ),
   },
   { description: "Where alerts go; replaced whole on update." },

@@ -3,6 +3,7 @@ import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
 import {
   documentedQuery,
   ErrorBody,
@@ -24,7 +25,7 @@ import {
 } from "./alerts.service.ts";
 
 const tags = ["alert rules"];
-const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const security = AUTHENTICATED;
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
 const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
 

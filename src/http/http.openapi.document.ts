@@ -8,7 +8,11 @@ import { documentedQuery, PAGE_QUERY } from "./http.openapi.ts";
 type Json = Record<string, any>;
 
 /** The security of every route behind the auth guard: an API key or a login token. */
-export const AUTHENTICATED = [{ bearer: [] }, { apiKey: [] }, { session: [] }];
+export const AUTHENTICATED: Record<string, string[]>[] = [
+  { bearer: [] },
+  { apiKey: [] },
+  { session: [] },
+];
 
 const EXCLUDE = { paths: ["/api/docs", "/api/openapi.json", "/*"] };
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

@@ -32,12 +32,12 @@ const FieldPaths = Type.Array(Type.String(), { minItems: 1, maxItems: MAX_FIELDS
 export const DedupConfigBody = Nullable(
   Type.Object(
     {
-      enabled: Type.Optional(Type.Boolean({ default: true })),
+      enabled: Type.Optional(Nullable(Type.Boolean({ default: true }))),
       body_path: Type.Optional(Type.String({ examples: ["body.id"] })),
       include_fields: Type.Optional(FieldPaths),
       exclude_fields: Type.Optional(FieldPaths),
       ttl_seconds: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: MAX_TTL_SECONDS, default: 300 }),
+        Nullable(Type.Integer({ minimum: 1, maximum: MAX_TTL_SECONDS, default: 300 })),
       ),
     },
     {
@@ -154,7 +154,7 @@ export const BridgeCreateBody = Type.Object(
     source_id: Type.Optional(
       Type.String({ description: "An existing source (instead of source)." }),
     ),
-    destinations: Type.Optional(Type.Array(DestinationBody, { default: [] })),
+    destinations: Type.Optional(Nullable(Type.Array(DestinationBody, { default: [] }))),
   },
   {
     examples: [
@@ -170,7 +170,7 @@ export const BridgeCreateBody = Type.Object(
 export const BridgeUpdateBody = Type.Object(
   {
     name: Type.Optional(Name),
-    status: Type.Optional(oneOf(["active", "paused"] as const)),
+    status: Type.Optional(Nullable(oneOf(["active", "paused"] as const))),
   },
   { description: "name and/or status.", examples: [{ status: "paused" }] },
 );

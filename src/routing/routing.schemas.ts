@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
 import { ErrorBody, PAGE_QUERY, ValidationErrorBody } from "../http/http.openapi.ts";
 
 /** Error answers every routing management route may give, for the OpenAPI document. */
@@ -90,4 +91,5 @@ export const jsonBody = (description: string) => ({
   content: { "application/json": { schema: { type: "object" as const } } },
 });
 
-export const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+/** What the auth guard takes (the document builder states it on every guarded route anyway). */
+export const security = AUTHENTICATED;

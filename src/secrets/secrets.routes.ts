@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
 import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import { SecretCreateBody, SecretUpdateBody } from "./secrets.bodies.ts";
 import {
@@ -13,7 +14,7 @@ import {
 } from "./secrets.service.ts";
 
 const tags = ["secrets"];
-const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const security = AUTHENTICATED;
 const SecretSchema = t.Object({
   name: t.String({ description: "^[A-Z][A-Z0-9_]*$; referenced as {{NAME}}." }),
   created_at: t.String(),

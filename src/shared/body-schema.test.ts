@@ -7,6 +7,9 @@ const Body = Type.Object({
   kind: Type.Optional(Type.Union([Type.Literal("a"), Type.Literal("b")])),
   retries: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 3 }), Type.Null()])),
   items: Type.Optional(Type.Array(Type.Object({ url: Type.String(), on: Type.Boolean() }))),
+  list: Type.Optional(
+    Type.Union([Type.Array(Type.Object({ on: Type.Optional(Type.Boolean()) })), Type.Null()]),
+  ),
 });
 
 describe("a body checked against its schema", () => {
@@ -25,6 +28,8 @@ describe("a body checked against its schema", () => {
     [{ name: "x", retries: null }, {}],
     [{ name: "x", items: [{ url: "u", on: "yes" }] }, { "items[0].on": ["must be true or false"] }],
     [{ name: "x", unknown: 1 }, {}],
+    [{ name: "x", list: [{ on: "no" }] }, { "list[0].on": ["must be true or false"] }],
+    [{ name: "x", list: null }, {}],
     [[], { name: ["is required"] }],
   ])("%j → %j", (body, problems) => {
     expect(schemaProblems(Body, body)).toEqual(problems);

@@ -101,15 +101,28 @@ const related = (a: string, b: string) =>
  * `{}`, so it fails on the required fields as the rooms' own checks do.
  */
 export function schemaProblems(schema: TSchema, body: unknown): FieldErrors {
-  const value = isPlainObject(body) ? body : {};
   const problems: FieldErrors = {};
-  for (const error of Value.Errors(schema, value)) {
-    const field = fieldName(error.path);
+  for (const [pointer, message] of errorsOf(schema, isPlainObject(body) ? body : {}, "")) {
+    const field = fieldName(pointer);
     if (field === "" || problems[field]) continue;
     if (Object.keys(problems).some((known) => related(known, field))) continue;
-    problems[field] = [messageOf(error)];
+    problems[field] = [message];
   }
   return problems;
+}
+
+/**
+ * TypeBox stops at a union that fails; a value that is not null under "X or null" is checked
+ * against X itself, so the problem is named where it is (`destinations[0].name`, not
+ * `destinations`).
+ */
+function* errorsOf(schema: TSchema, value: unknown, base: string): Generator<[string, string]> {
+  for (const error of Value.Errors(schema, value)) {
+    const member = error.type === ValueErrorType.Union ? nonNullMember(error.schema) : null;
+    if (member && error.value !== null)
+      yield* errorsOf(member as TSchema, error.value, base + error.path);
+    else yield [base + error.path, messageOf(error)];
+  }
 }
 
 /**

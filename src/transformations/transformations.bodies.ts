@@ -29,8 +29,14 @@ export const TransformationCreateBody = Type.Object(
 );
 
 export const TransformationUpdateBody = Type.Object(
-  { name: Type.Optional(Name), code: Type.Optional(Code) },
-  { description: "A missing field keeps its value.", examples: [{ name: "Tag EU shop events" }] },
+  {
+    name: Type.Optional(Type.Union([Name, Type.Null()])),
+    code: Type.Optional(Type.Union([Code, Type.Null()])),
+  },
+  {
+    description: "A missing (or null) field keeps its value.",
+    examples: [{ name: "Tag EU shop events" }],
+  },
 );
 
 /** A sample request: every part optional (method POST, path /, no query, headers or body). */

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
 import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import {
   TransformationCreateBody,
@@ -20,7 +21,7 @@ import {
 } from "./transformations.service.ts";
 
 const tags = ["transformations"];
-const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const security = AUTHENTICATED;
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
 
 const TransformationSchema = t.Object({
