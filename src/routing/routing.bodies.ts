@@ -1,4 +1,4 @@
-import { type TLiteral, type TSchema, Type } from "@sinclair/typebox";
+import { type SchemaOptions, type TLiteral, type TSchema, Type } from "@sinclair/typebox";
 import { MAX_FIELDS, MAX_TTL_SECONDS } from "../dedup/dedup.model.ts";
 import {
   DESTINATION_TYPES,
@@ -21,7 +21,8 @@ const oneOf = <T extends readonly string[]>(values: T, description?: string) =>
     values.map((value) => Type.Literal(value)) as TLiteral<T[number]>[],
     description ? { description } : {},
   );
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =>
+  Type.Union([schema, Type.Null()], options);
 
 const Name = Type.String({ minLength: 1, maxLength: NAME_MAX, examples: ["Shop orders"] });
 const SECRET_NOTE = " May hold `{{SECRET_NAME}}`.";
@@ -77,14 +78,14 @@ export const SourcePatchBody = Type.Object(
 
 const destinationFields = {
   name: Name,
-  type: Type.Optional(Nullable(oneOf(DESTINATION_TYPES))),
-  priority: Type.Optional(Nullable(oneOf(PRIORITIES))),
+  type: Type.Optional(Nullable(oneOf(DESTINATION_TYPES), { default: "http" })),
+  priority: Type.Optional(Nullable(oneOf(PRIORITIES), { default: "normal" })),
   url: Type.Optional(
     Nullable(
       Type.String({ description: `http: required; an absolute http(s) URL.${SECRET_NOTE}` }),
     ),
   ),
-  method: Type.Optional(Nullable(oneOf(HTTP_METHODS, "http only; POST by default."))),
+  method: Type.Optional(Nullable(oneOf(HTTP_METHODS, "http only."), { default: "POST" })),
   headers: Type.Optional(
     Nullable(
       Type.Record(Type.String(), Type.String(), { description: `http only.${SECRET_NOTE}` }),
