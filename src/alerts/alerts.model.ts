@@ -45,7 +45,7 @@ export interface RuleInput {
   enabled?: boolean;
 }
 
-const NAME_MAX = 255;
+export const NAME_MAX = 255;
 const MAX_THRESHOLD = 1_000_000_000;
 const MAX_DAYS = 3650;
 export const DAY_MS = 86_400_000;

@@ -3,8 +3,15 @@ import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
-import { jsonBody } from "../secrets/secrets.routes.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
+import {
+  documentedQuery,
+  ErrorBody,
+  PAGE_QUERY,
+  schemaBody,
+  ValidationErrorBody,
+} from "../http/http.openapi.ts";
+import { RuleCreateBody, RuleUpdateBody } from "./alerts.bodies.ts";
 import {
   type AlertsDeps,
   createRule,
@@ -18,7 +25,7 @@ import {
 } from "./alerts.service.ts";
 
 const tags = ["alert rules"];
-const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const security = AUTHENTICATED;
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
 const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
 
@@ -84,15 +91,6 @@ const AlertSchema = t.Object({
 });
 const paged = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
   t.Object({ data: t.Array(item), page: t.Integer(), page_size: t.Integer(), total: t.Integer() });
-const RuleBody = t.Object({
-  name: t.String({ examples: ["Billing API failing"] }),
-  condition: Condition,
-  channel: t.Object(
-    { type: t.String(), webhook_url: t.Optional(t.String()) },
-    { additionalProperties: true, examples: [{ type: "slack", webhook_url: "{{SLACK_URL}}" }] },
-  ),
-  enabled: t.Optional(t.Boolean()),
-});
 
 const admin = (principal: Principal) => {
   requirePermission(principal, "write");
@@ -112,7 +110,12 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
       },
       {
         response: { 200: paged(RuleSchema), ...errors },
-        detail: { tags, security, summary: "List alert rules, newest first (paginated)" },
+        detail: {
+          tags,
+          security,
+          summary: "List alert rules, newest first (paginated)",
+          ...documentedQuery(t.Object(PAGE_QUERY)),
+        },
       },
     )
     .post(
@@ -130,7 +133,7 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           summary: "Create an alert rule (admin)",
           description:
             "A webhook channel's `signing_secret` appears once, in `data.channel` of this answer.",
-          requestBody: jsonBody("`{name, condition: {type, value?}, channel, enabled?}`", RuleBody),
+          requestBody: schemaBody(RuleCreateBody),
         },
       },
     )
@@ -152,7 +155,7 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           summary: "Change a rule (admin): any of name, condition, channel (whole), enabled",
           description:
             "A channel that becomes a webhook gets a new `signing_secret`, shown in this answer only.",
-          requestBody: jsonBody("`{name?, condition?, channel?, enabled?}`", t.Partial(RuleBody)),
+          requestBody: schemaBody(RuleUpdateBody),
         },
       },
     )
@@ -215,6 +218,7 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
           tags,
           security,
           summary: "Alerts the rule sent, newest first, with each delivery's state (paginated)",
+          ...documentedQuery(t.Object(PAGE_QUERY)),
         },
       },
     );

@@ -2,11 +2,13 @@ import type { PageRequest } from "../db/db.pagination.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import { generateSigningSecret } from "../delivery/delivery.signing.ts";
+import { bodyProblems } from "../shared/body-schema.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Sealer } from "../shared/sealed.ts";
 import { sampleSnapshot } from "./alert-message.model.ts";
+import { RuleCreateBody, RuleUpdateBody } from "./alerts.bodies.ts";
 import { fire } from "./alerts.firing.ts";
 import { type AlertRule, parseRuleInput, type RuleInput } from "./alerts.model.ts";
 import { presentFiring, presentRule, type RuleView } from "./alerts.present.ts";
@@ -57,7 +59,7 @@ function secretsFor(
 
 const parse = (body: unknown, partial: boolean, deps: AlertsDeps): RuleInput => {
   const { input, errors } = parseRuleInput(body, { partial, checkTarget: deps.checkTarget });
-  failIf(errors);
+  failIf(bodyProblems(partial ? RuleUpdateBody : RuleCreateBody, body, errors));
   return input;
 };
 

@@ -46,3 +46,26 @@ test("/api/docs renders each operation's credentials, fields and examples, offli
   expect(await page.locator("h2#tag-realtime").count()).toBe(1);
   expect(outside).toEqual([]);
 }, 30_000);
+
+test("/api/docs shows the gateway's body fields with their bounds, typed list filters and the ingest sub-path", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/api/docs`);
+  const create = page.locator("details#postApiV1Bridges");
+  await create.waitFor();
+  await create.locator("summary").click();
+  const body = await textOf(create);
+  expect(body).toMatch(/destinations\[\]\.max_retries\s*integer \| null\s*optional/);
+  expect(body).toContain("destinations[].path_forwarding");
+  expect(body).toContain("(0–15; default 15)");
+  expect(body).toContain('"name": "Orders to the API"');
+  const events = page.locator("details#getApiV1Events");
+  await events.locator("summary").click();
+  expect(await textOf(events)).toMatch(
+    /status\s*query\s*optional\s*"pending" \| "delivered" \| "failed" \| "filtered" \| "paused"/,
+  );
+  expect(await textOf(events)).toMatch(/page_size\s*query\s*optional\s*integer/);
+  const ingest = page.locator("details#postAllInBySlugSubPath");
+  await ingest.locator("summary").click();
+  expect(await textOf(ingest)).toContain("Credentials: public: no credentials");
+  expect(await textOf(ingest)).toMatch(/path\s*path\s*required\s*string/);
+}, 30_000);

@@ -99,3 +99,34 @@ export const EXTRA_PATHS = {
     },
   },
 };
+
+/** Routes whose wildcard sub-path form is hidden from the generator: documented from their own. */
+export const SUB_PATH_FORMS: Record<string, { path: string; summary: string }> = {
+  "/in/{slug}": {
+    path: "/in/{slug}/{path}",
+    summary: "Ingest a webhook at any sub-path of the source's URL, any method",
+  },
+};
+
+const PATH_PARAMETER = {
+  name: "path",
+  in: "path",
+  required: true,
+  description:
+    "Any sub-path after the slug, slashes included; stored as the event's `request.path` (e.g. `/push`).",
+  schema: { type: "string" },
+  example: "github/push",
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI objects are open-ended JSON.
+type Json = Record<string, any>;
+
+/** The sub-path form of an operation: the same answers, one more path parameter. */
+export function subPathOperation(operation: Json, summary: string): Json {
+  return {
+    ...operation,
+    summary,
+    ...(operation.operationId ? { operationId: `${operation.operationId}SubPath` } : {}),
+    parameters: [...(operation.parameters ?? []), PATH_PARAMETER],
+  };
+}

@@ -1,4 +1,6 @@
+import { Type } from "@sinclair/typebox";
 import { type AnyElysia, Elysia, t } from "elysia";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../db/db.pagination.ts";
 import docsPage from "./api-docs.html" with { type: "file" };
 import { embeddedPath } from "./http.embedded.ts";
 import { buildOpenApiDocument } from "./http.openapi.document.ts";
@@ -92,6 +94,25 @@ export function apiDocs(version: string) {
     .get("/api/docs", () => Bun.file(embeddedPath(docsPage)), { detail: { hide: true } });
 }
 
+/**
+ * The page of every paginated list (db.pagination.ts reads them): spread into a list's
+ * documented query. The document builder gives any `page`/`page_size` query parameter these
+ * types, so lists that validate them as text still show them as integers.
+ */
+export const PAGE_QUERY = {
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, default: 1, description: "1-based page number.", example: 2 }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: `Items per page (larger is clamped to ${MAX_PAGE_SIZE}).`,
+    }),
+  ),
+};
+
 /** `detail` of a route anyone may call: it says so, rather than forgetting to say anything. */
 export const PUBLIC = { security: [] as Record<string, string[]>[] };
 
@@ -102,4 +123,89 @@ export const PUBLIC = { security: [] as Record<string, string[]>[] };
 export function documentedAnswer(status: number, description: string, example?: unknown) {
   const content = example === undefined ? undefined : { "application/json": { example } };
   return { "x-responses": { [status]: { description, content } } };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema keywords are open-ended.
+type Json = Record<string, any>;
+
+/**
+ * A TypeBox schema as OpenAPI 3.0 writes it: plain JSON (no symbol metadata), `nullable` for a
+ * union with null, `enum` for constants (one enum for a union of them), `additionalProperties`
+ * for a record, `example` for the first of `examples`.
+ */
+export function openApiSchema(schema: unknown): Json {
+  const plain = JSON.parse(JSON.stringify(schema)) as Json;
+  return toOpenApi(plain);
+}
+
+function toOpenApi(node: Json): Json {
+  if (Array.isArray(node)) return node.map(toOpenApi) as unknown as Json;
+  if (typeof node !== "object" || node === null) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = toOpenApi(value);
+  if ("const" in out) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  const members = out.anyOf as Json[] | undefined;
+  if (members?.every((m) => m.enum?.length === 1 && m.type === members[0]?.type)) {
+    const { anyOf: _, ...own } = out;
+    return { type: members[0]?.type, ...own, enum: members.map((m) => m.enum[0]) };
+  }
+  if (out.patternProperties) {
+    const [values] = Object.values(out.patternProperties as Json);
+    delete out.patternProperties;
+    out.additionalProperties = values && Object.keys(values).length > 0 ? values : true;
+  }
+  if (Array.isArray(out.anyOf)) {
+    const rest = out.anyOf.filter((member: Json) => member.type !== "null");
+    if (rest.length === 1 && rest.length < out.anyOf.length) {
+      const { anyOf: _, ...own } = out;
+      return { ...rest[0], ...own, nullable: true };
+    }
+  }
+  if (Array.isArray(out.examples)) {
+    out.example ??= out.examples[0];
+    delete out.examples;
+  }
+  return out;
+}
+
+/**
+ * The `requestBody` of a route from the very schema its room validates the body with (so the
+ * reference cannot drift from what is accepted); the schema's first `examples` entry is the
+ * body's example. Spread into a route's `detail` as `requestBody`.
+ */
+export function schemaBody(schema: unknown, description?: string, required = true) {
+  const plain = openApiSchema(schema);
+  const example = plain.example;
+  return {
+    description,
+    required,
+    content: {
+      "application/json": { schema: plain, ...(example === undefined ? {} : { example }) },
+    },
+  };
+}
+
+/**
+ * Query parameters documented with their types, from a TypeBox object of the parameters the
+ * room reads itself (so Elysia neither coerces nor rejects them: 422s stay the room's). Spread
+ * into a route's `detail`; the document builder adds them to the operation's parameters.
+ */
+export function documentedQuery(schema: unknown) {
+  const plain = openApiSchema(schema);
+  const required: string[] = plain.required ?? [];
+  const parameters = Object.entries((plain.properties ?? {}) as Json).map(([name, property]) => {
+    const { description, example, ...rest } = property as Json;
+    return {
+      name,
+      in: "query",
+      required: required.includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+      ...(example === undefined ? {} : { example }),
+    };
+  });
+  return { "x-parameters": parameters };
 }

@@ -2,7 +2,13 @@ import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { pageInfo, parsePageRequest } from "../db/db.pagination.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import {
+  documentedQuery,
+  ErrorBody,
+  PAGE_QUERY,
+  ValidationErrorBody,
+} from "../http/http.openapi.ts";
+import { ISSUE_STATUSES } from "./issues.model.ts";
 import { presentIssue, presentIssueDetail } from "./issues.present.ts";
 import {
   changeIssueStatus,
@@ -78,6 +84,16 @@ export interface IssuesRoutesParts {
   issues: IssuesDeps;
 }
 
+/** The filters parseIssueQuery reads, for the reference (it validates them itself). */
+const IssueListQuery = t.Object({
+  ...PAGE_QUERY,
+  status: t.Optional(t.Union(ISSUE_STATUSES.map((s) => t.Literal(s)))),
+  bridge_id: t.Optional(t.String({ format: "uuid", description: "Issues of this bridge." })),
+  destination_id: t.Optional(
+    t.String({ format: "uuid", description: "Issues of this destination." }),
+  ),
+});
+
 /** Issues (interface.md "Issues", decisions.md §5 and §8): members read, admins change status. */
 export function issuesRoutes(room: IssuesRoutesParts) {
   const deps = room.issues;
@@ -107,6 +123,7 @@ export function issuesRoutes(room: IssuesRoutesParts) {
           security,
           summary:
             "List issues, latest occurrence first (page, page_size, status, bridge_id, destination_id)",
+          ...documentedQuery(IssueListQuery),
         },
       },
     )

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
+import { schemaBody } from "../http/http.openapi.ts";
 import {
   addDestination,
   createBridge,
@@ -14,12 +15,17 @@ import {
   updateBridge,
   updateDestination,
 } from "./bridges.service.ts";
+import {
+  BridgeCreateBody,
+  BridgeUpdateBody,
+  DestinationBody,
+  DestinationUpdateBody,
+} from "./routing.bodies.ts";
 import type { RoutingParts } from "./routing.room.ts";
 import {
   BridgeSchema,
   DestinationSchema,
   errorResponses,
-  jsonBody,
   nameErrorResponses,
   security,
 } from "./routing.schemas.ts";
@@ -28,8 +34,6 @@ const bridgeTags = ["bridges"];
 const destTags = ["destinations"];
 const OneBridge = t.Object({ data: BridgeSchema });
 const OneDestination = t.Object({ data: DestinationSchema });
-const DESTINATION_BODY =
-  "`{name, type: http|slack|discord|telegram, priority?: normal|high, filters?, transformation_id?}` plus, for http, `{url, method?: POST|PUT|PATCH|GET, headers?, max_retries?: 0-15, path_forwarding?: boolean (default true)}`; slack/discord `{webhook_url}`; telegram `{bot_token, chat_id}`. Values may hold `{{SECRET_NAME}}`.";
 
 const admin = (principal: Principal) => {
   requirePermission(principal, "write");
@@ -45,7 +49,7 @@ function bridgeRoutes(room: RoutingParts) {
       tags: bridgeTags,
       security,
       summary: "Rename, pause or resume a bridge (admin)",
-      requestBody: jsonBody("`{name?, status?: active|paused}`"),
+      requestBody: schemaBody(BridgeUpdateBody),
     },
   };
   return new Elysia({ prefix: "/api/v1/bridges" })
@@ -69,9 +73,7 @@ function bridgeRoutes(room: RoutingParts) {
           summary: "Create a bridge with its source and destinations (admin)",
           description:
             "Each http destination's `signing_secret` appears once, in `data.destinations[]` of this answer.",
-          requestBody: jsonBody(
-            "`{name, source: {name, type} | source_id, destinations: [destination, ...]}`",
-          ),
+          requestBody: schemaBody(BridgeCreateBody),
         },
       },
     )
@@ -123,9 +125,7 @@ function destinationRoutes(room: RoutingParts) {
       tags: destTags,
       security,
       summary: "Change a destination's fields (admin)",
-      requestBody: jsonBody(
-        `Any fields of the create body; the type cannot change. ${DESTINATION_BODY}`,
-      ),
+      requestBody: schemaBody(DestinationUpdateBody),
     },
   };
   return new Elysia({ prefix: "/api/v1/bridges/:id/destinations" })
@@ -153,7 +153,7 @@ function destinationRoutes(room: RoutingParts) {
           tags: destTags,
           security,
           summary: "Add a destination; an http one's signing_secret is shown here once (admin)",
-          requestBody: jsonBody(DESTINATION_BODY),
+          requestBody: schemaBody(DestinationBody),
         },
       },
     )

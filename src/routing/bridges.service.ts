@@ -1,4 +1,5 @@
 import { generateSigningSecret } from "../delivery/delivery.signing.ts";
+import { bodyProblems } from "../shared/body-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
@@ -12,6 +13,12 @@ import {
   PREVIOUS_SECRET_MS,
   parseDestination,
 } from "./destinations.model.ts";
+import {
+  BridgeCreateBody,
+  BridgeUpdateBody,
+  DestinationBody,
+  DestinationUpdateBody,
+} from "./routing.bodies.ts";
 import { routingErrors } from "./routing.errors.ts";
 import { type DestinationView, presentBridge, presentDestination } from "./routing.present.ts";
 import { asObject, checkName, parseSourceInput, type Source } from "./sources.model.ts";
@@ -97,7 +104,7 @@ export function createBridge(organizationId: string, body: unknown, deps: Bridge
       parsed.push(result.settings);
     });
   }
-  failIf(errors);
+  failIf(bodyProblems(BridgeCreateBody, body, errors));
   const source = picked.source as Source;
   const now = isoAt(deps.clock.now());
   const bridge: Bridge = {
@@ -149,7 +156,7 @@ export function updateBridge(organizationId: string, id: string, body: unknown, 
   if (status !== "active" && status !== "paused") errors.status = ["must be active or paused"];
   if (raw.name === undefined && raw.status === undefined)
     errors.status = ["name or status is required"];
-  failIf(errors);
+  failIf(bodyProblems(BridgeUpdateBody, body, errors));
   const updated: Bridge = {
     ...bridge,
     name,
@@ -209,7 +216,7 @@ export function addDestination(
 ) {
   const bridge = requireBridge(organizationId, bridgeId, deps);
   const { settings, errors } = parseDestination(body, checksFor(organizationId, deps));
-  failIf(errors);
+  failIf(bodyProblems(DestinationBody, body, errors));
   const view = insertDestination(bridge, settings, deps);
   deps.routesChanged();
   return view;
@@ -233,7 +240,7 @@ export function updateDestination(
   if (patch.type !== undefined && patch.type !== destination.type) {
     errors.type = ["cannot change; create a new destination instead"];
   }
-  failIf(errors);
+  failIf(bodyProblems(DestinationUpdateBody, patch, errors));
   const updated: Destination = { ...destination, ...settings, updatedAt: isoAt(deps.clock.now()) };
   deps.bridges.updateDestination(updated);
   deps.routesChanged();

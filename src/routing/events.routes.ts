@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { documentedQuery } from "../http/http.openapi.ts";
 import { withRetryActions } from "./events.present.ts";
 import { type BulkRetry, parseBulkRetry } from "./events.retry.service.ts";
 import {
@@ -13,7 +14,7 @@ import {
   requireEvent,
 } from "./events.service.ts";
 import type { IngestService } from "./ingest.service.ts";
-import { errorResponses, jsonBody, security } from "./routing.schemas.ts";
+import { EventListQuery, errorResponses, jsonBody, security } from "./routing.schemas.ts";
 
 const tags = ["events"];
 const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
@@ -149,6 +150,7 @@ export function eventsRoutes(room: EventsParts) {
           security,
           summary:
             "List events, newest first (page, page_size, status, source_id, bridge_id, since, until); bodies over 64 KiB are cut",
+          ...documentedQuery(EventListQuery),
         },
       },
     )

@@ -1,5 +1,6 @@
 import { t } from "elysia";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
+import { ErrorBody, PAGE_QUERY, ValidationErrorBody } from "../http/http.openapi.ts";
 
 /** Error answers every routing management route may give, for the OpenAPI document. */
 export const errorResponses = {
@@ -75,6 +76,22 @@ export const BridgeSchema = t.Object({
   updated_at: t.String(),
 });
 
+/** The filters of the event list (events.service.ts parseEventQuery validates them). */
+export const EventListQuery = t.Object({
+  ...PAGE_QUERY,
+  status: t.Optional(
+    t.Union(["pending", "delivered", "failed", "filtered", "paused"].map((s) => t.Literal(s))),
+  ),
+  source_id: t.Optional(t.String({ description: "Events of this source." })),
+  bridge_id: t.Optional(t.String({ description: "Events that went through this bridge." })),
+  since: t.Optional(
+    t.String({ format: "date-time", description: "ISO 8601: events received at or after it." }),
+  ),
+  until: t.Optional(
+    t.String({ format: "date-time", description: "ISO 8601: events received before it." }),
+  ),
+});
+
 /** A JSON request body documented in words (validation is the room's own, for 422 keys). */
 export const jsonBody = (description: string) => ({
   description,
@@ -82,4 +99,5 @@ export const jsonBody = (description: string) => ({
   content: { "application/json": { schema: { type: "object" as const } } },
 });
 
-export const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+/** What the auth guard takes (the document builder states it on every guarded route anyway). */
+export const security = AUTHENTICATED;

@@ -1,14 +1,10 @@
 import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
+import { schemaBody } from "../http/http.openapi.ts";
+import { SourceCreateBody, SourcePatchBody, SourceRenameBody } from "./routing.bodies.ts";
 import { presentSource } from "./routing.present.ts";
 import type { RoutingParts } from "./routing.room.ts";
-import {
-  errorResponses,
-  jsonBody,
-  nameErrorResponses,
-  SourceSchema,
-  security,
-} from "./routing.schemas.ts";
+import { errorResponses, nameErrorResponses, SourceSchema, security } from "./routing.schemas.ts";
 import {
   createSource,
   deleteSource,
@@ -49,7 +45,7 @@ export function sourcesRoutes(room: RoutingParts) {
           tags,
           security,
           summary: "Create a source (admin)",
-          requestBody: jsonBody("`{name, type?, deduplication_config?}`; type defaults to webhook"),
+          requestBody: schemaBody(SourceCreateBody),
         },
       },
     )
@@ -76,7 +72,7 @@ export function sourcesRoutes(room: RoutingParts) {
           tags,
           security,
           summary: "Rename a source (admin)",
-          requestBody: jsonBody("`{name}`"),
+          requestBody: schemaBody(SourceRenameBody),
         },
       },
     )
@@ -93,9 +89,7 @@ export function sourcesRoutes(room: RoutingParts) {
           tags,
           security,
           summary: "Replace a source's deduplication_config (admin)",
-          requestBody: jsonBody(
-            "`{deduplication_config: {enabled?, body_path | include_fields | exclude_fields, ttl_seconds?} | null, name?}`",
-          ),
+          requestBody: schemaBody(SourcePatchBody),
         },
       },
     )

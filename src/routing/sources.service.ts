@@ -1,9 +1,11 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import { parseDedupConfig } from "../dedup/dedup.model.ts";
+import { bodyProblems } from "../shared/body-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
+import { SourceCreateBody, SourcePatchBody, SourceRenameBody } from "./routing.bodies.ts";
 import { routingErrors } from "./routing.errors.ts";
 import { asObject, checkName, parseSourceInput, type Source, sourceSlug } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
@@ -43,7 +45,7 @@ export function newSource(
 
 export function createSource(organizationId: string, body: unknown, deps: SourcesDeps): Source {
   const input = parseSourceInput(body);
-  failIf(input.errors);
+  failIf(bodyProblems(SourceCreateBody, body, input.errors));
   const source = newSource(organizationId, input, deps);
   if (!deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
   return source;
@@ -60,7 +62,7 @@ export function renameSource(organizationId: string, id: string, body: unknown, 
   const source = requireSource(organizationId, id, deps);
   const errors: FieldErrors = {};
   const name = checkName(asObject(body).name, "name", errors);
-  failIf(errors);
+  failIf(bodyProblems(SourceRenameBody, body, errors));
   const updated = { ...source, name, updatedAt: isoAt(deps.clock.now()) };
   if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
   return updated;
@@ -78,7 +80,7 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   }
   const dedup = parseDedupConfig(raw.deduplication_config);
   if (dedup.errors) Object.assign(errors, dedup.errors);
-  failIf(errors);
+  failIf(bodyProblems(SourcePatchBody, body, errors));
   const parsed = dedup.errors ? null : dedup.config;
   const deduplicationConfig = "deduplication_config" in raw ? parsed : source.deduplicationConfig;
   const updated = { ...source, name, deduplicationConfig, updatedAt: isoAt(deps.clock.now()) };

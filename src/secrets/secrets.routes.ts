@@ -1,7 +1,9 @@
-import { Elysia, type TSchema, t } from "elysia";
+import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
+import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { SecretCreateBody, SecretUpdateBody } from "./secrets.bodies.ts";
 import {
   createSecret,
   deleteSecret,
@@ -12,20 +14,13 @@ import {
 } from "./secrets.service.ts";
 
 const tags = ["secrets"];
-const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const security = AUTHENTICATED;
 const SecretSchema = t.Object({
   name: t.String({ description: "^[A-Z][A-Z0-9_]*$; referenced as {{NAME}}." }),
   created_at: t.String(),
   updated_at: t.String(),
 });
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-/** An OpenAPI request body from a TypeBox schema (plain JSON Schema, no symbol metadata). */
-export const jsonBody = (description: string, schema: TSchema) => ({
-  required: true,
-  description,
-  content: { "application/json": { schema: JSON.parse(JSON.stringify(schema)) } },
-});
-const VALUE = t.String({ description: "The secret value; never returned." });
 
 /**
  * `/api/v1/secrets` (decisions.md §8): members read names and dates, admins write. The value
@@ -56,10 +51,7 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
           tags,
           security,
           summary: "Create a secret (admin)",
-          requestBody: jsonBody(
-            "`{name, value}`",
-            t.Object({ name: t.String({ pattern: "^[A-Z][A-Z0-9_]*$" }), value: VALUE }),
-          ),
+          requestBody: schemaBody(SecretCreateBody),
         },
       },
     )
@@ -83,7 +75,7 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
           tags,
           security,
           summary: "Replace a secret's value (admin)",
-          requestBody: jsonBody("`{value}`", t.Object({ value: VALUE })),
+          requestBody: schemaBody(SecretUpdateBody),
         },
       },
     )

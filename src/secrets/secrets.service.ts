@@ -1,8 +1,16 @@
+import type { TSchema } from "@sinclair/typebox";
+import { bodyProblems } from "../shared/body-schema.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import { AppError, type FieldErrors, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Sealer } from "../shared/sealed.ts";
 import { SECRET_NAME } from "../shared/secret-template.ts";
+import {
+  MAX_NAME_CHARS,
+  MAX_VALUE_CHARS,
+  SecretCreateBody,
+  SecretUpdateBody,
+} from "./secrets.bodies.ts";
 import type { SecretRow, SecretsRepo } from "./secrets.repo.ts";
 
 export interface SecretsDeps {
@@ -18,9 +26,6 @@ export interface SecretView {
   created_at: string;
   updated_at: string;
 }
-
-const MAX_NAME_CHARS = 128;
-const MAX_VALUE_CHARS = 64 * 1024;
 
 export const secretErrors = {
   notFound: () => new AppError("not_found", 404),
@@ -57,18 +62,19 @@ function fieldsOf(body: unknown): Record<string, unknown> {
     : {};
 }
 
-function validate(checks: Record<string, string[]>): void {
-  const errors: FieldErrors = {};
+function validate(schema: TSchema, body: unknown, checks: Record<string, string[]>): void {
+  const own: FieldErrors = {};
   for (const [field, problems] of Object.entries(checks)) {
-    if (problems.length > 0) errors[field] = problems;
+    if (problems.length > 0) own[field] = problems;
   }
+  const errors = bodyProblems(schema, body, own);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
 
 /** Creates a secret; 422 on a bad name or value, 409 when the name is taken. */
 export function createSecret(organizationId: string, body: unknown, deps: SecretsDeps): SecretView {
   const { name, value } = fieldsOf(body);
-  validate({ name: nameProblems(name), value: valueProblems(value) });
+  validate(SecretCreateBody, body, { name: nameProblems(name), value: valueProblems(value) });
   const secretName = name as string;
   const now = isoAt(deps.clock.now());
   const row: SecretRow = {
@@ -101,7 +107,7 @@ export function updateSecret(
 ): SecretView {
   if (!deps.repo.find(organizationId, name)) throw secretErrors.notFound();
   const { value } = fieldsOf(body);
-  validate({ value: valueProblems(value) });
+  validate(SecretUpdateBody, body, { value: valueProblems(value) });
   const sealed = deps.sealer.seal(value as string, rowIdentity(organizationId, name));
   deps.repo.updateValue(organizationId, name, sealed, isoAt(deps.clock.now()));
   return getSecret(organizationId, name, deps);

@@ -1,8 +1,14 @@
 import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
-import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
-import { jsonBody } from "../secrets/secrets.routes.ts";
+import { AUTHENTICATED } from "../http/http.openapi.document.ts";
+import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import {
+  TransformationCreateBody,
+  TransformationTestBody,
+  TransformationUpdateBody,
+  UnsavedTransformationTestBody,
+} from "./transformations.bodies.ts";
 import {
   createTransformation,
   deleteTransformation,
@@ -15,7 +21,7 @@ import {
 } from "./transformations.service.ts";
 
 const tags = ["transformations"];
-const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+const security = AUTHENTICATED;
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
 
 const TransformationSchema = t.Object({
@@ -49,8 +55,6 @@ const TestSchema = t.Object({
   }),
 });
 const One = t.Object({ data: TransformationSchema });
-const Fields = t.Object({ name: t.String(), code: t.String() });
-const SampleRequest = t.Partial(RequestSchema);
 
 /** `/api/v1/transformations` (decisions.md §8, §13): CRUD and the two test runs. */
 export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPorts["guard"]) {
@@ -74,7 +78,7 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
           tags,
           security,
           summary: "Create a transformation (admin); a syntax error is a 422 naming the line",
-          requestBody: jsonBody("`{name, code}`", Fields),
+          requestBody: schemaBody(TransformationCreateBody),
         },
       },
     )
@@ -89,10 +93,7 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
           tags,
           security,
           summary: "Run unsaved code on a sample request",
-          requestBody: jsonBody(
-            "`{code, request}`",
-            t.Object({ code: t.String(), request: SampleRequest }),
-          ),
+          requestBody: schemaBody(UnsavedTransformationTestBody),
         },
       },
     )
@@ -117,7 +118,7 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
           tags,
           security,
           summary: "Change name and/or code (admin)",
-          requestBody: jsonBody("`{name?, code?}`", t.Partial(Fields)),
+          requestBody: schemaBody(TransformationUpdateBody),
         },
       },
     )
@@ -144,7 +145,7 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
           tags,
           security,
           summary: "Run the saved code on a sample request",
-          requestBody: jsonBody("`{request}`", t.Object({ request: SampleRequest })),
+          requestBody: schemaBody(TransformationTestBody),
         },
       },
     );

@@ -1,6 +1,16 @@
+import type { TSchema } from "@sinclair/typebox";
+import { bodyProblems } from "../shared/body-schema.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import { AppError, type FieldErrors, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
+import {
+  MAX_CODE_CHARS,
+  MAX_NAME_CHARS,
+  TransformationCreateBody,
+  TransformationTestBody,
+  TransformationUpdateBody,
+  UnsavedTransformationTestBody,
+} from "./transformations.bodies.ts";
 import {
   type ScriptableRequest,
   type TransformationError,
@@ -34,9 +44,6 @@ export interface TestView {
   error: TransformationError | null;
 }
 
-const MAX_NAME_CHARS = 200;
-const MAX_CODE_CHARS = 256 * 1024;
-
 export const transformationErrors = {
   notFound: () => new AppError("not_found", 404),
 };
@@ -54,8 +61,12 @@ const fieldsOf = (body: unknown): Record<string, unknown> =>
     ? (body as Record<string, unknown>)
     : {};
 
-/** Checks name and code (code is parsed in the sandbox; a syntax error names its line). */
+/**
+ * Checks the body against its schema, then name and code (code is parsed in the sandbox; a
+ * syntax error names its line).
+ */
 async function validateFields(
+  body: { schema: TSchema; raw: unknown },
   fields: { name: unknown; code: unknown },
   deps: TransformationsDeps,
 ): Promise<{ name: string; code: string }> {
@@ -71,7 +82,8 @@ async function validateFields(
     const problem = await deps.runner.syntaxError(code);
     if (problem) errors.code = [problem];
   }
-  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  const problems = bodyProblems(body.schema, body.raw, errors);
+  if (Object.keys(problems).length > 0) throw validationFailed(problems);
   return { name: (name as string).trim(), code: code as string };
 }
 
@@ -87,7 +99,11 @@ export async function createTransformation(
   deps: TransformationsDeps,
 ): Promise<TransformationView> {
   const fields = fieldsOf(body);
-  const { name, code } = await validateFields({ name: fields.name, code: fields.code }, deps);
+  const { name, code } = await validateFields(
+    { schema: TransformationCreateBody, raw: body },
+    { name: fields.name, code: fields.code },
+    deps,
+  );
   const now = isoAt(deps.clock.now());
   const row = { id: deps.ids.uuid(), organizationId, name, code, createdAt: now, updatedAt: now };
   deps.repo.insert(row);
@@ -110,6 +126,7 @@ export async function updateTransformation(
   const current = requireRow(organizationId, id, deps);
   const fields = fieldsOf(body);
   const checked = await validateFields(
+    { schema: TransformationUpdateBody, raw: body },
     { name: fields.name ?? current.name, code: fields.code ?? current.code },
     deps,
   );
@@ -133,11 +150,15 @@ function testView(run: TransformationRun): TestView {
   return { request: run.request, logs: run.logs, error: null };
 }
 
-function requestOf(body: unknown): ScriptableRequest {
+/** The sample request of a test run, once the body passed its schema and the room's checks. */
+function requestOf(schema: TSchema, body: unknown, own: FieldErrors = {}): ScriptableRequest {
   const { request } = fieldsOf(body);
+  const errors: FieldErrors = { ...own };
   if (typeof request !== "object" || request === null || Array.isArray(request)) {
-    throw validationFailed({ request: ["is required: {method, path, query, headers, body}"] });
+    errors.request = ["is required: {method, path, query, headers, body}"];
   }
+  const problems = bodyProblems(schema, body, errors);
+  if (Object.keys(problems).length > 0) throw validationFailed(problems);
   return toScriptableRequest(request);
 }
 
@@ -149,7 +170,7 @@ export async function testSavedTransformation(
   deps: TransformationsDeps,
 ): Promise<TestView> {
   const row = requireRow(organizationId, id, deps);
-  const request = requestOf(body);
+  const request = requestOf(TransformationTestBody, body);
   const env = deps.secretEnvironment(organizationId);
   return testView(await deps.runner.run(row.id, row.code, request, env));
 }
@@ -160,11 +181,11 @@ export async function testUnsavedTransformation(
   body: unknown,
   deps: TransformationsDeps,
 ): Promise<TestView> {
-  const { code } = fieldsOf(body);
-  if (typeof code !== "string" || code.trim() === "") {
-    throw validationFailed({ code: ["is required"] });
-  }
-  const request = requestOf(body);
+  const fields = fieldsOf(body);
+  const own: FieldErrors = {};
+  if (typeof fields.code !== "string" || fields.code.trim() === "") own.code = ["is required"];
+  const request = requestOf(UnsavedTransformationTestBody, body, own);
+  const code = fields.code as string;
   const problem = await deps.runner.syntaxError(code);
   if (problem)
     return { request: null, logs: [], error: { code: "script_error", message: problem } };
