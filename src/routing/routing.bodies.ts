@@ -161,7 +161,7 @@ export const BridgeCreateBody = Type.Object(
     examples: [
       {
         name: "Orders to the API",
-        source: { name: "Shop orders", type: "webhook" },
+        source: { name: "Shop orders (bridged)", type: "webhook" },
         destinations: [httpExample],
       },
     ],
