@@ -115,6 +115,7 @@ export function createApp(deps: AppDeps) {
     maxJsonBytes: deps.config.max_json_bytes,
     rawBodyPrefixes: [...CAPTURE_PREFIXES, INGEST_PREFIX],
     directRoutes: Object.assign({}, ...rooms.map((room) => room.directRoutes ?? {})),
+    onAnswered: auth.ports.countAnswer,
   })
     .use(apiDocs(deps.version))
     .use(
