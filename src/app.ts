@@ -87,6 +87,7 @@ export function createApp(deps: AppDeps) {
     delivery: delivery.ports,
     issues: issues.ports,
     resolveSecrets: secrets.ports.resolveSecrets,
+    apiKeys: auth.ports.apiKeys,
   });
   const rooms: Room<object>[] = [
     auth,
