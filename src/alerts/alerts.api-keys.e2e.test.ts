@@ -73,6 +73,13 @@ describe("key event conditions", () => {
     const created = await rule({ type: "api_key_created" });
     const revoked = await rule({ type: "api_key_revoked" });
     const { id, key } = await makeKey({ role: "member" });
+    // Written with the key, before the answer: a crash after it loses no alert.
+    const firings = server.deps.db.sqlite
+      .query<{ n: number }, [string, string]>(
+        "SELECT count(*) AS n FROM alert_firings WHERE rule_id = ? AND issue_id = ?",
+      )
+      .get(created.id, id);
+    expect(firings?.n).toBe(1);
     const [alert] = await delivered(created.path, 1);
     expect(alert).toMatchObject({
       type: "api_key.created",

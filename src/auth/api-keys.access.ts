@@ -30,8 +30,11 @@ export interface ApiKeyAccessDeps {
   onDeniedIp?(key: ActiveKey, ip: string | null): void;
 }
 
-/** Addresses already announced per key: bounded, and cleared whole when full (at worst a repeat). */
-const ANNOUNCED_MAX = 10_000;
+/**
+ * Entries held in each in-memory table (allowlist matchers, addresses already announced): when
+ * full it is cleared whole, which costs at worst a rebuilt matcher or a repeated announcement.
+ */
+const TABLE_MAX = 10_000;
 
 export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
   const matchers = new Map<string, (ip: string | null) => boolean>();
@@ -39,7 +42,7 @@ export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
   const matcherOf = (allowedIps: string) => {
     let matcher = matchers.get(allowedIps);
     if (!matcher) {
-      if (matchers.size >= ANNOUNCED_MAX) matchers.clear();
+      if (matchers.size >= TABLE_MAX) matchers.clear();
       matcher = allowlistMatcher(JSON.parse(allowedIps) as string[]);
       matchers.set(allowedIps, matcher);
     }
@@ -53,7 +56,7 @@ export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
     });
     const seen = `${key.id} ${ip}`;
     if (announced.has(seen)) return;
-    if (announced.size >= ANNOUNCED_MAX) announced.clear();
+    if (announced.size >= TABLE_MAX) announced.clear();
     announced.add(seen);
     deps.onDeniedIp?.(key, ip);
   };

@@ -193,7 +193,16 @@ describe("usage", () => {
       });
     await call("GET", "/api/v1/endpoints", "old/1");
     await call("POST", "/api/v1/endpoints", "old/1"); // 403: a member key cannot write
+    // Counted in memory: no request wrote a row; the flush writes them in one go.
+    const storedDays = () =>
+      server.deps.db.sqlite
+        .query<{ n: number }, [string]>(
+          "SELECT count(*) AS n FROM api_key_usage_days WHERE api_key_id = ?",
+        )
+        .get(id)?.n;
+    expect(storedDays()).toBe(0);
     await scheduler.run("auth.api-key-usage-flush");
+    expect(storedDays()).toBe(1);
     clock.advance(DAY);
     await call("GET", "/api/v1/endpoints", "cli/2");
     await call("GET", "/api/v1/endpoints/00000000-0000-7000-8000-000000000000", "cli/2"); // 404
