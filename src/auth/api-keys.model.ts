@@ -24,6 +24,7 @@ export const UNLIMITED: ApiKeyLimits = {
 const MAX_ALLOWED_IPS = 100;
 const MAX_RATE_PER_MINUTE = 1_000_000;
 export const DAY_MS = 86_400_000;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 /** Days the usage answer covers, today included. */
 export const USAGE_DAYS = 30;
 
@@ -53,7 +54,9 @@ export function parseApiKeyLimits(
     else errors.role = [`must be one of ${ROLES.join(", ")}`];
   }
   if (body.expires_at !== undefined && body.expires_at !== null) {
-    const at = typeof body.expires_at === "string" ? Date.parse(body.expires_at) : Number.NaN;
+    const raw = body.expires_at;
+    // Date.parse also reads "March 7" and friends; an API takes one unambiguous spelling.
+    const at = typeof raw === "string" && ISO_TIME.test(raw) ? Date.parse(raw) : Number.NaN;
     if (Number.isNaN(at)) errors.expires_at = ["must be an ISO 8601 time"];
     else if (at <= now) errors.expires_at = ["must be in the future"];
     else limits.expiresAt = isoAt(at);

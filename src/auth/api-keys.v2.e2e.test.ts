@@ -80,6 +80,7 @@ describe("scopes: a key acts with its role", () => {
   test.each([
     ["role", { role: "superuser" }],
     ["expires_at", { expires_at: "tomorrow-ish" }],
+    ["expires_at", { expires_at: "March 7, 2027" }],
     ["expires_at", { expires_at: "2026-03-10T11:00:00Z" }],
     ["rate_limit_per_minute", { rate_limit_per_minute: 0 }],
     ["rate_limit_per_minute", { rate_limit_per_minute: 2.5 }],
