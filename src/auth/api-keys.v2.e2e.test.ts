@@ -3,6 +3,7 @@ import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { handshakeStatus } from "../test-utils/realtime-client.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // API keys v2 (decisions.md §15): a key's role, expiry, rate, allowlist and usage. The server
@@ -180,6 +181,20 @@ describe("IP allowlist", () => {
     const logged = server.logs.filter((line) => line.includes(id) && line.includes("203.0.113.9"));
     expect(logged.length).toBe(1);
     expect(server.logs.join("\n")).not.toContain(key);
+  });
+});
+
+describe("live sockets", () => {
+  test("a key with an allowlist or past its expiry cannot open one; a plain key can", async () => {
+    const plain = await makeKey({});
+    const listed = await makeKey({ allowed_ips: ["127.0.0.1"] });
+    const expiring = await makeKey({ expires_at: new Date(clock.now() + HOUR).toISOString() });
+    const status = (key: string) => handshakeStatus(server.url, `token=${key}&vsn=2.0.0`);
+    expect(await status(plain.key)).toBe(101);
+    // No address reaches the socket's check, so the allowlist fails closed.
+    expect(await status(listed.key)).toBe(403);
+    clock.advance(HOUR);
+    expect(await status(expiring.key)).toBe(403);
   });
 });
 
