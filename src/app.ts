@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps) {
     delivery: delivery.ports,
     issues: issues.ports,
     resolveSecrets: secrets.ports.resolveSecrets,
+    apiKeys: auth.ports.apiKeys,
   });
   const rooms: Room<object>[] = [
     auth,
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps) {
     maxJsonBytes: deps.config.max_json_bytes,
     rawBodyPrefixes: [...CAPTURE_PREFIXES, INGEST_PREFIX],
     directRoutes: Object.assign({}, ...rooms.map((room) => room.directRoutes ?? {})),
+    onAnswered: auth.ports.countAnswer,
   })
     .use(apiDocs(deps.version))
     .use(

@@ -5,6 +5,7 @@ import type { ChannelEvent } from "../delivery/channels/channels.model.ts";
 import { issueAlertMessage } from "../delivery/channels/chat.format.ts";
 import type { IssueContext, IssueRecord } from "../issues/issues.ports.ts";
 import type { AlertCondition, AlertRule, ConditionType } from "./alerts.model.ts";
+import type { ApiKeyCondition } from "./api-key-alert.model.ts";
 
 /** An issue as an alert shows it: the issue API's fields, snake_case. */
 export interface AlertIssue {
@@ -83,13 +84,14 @@ const plural = (value: number, one: string) => `${value} ${one}${value === 1 ? "
 
 function headline(condition: AlertCondition): string {
   const value = condition.value ?? 0;
-  const headlines: Record<ConditionType, string> = {
+  // Key conditions have their own message (api-key-alert.model.ts).
+  const headlines: Record<Exclude<ConditionType, ApiKeyCondition>, string> = {
     issue_created: "New issue",
     occurrence_threshold: `Issue reached ${plural(value, "failure")}`,
     open_for_days: `Issue open for ${plural(value, "day")}`,
     high_priority_destination: "High-priority destination failing",
   };
-  return headlines[condition.type];
+  return headlines[condition.type as keyof typeof headlines] ?? condition.type;
 }
 
 /** One alert as sent: which rule, which firing, the issue as stored, and where to look. */

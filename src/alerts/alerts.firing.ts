@@ -17,6 +17,7 @@ import {
   openLongEnough,
 } from "./alerts.model.ts";
 import type { AlertFiring, AlertsRepo } from "./alerts.repo.ts";
+import type { ApiKeySnapshot } from "./api-key-alert.model.ts";
 
 /** Retries after an alert's first attempt, as a destination's default (decisions.md §8). */
 export const ALERT_MAX_RETRIES = 15;
@@ -41,7 +42,7 @@ export function fire(
   tx: TxHandle,
   rule: AlertRule,
   issueId: string | null,
-  snapshot: AlertSnapshot,
+  snapshot: AlertSnapshot | ApiKeySnapshot,
   deps: FiringDeps,
 ): { firing: AlertFiring; delivery: DeliveryRecord } | null {
   const firing: AlertFiring = {

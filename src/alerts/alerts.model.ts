@@ -10,6 +10,11 @@ export const CONDITION_TYPES = [
   "occurrence_threshold",
   "open_for_days",
   "high_priority_destination",
+  // Key events (decisions.md §15): heard from the auth room, not from issues.
+  "api_key_created",
+  "api_key_revoked",
+  "api_key_expiring",
+  "api_key_denied_ip",
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
@@ -18,7 +23,10 @@ export type AlertChannelType = (typeof CHANNEL_TYPES)[number];
 
 export interface AlertCondition {
   type: ConditionType;
-  /** occurrence_threshold: a count (whole, ≥ 1); open_for_days: days (> 0); otherwise null. */
+  /**
+   * occurrence_threshold: a count (whole, ≥ 1); open_for_days and api_key_expiring: days (> 0);
+   * otherwise null.
+   */
   value: number | null;
 }
 
@@ -72,7 +80,7 @@ function checkCondition(raw: unknown, errors: FieldErrors): AlertCondition | und
       errors["condition.value"] = ["must be a whole number of at least 1 (the occurrence count)"];
       return undefined;
     }
-  } else if (type === "open_for_days") {
+  } else if (type === "open_for_days" || type === "api_key_expiring") {
     const days = value as number;
     if (typeof value !== "number" || !Number.isFinite(days) || days <= 0 || days > MAX_DAYS) {
       errors["condition.value"] = [`must be a number of days above 0 and at most ${MAX_DAYS}`];
@@ -158,6 +166,10 @@ export function changeMeets(condition: AlertCondition, change: IssueChange): boo
     case "high_priority_destination":
       return change.context.destinationPriority === "high";
     case "open_for_days":
+    case "api_key_created":
+    case "api_key_revoked":
+    case "api_key_expiring":
+    case "api_key_denied_ip":
       return false;
   }
 }

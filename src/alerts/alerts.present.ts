@@ -1,6 +1,7 @@
 import type { DeliveryRecord } from "../delivery/delivery.ports.ts";
 import type { AlertChannelType, AlertRule, ConditionType } from "./alerts.model.ts";
 import type { AlertFiring } from "./alerts.repo.ts";
+import { isApiKeySnapshot } from "./api-key-alert.model.ts";
 
 /** A rule as the API shows it; `channel.signing_secret` only in the answer that makes one. */
 export interface RuleView {
@@ -31,9 +32,13 @@ export function presentRule(rule: AlertRule, signingSecret?: string): RuleView {
 
 /** One alert a rule sent, and how its delivery stands. */
 export function presentFiring(firing: AlertFiring, delivery: DeliveryRecord | undefined) {
+  // A key event's firing is about a key, not an issue (its id sits in the issue column).
+  const { snapshot } = firing;
+  const keyId = isApiKeySnapshot(snapshot) ? snapshot.api_key.id : null;
   return {
     id: firing.id,
-    issue_id: firing.issueId,
+    issue_id: keyId === null ? firing.issueId : null,
+    ...(keyId === null ? {} : { api_key_id: keyId }),
     test: firing.test,
     created_at: firing.createdAt,
     delivery: delivery

@@ -6,6 +6,7 @@ import type {
   ChannelSettings,
   ConditionType,
 } from "./alerts.model.ts";
+import type { ApiKeySnapshot } from "./api-key-alert.model.ts";
 
 interface RuleRow {
   id: string;
@@ -39,7 +40,10 @@ export interface StoredRule {
   secrets: SealedSecrets;
 }
 
-/** One alert a rule raised (the subject of its delivery). */
+/**
+ * One alert a rule raised (the subject of its delivery). A key event's firing keeps the key's
+ * id in `issueId` (the column that makes a firing once per subject) and an ApiKeySnapshot.
+ */
 export interface AlertFiring {
   id: string;
   organizationId: string;
@@ -47,7 +51,7 @@ export interface AlertFiring {
   issueId: string | null;
   conditionKey: string;
   test: boolean;
-  snapshot: AlertSnapshot;
+  snapshot: AlertSnapshot | ApiKeySnapshot;
   createdAt: string;
 }
 
@@ -88,7 +92,7 @@ const toFiring = (row: FiringRow): AlertFiring => ({
   issueId: row.issue_id,
   conditionKey: row.condition_key,
   test: row.test === 1,
-  snapshot: JSON.parse(row.payload) as AlertSnapshot,
+  snapshot: JSON.parse(row.payload) as AlertSnapshot | ApiKeySnapshot,
   createdAt: row.created_at,
 });
 

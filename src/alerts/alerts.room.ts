@@ -1,3 +1,4 @@
+import type { ApiKeyPorts } from "../auth/api-keys.ports.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
@@ -5,6 +6,12 @@ import type { AppDeps } from "../deps.ts";
 import type { IssuesPorts } from "../issues/issues.ports.ts";
 import { type Room, type RoomJob, subscription } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
+import {
+  API_KEY_EXPIRING_JOB,
+  API_KEY_EXPIRING_PATTERN,
+  fireForApiKeyEvent,
+  fireForExpiringKeys,
+} from "./alerts.api-keys.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
@@ -28,6 +35,8 @@ export interface AlertsRoomPorts {
   issues: IssuesPorts;
   /** The secrets room's lookup, for `{{NAME}}` in channel settings at send time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /** The auth room's key events and expiring keys (api_key_* conditions); absent: never met. */
+  apiKeys?: ApiKeyPorts;
 }
 
 /**
@@ -70,9 +79,20 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     runNow: true,
     run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
   };
+  const jobs = [openForDays];
+  const { apiKeys } = ports;
+  if (apiKeys) {
+    apiKeys.onApiKeyEvent((handle, event) => fireForApiKeyEvent(handle, event, firing));
+    jobs.push({
+      name: API_KEY_EXPIRING_JOB,
+      pattern: API_KEY_EXPIRING_PATTERN,
+      runNow: true,
+      run: () => fireForExpiringKeys({ ...firing, keys: apiKeys, tx, logger: deps.logger }),
+    });
+  }
   return {
     routes: alertsRoutes(service, ports.guard),
-    jobs: [openForDays],
+    jobs,
     subscriptions: [
       subscription("server.started", ({ baseUrl, port }) => {
         linkBase = baseUrl ? baseUrl.replace(/\/+$/, "") : `http://localhost:${port}`;

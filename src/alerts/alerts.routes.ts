@@ -35,9 +35,16 @@ const Condition = t.Object({
     t.Literal("occurrence_threshold"),
     t.Literal("open_for_days"),
     t.Literal("high_priority_destination"),
+    t.Literal("api_key_created"),
+    t.Literal("api_key_revoked"),
+    t.Literal("api_key_expiring"),
+    t.Literal("api_key_denied_ip"),
   ]),
   value: t.Optional(
-    t.Number({ description: "occurrence_threshold: a count (≥ 1); open_for_days: days (> 0)." }),
+    t.Number({
+      description:
+        "occurrence_threshold: a count (≥ 1); open_for_days, api_key_expiring: days (> 0).",
+    }),
   ),
 });
 const Channel = t.Object(
@@ -74,6 +81,7 @@ const One = t.Object({ data: RuleSchema });
 const AlertSchema = t.Object({
   id: t.String(),
   issue_id: Nullable(t.String()),
+  api_key_id: t.Optional(t.String()),
   test: t.Boolean(),
   created_at: t.String(),
   delivery: Nullable(

@@ -15,6 +15,7 @@ import { secretConcealments } from "../shared/secret-template.ts";
 import { alertEvent } from "./alert-message.model.ts";
 import { fillSecrets } from "./alerts.model.ts";
 import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
+import { apiKeyAlertEvent, isApiKeySnapshot } from "./api-key-alert.model.ts";
 
 export interface SendDeps {
   repo: AlertsRepo;
@@ -67,14 +68,11 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
   }
   const provider = channelProvider(rule.channelType, { telegramApiBase: deps.telegramApiBase });
   if (!provider) return gone;
-  const event = alertEvent({
-    alertId: firing.id,
-    test: firing.test,
-    rule,
-    snapshot: firing.snapshot,
-    firedAt: firing.createdAt,
-    linkBase: deps.linkBase(),
-  });
+  const { snapshot } = firing;
+  const about = { alertId: firing.id, test: firing.test, rule, firedAt: firing.createdAt };
+  const event = isApiKeySnapshot(snapshot)
+    ? apiKeyAlertEvent({ ...about, snapshot })
+    : alertEvent({ ...about, snapshot, linkBase: deps.linkBase() });
   const request = provider.format(event, filled.settings);
   return {
     send: {

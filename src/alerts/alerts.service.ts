@@ -13,6 +13,7 @@ import { fire } from "./alerts.firing.ts";
 import { type AlertRule, parseRuleInput, type RuleInput } from "./alerts.model.ts";
 import { presentFiring, presentRule, type RuleView } from "./alerts.present.ts";
 import { type AlertsRepo, NO_SECRETS, type SealedSecrets, type StoredRule } from "./alerts.repo.ts";
+import { isApiKeyCondition, sampleApiKeySnapshot } from "./api-key-alert.model.ts";
 
 export interface AlertsDeps {
   repo: AlertsRepo;
@@ -148,7 +149,10 @@ export function deleteRule(organizationId: string, id: string, deps: AlertsDeps)
  */
 export function sendTestAlert(organizationId: string, id: string, deps: AlertsDeps) {
   const { rule } = requireRule(organizationId, id, deps);
-  const snapshot = sampleSnapshot(rule, isoAt(deps.clock.now()));
+  const at = isoAt(deps.clock.now());
+  const snapshot = isApiKeyCondition(rule.condition.type)
+    ? sampleApiKeySnapshot(at)
+    : sampleSnapshot(rule, at);
   const written = deps.tx((tx) => fire(tx, rule, null, snapshot, deps));
   if (!written) throw new Error("a test alert collided with another firing");
   deps.delivery.wake();

@@ -11,7 +11,7 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: Validation
 /** A user's own password, and an organization's name (decisions.md §2 roles: owner only). */
 export function accountSettingsRoutes(room: AuthParts) {
   return new Elysia()
-    .use(authGuard(room.auth))
+    .use(authGuard(room.auth, room.clientIp))
     .post(
       "/api/v1/me/password",
       async ({ principal, body, request, server, set }) => {
@@ -50,7 +50,7 @@ export function accountSettingsRoutes(room: AuthParts) {
 function organizationRoutes(room: AuthParts) {
   return (
     new Elysia({ prefix: "/api/v1/organizations/:org_id" })
-      .use(authGuard(room.auth))
+      .use(authGuard(room.auth, room.clientIp))
       // derive, like the guard: the role is checked before the body is validated.
       .derive(({ principal, params }) => {
         const scoped = principalForPath(

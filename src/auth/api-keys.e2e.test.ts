@@ -39,6 +39,11 @@ describe("create, list, revoke (interface.md: API keys)", () => {
       created_at: expect.any(String),
       last_used_at: null,
       revoked_at: null,
+      // Keys v2 (decisions.md §15): without limits, a key is today's owner key.
+      role: "owner",
+      expires_at: null,
+      rate_limit_per_minute: null,
+      allowed_ips: null,
     });
     const listed = await apiCall(server, "GET", keysPath(team), { headers: team.headers });
     expect(listed.status).toBe(200);

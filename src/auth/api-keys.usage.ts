@@ -1,39 +1,107 @@
 import { isoAt } from "../shared/clock.ts";
+import { usageDate } from "./api-keys.model.ts";
+
+/** One use of a key: when, and from where as the server tells the client apart. */
+export interface ApiKeyUse {
+  atMs: number;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** A key's latest use, as written to its row. */
+export interface LastUse {
+  at: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** Requests and 4xx answers of one key on one UTC day, to be added to what is stored. */
+export interface DayTally {
+  apiKeyId: string;
+  date: string;
+  requests: number;
+  errors: number;
+}
+
+export interface UsageBatch {
+  uses: Map<string, LastUse>;
+  days: DayTally[];
+}
 
 /**
- * Remembers when each API key was last used and writes the times in batches, so an
- * authenticated request never waits for a write (issue: last_used_at without slowing requests).
+ * Remembers when and from where each API key was last used, and how many answers it got per
+ * day, and writes them in batches, so an authenticated request never waits for a write.
  */
 export interface ApiKeyUsage {
-  record(apiKeyId: string, atMs: number): void;
+  record(apiKeyId: string, use: ApiKeyUse): void;
+  /** Counts one answer to a request made with the key (a 4xx is also an error). */
+  answered(apiKeyId: string, atMs: number, status: number): void;
   /**
    * Writes what was recorded since the last flush; returns how many keys were written. A failed
    * write keeps its batch for the next flush (and rethrows, for the caller to log).
    */
   flush(): number;
   /** The latest use not yet written, so a listing reads its own writes before the flush. */
-  unwritten(apiKeyId: string): number | undefined;
+  unwritten(apiKeyId: string): ApiKeyUse | undefined;
+  /** The key's day counts not yet written, by date. */
+  unwrittenDays(apiKeyId: string): Map<string, { requests: number; errors: number }>;
 }
 
-export function createApiKeyUsage(write: (uses: Map<string, string>) => void): ApiKeyUsage {
-  let pending = new Map<string, number>();
-  const record = (apiKeyId: string, atMs: number) => {
-    pending.set(apiKeyId, Math.max(atMs, pending.get(apiKeyId) ?? 0));
+const dayKey = (apiKeyId: string, date: string) => `${apiKeyId} ${date}`;
+
+export function createApiKeyUsage(write: (batch: UsageBatch) => void): ApiKeyUsage {
+  let pending = new Map<string, ApiKeyUse>();
+  let days = new Map<string, DayTally>();
+  const record = (apiKeyId: string, use: ApiKeyUse) => {
+    const known = pending.get(apiKeyId);
+    if (!known || use.atMs >= known.atMs) pending.set(apiKeyId, use);
+  };
+  const add = (tally: DayTally) => {
+    const key = dayKey(tally.apiKeyId, tally.date);
+    const known = days.get(key);
+    if (!known) days.set(key, { ...tally });
+    else {
+      known.requests += tally.requests;
+      known.errors += tally.errors;
+    }
   };
   return {
     record,
+    answered(apiKeyId, atMs, status) {
+      const error = status >= 400 && status < 500 ? 1 : 0;
+      add({ apiKeyId, date: usageDate(atMs), requests: 1, errors: error });
+    },
     flush() {
-      if (pending.size === 0) return 0;
-      const batch = pending;
+      if (pending.size === 0 && days.size === 0) return 0;
+      const uses = pending;
+      const tallies = days;
       pending = new Map();
+      days = new Map();
       try {
-        write(new Map([...batch].map(([id, at]) => [id, isoAt(at)])));
+        write({
+          uses: new Map(
+            [...uses].map(([id, use]) => [
+              id,
+              { at: isoAt(use.atMs), ip: use.ip, userAgent: use.userAgent },
+            ]),
+          ),
+          days: [...tallies.values()],
+        });
       } catch (error) {
-        for (const [id, at] of batch) record(id, at);
+        for (const [id, use] of uses) record(id, use);
+        for (const tally of tallies.values()) add(tally);
         throw error;
       }
-      return batch.size;
+      return new Set([...uses.keys(), ...[...tallies.values()].map((t) => t.apiKeyId)]).size;
     },
     unwritten: (apiKeyId) => pending.get(apiKeyId),
+    unwrittenDays(apiKeyId) {
+      const counted = new Map<string, { requests: number; errors: number }>();
+      for (const tally of days.values()) {
+        if (tally.apiKeyId !== apiKeyId) continue;
+        counted.set(tally.date, { requests: tally.requests, errors: tally.errors });
+      }
+      return counted;
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import { uiSessionToken } from "../http/http.ui-session.ts";
 import { notFound } from "../shared/errors.ts";
 import { authErrors } from "./auth.errors.ts";
@@ -11,19 +12,28 @@ import type { AuthService } from "./auth.service.ts";
  * (before body validation), so a caller without credentials learns nothing about the body a
  * route expects. Not named, so Elysia never de-duplicates it away from a second room using it.
  */
-export function authGuard(auth: AuthService) {
+export function authGuard(auth: AuthService, clientIp: ClientIpResolver) {
   // Named: the API reference finds the routes behind this guard by it (their `security`).
-  return new Elysia().derive({ as: "scoped" }, function weirAuthGuard({ request }) {
+  return new Elysia().derive({ as: "scoped" }, function weirAuthGuard({ request, server, set }) {
     const headers = request.headers;
+    const peer = server?.requestIP(request)?.address ?? null;
     const result = auth.authenticate({
       authorization: headers.get("authorization"),
       apiKey: headers.get("x-api-key"),
       organizationId: headers.get("x-organization-id"),
       sessionToken: uiSessionToken(headers),
+      origin: {
+        ip: clientIp(peer, headers.get("x-forwarded-for")),
+        userAgent: headers.get("user-agent"),
+      },
     });
     if (result === "not_member") throw notFound();
     if (result === "plan_without_api_keys") throw authErrors.planWithoutApiKeys();
     if (!result) throw authErrors.unauthorized();
+    if ("rateLimited" in result) {
+      set.headers["retry-after"] = String(result.rateLimited);
+      throw authErrors.rateLimited(result.rateLimited);
+    }
     return { principal: result };
   });
 }

@@ -38,8 +38,9 @@ export function roleAtLeast(role: Role, needed: Role): boolean {
 }
 
 /**
- * The one role check. An API key acts as owner (decisions.md §2) except for key management,
- * which needs a JWT; callers turn the answer into 403 `forbidden` or `jwt_required`.
+ * The one role check. An API key acts with its own role (owner unless it was made with another,
+ * decisions.md §15) except for key management, which needs a JWT; callers turn the answer into
+ * 403 `forbidden` or `jwt_required`.
  */
 export function checkPermission(
   principal: Principal,

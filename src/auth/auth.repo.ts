@@ -1,11 +1,12 @@
-import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
+import { createApiKeysRepo } from "./api-keys.repo.ts";
 import type { Plan, Role } from "./auth.model.ts";
-import { apiKeys, memberships, organizations, users } from "./auth.table.ts";
+import { memberships, organizations, users } from "./auth.table.ts";
 
 export type UserRow = typeof users.$inferSelect;
 export type OrganizationRow = typeof organizations.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type { ActiveKey, ApiKeyRow } from "./api-keys.repo.ts";
 export interface MembershipView {
   organizationId: string;
   name: string;
@@ -18,22 +19,10 @@ export interface MemberView {
   role: Role;
   createdAt: string;
 }
-/** An active key with what the guard needs to act for its organization. */
-export interface ActiveKey {
-  id: string;
-  organizationId: string;
-  plan: Plan;
-}
 
 /** All SQL of the auth room. The two per-request lookups are prepared once. */
 export function createAuthRepo(db: Db) {
   const orm = db.orm;
-  const activeKeyByHash = orm
-    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, plan: organizations.plan })
-    .from(apiKeys)
-    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
-    .prepare();
   const membershipOf = orm
     .select({ role: memberships.role, plan: organizations.plan })
     .from(memberships)
@@ -125,38 +114,7 @@ export function createAuthRepo(db: Db) {
         .delete(memberships)
         .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)))
         .run(),
-    insertApiKey: (row: typeof apiKeys.$inferInsert) => orm.insert(apiKeys).values(row).run(),
-    activeKeyByHash: (hash: string): ActiveKey | undefined => activeKeyByHash.get({ hash }),
-    listApiKeys: (organizationId: string): ApiKeyRow[] =>
-      orm
-        .select()
-        .from(apiKeys)
-        .where(eq(apiKeys.organizationId, organizationId))
-        .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
-        .all(),
-    /** Revokes an active key of the organization; false when there is none to revoke. */
-    revokeApiKey(organizationId: string, id: string, revokedAt: string): boolean {
-      const revoked = orm
-        .update(apiKeys)
-        .set({ revokedAt })
-        .where(
-          and(
-            eq(apiKeys.id, id),
-            eq(apiKeys.organizationId, organizationId),
-            isNull(apiKeys.revokedAt),
-          ),
-        )
-        .returning({ id: apiKeys.id })
-        .all();
-      return revoked.length > 0;
-    },
-    /** Writes a batch of last-use times in one transaction. */
-    touchApiKeys(uses: Map<string, string>): void {
-      const update = db.sqlite.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
-      db.sqlite.transaction(() => {
-        for (const [id, at] of uses) update.run(at, id);
-      })();
-    },
+    ...createApiKeysRepo(db),
   };
 }
 

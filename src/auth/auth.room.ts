@@ -1,12 +1,17 @@
 import { Elysia } from "elysia";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
-import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
+import { isoAt } from "../shared/clock.ts";
+import { createKeyedLimiter, createTokenBuckets, perMinute } from "../shared/token-bucket.ts";
 import { accountSettingsRoutes } from "./account-settings.routes.ts";
 import type { AccountsDeps } from "./accounts.service.ts";
+import { createApiKeyAccess } from "./api-keys.access.ts";
+import { DAY_MS, USAGE_DAYS, usageDate } from "./api-keys.model.ts";
+import type { ApiKeyEvent, ApiKeyPorts } from "./api-keys.ports.ts";
 import { apiKeyRoutes } from "./api-keys.routes.ts";
-import type { ApiKeysDeps } from "./api-keys.service.ts";
+import { type ApiKeysDeps, summaryOf } from "./api-keys.service.ts";
 import { createApiKeyUsage } from "./api-keys.usage.ts";
 import { authGuard } from "./auth.guard.ts";
 import { createAuthRepo } from "./auth.repo.ts";
@@ -25,6 +30,13 @@ export interface AuthPorts {
   /** A fresh guard plugin: routes declared after `.use(guard())` receive `principal`. */
   guard(): ReturnType<typeof authGuard>;
   auth: Pick<AuthService, "authenticateToken" | "forOrganization" | "recheckToken">;
+  /** Key events and expiring keys, for alert rules. */
+  apiKeys: ApiKeyPorts;
+  /**
+   * Counts an answer in the usage of the key that made the request (the HTTP layer calls it
+   * for every answer; a request made otherwise is ignored).
+   */
+  countAnswer(principal: { apiKeyId?: string | null } | undefined, status: number): void;
 }
 
 /** Last-use times of API keys are written every 10 s and at shutdown, never on the request path. */
@@ -50,14 +62,50 @@ export function createAuthRoom(
     ],
     subscriptions: [],
     stop: parts.flushUsage,
-    ports: { guard: () => authGuard(parts.auth), auth: parts.auth },
+    ports: {
+      guard: () => authGuard(parts.auth, parts.clientIp),
+      auth: parts.auth,
+      apiKeys: parts.apiKeyPorts,
+      countAnswer: (principal, status) => {
+        if (principal?.apiKeyId) parts.usage.answered(principal.apiKeyId, deps.clock.now(), status);
+      },
+    },
   };
 }
 
 /** The auth room's use-case deps, as its routes take them. */
 function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpResolver }) {
   const repo = createAuthRepo(deps.db);
-  const usage = createApiKeyUsage((uses) => repo.touchApiKeys(uses));
+  // Day counts older than the usage answer covers are dropped as new ones are written.
+  const usage = createApiKeyUsage((batch) =>
+    repo.writeApiKeyUsage(batch, usageDate(deps.clock.now() - USAGE_DAYS * DAY_MS)),
+  );
+  const usageLogger = deps.logger.child({ scope: "api-keys" });
+  const keyListeners: ((tx: TxHandle, event: ApiKeyEvent) => void)[] = [];
+  const emit = (tx: TxHandle, event: ApiKeyEvent) => {
+    for (const listener of keyListeners) listener(tx, event);
+  };
+  const access = createApiKeyAccess({
+    clock: deps.clock,
+    buckets: createTokenBuckets(),
+    usage,
+    logger: usageLogger,
+    onDeniedIp(key, ip) {
+      if (keyListeners.length === 0) return;
+      const event: ApiKeyEvent = {
+        kind: "denied_ip",
+        key: summaryOf(key),
+        at: isoAt(deps.clock.now()),
+        ip,
+      };
+      // Best effort: the request is refused whether or not its alert could be written.
+      try {
+        deps.db.tx((tx) => emit(tx, event));
+      } catch (error) {
+        usageLogger.warn("refused address not announced", { api_key_id: key.id, error });
+      }
+    },
+  });
   const auth = createAuthService({
     repo,
     clock: deps.clock,
@@ -65,8 +113,13 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     jwtTtlMs: deps.config.jwt_ttl,
     plans: deps.config.plans,
     usage,
+    access,
   });
-  const usageLogger = deps.logger.child({ scope: "api-keys" });
+  const apiKeyPorts: ApiKeyPorts = {
+    onApiKeyEvent: (listener) => void keyListeners.push(listener),
+    keysExpiringBetween: (from, until, limit) =>
+      repo.keysExpiringBetween(from, until, limit).map(summaryOf),
+  };
   const flushUsage = () => {
     try {
       usage.flush();
@@ -90,6 +143,8 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     logger: usageLogger,
     plans: deps.config.plans,
     usage,
+    tx: (fn) => deps.db.tx(fn),
+    emit,
     onRevoked: (apiKeyId, organizationId) =>
       deps.bus.publish("api_key.revoked", { apiKeyId, organizationId }),
   };
@@ -99,6 +154,7 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     usage,
     accounts,
     apiKeys,
+    apiKeyPorts,
     flushUsage,
     /** Per client: guessing passwords gets slow; a person who mistypes twice does not notice. */
     loginLimiter: createKeyedLimiter(deps.clock, perMinute(10, 10)),

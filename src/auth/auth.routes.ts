@@ -12,6 +12,7 @@ import type { KeyedLimiter } from "../shared/token-bucket.ts";
 import { login, publicMembership, publicUser, registerAccount } from "./accounts.service.ts";
 import { authErrors } from "./auth.errors.ts";
 import { authGuard } from "./auth.guard.ts";
+import type { Role } from "./auth.model.ts";
 import type { AuthParts } from "./auth.room.ts";
 
 const Credentials = t.Object(
@@ -132,14 +133,14 @@ export function authRoutes(room: AuthParts) {
         },
       },
     )
-    .use(authGuard(room.auth))
+    .use(authGuard(room.auth, room.clientIp))
     .get(
       "/api/v1/me",
       ({ principal }) => {
         const user = principal.userId ? room.repo.userById(principal.userId) : undefined;
         const organizations = user
           ? room.repo.membershipsOf(user.id).map((m) => publicMembership(m, room.accounts.plans))
-          : [apiKeyOrganization(room, principal.organizationId)];
+          : [apiKeyOrganization(room, principal.organizationId, principal.role)];
         return {
           user: user ? publicUser(user) : null,
           organizations,
@@ -178,13 +179,14 @@ export function rememberUiSession(
   set.headers["set-cookie"] = sessionCookie(token, room.sessionTtlSeconds, secure);
 }
 
-function apiKeyOrganization(room: AuthParts, organizationId: string) {
+/** The key's organization, with the role the key acts with. */
+function apiKeyOrganization(room: AuthParts, organizationId: string, role: Role) {
   const org = room.repo.organizationById(organizationId);
   const plan = org?.plan ?? "free";
   return {
     id: organizationId,
     name: org?.name ?? "",
-    role: "owner" as const,
+    role,
     plan,
     limits: room.accounts.plans[plan],
   };

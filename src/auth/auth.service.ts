@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { PlanTable } from "../shared/plans.ts";
+import { createTokenBuckets } from "../shared/token-bucket.ts";
+import { type ApiKeyAccess, createApiKeyAccess, type RequestOrigin } from "./api-keys.access.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
 import { jwtSigningKey, readJwt, signJwt } from "./auth.jwt.ts";
 import type { Plan, Principal } from "./auth.model.ts";
@@ -17,6 +19,8 @@ export interface Credentials {
   organizationId: string | null;
   /** The web UI's session cookie, passed only for a same-origin UI call (src/http/http.ui-session.ts). */
   sessionToken?: string | null;
+  /** Where the request came from: a key's allowlist and its usage read it. */
+  origin?: RequestOrigin;
 }
 
 export interface AuthServiceDeps {
@@ -26,6 +30,14 @@ export interface AuthServiceDeps {
   jwtTtlMs: number;
   plans: PlanTable;
   usage: ApiKeyUsage;
+  /** A key's own limits; the server passes its own, others get a fresh one (limits still hold). */
+  access?: ApiKeyAccess;
+}
+
+/** A key over its own rate limit: 429 with `Retry-After` (seconds). */
+export interface RateLimited {
+  rateLimited: number;
+  apiKeyId: string;
 }
 
 /**
@@ -38,6 +50,8 @@ export type Denial =
   | "password_changed"
   | "not_member"
   | "api_key_revoked"
+  | "api_key_expired"
+  | "api_key_ip_not_allowed"
   | "plan_without_api_keys";
 
 /** SHA-256 of an API key, hex: the only form in which a key is stored. */
@@ -56,20 +70,40 @@ const passwordVersion = (user: UserRow) =>
 export function createAuthService(deps: AuthServiceDeps) {
   const signingKey = jwtSigningKey(deps.secretKey);
   const nowSeconds = () => Math.floor(deps.clock.now() / 1000);
+  const access =
+    deps.access ??
+    createApiKeyAccess({ clock: deps.clock, buckets: createTokenBuckets(), usage: deps.usage });
 
-  /** A key's principal, or why not; `recordUse` is false for re-checks of a live socket. */
-  function checkApiKey(key: string, recordUse: boolean): Principal | Denial {
+  /**
+   * A key's principal with the key's own role, or why not; `recordUse` is false for re-checks
+   * of a live socket (no rate token, no use recorded).
+   */
+  function checkApiKey(
+    key: string,
+    recordUse: boolean,
+    origin: RequestOrigin | null,
+  ): Principal | Denial | RateLimited {
     if (!API_KEY_SHAPE.test(key)) return "invalid_token";
     const found = deps.repo.activeKeyByHash(hashApiKey(key));
     if (!found) return "api_key_revoked";
     if (!deps.plans[found.plan as Plan]?.api_keys) return "plan_without_api_keys";
-    if (recordUse) deps.usage.record(found.id, deps.clock.now());
+    const verdict = access.check(found, origin, recordUse);
+    if (verdict === "api_key_expired") return "api_key_expired";
+    if (verdict === "ip_not_allowed") return "api_key_ip_not_allowed";
+    if (verdict !== "ok") return verdict;
+    if (recordUse) {
+      deps.usage.record(found.id, {
+        atMs: deps.clock.now(),
+        ip: origin?.ip ?? null,
+        userAgent: origin?.userAgent ?? null,
+      });
+    }
     return {
       authMethod: "api_key",
       userId: null,
       apiKeyId: found.id,
       organizationId: found.organizationId,
-      role: "owner",
+      role: found.role,
       plan: found.plan as Plan,
     };
   }
@@ -98,8 +132,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     };
   }
 
-  const fromApiKey = (key: string) => {
-    const result = checkApiKey(key, true);
+  const fromApiKey = (key: string, origin: RequestOrigin | null) => {
+    const result = checkApiKey(key, true, origin);
     return result === "plan_without_api_keys" || typeof result === "object" ? result : null;
   };
 
@@ -107,15 +141,17 @@ export function createAuthService(deps: AuthServiceDeps) {
     /**
      * Resolves request credentials. `not_member` means a valid user named an organization they
      * do not belong to (answered 404, decisions.md §2: other organizations are invisible);
-     * `plan_without_api_keys` a valid key of an organization whose plan has none (403).
+     * `plan_without_api_keys` a valid key of an organization whose plan has none (403);
+     * `RateLimited` a key over its own rate (429).
      */
     authenticate(
       credentials: Credentials,
-    ): Principal | null | "not_member" | "plan_without_api_keys" {
+    ): Principal | RateLimited | null | "not_member" | "plan_without_api_keys" {
+      const origin = credentials.origin ?? null;
       const bearer = bearerValue(credentials.authorization);
-      if (bearer?.startsWith(API_KEY_PREFIX)) return fromApiKey(bearer);
+      if (bearer?.startsWith(API_KEY_PREFIX)) return fromApiKey(bearer, origin);
       const headerKey = credentials.apiKey?.trim();
-      if (headerKey?.startsWith(API_KEY_PREFIX)) return fromApiKey(headerKey);
+      if (headerKey?.startsWith(API_KEY_PREFIX)) return fromApiKey(headerKey, origin);
       // A login token only: the cookie never carries an API key.
       const jwt = bearer ?? credentials.sessionToken ?? null;
       if (!jwt || jwt.startsWith(API_KEY_PREFIX)) return null;
@@ -125,12 +161,15 @@ export function createAuthService(deps: AuthServiceDeps) {
       return result === "not_member" && organizationId ? "not_member" : null;
     },
 
-    /** A socket token: an API key or a JWT (decisions.md §7). */
+    /**
+     * A socket token: an API key or a JWT (decisions.md §7). No address reaches it, so a key
+     * with an allowlist is refused here (fails closed).
+     */
     authenticateToken(token: string): Principal | null {
       const result = token.startsWith(API_KEY_PREFIX)
-        ? checkApiKey(token, true)
+        ? checkApiKey(token, true, null)
         : checkJwt(token, null);
-      return typeof result === "object" ? result : null;
+      return typeof result === "object" && !("rateLimited" in result) ? result : null;
     },
 
     /**
@@ -138,7 +177,11 @@ export function createAuthService(deps: AuthServiceDeps) {
      * (role and plan may have changed), or why the socket's rights are gone. Records no use.
      */
     recheckToken(token: string, organizationId: string): Principal | Denial {
-      if (token.startsWith(API_KEY_PREFIX)) return checkApiKey(token, false);
+      if (token.startsWith(API_KEY_PREFIX)) {
+        const result = checkApiKey(token, false, null);
+        // A re-check takes no rate token, so it is never rate limited.
+        return typeof result === "object" && "rateLimited" in result ? "invalid_token" : result;
+      }
       return checkJwt(token, organizationId);
     },
 

@@ -23,7 +23,7 @@ export function memberRoutes(room: AuthParts) {
   };
   return (
     new Elysia({ prefix: "/api/v1/organizations/:org_id/members" })
-      .use(authGuard(room.auth))
+      .use(authGuard(room.auth, room.clientIp))
       // derive, like the guard: roles are checked before the body is validated.
       .derive(({ principal, params }) => {
         const scoped = principalForPath(

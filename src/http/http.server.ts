@@ -22,6 +22,8 @@ export interface HttpBaseDeps {
    * metrics and error renderer, no framework hooks (see http.direct-routes.ts).
    */
   directRoutes?: DirectRoutes;
+  /** Told of every answer with the caller the guard found, if any (an API key's usage counts). */
+  onAnswered?: (principal: { apiKeyId?: string | null } | undefined, status: number) => void;
 }
 
 const DEFAULT_MAX_JSON_BYTES = 1_048_576;
@@ -53,6 +55,7 @@ export function createHttpBase(deps: HttpBaseDeps) {
     const code = typeof status === "number" ? status : 200;
     deps.metrics.observe(request.method, route || "unmatched", code, ms / 1000);
     accessLog(request, route, code, ms, meta.id, context);
+    deps.onAnswered?.((context as { principal?: { apiKeyId?: string | null } }).principal, code);
   };
   const base = new Elysia({
     name: "weir-http-base",

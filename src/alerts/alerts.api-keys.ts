@@ -1,0 +1,108 @@
+// When key rules fire (decisions.md §15): on a key event, inside the transaction that wrote its
+// cause, and from the scheduler for keys about to expire. The firing's subject is the key, so a
+// rule fires once per key (and, for a refused address, once per key and address).
+import type { ApiKeyEvent, ApiKeyPorts, ApiKeySummary } from "../auth/api-keys.ports.ts";
+import type { TxHandle } from "../db/db.tx.ts";
+import { isoAt } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import { ALERT_MAX_RETRIES, alertDestinationKey, type FiringDeps } from "./alerts.firing.ts";
+import { type AlertRule, conditionKey, DAY_MS } from "./alerts.model.ts";
+import { apiKeySnapshot, CONDITION_OF_EVENT } from "./api-key-alert.model.ts";
+
+/** The scheduler's api_key_expiring check: every 10 minutes (days are the unit), and at start. */
+export const API_KEY_EXPIRING_JOB = "alerts.api-key-expiring";
+export const API_KEY_EXPIRING_PATTERN = "*/10 * * * *";
+/** How many soon-expiring keys one run looks at (soonest first). */
+export const EXPIRING_KEYS_PER_RUN = 5000;
+
+/** Writes one key alert (firing + delivery) in `tx`; false when the rule already fired for it. */
+function fireAboutKey(
+  tx: TxHandle,
+  rule: AlertRule,
+  key: ApiKeySummary,
+  ip: string | null,
+  onceKey: string,
+  deps: FiringDeps,
+): boolean {
+  const firing = {
+    id: deps.ids.uuid(),
+    organizationId: rule.organizationId,
+    ruleId: rule.id,
+    issueId: key.id,
+    conditionKey: onceKey,
+    test: false,
+    snapshot: apiKeySnapshot(key, ip),
+    createdAt: isoAt(deps.clock.now()),
+  };
+  if (!deps.repo.insertFiring(firing)) return false;
+  const [delivery] = deps.delivery.enqueue(tx, [
+    {
+      kind: "alert",
+      organizationId: rule.organizationId,
+      subjectId: firing.id,
+      destinationKey: alertDestinationKey(rule.id),
+      maxRetries: ALERT_MAX_RETRIES,
+    },
+  ]);
+  if (!delivery) throw new Error("the outbox wrote no delivery for an alert");
+  return true;
+}
+
+/** The auth room's key events: every enabled rule of the key's organization on that event fires. */
+export function fireForApiKeyEvent(tx: TxHandle, event: ApiKeyEvent, deps: FiringDeps): number {
+  const type = CONDITION_OF_EVENT[event.kind];
+  let fired = 0;
+  for (const { rule } of deps.repo.enabledRules(event.key.organizationId)) {
+    if (rule.condition.type !== type) continue;
+    // A refused address alerts once per address: a second one is news, a retry loop is not.
+    const once =
+      type === "api_key_denied_ip"
+        ? `${conditionKey(rule.condition)}:${event.ip ?? "unknown"}`
+        : conditionKey(rule.condition);
+    if (fireAboutKey(tx, rule, event.key, event.ip, once, deps)) fired++;
+  }
+  // Claimed at the end of this turn, after the cause's transaction commits.
+  if (fired > 0) deps.delivery.wake();
+  return fired;
+}
+
+export interface ExpiringKeysDeps extends FiringDeps {
+  keys: Pick<ApiKeyPorts, "keysExpiringBetween">;
+  tx<T>(fn: (tx: TxHandle) => T): T;
+  logger: Logger;
+}
+
+/**
+ * The scheduler's check of `api_key_expiring`: active keys that expire within a rule's days fire
+ * it once. One query serves every rule (keys expiring within the longest rule's days).
+ */
+export function fireForExpiringKeys(deps: ExpiringKeysDeps): number {
+  const rules = deps.repo.enabledRulesOfType("api_key_expiring").map((stored) => stored.rule);
+  if (rules.length === 0) return 0;
+  const now = deps.clock.now();
+  const longest = Math.max(...rules.map((rule) => rule.condition.value ?? 0));
+  const keys = deps.keys.keysExpiringBetween(
+    isoAt(now),
+    isoAt(now + longest * DAY_MS),
+    EXPIRING_KEYS_PER_RUN,
+  );
+  if (keys.length === EXPIRING_KEYS_PER_RUN) {
+    deps.logger.warn("more expiring API keys than one api_key_expiring check reads", {
+      limit: EXPIRING_KEYS_PER_RUN,
+    });
+  }
+  const byOrganization = Map.groupBy(rules, (rule) => rule.organizationId);
+  const fired = deps.tx((tx) => {
+    let count = 0;
+    for (const key of keys) {
+      for (const rule of byOrganization.get(key.organizationId) ?? []) {
+        const within = now + (rule.condition.value ?? 0) * DAY_MS;
+        if (key.expiresAt === null || Date.parse(key.expiresAt) > within) continue;
+        if (fireAboutKey(tx, rule, key, null, conditionKey(rule.condition), deps)) count++;
+      }
+    }
+    return count;
+  });
+  if (fired > 0) deps.delivery.wake();
+  return fired;
+}

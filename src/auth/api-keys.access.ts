@@ -1,0 +1,93 @@
+// The per-use checks of a key's own limits (decisions.md §15): expiry, its address allowlist
+// and its rate. A denial is counted in the key's usage; a refused address is logged with the
+// key's id (never the key) and announced once per key and address.
+import type { Clock } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import { perMinute, type TokenBuckets } from "../shared/token-bucket.ts";
+import { allowlistMatcher, isExpired } from "./api-keys.model.ts";
+import type { ActiveKey } from "./api-keys.repo.ts";
+import type { ApiKeyUsage } from "./api-keys.usage.ts";
+
+/** Where a request came from, as the server tells clients apart (trusted proxies honoured). */
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export type AccessVerdict =
+  | "ok"
+  | "api_key_expired"
+  | "ip_not_allowed"
+  | { rateLimited: number; apiKeyId: string };
+
+export interface ApiKeyAccessDeps {
+  clock: Clock;
+  buckets: TokenBuckets;
+  usage: ApiKeyUsage;
+  /** Absent where no server runs (the CLI): limits still hold, nobody is told. */
+  logger?: Logger;
+  /** Told once per key and address that the address was refused (key events, alerts). */
+  onDeniedIp?(key: ActiveKey, ip: string | null): void;
+}
+
+/**
+ * Entries held in each in-memory table (allowlist matchers, addresses already announced): when
+ * full it is cleared whole, which costs at worst a rebuilt matcher or a repeated announcement.
+ */
+const TABLE_MAX = 10_000;
+
+export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
+  const matchers = new Map<string, (ip: string | null) => boolean>();
+  const announced = new Set<string>();
+  const matcherOf = (allowedIps: string) => {
+    let matcher = matchers.get(allowedIps);
+    if (!matcher) {
+      if (matchers.size >= TABLE_MAX) matchers.clear();
+      matcher = allowlistMatcher(JSON.parse(allowedIps) as string[]);
+      matchers.set(allowedIps, matcher);
+    }
+    return matcher;
+  };
+  const denyIp = (key: ActiveKey, ip: string | null) => {
+    deps.logger?.warn("API key used from an address it does not allow", {
+      api_key_id: key.id,
+      organization_id: key.organizationId,
+      address: ip,
+    });
+    const seen = `${key.id} ${ip}`;
+    if (announced.has(seen)) return;
+    if (announced.size >= TABLE_MAX) announced.clear();
+    announced.add(seen);
+    deps.onDeniedIp?.(key, ip);
+  };
+
+  return {
+    /**
+     * Whether `key` may be used now from `origin`. `counted` is false for re-checks of a live
+     * socket: they take no rate token and count no use. A null origin (no request to read an
+     * address from) fails an allowlist closed.
+     */
+    check(key: ActiveKey, origin: RequestOrigin | null, counted: boolean): AccessVerdict {
+      const now = deps.clock.now();
+      if (isExpired(key.expiresAt, now)) return "api_key_expired";
+      const ip = origin?.ip ?? null;
+      if (key.allowedIps && !matcherOf(key.allowedIps)(ip)) {
+        if (!counted) return "ip_not_allowed";
+        deps.usage.answered(key.id, now, 401);
+        denyIp(key, ip);
+        return "ip_not_allowed";
+      }
+      if (counted && key.rateLimitPerMinute !== null) {
+        const rule = perMinute(key.rateLimitPerMinute, key.rateLimitPerMinute);
+        const wait = deps.buckets.take(`api-key:${key.id}`, rule, now);
+        if (wait > 0) {
+          deps.usage.answered(key.id, now, 429);
+          return { rateLimited: wait, apiKeyId: key.id };
+        }
+      }
+      return "ok";
+    },
+  };
+}
+
+export type ApiKeyAccess = ReturnType<typeof createApiKeyAccess>;
