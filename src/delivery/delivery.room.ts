@@ -37,7 +37,7 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
     deps,
     repo,
     kinds,
-    () => worker.queue.notify(),
+    (organizations) => worker.queue.notify(organizations),
     observers,
     (size) => worker.ingestCommitted(size),
   );
