@@ -12,6 +12,7 @@ import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
+import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
@@ -147,8 +148,16 @@ export function createRoutingRoom(
   ports: RoutingRoomPorts,
 ): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
+  const limits = createIngestLimits({
+    clock: deps.clock,
+    plans: deps.config.plans,
+    rateLimit: deps.config.capture_rate_limit,
+    planOf: (organizationId) => parts.sources.sources.planOf(organizationId),
+    storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
+  });
   const ingestParts = {
     ingest: parts.ingest,
+    limits,
     maxBodyBytes: deps.config.max_body_bytes,
     disk: deps.disk,
   };
@@ -173,6 +182,10 @@ export function createRoutingRoom(
             clock: deps.clock,
             plans: deps.config.plans,
             yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+          }).then((deleted) => {
+            // The organizations' stored bytes shrank: summed again at their next ingest.
+            if (deleted > 0) limits.forgetStored();
+            return deleted;
           }),
       },
     ],
