@@ -284,7 +284,7 @@ export const CONFIG_TABLE = {
     env: "WEIR_SANDBOX_QUEUE_LIMIT",
     default: 256,
     parse: integer(1, 100_000),
-    doc: "Scripts that may wait for a busy sandbox worker; past it a run is refused as busy.",
+    doc: "Scripts of one organization that may wait for a busy sandbox worker; past it its next run is refused as busy.",
   }),
 } as const;
 

@@ -56,6 +56,7 @@ const fieldsOf = (body: unknown): Record<string, unknown> =>
 
 /** Checks name and code (code is parsed in the sandbox; a syntax error names its line). */
 async function validateFields(
+  organizationId: string,
   fields: { name: unknown; code: unknown },
   deps: TransformationsDeps,
 ): Promise<{ name: string; code: string }> {
@@ -68,7 +69,7 @@ async function validateFields(
   else if (code.length > MAX_CODE_CHARS)
     errors.code = [`must be at most ${MAX_CODE_CHARS} characters`];
   else {
-    const problem = await deps.runner.syntaxError(code);
+    const problem = await deps.runner.syntaxError(code, organizationId);
     if (problem) errors.code = [problem];
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -87,7 +88,11 @@ export async function createTransformation(
   deps: TransformationsDeps,
 ): Promise<TransformationView> {
   const fields = fieldsOf(body);
-  const { name, code } = await validateFields({ name: fields.name, code: fields.code }, deps);
+  const { name, code } = await validateFields(
+    organizationId,
+    { name: fields.name, code: fields.code },
+    deps,
+  );
   const now = isoAt(deps.clock.now());
   const row = { id: deps.ids.uuid(), organizationId, name, code, createdAt: now, updatedAt: now };
   deps.repo.insert(row);
@@ -110,6 +115,7 @@ export async function updateTransformation(
   const current = requireRow(organizationId, id, deps);
   const fields = fieldsOf(body);
   const checked = await validateFields(
+    organizationId,
     { name: fields.name ?? current.name, code: fields.code ?? current.code },
     deps,
   );
@@ -151,7 +157,7 @@ export async function testSavedTransformation(
   const row = requireRow(organizationId, id, deps);
   const request = requestOf(body);
   const env = deps.secretEnvironment(organizationId);
-  return testView(await deps.runner.run(row.id, row.code, request, env));
+  return testView(await deps.runner.run(row.id, row.code, request, env, organizationId));
 }
 
 /** `POST /transformations/test {code, request}`: the same for unsaved code (editors). */
@@ -165,13 +171,15 @@ export async function testUnsavedTransformation(
     throw validationFailed({ code: ["is required"] });
   }
   const request = requestOf(body);
-  const problem = await deps.runner.syntaxError(code);
+  const problem = await deps.runner.syntaxError(code, organizationId);
   if (problem)
     return { request: null, logs: [], error: { code: "script_error", message: problem } };
   const env = deps.secretEnvironment(organizationId);
   // One realm per organization for unsaved code: an editor's repeated tests of the same code
   // reuse it, and no two organizations share one.
-  return testView(await deps.runner.run(`unsaved:${organizationId}`, code, request, env));
+  return testView(
+    await deps.runner.run(`unsaved:${organizationId}`, code, request, env, organizationId),
+  );
 }
 
 /** What routing's prepare() asks: the outcome of one saved transformation on one request. */
@@ -184,7 +192,13 @@ export async function runTransformation(
   const row = deps.repo.find(organizationId, id);
   if (!row) return { error: { code: "script_error", message: `transformation ${id} not found` } };
   const env = deps.secretEnvironment(organizationId);
-  const run = await deps.runner.run(row.id, row.code, toScriptableRequest(request), env);
+  const run = await deps.runner.run(
+    row.id,
+    row.code,
+    toScriptableRequest(request),
+    env,
+    organizationId,
+  );
   const { logs: _logs, ...outcome } = run;
   return outcome as TransformationOutcome;
 }
