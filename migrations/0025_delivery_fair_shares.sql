@@ -1,3 +1,0 @@
-DROP INDEX `deliveries_due_idx`;--> statement-breakpoint
-CREATE INDEX `deliveries_org_due_idx` ON `deliveries` (`organization_id`,`next_attempt_at`,`id`,`locked_until`,`destination_key`);--> statement-breakpoint
-CREATE INDEX `deliveries_due_idx` ON `deliveries` (`next_attempt_at`,`id`,`locked_until`,`destination_key`,`organization_id`);
