@@ -97,6 +97,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       prepareDedup: (source, view, request) =>
         ports.dedup.prepareDedup({
           sourceId: source.id,
+          organizationId: source.organizationId,
           config: source.deduplicationConfig,
           request: view,
           // Only a body that is not JSON is hashed as text: decode it only then.
