@@ -1,3 +1,5 @@
+import type { DueRow, DueRows } from "./db.due-rows.ts";
+
 /**
  * Fair shares of a due-queue's slots between groups (tenants: the organizations of a shared
  * instance). Each group holding rows is owed an equal part of the concurrency; within its part a
@@ -63,5 +65,64 @@ export function createGroupShares(): GroupShares {
       return [...holding].filter(([, n]) => n >= share).map(([group]) => group);
     },
     size: () => holding.size,
+  };
+}
+
+/** What the claims of owed parts use of their due-queue. */
+export interface OwedClaimsContext {
+  shares: GroupShares;
+  rows: Pick<DueRows, "claim" | "claimGroup">;
+  /** Runs one claim in a transaction and launches the rows accepted; returns how many it claimed. */
+  claimWith(claim: (now: number, until: number) => DueRow[]): number;
+  /** Slots the group may take now. */
+  room(group: unknown): number;
+  saturatedKeys(): unknown[];
+  concurrency(): number;
+  running(): number;
+}
+
+/**
+ * The claims that give a group its part while every slot is taken: a group named by an enqueue
+ * claims from its own rows (by its index), and after a poll one claim looks for any group owed a
+ * part, skipping the groups whose part is used. Only the poll: that claim reads past the due rows
+ * of the groups at their part, which a wake-up at every due time would repeat.
+ */
+export function createOwedClaims(ctx: OwedClaimsContext) {
+  const hinted = new Set<unknown>();
+  let lookForAny = true;
+
+  /** Claims the rows `group` is owed: its own due rows. */
+  const claimOwed = (group: unknown) => {
+    const room = ctx.room(group);
+    if (room <= 0) return;
+    ctx.claimWith((now, until) =>
+      ctx.rows.claimGroup(group, now, until, room, ctx.saturatedKeys()),
+    );
+  };
+
+  return {
+    claimOwed,
+    /** Groups with new rows: they may be owed slots. */
+    hint(groups: Iterable<unknown>): void {
+      for (const group of groups) hinted.add(group);
+    },
+    /** A poll came: rows of any group may be due (a retry, a crashed process's rows). */
+    pollCame(): void {
+      lookForAny = true;
+    },
+    /** After a full claim: with every slot taken, the groups still owed a part claim past it. */
+    claimForOwedGroups(): void {
+      const named = [...hinted];
+      hinted.clear();
+      const concurrency = ctx.concurrency();
+      if (ctx.running() < concurrency) return;
+      for (const group of named) claimOwed(group);
+      if (!lookForAny) return;
+      lookForAny = false;
+      const part = fairShare(concurrency, ctx.shares.size() + 1);
+      ctx.claimWith((now, until) =>
+        ctx.rows.claim(now, until, part, ctx.saturatedKeys(), ctx.shares.full(concurrency)),
+      );
+    },
   };
 }

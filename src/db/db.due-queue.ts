@@ -1,7 +1,8 @@
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Scheduler } from "../shared/scheduler.ts";
-import { createGroupShares, fairShare } from "./db.due-groups.ts";
+import { createGroupShares, createOwedClaims } from "./db.due-groups.ts";
+import { type Lease, LeaseState } from "./db.due-lease.ts";
 import {
   createDueRows,
   type DueRow,
@@ -9,6 +10,9 @@ import {
   dueColumns,
   type RowId,
 } from "./db.due-rows.ts";
+
+export type { Lease };
+
 import type { DbHandle, UnitOfWork } from "./db.tx.ts";
 
 /**
@@ -17,21 +21,6 @@ import type { DbHandle, UnitOfWork } from "./db.tx.ts";
  * alone loses nothing). Every claim was an fsync that held the event loop (~5 ms on our disks).
  */
 const LEASE_WRITE = { durable: false } as const;
-
-/** A worker's hold on one claimed row. */
-export interface Lease {
-  readonly id: RowId;
-  /**
-   * The lease's current end, which is also its token: the handler's finishing write is
-   * `... WHERE id = ? AND locked_until = lease.until` (read it at write time: extensions move
-   * it), so a worker that lost its lease cannot overwrite the row's new owner.
-   */
-  readonly until: number;
-  /** False once an extension found the row taken over (the lease had run out). */
-  readonly held: boolean;
-  /** Pushes the end to now + leaseMs; false when the lease is lost. */
-  extend(): boolean;
-}
 
 export interface DueQueueOptions<Row extends DueRow = DueRow> {
   /** The room that owns it: its jobs are `<name>.poll`, `<name>.wake`, `<name>.leases`. */
@@ -123,10 +112,6 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   let fullClaimNeeded = true;
   /** Keys whose rows finished since the last pump (with their group): they may take more. */
   const freedKeys = new Map<unknown, unknown>();
-  /** Groups with new rows since the last pump (notify): they may be owed slots. */
-  const hintedGroups = new Set<unknown>();
-  /** The last claim was a poll or a wake-up: rows of any group may have come due. */
-  let lookForOwedGroups = true;
   let wakeAt: number | null = null;
 
   const saturatedKeys = () => [...perKeyRunning].filter(([, n]) => n >= perKey).map(([k]) => k);
@@ -205,12 +190,18 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   const claimRound = (free: number): boolean =>
     claimWith((now, until) => rows.claim(now, until, free, saturatedKeys())) < free;
 
-  /** Slots `group` may take now besides `taken` (the free slots when the queue has no groups). */
-  const roomOf = (group: unknown, concurrency: number, taken: DueRow[] = []) => {
-    if (!shares) return concurrency - running.size - taken.length;
-    const byGroup = new Map<unknown, number>();
-    for (const row of taken) byGroup.set(groupOf(row), (byGroup.get(groupOf(row)) ?? 0) + 1);
-    return shares.room(group, concurrency, running.size + taken.length, byGroup);
+  /**
+   * Slots `group` may take now besides `taken` rows not yet running (`takenByGroup` of them per
+   * group); the free slots when the queue has no groups.
+   */
+  const roomOf = (
+    group: unknown,
+    concurrency: number,
+    taken = 0,
+    takenByGroup?: ReadonlyMap<unknown, number>,
+  ) => {
+    if (!shares) return concurrency - running.size - taken;
+    return shares.room(group, concurrency, running.size + taken, takenByGroup);
   };
 
   /**
@@ -226,48 +217,35 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     const dry = new Set<unknown>();
     const accepted = options.db.tx(() => {
       const all: DueRow[] = [];
+      const byGroup = new Map<unknown, number>();
       for (const [key, group] of keys) {
         const room = Math.min(
           perKey - (perKeyRunning.get(key) ?? 0),
-          roomOf(group, concurrency, all),
+          roomOf(group, concurrency, all.length, byGroup),
         );
         if (room <= 0) continue;
         const claimed = rows.claimKey(key, now, until, room);
         if (claimed.length < room) dry.add(group);
         all.push(...claimed);
+        byGroup.set(group, (byGroup.get(group) ?? 0) + claimed.length);
       }
       return all;
     }, LEASE_WRITE);
     for (const row of accepted) launch(row, until);
-    if (shares && running.size >= concurrency) for (const group of dry) claimOwed(group);
+    if (owed && running.size >= concurrency) for (const group of dry) owed.claimOwed(group);
   };
 
-  /** Claims the rows `group` is owed while no slot is free: its own due rows, by its index. */
-  const claimOwed = (group: unknown) => {
-    const concurrency = concurrencyNow();
-    const room = roomOf(group, concurrency);
-    if (room <= 0) return;
-    claimWith((now, until) => rows.claimGroup(group, now, until, room, saturatedKeys()));
-  };
-
-  /**
-   * With every slot taken, the groups still owed a part claim past the limit: the groups named
-   * by notify (read by their own index), and after a poll or a wake-up any group, by one claim
-   * that skips the groups whose part is used.
-   */
-  const claimForOwedGroups = () => {
-    const concurrency = concurrencyNow();
-    const hinted = [...hintedGroups];
-    hintedGroups.clear();
-    if (!shares || running.size < concurrency) return;
-    for (const group of hinted) claimOwed(group);
-    if (!lookForOwedGroups) return;
-    lookForOwedGroups = false;
-    const part = fairShare(concurrency, shares.size() + 1);
-    claimWith((now, until) =>
-      rows.claim(now, until, part, saturatedKeys(), shares.full(concurrency)),
-    );
-  };
+  const owed = shares
+    ? createOwedClaims({
+        shares,
+        rows,
+        claimWith,
+        room: (group) => roomOf(group, concurrencyNow()),
+        saturatedKeys,
+        concurrency: concurrencyNow,
+        running: () => running.size,
+      })
+    : null;
 
   const armWake = () => {
     const at = rows.nextDueAfter(clock.now());
@@ -278,7 +256,6 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       scheduler.once(jobs.wake, at, () => {
         wakeAt = null;
         fullClaimNeeded = true;
-        lookForOwedGroups = true;
         pump();
       });
     }
@@ -309,7 +286,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       if (fullClaimNeeded) {
         freedKeys.clear();
         fullClaim();
-        claimForOwedGroups();
+        owed?.claimForOwedGroups();
       } else if (freedKeys.size > 0 && running.size < concurrencyNow()) {
         refillFreedKeys();
       }
@@ -328,7 +305,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   /** Something new may be due: the next pump claims over every key. */
   function notify(groups?: Iterable<unknown>): void {
     fullClaimNeeded = true;
-    if (shares && groups) for (const group of groups) hintedGroups.add(group);
+    if (owed && groups) owed.hint(groups);
     schedulePump();
   }
 
@@ -350,7 +327,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       fullClaimNeeded = true;
       scheduler.interval(jobs.poll, options.pollSeconds ?? 5, () => {
         fullClaimNeeded = true;
-        lookForOwedGroups = true;
+        owed?.pollCame();
         pump();
       });
       scheduler.interval(jobs.leases, leaseMs / 3000, extendLeases);
@@ -369,25 +346,6 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     },
     running: () => running.size,
   };
-}
-
-class LeaseState implements Lease {
-  held = true;
-  constructor(
-    readonly id: RowId,
-    public until: number,
-    private readonly rows: ReturnType<typeof createDueRows>,
-    private readonly clock: Clock,
-    private readonly leaseMs: number,
-  ) {}
-
-  extend(): boolean {
-    if (!this.held) return false;
-    const next = Math.max(this.clock.now() + this.leaseMs, this.until + 1);
-    this.held = this.rows.extend(this.id, this.until, next);
-    if (this.held) this.until = next;
-    return this.held;
-  }
 }
 
 /** Calls `fn` now; its outcome (a throw included) as a promise. */

@@ -25,12 +25,14 @@ async function sharedOutbox() {
   const slow = startHeldSink();
   const fast = startHttpSink();
   const dir = makeTempDir("weir-fair-share-");
+  const clock = createFakeClock();
+  const scheduler = createManualScheduler();
   const base = loadConfig({ env: {}, flags: { data_dir: dir.path } }).config;
   const deps = await createDeps(
     { ...base, durability: "normal", delivery_concurrency: 16, delivery_per_destination: 4 },
     {
-      clock: createFakeClock(),
-      scheduler: createManualScheduler(),
+      clock,
+      scheduler,
       logger: createLogger({ level: "error", write: () => {} }),
     },
   );
@@ -66,7 +68,7 @@ async function sharedOutbox() {
         "SELECT count(*) AS n FROM deliveries WHERE locked_until IS NOT NULL",
       )
       .get()?.n ?? 0;
-  return { slow, fast, enqueue, leased };
+  return { slow, fast, enqueue, leased, clock, scheduler };
 }
 
 const delivery = (organizationId: string, subjectId: string, destinationKey: string) => ({
@@ -102,4 +104,19 @@ test("an organization that starts while every slot is taken gets its part past t
   await new Promise((resolve) => setImmediate(resolve));
   await new Promise((resolve) => setImmediate(resolve));
   expect(box.leased()).toBe(24);
+});
+
+test("a delivery of another organization that comes due later is found by the next poll, though every slot is taken", async () => {
+  const box = await sharedOutbox();
+  box.enqueue(Array.from({ length: 40 }, (_, i) => delivery("org-a", `slow-${i}`, `a-${i % 4}`)));
+  await pollUntil(() => box.slow.held() === 16, { timeoutMs: 5_000 });
+  // Due in 20 s (as a retry would be; within the leases of A's rows): nothing is claimed now.
+  box.enqueue([{ ...delivery("org-b", "later", "b-1"), dueAt: box.clock.now() + 20_000 }]);
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(box.fast.requests).toHaveLength(0);
+  box.clock.advance(20_000);
+  await box.scheduler.run("delivery.poll");
+  await pollUntil(() => box.fast.requests.length === 1, { timeoutMs: 2_000 });
+  expect(box.slow.held()).toBe(16);
 });
