@@ -10,10 +10,9 @@ import {
   dueColumns,
   type RowId,
 } from "./db.due-rows.ts";
+import type { DbHandle, UnitOfWork } from "./db.tx.ts";
 
 export type { Lease };
-
-import type { DbHandle, UnitOfWork } from "./db.tx.ts";
 
 /**
  * Claims and lease extensions do not wait for the disk: a lease lost in a power cut only means
@@ -74,8 +73,9 @@ export interface DueQueue {
  * Durable work claimed with leases (Miniflux's jobs, Svix's attempts): rows are claimed by ONE
  * statement (db.due-rows.ts) and run at most `concurrency` at once and `perKey` per key, so a
  * slow key holds only its own slots. With `table.group`, groups (tenants) share the slots fairly
- * (db.due-groups.ts): a group's rows never wait for another group's slow rows. A claim is triggered by `notify()` after a commit, by a
- * one-shot at the next due time, when a running row finishes, and by a poll as the fallback.
+ * (db.due-groups.ts): a group's rows never wait for another group's slow rows. A claim is
+ * triggered by `notify()` after a commit, by a one-shot at the next due time, when a running row
+ * finishes, and by a poll as the fallback.
  * Leases of running rows are extended every third of their length; a crashed process's rows are
  * claimed again once their leases run out.
  */
