@@ -89,4 +89,22 @@ describe("an organization stores at most its plan's event_storage_mb of event bo
     const events = await callAs(server, full, "GET", "/api/v1/events");
     expect(events.body.data.length).toBe(3);
   });
+
+  test("concurrent ingests cannot pass the quota together: each admitted body counts at once", async () => {
+    const server = await start({
+      config: {
+        capture_rate_limit: "off",
+        max_body_bytes: 600_000,
+        plans: { ...DEFAULT_PLANS, free: { ...DEFAULT_PLANS.free, event_storage_mb: 1 } },
+      },
+    });
+    const account = await signUp(server, { plan: "free" });
+    const path = await sourcePath(server, account);
+    const body = "x".repeat(400_000);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => ingest(server, path, body).then((r) => r.status)),
+    );
+    expect(answers.filter((status) => status === 200)).toHaveLength(2);
+    expect(answers.filter((status) => status === 429)).toHaveLength(4);
+  });
 });

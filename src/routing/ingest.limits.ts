@@ -29,8 +29,9 @@ const MIB = 1_048_576;
 /**
  * The plan's limits on ingest (decisions.md §3 and §15): each source has the capture bucket of
  * its organization's plan, and an organization stores at most `event_storage_mb` of event
- * bodies. The stored bytes are summed once per organization and then counted in memory as
- * events commit; a retention sweep or a deletion makes the next ingest sum them again.
+ * bodies. The stored bytes are summed once per organization and then counted in memory: an
+ * admitted body counts at once (concurrent ingests cannot pass the quota together) and is taken
+ * back when nothing was stored; a retention sweep makes the next ingest sum them again.
  */
 export function createIngestLimits(deps: IngestLimitsDeps) {
   const buckets = createTokenBuckets();
@@ -65,16 +66,22 @@ export function createIngestLimits(deps: IngestLimitsDeps) {
       const wait = buckets.take(source.id, rule, deps.clock.now());
       return wait > 0 ? { status: 429, error: "rate_limited", retryAfterSeconds: wait } : null;
     },
-    /** With the body read: whether the organization may store `bytes` more. */
+    /**
+     * With the body read: whether the organization may store `bytes` more. An admitted body is
+     * counted now; call `notStored` when the ingest stored nothing (a duplicate, a failure).
+     */
     admitBody(source: Source, bytes: number): IngestRefusal | null {
       const limit = quotaOf(source.organizationId).event_storage_mb;
-      if (limit === null || stored(source.organizationId) + bytes <= limit * MIB) return null;
-      return { status: 429, error: "event_quota_exceeded" };
+      if (limit === null) return null;
+      const now = stored(source.organizationId);
+      if (now + bytes > limit * MIB) return { status: 429, error: "event_quota_exceeded" };
+      storedBytes.set(source.organizationId, now + bytes);
+      return null;
     },
-    /** An event of `bytes` was committed. */
-    noteStored(source: Source, bytes: number): void {
+    /** An admitted body was not stored after all: it no longer counts. */
+    notStored(source: Source, bytes: number): void {
       const known = storedBytes.get(source.organizationId);
-      if (known !== undefined) storedBytes.set(source.organizationId, known + bytes);
+      if (known !== undefined) storedBytes.set(source.organizationId, Math.max(0, known - bytes));
     },
     /** Events were deleted: every organization's bytes are summed again when next needed. */
     forgetStored(): void {

@@ -59,15 +59,14 @@ async function ingest(
   if (body === null) return refusal(REFUSALS.tooLarge);
   const full = room.limits.admitBody(plan.source, body.byteLength);
   if (full) return refusal(full);
-  const outcome = await room.ingest.ingest(plan, {
-    method: request.method,
-    ...where,
-    headers,
-    rawHeaders,
-    body,
-  });
+  const outcome = await room.ingest
+    .ingest(plan, { method: request.method, ...where, headers, rawHeaders, body })
+    .catch((error: unknown) => {
+      room.limits.notStored(plan.source, body.byteLength);
+      throw error;
+    });
   room.disk.noteWritten(body.byteLength);
-  if (!("duplicate" in outcome)) room.limits.noteStored(plan.source, body.byteLength);
+  if ("duplicate" in outcome) room.limits.notStored(plan.source, body.byteLength);
   const answer =
     "duplicate" in outcome
       ? { message: "duplicate", duplicate: true }
