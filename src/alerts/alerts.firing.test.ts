@@ -34,9 +34,14 @@ function createIssuesStandIn(deps: AppDeps) {
   const issues = new Map<string, { issue: IssueRecord; context: IssueContext }>();
   const ports: IssuesPorts = {
     onIssueChange: (listener) => listeners.push(listener),
-    listUnclosedOpenedBefore: (openedBefore, limit) =>
+    listUnclosedOpenedBefore: (organizationId, openedBefore, limit) =>
       [...issues.values()]
-        .filter(({ issue }) => issue.status !== "closed" && issue.openedAt <= openedBefore)
+        .filter(
+          ({ issue }) =>
+            issue.organizationId === organizationId &&
+            issue.status !== "closed" &&
+            issue.openedAt <= openedBefore,
+        )
         .sort((a, b) => a.issue.openedAt.localeCompare(b.issue.openedAt))
         .slice(0, limit),
     listUnclosedOfDestination: (organizationId, destinationId) =>

@@ -21,8 +21,11 @@ import type { ApiKeySnapshot } from "./api-key-alert.model.ts";
 
 /** Retries after an alert's first attempt, as a destination's default (decisions.md §8). */
 export const ALERT_MAX_RETRIES = 15;
-/** How many old, unclosed issues one scheduler run looks at (oldest first). */
-export const OPEN_ISSUES_PER_RUN = 5000;
+/**
+ * How many old, unclosed issues of one organization a scheduler run looks at (oldest first):
+ * per organization, so one organization's issues never push another's out of the check.
+ */
+export const OPEN_ISSUES_PER_ORGANIZATION = 5000;
 
 export interface FiringDeps {
   repo: AlertsRepo;
@@ -103,6 +106,26 @@ function isBreakerEcho(change: IssueChange, deps: ChangeFiringDeps): boolean {
     .some((other) => other.id !== issue.id && other.errorType !== "circuit_breaker_error");
 }
 
+/** The organization's unclosed issues opened before its shortest rule's cutoff. */
+function openIssuesOf(
+  organizationId: string,
+  rules: readonly AlertRule[],
+  now: number,
+  deps: OpenIssuesDeps,
+) {
+  const shortest = Math.min(...rules.map((rule) => rule.condition.value ?? Infinity));
+  const cutoff = isoAt(now - shortest * DAY_MS);
+  const limit = OPEN_ISSUES_PER_ORGANIZATION;
+  const open = deps.issues.listUnclosedOpenedBefore(organizationId, cutoff, limit);
+  if (open.length === limit) {
+    deps.logger.warn("more unclosed old issues than one open_for_days check reads", {
+      organization_id: organizationId,
+      limit,
+    });
+  }
+  return open;
+}
+
 export interface OpenIssuesDeps extends FiringDeps {
   issues: Pick<IssuesPorts, "listUnclosedOpenedBefore">;
   tx<T>(fn: (tx: TxHandle) => T): T;
@@ -111,28 +134,26 @@ export interface OpenIssuesDeps extends FiringDeps {
 
 /**
  * The scheduler's check of `open_for_days`: issues not closed since they were opened (created or
- * last reopened) at least the rule's days ago fire once. One query serves every rule: issues
- * opened before the shortest rule's cutoff, then each rule's own cutoff per organization.
+ * last reopened) at least the rule's days ago fire once. One query per organization with rules:
+ * its issues opened before its shortest rule's cutoff, then each rule's own cutoff.
  */
 export function fireForOpenIssues(deps: OpenIssuesDeps): number {
   const rules = deps.repo.enabledRulesOfType("open_for_days").map((stored) => stored.rule);
   if (rules.length === 0) return 0;
   const now = deps.clock.now();
-  const shortest = Math.min(...rules.map((rule) => rule.condition.value ?? Infinity));
-  const cutoff = isoAt(now - shortest * DAY_MS);
-  const open = deps.issues.listUnclosedOpenedBefore(cutoff, OPEN_ISSUES_PER_RUN);
-  if (open.length === OPEN_ISSUES_PER_RUN) {
-    deps.logger.warn("more unclosed old issues than one open_for_days check reads", {
-      limit: OPEN_ISSUES_PER_RUN,
-    });
-  }
   const byOrganization = Map.groupBy(rules, (rule) => rule.organizationId);
+  const candidates = [...byOrganization].map(([organizationId, own]) => ({
+    own,
+    open: openIssuesOf(organizationId, own, now, deps),
+  }));
   const fired = deps.tx((tx) => {
     let count = 0;
-    for (const { issue, context } of open) {
-      for (const rule of byOrganization.get(issue.organizationId) ?? []) {
-        if (!openLongEnough(rule.condition, issue.openedAt, now)) continue;
-        if (fire(tx, rule, issue.id, snapshotOf(issue, context), deps)) count++;
+    for (const { own, open } of candidates) {
+      for (const { issue, context } of open) {
+        for (const rule of own) {
+          if (!openLongEnough(rule.condition, issue.openedAt, now)) continue;
+          if (fire(tx, rule, issue.id, snapshotOf(issue, context), deps)) count++;
+        }
       }
     }
     return count;

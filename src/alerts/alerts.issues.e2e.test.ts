@@ -7,6 +7,7 @@ import { type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { OPEN_ISSUES_PER_ORGANIZATION } from "./alerts.firing.ts";
 import { OPEN_FOR_DAYS_JOB } from "./alerts.room.ts";
 
 // Rules fed by real failures: events ingested through a bridge whose destination fails, grouped
@@ -54,9 +55,12 @@ const documentsAt = (path: string) =>
     .filter((r: SinkRequest) => r.path === path)
     .map((r) => JSON.parse(new TextDecoder().decode(r.body)));
 
-/** An organization of its own, acting with an API key (a login token would expire as days pass). */
+/**
+ * An organization of its own, acting with an API key (a login token would expire as days pass).
+ * Enterprise: hundreds of ingests on a fake clock stay within its ingest rate limit.
+ */
 async function freshAccount(): Promise<TestAccount> {
-  const account = await signUp(server, { plan: "team" });
+  const account = await signUp(server, { plan: "enterprise" });
   return { ...account, headers: { authorization: `Bearer ${await account.createApiKey()}` } };
 }
 
@@ -111,7 +115,7 @@ describe("500 failures, one alert", () => {
   });
 
   test("500 HTTP 500s from a local sink: one alert, never one per failure", async () => {
-    const account = await signUp(server, { plan: "team" });
+    const account = await signUp(server, { plan: "enterprise" });
     const accountWorld = createIssuesWorld(server, account);
     const created = await rule({ type: "issue_created" }, account);
     const route = await accountWorld.route([{ name: "Billing", url: `${sink.url}/status/500` }]);
@@ -183,6 +187,36 @@ describe("conditions on real issues", () => {
       type: "issue.open_for_days",
       data: { issue: { id: issue.id, status: "open" } },
     });
+  });
+
+  test("open_for_days reads each organization's issues: another's thousands of older ones do not hide them", async () => {
+    const noisy = await freshAccount();
+    const noisyWorld = createIssuesWorld(server, noisy);
+    const noisyRoute = await noisyWorld.route([{ name: "Down", url: "{{NOISY_URL_NOT_SET}}" }]);
+    await noisyWorld.ingest(noisyRoute, {});
+    const seed = await noisyWorld.issueWith(destinationOf(noisyRoute), () => true);
+    // More unclosed issues than one check reads, all older than the quiet organization's.
+    server.deps.db.sqlite.run(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+       INSERT INTO issues (id, organization_id, bridge_id, destination_id, status, error_type,
+         error_code, error_message, occurrence_count, first_occurrence_at, last_occurrence_at,
+         opened_at, created_at, updated_at)
+       SELECT 'copy-' || i, organization_id, bridge_id, destination_id, 'open', error_type,
+         'copy-' || i, error_message, 1, opened_at, opened_at, opened_at, created_at, updated_at
+         FROM issues, n WHERE issues.id = ?1`,
+      [seed.id, OPEN_ISSUES_PER_ORGANIZATION],
+    );
+    clock.advance(60_000);
+    const quiet = await freshAccount();
+    const quietWorld = createIssuesWorld(server, quiet);
+    const aged = await rule({ type: "open_for_days", value: 1 }, quiet);
+    const route = await quietWorld.route([{ name: "Also down", url: "{{QUIET_URL_NOT_SET}}" }]);
+    await quietWorld.ingest(route, {});
+    const issue = await quietWorld.issueWith(destinationOf(route), () => true);
+    clock.advance(DAY);
+    await scheduler.run(OPEN_FOR_DAYS_JOB);
+    const [alert] = await deliveredAlerts(aged.id, 1, quiet);
+    expect(alert.issue_id).toBe(issue.id);
   });
 });
 

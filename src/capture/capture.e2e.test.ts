@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { DEFAULT_PLANS } from "../shared/plans.ts";
 import { rawExchange, useCaptureServers } from "../test-utils/capture-server.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { readJson } from "../test-utils/json.ts";
@@ -130,32 +131,12 @@ describe("429", () => {
     capture_rate_limit: "plan" as const,
     // Only the cells under test differ from the defaults.
     plans: {
-      free: {
-        debug_endpoints: 3,
-        retention_days: 7,
-        realtime: false,
-        actions_per_endpoint: 0,
-        capture_rate_per_second: rate,
-        capture_burst: burst,
-        api_keys: false,
-      },
+      ...DEFAULT_PLANS,
+      free: { ...DEFAULT_PLANS.free, capture_rate_per_second: rate, capture_burst: burst },
       team: {
-        debug_endpoints: 10,
-        retention_days: 30,
-        realtime: true,
-        actions_per_endpoint: 10,
+        ...DEFAULT_PLANS.team,
         capture_rate_per_second: rate * 10,
         capture_burst: burst * 10,
-        api_keys: true,
-      },
-      enterprise: {
-        debug_endpoints: null,
-        retention_days: 90,
-        realtime: true,
-        actions_per_endpoint: 50,
-        capture_rate_per_second: 1000,
-        capture_burst: 2000,
-        api_keys: true,
       },
     },
   });

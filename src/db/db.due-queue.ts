@@ -1,6 +1,8 @@
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Scheduler } from "../shared/scheduler.ts";
+import { createGroupShares, createOwedClaims } from "./db.due-groups.ts";
+import { type Lease, LeaseState } from "./db.due-lease.ts";
 import {
   createDueRows,
   type DueRow,
@@ -10,27 +12,14 @@ import {
 } from "./db.due-rows.ts";
 import type { DbHandle, UnitOfWork } from "./db.tx.ts";
 
+export type { Lease };
+
 /**
  * Claims and lease extensions do not wait for the disk: a lease lost in a power cut only means
  * the row is claimed again after the restart, which at-least-once allows (a crash of the process
  * alone loses nothing). Every claim was an fsync that held the event loop (~5 ms on our disks).
  */
 const LEASE_WRITE = { durable: false } as const;
-
-/** A worker's hold on one claimed row. */
-export interface Lease {
-  readonly id: RowId;
-  /**
-   * The lease's current end, which is also its token: the handler's finishing write is
-   * `... WHERE id = ? AND locked_until = lease.until` (read it at write time: extensions move
-   * it), so a worker that lost its lease cannot overwrite the row's new owner.
-   */
-  readonly until: number;
-  /** False once an extension found the row taken over (the lease had run out). */
-  readonly held: boolean;
-  /** Pushes the end to now + leaseMs; false when the lease is lost. */
-  extend(): boolean;
-}
 
 export interface DueQueueOptions<Row extends DueRow = DueRow> {
   /** The room that owns it: its jobs are `<name>.poll`, `<name>.wake`, `<name>.leases`. */
@@ -71,13 +60,16 @@ export interface DueQueueOptions<Row extends DueRow = DueRow> {
 export interface DueQueue {
   /** Registers its jobs and claims what is due. Call from the room's start. */
   start(): void;
-  /** Something was committed: claim at the end of this turn instead of at the next poll. */
-  notify(): void;
+  /**
+   * Something was committed: claim at the end of this turn instead of at the next poll. With
+   * `groups` (the tenants of the new rows), a group owed slots claims even when none is free.
+   */
+  notify(groups?: Iterable<unknown>): void;
   /**
    * A finished row's outcome was committed with a new due time (a retry, a wait for a breaker):
    * its key is looked at again and the wake-up moved, without a claim over every key.
    */
-  rearm(key: unknown): void;
+  rearm(key: unknown, group?: unknown): void;
   /** Stops claiming and extending; resolves once the running rows have settled. */
   stop(): Promise<void>;
   /** Rows running now. */
@@ -87,8 +79,10 @@ export interface DueQueue {
 /**
  * Durable work claimed with leases (Miniflux's jobs, Svix's attempts): rows are claimed by ONE
  * statement (db.due-rows.ts) and run at most `concurrency` at once and `perKey` per key, so a
- * slow key holds only its own slots. A claim is triggered by `notify()` after a commit, by a
- * one-shot at the next due time, when a running row finishes, and by a poll as the fallback.
+ * slow key holds only its own slots. With `table.group`, groups (tenants) share the slots fairly
+ * (db.due-groups.ts): a group's rows never wait for another group's slow rows. A claim is
+ * triggered by `notify()` after a commit, by a one-shot at the next due time, when a running row
+ * finishes, and by a poll as the fallback.
  * Leases of running rows are extended every third of their length; a crashed process's rows are
  * claimed again once their leases run out.
  */
@@ -100,7 +94,8 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   const concurrencyNow = typeof limit === "function" ? limit : () => limit;
   const perKey = options.perKey ?? 4;
   const rows = createDueRows(options.db, options.table);
-  const { idName, dueName, keyName } = dueColumns(options.table);
+  const { idName, dueName, keyName, groupName } = dueColumns(options.table);
+  const shares = groupName === null ? null : createGroupShares();
   const { clock, scheduler } = options;
   const log = options.logger.child({ scope: options.name });
   const jobs = {
@@ -108,7 +103,10 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     wake: `${options.name}.wake`,
     leases: `${options.name}.leases`,
   };
-  const running = new Map<RowId, { lease: LeaseState; key: unknown; done: Promise<void> }>();
+  const running = new Map<
+    RowId,
+    { lease: LeaseState; key: unknown; group: unknown; done: Promise<void> }
+  >();
   const perKeyRunning = new Map<unknown, number>();
   let started = false;
   let pumpQueued = false;
@@ -119,18 +117,21 @@ export function createDueQueue<Row extends DueRow = DueRow>(
    * keys at their limit each time (a backlog of one destination made each claim O(backlog)).
    */
   let fullClaimNeeded = true;
-  /** Keys whose rows finished since the last pump: they may take more. */
-  const freedKeys = new Set<unknown>();
+  /** Keys whose rows finished since the last pump (with their group): they may take more. */
+  const freedKeys = new Map<unknown, unknown>();
   let wakeAt: number | null = null;
 
   const saturatedKeys = () => [...perKeyRunning].filter(([, n]) => n >= perKey).map(([k]) => k);
   const keyOf = (row: DueRow) => (keyName === null ? null : row[keyName]);
+  const groupOf = (row: DueRow) => (groupName === null ? null : (row[groupName] ?? null));
 
   const launch = (row: DueRow, until: number) => {
     const id = row[idName] as RowId;
     const key = keyOf(row);
+    const group = groupOf(row);
     const lease = new LeaseState(id, until, rows, clock, leaseMs);
     if (key !== null) perKeyRunning.set(key, (perKeyRunning.get(key) ?? 0) + 1);
+    shares?.hold(group);
     // Started in this turn (a fake-clock test sees it run as the clock moves); settled later.
     const done = settle(() => options.run(row as Row, lease))
       .catch((error) =>
@@ -143,65 +144,115 @@ export function createDueQueue<Row extends DueRow = DueRow>(
           if (left > 0) perKeyRunning.set(key, left);
           else perKeyRunning.delete(key);
         }
-        if (key !== null) freedKeys.add(key);
+        shares?.release(group);
+        if (key !== null) freedKeys.set(key, group);
         schedulePump();
       });
-    running.set(id, { lease, key, done });
+    running.set(id, { lease, key, group, done });
   };
 
   /**
-   * Takes the claimed rows within their key's limit and gives the others back (in the claim's
-   * transaction); returns the rows to run.
+   * Takes the claimed rows within their key's limit and their group's room and gives the others
+   * back (in the claim's transaction); returns the rows to run.
    */
   const accept = (claimed: DueRow[], until: number): DueRow[] => {
     // RETURNING has no order: due order (then id) is the fairness within a key.
     claimed.sort((a, b) => compare(a[dueName], b[dueName]) || compare(a[idName], b[idName]));
     const taken = new Map<unknown, number>();
+    const takenByGroup = new Map<unknown, number>();
+    const concurrency = concurrencyNow();
     const accepted: DueRow[] = [];
     for (const row of claimed) {
       const key = keyOf(row);
+      const group = groupOf(row);
       const load = key === null ? 0 : (perKeyRunning.get(key) ?? 0) + (taken.get(key) ?? 0);
-      if (key !== null && load >= perKey) {
-        rows.release(row[idName] as RowId, until); // over its key's limit: back for later
+      const overKey = key !== null && load >= perKey;
+      const busy = running.size + accepted.length;
+      if (overKey || (shares && shares.room(group, concurrency, busy, takenByGroup) === 0)) {
+        rows.release(row[idName] as RowId, until); // over its key's limit or group's part: later
         continue;
       }
       accepted.push(row);
       if (key !== null) taken.set(key, (taken.get(key) ?? 0) + 1);
+      takenByGroup.set(group, (takenByGroup.get(group) ?? 0) + 1);
     }
     return accepted;
   };
 
-  /** Claims up to `free` rows and runs those within their key's limit; true when no more are due. */
-  const claimRound = (free: number): boolean => {
+  /** Claims `claim`'s rows in one transaction and runs those accepted; returns how many it claimed. */
+  const claimWith = (claim: (now: number, until: number) => DueRow[]): number => {
     const now = clock.now();
     const until = now + leaseMs;
     // The claim and the give-back of rows over their key's limit are one transaction.
     const { count, accepted } = options.db.tx(() => {
-      const claimed = rows.claim(now, until, free, saturatedKeys());
+      const claimed = claim(now, until);
       return { count: claimed.length, accepted: accept(claimed, until) };
     }, LEASE_WRITE);
     // Handlers start after COMMIT: they open transactions of their own.
     for (const row of accepted) launch(row, until);
-    return count < free;
+    return count;
   };
 
-  /** Refills the slots freed since the last pump from their own keys: one transaction. */
+  /** Claims up to `free` rows and runs those within their key's limit; true when no more are due. */
+  const claimRound = (free: number): boolean =>
+    claimWith((now, until) => rows.claim(now, until, free, saturatedKeys())) < free;
+
+  /**
+   * Slots `group` may take now besides `taken` rows not yet running (`takenByGroup` of them per
+   * group); the free slots when the queue has no groups.
+   */
+  const roomOf = (
+    group: unknown,
+    concurrency: number,
+    taken = 0,
+    takenByGroup?: ReadonlyMap<unknown, number>,
+  ) => {
+    if (!shares) return concurrency - running.size - taken;
+    return shares.room(group, concurrency, running.size + taken, takenByGroup);
+  };
+
+  /**
+   * Refills the slots freed since the last pump from their own keys: one transaction. A group
+   * owed slots while none is free, whose key ran dry, looks at its other keys (its own rows only).
+   */
   const refillFreedKeys = () => {
     const keys = [...freedKeys];
     freedKeys.clear();
     const now = clock.now();
     const until = now + leaseMs;
     const concurrency = concurrencyNow();
+    const dry = new Set<unknown>();
     const accepted = options.db.tx(() => {
       const all: DueRow[] = [];
-      for (const key of keys) {
-        const room = Math.min(perKey - (perKeyRunning.get(key) ?? 0), concurrency - running.size);
-        if (room > 0) all.push(...rows.claimKey(key, now, until, room));
+      const byGroup = new Map<unknown, number>();
+      for (const [key, group] of keys) {
+        const room = Math.min(
+          perKey - (perKeyRunning.get(key) ?? 0),
+          roomOf(group, concurrency, all.length, byGroup),
+        );
+        if (room <= 0) continue;
+        const claimed = rows.claimKey(key, now, until, room);
+        if (claimed.length < room) dry.add(group);
+        all.push(...claimed);
+        byGroup.set(group, (byGroup.get(group) ?? 0) + claimed.length);
       }
       return all;
     }, LEASE_WRITE);
     for (const row of accepted) launch(row, until);
+    if (owed && running.size >= concurrency) for (const group of dry) owed.claimOwed(group);
   };
+
+  const owed = shares
+    ? createOwedClaims({
+        shares,
+        rows,
+        claimWith,
+        room: (group) => roomOf(group, concurrencyNow()),
+        saturatedKeys,
+        concurrency: concurrencyNow,
+        running: () => running.size,
+      })
+    : null;
 
   const armWake = () => {
     const at = rows.nextDueAfter(clock.now());
@@ -242,6 +293,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       if (fullClaimNeeded) {
         freedKeys.clear();
         fullClaim();
+        owed?.claimForOwedGroups();
       } else if (freedKeys.size > 0 && running.size < concurrencyNow()) {
         refillFreedKeys();
       }
@@ -258,8 +310,9 @@ export function createDueQueue<Row extends DueRow = DueRow>(
   }
 
   /** Something new may be due: the next pump claims over every key. */
-  function notify(): void {
+  function notify(groups?: Iterable<unknown>): void {
     fullClaimNeeded = true;
+    if (owed && groups) owed.hint(groups);
     schedulePump();
   }
 
@@ -287,14 +340,15 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       if (options.soleWorker) releaseLeftLeases();
       scheduler.interval(jobs.poll, options.pollSeconds ?? 5, () => {
         fullClaimNeeded = true;
+        owed?.pollCame();
         pump();
       });
       scheduler.interval(jobs.leases, leaseMs / 3000, extendLeases);
       pump();
     },
     notify,
-    rearm(key) {
-      if (keyName !== null) freedKeys.add(key);
+    rearm(key, group) {
+      if (keyName !== null) freedKeys.set(key, group ?? null);
       schedulePump();
     },
     async stop() {
@@ -305,25 +359,6 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     },
     running: () => running.size,
   };
-}
-
-class LeaseState implements Lease {
-  held = true;
-  constructor(
-    readonly id: RowId,
-    public until: number,
-    private readonly rows: ReturnType<typeof createDueRows>,
-    private readonly clock: Clock,
-    private readonly leaseMs: number,
-  ) {}
-
-  extend(): boolean {
-    if (!this.held) return false;
-    const next = Math.max(this.clock.now() + this.leaseMs, this.until + 1);
-    this.held = this.rows.extend(this.id, this.until, next);
-    if (this.held) this.until = next;
-    return this.held;
-  }
 }
 
 /** Calls `fn` now; its outcome (a throw included) as a promise. */

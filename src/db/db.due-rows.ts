@@ -17,6 +17,11 @@ export interface DueTable {
   lease?: string;
   /** The fairness key (e.g. `destination_id`): rows with one key share a per-key limit. */
   key?: string;
+  /**
+   * The tenant (e.g. `organization_id`): groups share the slots fairly (db.due-queue.ts). A NULL
+   * group is a group of its own.
+   */
+  group?: string;
   /** Extra condition of a claimable row, static SQL over the table's columns. */
   where?: string;
 }
@@ -40,23 +45,33 @@ export function dueColumns(spec: DueTable) {
     due: quoted(spec.due ?? "next_attempt_at"),
     lease: quoted(spec.lease ?? "locked_until"),
     key: spec.key === undefined ? null : quoted(spec.key),
+    group: spec.group === undefined ? null : quoted(spec.group),
     idName: spec.id ?? "id",
     dueName: spec.due ?? "next_attempt_at",
     leaseName: spec.lease ?? "locked_until",
     keyName: spec.key ?? null,
+    groupName: spec.group ?? null,
   };
 }
 
+/** A group's value in the JSON list of groups a claim skips (NULL is a group of its own). */
+export const NULL_GROUP = "";
+
 /**
  * The claim: ONE statement that leases up to `limit` due, unleased rows in due order, skipping
- * the keys that are at their limit. On PostgreSQL it is the same statement with
- * `FOR UPDATE SKIP LOCKED` on the inner SELECT and `<> ALL($keys)` for the key filter, so
- * several nodes claim from one table without ever taking the same row.
+ * the keys that are at their limit and the groups at their share. On PostgreSQL it is the same
+ * statement with `FOR UPDATE SKIP LOCKED` on the inner SELECT and `<> ALL($keys)` for the key
+ * filter, so several nodes claim from one table without ever taking the same row.
  */
-export function claimSql(spec: DueTable, excludingKeys: boolean): string {
+export function claimSql(spec: DueTable, excluding: boolean): string {
   const c = dueColumns(spec);
   const conditions = [`${c.due} <= ?`, `(${c.lease} IS NULL OR ${c.lease} <= ?)`];
-  if (excludingKeys && c.key) conditions.push(`${c.key} NOT IN (SELECT value FROM json_each(?))`);
+  if (excluding && c.key) conditions.push(`${c.key} NOT IN (SELECT value FROM json_each(?))`);
+  if (excluding && c.group) {
+    conditions.push(
+      `coalesce(${c.group}, '${NULL_GROUP}') NOT IN (SELECT value FROM json_each(?))`,
+    );
+  }
   if (spec.where) conditions.push(`(${spec.where})`);
   return `UPDATE ${c.table} SET ${c.lease} = ?
  WHERE ${c.id} IN (SELECT ${c.id} FROM ${c.table}
@@ -80,12 +95,31 @@ export function claimKeySql(spec: DueTable): string {
 RETURNING *`;
 }
 
+/**
+ * The claim of one group's rows, skipping its keys at their limit: with an index on (group, due)
+ * it reads only that group's due rows. Used when a group back under its share has rows waiting
+ * on keys other than the one that freed the slot.
+ */
+export function claimGroupSql(spec: DueTable): string {
+  const c = dueColumns(spec);
+  if (!c.group) throw new Error("due-queue: a claim by group needs the table's group column");
+  const keys = c.key ? `\n     AND ${c.key} NOT IN (SELECT value FROM json_each(?))` : "";
+  const where = spec.where ? `\n     AND (${spec.where})` : "";
+  return `UPDATE ${c.table} SET ${c.lease} = ?
+ WHERE ${c.id} IN (SELECT ${c.id} FROM ${c.table}
+   WHERE ${c.group} IS ? AND ${c.due} <= ? AND (${c.lease} IS NULL OR ${c.lease} <= ?)${keys}${where}
+   ORDER BY ${c.due}, ${c.id} LIMIT ?)
+RETURNING *`;
+}
+
 /** The SQL of one due table: claim, extend and release leases, find the next due time. */
 export function createDueRows(db: DbHandle, spec: DueTable) {
   const c = dueColumns(spec);
   const claimAll = db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, false));
-  const claimExcluding = c.key
-    ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, true))
+  const claimExcluding =
+    c.key || c.group ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimSql(spec, true)) : null;
+  const claimOfGroup = c.group
+    ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimGroupSql(spec))
     : null;
   const claimOfKey = c.key
     ? db.sqlite.prepare<DueRow, SQLQueryBindings[]>(claimKeySql(spec))
@@ -107,12 +141,36 @@ export function createDueRows(db: DbHandle, spec: DueTable) {
     `UPDATE ${c.table} SET ${c.lease} = NULL WHERE ${c.lease} IS NOT NULL`,
   );
   return {
-    /** Leases up to `limit` due rows until `until`; never rows whose key is in `skipKeys`. */
-    claim(now: number, until: number, limit: number, skipKeys: readonly unknown[]): DueRow[] {
-      if (claimExcluding && skipKeys.length > 0) {
-        return claimExcluding.all(until, now, now, JSON.stringify(skipKeys), limit);
+    /**
+     * Leases up to `limit` due rows until `until`; never rows whose key is in `skipKeys` or whose
+     * group is in `skipGroups`.
+     */
+    claim(
+      now: number,
+      until: number,
+      limit: number,
+      skipKeys: readonly unknown[],
+      skipGroups: readonly unknown[] = [],
+    ): DueRow[] {
+      if (claimExcluding && (skipKeys.length > 0 || skipGroups.length > 0)) {
+        const filters: SQLQueryBindings[] = [];
+        if (c.key) filters.push(JSON.stringify(skipKeys));
+        if (c.group) filters.push(JSON.stringify(skipGroups.map((g) => g ?? NULL_GROUP)));
+        return claimExcluding.all(until, now, now, ...filters, limit);
       }
       return claimAll.all(until, now, now, limit);
+    },
+    /** Leases up to `limit` due rows of one group until `until`, none of `skipKeys`. */
+    claimGroup(
+      group: unknown,
+      now: number,
+      until: number,
+      limit: number,
+      skipKeys: readonly unknown[],
+    ): DueRow[] {
+      if (!claimOfGroup) return [];
+      const keys: SQLQueryBindings[] = c.key ? [JSON.stringify(skipKeys)] : [];
+      return claimOfGroup.all(until, group as SQLQueryBindings, now, now, ...keys, limit);
     },
     /** Leases up to `limit` due rows of one key until `until`. */
     claimKey(key: unknown, now: number, until: number, limit: number): DueRow[] {

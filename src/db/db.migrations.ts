@@ -69,6 +69,7 @@ import m0027_source_names_unique_per_organization from "../../migrations/0027_so
   type: "text",
 };
 import m0028_api_keys_v2 from "../../migrations/0028_api_keys_v2.sql" with { type: "text" };
+import m0029_fair_shares from "../../migrations/0029_fair_shares.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -110,4 +111,5 @@ export const MIGRATIONS: Migration[] = [
     sql: m0027_source_names_unique_per_organization,
   },
   { name: "0028_api_keys_v2", sql: m0028_api_keys_v2 },
+  { name: "0029_fair_shares", sql: m0029_fair_shares },
 ];

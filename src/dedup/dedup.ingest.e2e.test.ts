@@ -247,3 +247,49 @@ describe("WEIR_DEDUP_MAX_KEYS", () => {
     }
   });
 });
+
+describe("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION", () => {
+  test("one organization filling its share of the cap does not let another's duplicates through", async () => {
+    const shared = await startTestServer({
+      clock,
+      config: { dedup_max_keys: 6, dedup_max_keys_per_organization: 3 },
+    });
+    try {
+      const sourceOf = async (account: TestAccount) => {
+        const created = await callAs(shared, account, "POST", "/api/v1/sources", {
+          name: "keyed",
+          type: "webhook",
+          deduplication_config: { body_path: "body.id" },
+        });
+        return created.body.data.id as string;
+      };
+      const post = async (id: string, body: unknown) => {
+        const response = await shared.request(`/api/v1/sources/${id}/ingest`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        const answer = (await response.json()) as Record<string, unknown>;
+        return answer.duplicate === true ? "duplicate" : answer.message;
+      };
+      const noisy = await signUp(shared, { plan: "team" });
+      const quiet = await signUp(shared, { plan: "team" });
+      // The noisy organization sends more fresh keys than the whole cap, over two sources.
+      const [first, second] = [await sourceOf(noisy), await sourceOf(noisy)];
+      for (let n = 1; n <= 4; n++) expect(await post(first as string, { id: n })).toBe("accepted");
+      for (let n = 5; n <= 8; n++) expect(await post(second as string, { id: n })).toBe("accepted");
+      // Only its share is remembered: 1, 2 and 3.
+      expect(await post(first as string, { id: 3 })).toBe("duplicate");
+      expect(await post(first as string, { id: 4 })).toBe("accepted");
+      // The quiet organization's keys still find room, and its duplicates are caught.
+      const mine = await sourceOf(quiet);
+      expect(await post(mine, { id: "x" })).toBe("accepted");
+      expect(await post(mine, { id: "x" })).toBe("duplicate");
+      const warned = shared.logs.filter((l) => l.includes("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION"));
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toContain(noisy.organizationId);
+    } finally {
+      await shared.stop();
+    }
+  });
+});

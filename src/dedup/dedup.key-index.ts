@@ -134,6 +134,12 @@ export class DedupKeyIndex {
     return { entries, next: s, done: s >= this.used };
   }
 
+  /** Entries of the source held now. */
+  countOf(sourceId: string): number {
+    const number = this.sourceNumbers.get(sourceId);
+    return number === undefined ? 0 : (this.sourceSlots[number] ?? 0);
+  }
+
   /** The rowid of one entry of the source, or null when it has none. */
   anyRowOf(sourceId: string): number | null {
     const number = this.sourceNumbers.get(sourceId);

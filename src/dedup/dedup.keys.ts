@@ -9,8 +9,16 @@ export interface DedupKeysOptions {
   repo: DedupRepo;
   /** Live keys held in memory at most (`WEIR_DEDUP_MAX_KEYS`). */
   maxKeys: number;
+  /**
+   * Live keys one organization's sources may hold together (`WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION`):
+   * its share of the cap, so one organization filling memory never lets another's duplicates
+   * through. Counted for claims that name their organization.
+   */
+  maxKeysPerOrganization?: number;
   /** Told once each time the index fills up: new keys are no longer remembered. */
   onFull?(maxKeys: number): void;
+  /** Told once each time an organization's share fills up. */
+  onOrganizationFull?(organizationId: string, maxKeys: number): void;
 }
 
 /** Told by a batch's caller once its transaction has ended (after COMMIT or ROLLBACK). */
@@ -59,6 +67,13 @@ export function createDedupKeys(options: DedupKeysOptions) {
    * or, for a caller that does not, the next use reads whether its last row is in the log.
    */
   let pending: PendingBatch | null = null;
+  /**
+   * Each organization's sources, learned from claims: its live keys are theirs summed. A source
+   * not claimed since the start is not counted until it is (its keys expire meanwhile).
+   */
+  const sourcesOf = new Map<string, Set<string>>();
+  /** Organizations told they are at their share, until they are under it again. */
+  const warnedOrganizations = new Set<string>();
   /** Sources whose deletion may not have committed yet, each with one of its rows as witness. */
   let forgotten: { sourceId: string; rowid: number }[] = [];
 
@@ -126,6 +141,25 @@ export function createDedupKeys(options: DedupKeysOptions) {
       );
     });
 
+  /** Whether the organization of a claim holds its whole share (the source is learned here). */
+  const organizationFull = (organizationId: string | undefined, sourceId: string) => {
+    const limit = options.maxKeysPerOrganization;
+    if (organizationId === undefined || limit === undefined) return false;
+    const sources = sourcesOf.get(organizationId) ?? new Set<string>();
+    sourcesOf.set(organizationId, sources.add(sourceId));
+    let held = 0;
+    for (const source of sources) held += index.countOf(source);
+    if (held < limit) {
+      warnedOrganizations.delete(organizationId);
+      return false;
+    }
+    if (!warnedOrganizations.has(organizationId)) {
+      warnedOrganizations.add(organizationId);
+      options.onOrganizationFull?.(organizationId, limit);
+    }
+    return true;
+  };
+
   return {
     /**
      * Call first inside each batch's transaction: loads the index once, settles the last batch.
@@ -144,7 +178,8 @@ export function createDedupKeys(options: DedupKeysOptions) {
 
     /**
      * Inside the batch's transaction, after `begin`: a live key is a duplicate; a fresh one is
-     * appended to the log (same transaction as its event) and indexed, unless memory is full.
+     * appended to the log (same transaction as its event) and indexed, unless memory is full or
+     * `organizationId` holds its whole share.
      */
     claim(
       tx: TxHandle,
@@ -152,8 +187,13 @@ export function createDedupKeys(options: DedupKeysOptions) {
       key: Uint8Array,
       expiresAt: number,
       now: number,
+      organizationId?: string,
     ): ClaimResult {
       if (isLive(tx, sourceId, key, now)) return "duplicate";
+      if (organizationFull(organizationId, sourceId)) {
+        unremembered += 1;
+        return "unremembered";
+      }
       if (index.full) {
         unremembered += 1;
         if (!warned) {

@@ -30,7 +30,7 @@ export type { DedupBatch, DedupTicket };
 const SWEEP_PATTERN = "0 * * * * *";
 
 export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger"> & {
-  config: Pick<AppDeps["config"], "dedup_max_keys">;
+  config: Pick<AppDeps["config"], "dedup_max_keys" | "dedup_max_keys_per_organization">;
 };
 
 export interface DedupRoomPorts {
@@ -64,6 +64,12 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
   const keys = createDedupKeys({
     repo: dedupRepo,
     maxKeys: deps.config.dedup_max_keys,
+    maxKeysPerOrganization: deps.config.dedup_max_keys_per_organization,
+    onOrganizationFull: (organizationId, maxKeys) =>
+      deps.logger.warn(
+        "an organization's dedup keys are at WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION: its new keys are not remembered until its expired keys make room",
+        { organization_id: organizationId, max_keys: maxKeys },
+      ),
     onFull: (maxKeys) =>
       deps.logger.warn(
         "dedup keys at WEIR_DEDUP_MAX_KEYS: new keys are not remembered (no event is lost; a retry of one may be accepted again) until expired keys make room",

@@ -29,6 +29,8 @@ export interface DedupCost {
  */
 export interface DedupTicket {
   sourceId: string;
+  /** The source's organization: its keys count against its share of the cap. */
+  organizationId?: string;
   /** The SHA-256 of the canonical encoding. */
   key: Uint8Array | null;
   ttlMs: number;
@@ -36,6 +38,7 @@ export interface DedupTicket {
 
 export interface DedupInput {
   sourceId: string;
+  organizationId?: string;
   config: DedupConfig | null;
   request: RequestView;
   rawBody: string;
@@ -47,14 +50,15 @@ const hourStart = (at: number) => at - (at % HOUR_MS);
 /** Step 1, outside the transaction: the key of this request under the source's config. */
 export function prepareDedup(input: DedupInput, cost?: DedupCost): DedupTicket {
   const { config } = input;
-  if (!config?.enabled) return { sourceId: input.sourceId, key: null, ttlMs: 0 };
+  const { sourceId, organizationId } = input;
+  if (!config?.enabled) return { sourceId, organizationId, key: null, ttlMs: 0 };
   const started = cost ? performance.now() : 0;
   const key = dedupDigest(config, input.request, input.rawBody);
   if (cost) {
     cost.keyed += 1;
     cost.totalMicros += (performance.now() - started) * 1000;
   }
-  return { sourceId: input.sourceId, key, ttlMs: config.ttl_seconds * 1000 };
+  return { sourceId, organizationId, key, ttlMs: config.ttl_seconds * 1000 };
 }
 
 /** Step 2 for a whole group commit, INSIDE its transaction (see `beginDedupBatch`). */
@@ -89,9 +93,11 @@ export function beginDedupBatch(tx: TxHandle, deps: DedupDeps): DedupBatch {
     check(ticket) {
       const { cost } = deps;
       const started = cost && ticket.key !== null ? performance.now() : null;
+      const expiresAt = now + ticket.ttlMs;
       const duplicate =
         ticket.key !== null &&
-        deps.keys.claim(tx, ticket.sourceId, ticket.key, now + ticket.ttlMs, now) === "duplicate";
+        deps.keys.claim(tx, ticket.sourceId, ticket.key, expiresAt, now, ticket.organizationId) ===
+          "duplicate";
       if (cost && started !== null) cost.totalMicros += (performance.now() - started) * 1000;
       const tally = tallies.get(ticket.sourceId);
       if (tally) {

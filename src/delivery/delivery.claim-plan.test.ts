@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { claimKeySql, claimSql } from "../db/db.due-rows.ts";
+import { claimGroupSql, claimKeySql, claimSql } from "../db/db.due-rows.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 
 let db: TestDb | null = null;
@@ -28,5 +28,19 @@ test("the claim over every destination walks a covering index in due order, no s
 test("the refill of one destination walks that destination's covering index, no sort", () => {
   const text = plan(claimKeySql(outbox), 1, "forward:x", 1, 1, 1);
   expect(text).toContain("COVERING INDEX deliveries_key_due_idx (destination_key=?");
+  expect(text).not.toContain("TEMP B-TREE");
+});
+
+test("the claim of an organization owed its part walks that organization's covering index, no sort", () => {
+  const fair = { ...outbox, group: "organization_id" };
+  const text = plan(claimGroupSql(fair), 1, "org-1", 1, 1, "[]", 1);
+  expect(text).toContain("COVERING INDEX deliveries_org_due_idx (organization_id=?");
+  expect(text).not.toContain("TEMP B-TREE");
+});
+
+test("the claim that skips organizations at their part still walks the due index, no sort", () => {
+  const fair = { ...outbox, group: "organization_id" };
+  const text = plan(claimSql(fair, true), 1, 1, 1, "[]", "[]", 1);
+  expect(text).toContain("COVERING INDEX deliveries_due_idx");
   expect(text).not.toContain("TEMP B-TREE");
 });

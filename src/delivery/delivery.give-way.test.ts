@@ -4,6 +4,7 @@ import { startRooms } from "../room.ts";
 import { loadConfig } from "../shared/config.ts";
 import { createLogger } from "../shared/logger.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { type HeldSink, startHeldSink } from "../test-utils/held-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
@@ -14,26 +15,10 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A destination that holds every request until released: in-flight deliveries stay leased. */
-function heldSink() {
-  const waiting: (() => void)[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      await request.arrayBuffer();
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      return new Response("ok");
-    },
-  });
-  cleanup.push(() => server.stop(true));
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    held: () => waiting.length,
-    release: () => {
-      for (const resolve of waiting.splice(0)) resolve();
-    },
-  };
+function heldSink(): HeldSink {
+  const sink = startHeldSink();
+  cleanup.push(() => sink.stop());
+  return sink;
 }
 
 async function outbox(url: string, floor = 32) {
@@ -103,7 +88,7 @@ async function outbox(url: string, floor = 32) {
 
 /** Lets the held answers go until `count` deliveries have ended delivered. */
 async function releaseUntilDelivered(
-  sink: ReturnType<typeof heldSink>,
+  sink: HeldSink,
   box: Awaited<ReturnType<typeof outbox>>,
   count: number,
 ): Promise<void> {

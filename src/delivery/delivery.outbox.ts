@@ -23,10 +23,12 @@ export function createOutboxPorts(
   repo: DeliveryRepo,
   retries: RetryNowRepo,
   kinds: Map<DeliveryKind, DeliveryKindHandlers>,
-  wake: () => void,
+  wake: (organizations: Iterable<string | null>) => void,
   observers: AttemptObserver[],
   ingestCommitted: (size: number) => void,
 ): DeliveryPorts {
+  // The organizations of rows written since the last wake: the queue owes each its part at once.
+  const enqueuedFor = new Set<string | null>();
   return {
     observeAttempts(observer) {
       observers.push(observer);
@@ -47,10 +49,15 @@ export function createOutboxPorts(
           createdAt,
         );
         repo.insert(row);
+        enqueuedFor.add(row.organization_id);
         return toDeliveryRecord(row, now);
       });
     },
-    wake,
+    wake() {
+      const organizations = [...enqueuedFor];
+      enqueuedFor.clear();
+      wake(organizations);
+    },
     ingestCommitted,
     listBySubject: (kind, subjectIds) => {
       const now = deps.clock.now();

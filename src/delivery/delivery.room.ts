@@ -39,7 +39,7 @@ export function createDeliveryRoom(deps: DeliveryRoomDeps): Room<DeliveryRoomPor
     repo,
     createRetryNowRepo(deps.db, repo.moveGauges),
     kinds,
-    () => worker.queue.notify(),
+    (organizations) => worker.queue.notify(organizations),
     observers,
     (size) => worker.ingestCommitted(size),
   );

@@ -35,9 +35,23 @@ export const deliveries = sqliteTable(
   (t) => [
     // The claim walks (due, id) in order and skips leased rows and keys at their limit: with
     // the lease and the key in the index it never sorts and never reads a row it skips.
-    index("deliveries_due_idx").on(t.nextAttemptAt, t.id, t.lockedUntil, t.destinationKey),
+    index("deliveries_due_idx").on(
+      t.nextAttemptAt,
+      t.id,
+      t.lockedUntil,
+      t.destinationKey,
+      t.organizationId,
+    ),
     // A freed slot is refilled from its own destination: this reads only that key's due rows.
     index("deliveries_key_due_idx").on(t.destinationKey, t.nextAttemptAt, t.id, t.lockedUntil),
+    // An organization owed its part while every slot is taken claims from its own rows alone.
+    index("deliveries_org_due_idx").on(
+      t.organizationId,
+      t.nextAttemptAt,
+      t.id,
+      t.lockedUntil,
+      t.destinationKey,
+    ),
     // A subject's deliveries in their order (every attempt's owner reads its siblings): no sort.
     index("deliveries_subject_idx").on(t.kind, t.subjectId, t.createdAt, t.id),
     index("deliveries_created_idx").on(t.createdAt),

@@ -180,7 +180,8 @@ export function createDeliveryWorker(
     },
     onCommitted(batch, results) {
       for (const item of batch) {
-        if (item.next.next_attempt_at !== null) queue.rearm(item.row.destination_key);
+        if (item.next.next_attempt_at !== null)
+          queue.rearm(item.row.destination_key, item.row.organization_id);
       }
       for (let i = 0; i < batch.length; i++) {
         const delivery = results[i];
@@ -414,7 +415,8 @@ export function createDeliveryWorker(
   const queue: DueQueue = createDueQueue({
     name: "delivery",
     db: deps.db,
-    table: { table: "deliveries", key: "destination_key" },
+    // Organizations share the slots fairly: one's slow destinations never hold another's rows.
+    table: { table: "deliveries", key: "destination_key", group: "organization_id" },
     clock: deps.clock,
     scheduler: deps.scheduler,
     logger: deps.logger,

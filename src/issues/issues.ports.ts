@@ -58,8 +58,12 @@ export interface IssuesPorts {
    * and never send anything themselves: what they write commits with the failure or not at all.
    */
   onIssueChange(listener: (tx: TxHandle, change: IssueChange) => void): void;
-  /** Issues of every organization that are not closed and were opened at or before `openedBefore`, oldest first, at most `limit`. */
+  /**
+   * The organization's issues that are not closed and were opened at or before `openedBefore`,
+   * oldest first, at most `limit`.
+   */
   listUnclosedOpenedBefore(
+    organizationId: string,
     openedBefore: string,
     limit: number,
   ): { issue: IssueRecord; context: IssueContext }[];

@@ -145,8 +145,8 @@ export function createIssuesRepo(db: DbHandle) {
   const byOrg = sqlite.prepare<IssueRow, [string, string]>(
     "SELECT * FROM issues WHERE id = ? AND organization_id = ?",
   );
-  const unclosedBefore = sqlite.prepare<IssueRow, [string, number]>(
-    `SELECT * FROM issues WHERE status <> 'closed' AND opened_at <= ?
+  const unclosedBefore = sqlite.prepare<IssueRow, [string, string, number]>(
+    `SELECT * FROM issues WHERE organization_id = ? AND status <> 'closed' AND opened_at <= ?
      ORDER BY opened_at, id LIMIT ?`,
   );
   const unclosedOfDestination = sqlite.prepare<IssueRow, [string, string]>(
@@ -256,8 +256,12 @@ export function createIssuesRepo(db: DbHandle) {
     listUnclosedOfDestination(organizationId: string, destinationId: string): IssueRecord[] {
       return unclosedOfDestination.all(destinationId, organizationId).map(toIssue);
     },
-    listUnclosedOpenedBefore(openedBefore: string, limit: number): IssueRecord[] {
-      return unclosedBefore.all(openedBefore, limit).map(toIssue);
+    listUnclosedOpenedBefore(
+      organizationId: string,
+      openedBefore: string,
+      limit: number,
+    ): IssueRecord[] {
+      return unclosedBefore.all(organizationId, openedBefore, limit).map(toIssue);
     },
     /**
      * Keeps a failed attempt with its issue; with `trimTo`, deletes all but the latest `trimTo`

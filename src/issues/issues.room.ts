@@ -87,8 +87,8 @@ export function createIssuesRoom(
     ports: {
       metricLines: () => renderIssueMetrics(repo.countByStatus()),
       onIssueChange: (listener) => void listeners.push(listener),
-      listUnclosedOpenedBefore: (openedBefore, limit) =>
-        repo.listUnclosedOpenedBefore(openedBefore, limit).map(withContext),
+      listUnclosedOpenedBefore: (organizationId, openedBefore, limit) =>
+        repo.listUnclosedOpenedBefore(organizationId, openedBefore, limit).map(withContext),
       listUnclosedOfDestination: (organizationId, destinationId) =>
         repo.listUnclosedOfDestination(organizationId, destinationId),
       findIssue: (organizationId, issueId) => {

@@ -40,7 +40,10 @@ export const issues = sqliteTable(
       .where(sql`status <> 'closed'`),
     index("issues_pattern_idx").on(t.destinationId, t.errorType, t.errorCode, t.status),
     index("issues_org_idx").on(t.organizationId, t.lastOccurrenceAt),
-    index("issues_unclosed_opened_idx").on(t.openedAt).where(sql`status <> 'closed'`),
+    // open_for_days reads each organization's oldest unclosed issues on their own.
+    index("issues_unclosed_opened_idx")
+      .on(t.organizationId, t.openedAt)
+      .where(sql`status <> 'closed'`),
     index("issues_closed_resolved_idx").on(t.resolvedAt).where(sql`status = 'closed'`),
   ],
 );

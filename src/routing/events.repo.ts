@@ -128,6 +128,10 @@ export function createEventsRepo(db: DbHandle) {
     "INSERT OR IGNORE INTO event_bridges (event_id, bridge_id) VALUES (?, ?)",
   );
   const unrelate = sqlite.prepare<never, [string]>("DELETE FROM event_bridges WHERE event_id = ?");
+  // length() of a blob reads the record's header, not the body's pages.
+  const storedBytes = sqlite.prepare<{ n: number }, [string]>(
+    "SELECT coalesce(sum(length(body)), 0) AS n FROM events WHERE organization_id = ?",
+  );
   const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
     `SELECT o.id, o.plan FROM organizations o
       WHERE EXISTS (SELECT 1 FROM events e WHERE e.organization_id = o.id)`,
@@ -248,6 +252,10 @@ export function createEventsRepo(db: DbHandle) {
         )
         .all(...w.args, ...(cursor ? [cursor.createdAt, cursor.id] : []), limit)
         .map((row): EventCursor => ({ id: row.id, createdAt: row.created_at }));
+    },
+    /** Bytes of event bodies the organization stores. */
+    storedBytes(organizationId: string): number {
+      return storedBytes.get(organizationId)?.n ?? 0;
     },
     /** Organizations that hold events, with their plan (retention). */
     tenantsWithEvents(): { id: string; plan: string }[] {

@@ -3,6 +3,7 @@ import { type HeaderValues, headerViews, REFUSALS } from "../capture/capture.mod
 import { readBoundedBody } from "../http/http.body-limit.ts";
 import type { DirectRoutes } from "../http/http.direct-routes.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
+import type { IngestLimits } from "./ingest.limits.ts";
 import type { RoutePlan } from "./ingest.model.ts";
 import type { IngestService } from "./ingest.service.ts";
 import type { IngestTally } from "./ingest.tally.ts";
@@ -10,6 +11,8 @@ import { INGEST_PREFIX } from "./sources.model.ts";
 
 export interface IngestParts {
   ingest: IngestService;
+  /** The plan's rate limit per source and stored-bytes quota per organization. */
+  limits: IngestLimits;
   maxBodyBytes: number;
   /** The data dir's free-space guard shared with capture (decisions.md §14). */
   disk: { isLow(): boolean; noteWritten(bytes: number): void };
@@ -17,10 +20,13 @@ export interface IngestParts {
   tally: IngestTally;
 }
 
-type Refusal = { status: number; error: string };
+type Refusal = { status: number; error: string; retryAfterSeconds?: number };
 
-const refusal = ({ status, error }: Refusal) =>
-  new Response(`{"error":"${error}"}`, { status, headers: { "content-type": "application/json" } });
+const refusal = ({ status, error, retryAfterSeconds }: Refusal) => {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (retryAfterSeconds !== undefined) headers["retry-after"] = String(retryAfterSeconds);
+  return new Response(`{"error":"${error}"}`, { status, headers });
+};
 
 /** Path after `/in/{slug}` and the raw query string, without decoding anything. */
 export function locateIngest(
@@ -54,18 +60,22 @@ async function ingest(
     return refusal(answer);
   };
   if (room.disk.isLow()) return refuse(REFUSALS.insufficientStorage);
+  const limited = room.limits.admit(source);
+  if (limited) return refuse(limited);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
   if (body === null) return refuse(REFUSALS.tooLarge);
-  const outcome = await room.ingest.ingest(plan, {
-    method: request.method,
-    ...where,
-    headers,
-    rawHeaders,
-    body,
-  });
+  const full = room.limits.admitBody(source, body.byteLength);
+  if (full) return refuse(full);
+  const outcome = await room.ingest
+    .ingest(plan, { method: request.method, ...where, headers, rawHeaders, body })
+    .catch((error: unknown) => {
+      room.limits.notStored(source, body.byteLength);
+      throw error;
+    });
   room.disk.noteWritten(body.byteLength);
   if ("duplicate" in outcome) {
+    room.limits.notStored(source, body.byteLength);
     room.tally.duplicate(source);
     return Response.json({ message: "duplicate", duplicate: true });
   }
@@ -78,9 +88,9 @@ const Accepted = t.Object({
   event_id: t.Optional(t.String()),
   duplicate: t.Optional(t.Boolean()),
 });
-const responses = { 200: Accepted, 404: ErrorBody, 413: ErrorBody, 507: ErrorBody };
+const responses = { 200: Accepted, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 507: ErrorBody };
 const DESCRIPTION =
-  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 507 `insufficient_storage` while the data dir is low on space.';
+  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After past the capture rate of the organization plan (per source), or `event_quota_exceeded` once the organization stores the `event_storage_mb` of its plan in event bodies; 507 `insufficient_storage` while the data dir is low on space.';
 
 /** `/in/{slug}` and any sub-path of it, answered for a request as it came. */
 function ingestBySlug(room: IngestParts, request: Request) {

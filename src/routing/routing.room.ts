@@ -13,6 +13,7 @@ import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
+import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
@@ -103,6 +104,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       prepareDedup: (source, view, request) =>
         ports.dedup.prepareDedup({
           sourceId: source.id,
+          organizationId: source.organizationId,
           config: source.deduplicationConfig,
           request: view,
           // Only a body that is not JSON is hashed as text: decode it only then.
@@ -161,8 +163,16 @@ export function createRoutingRoom(
 ): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
   const tally = createIngestTally(deps.logger.child({ scope: "ingest" }));
+  const limits = createIngestLimits({
+    clock: deps.clock,
+    plans: deps.config.plans,
+    rateLimit: deps.config.capture_rate_limit,
+    planOf: (organizationId) => parts.sources.sources.planOf(organizationId),
+    storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
+  });
   const ingestParts = {
     ingest: parts.ingest,
+    limits,
     maxBodyBytes: deps.config.max_body_bytes,
     disk: deps.disk,
     tally,
@@ -188,6 +198,10 @@ export function createRoutingRoom(
             clock: deps.clock,
             plans: deps.config.plans,
             yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+          }).then((deleted) => {
+            // The organizations' stored bytes shrank: summed again at their next ingest.
+            if (deleted > 0) limits.forgetStored();
+            return deleted;
           }),
       },
       { name: "routing.ingest-summary", pattern: INGEST_SUMMARY_PATTERN, run: tally.summarise },

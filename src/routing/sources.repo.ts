@@ -1,5 +1,6 @@
 import type { DbHandle } from "../db/db.tx.ts";
 import type { DedupConfig } from "../dedup/dedup.model.ts";
+import type { Plan } from "../shared/plans.ts";
 import type { Source } from "./sources.model.ts";
 
 interface SourceRow {
@@ -39,6 +40,10 @@ export function createSourcesRepo(db: DbHandle) {
   );
   const byAnyId = sqlite.prepare<SourceRow, [string]>("SELECT * FROM sources WHERE id = ?");
   const bySlug = sqlite.prepare<SourceRow, [string]>("SELECT * FROM sources WHERE slug = ?");
+  // The plan is the organization's (the auth room's table), read as capture reads it.
+  const planOf = sqlite.prepare<{ plan: string | null }, [string]>(
+    "SELECT plan FROM organizations WHERE id = ?",
+  );
   const list = sqlite.prepare<SourceRow, [string]>(
     "SELECT * FROM sources WHERE organization_id = ? ORDER BY created_at DESC, id DESC",
   );
@@ -52,6 +57,10 @@ export function createSourcesRepo(db: DbHandle) {
   );
   const remove = sqlite.prepare("DELETE FROM sources WHERE id = ? AND organization_id = ?");
   return {
+    /** The plan of the organization owning a source (`free` when none is set). */
+    planOf(organizationId: string): Plan {
+      return (planOf.get(organizationId)?.plan ?? "free") as Plan;
+    },
     /** Inserts; false (nothing stored) when the organization has a source of that name. */
     insert(source: Source): boolean {
       const { changes } = insert.run(

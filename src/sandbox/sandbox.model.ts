@@ -61,6 +61,11 @@ export interface ScriptRequest {
    * output null, or a script_error with the syntax error's location. Ignores input and entry.
    */
   compileOnly?: boolean;
+  /**
+   * Whose run it is (an organization id): waiting runs are taken from each tenant's queue in
+   * turn, so one tenant's backlog never holds another's run for more than a run's CPU limit.
+   */
+  tenant?: string;
 }
 
 /** What a pool has done so far; for operators, the self-test and tests. */

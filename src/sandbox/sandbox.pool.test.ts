@@ -137,3 +137,49 @@ describe("replacement", () => {
     );
   });
 });
+
+describe("tenants", () => {
+  test("forty spinning runs of one tenant hold another tenant's run for at most one run", async () => {
+    const sandbox = pool({ workers: 1, queueLimit: 64 });
+    const finished: string[] = [];
+    const noisy = Array.from({ length: 40 }, () =>
+      sandbox
+        .runScript({ code: "for (;;) {}", limits: { cpuMs: 50 }, tenant: "org-a" })
+        .then(() => finished.push("a")),
+    );
+    const quiet = sandbox
+      .runScript({ code: "6 * 7", tenant: "org-b" })
+      .then((result) => finished.push("b") && result);
+    expect(await quiet).toMatchObject({ ok: true, output: 42 });
+    // At most the run already in the worker went first; FIFO would have run all forty.
+    expect(finished.indexOf("b")).toBeLessThanOrEqual(1);
+    await Promise.all(noisy);
+    expect(finished.filter((who) => who === "a").length).toBe(40);
+  });
+
+  test("tenants with backlogs take turns; each tenant's runs keep their order", async () => {
+    const sandbox = pool({ workers: 1, queueLimit: 64 });
+    const order: string[] = [];
+    const runs = ["a", "b"].flatMap((tenant) =>
+      [1, 2, 3].map((n) =>
+        sandbox
+          .runScript({ code: `"${tenant}${n}"`, tenant })
+          .then((result) => order.push(String(result.ok && result.output))),
+      ),
+    );
+    await Promise.all(runs);
+    expect(order).toEqual(["a1", "b1", "a2", "b2", "a3", "b3"]);
+  });
+
+  test("the queue limit is per tenant: one tenant's full queue does not refuse another's run", async () => {
+    const sandbox = pool({ workers: 1, queueLimit: 3 });
+    const spins = Array.from({ length: 3 }, () =>
+      sandbox.runScript({ code: "for (;;) {}", limits: { cpuMs: 50 }, tenant: "org-a" }),
+    );
+    await expect(sandbox.runScript({ code: "0", tenant: "org-a" })).rejects.toMatchObject({
+      code: "sandbox_busy",
+    });
+    expect(await sandbox.runScript({ code: "1", tenant: "org-b" })).toMatchObject({ ok: true });
+    await Promise.all(spins);
+  });
+});

@@ -22,6 +22,7 @@ import {
 import type { FromWorker, RunJob, ToWorker } from "./sandbox.protocol.ts";
 import { REALMS_PER_WORKER } from "./sandbox.realm.ts";
 import { callHostFunction } from "./sandbox.relay.ts";
+import { createTenantQueues } from "./sandbox.tenant-queues.ts";
 import { startWatchdog, type Watchdog } from "./sandbox.watchdog.ts";
 
 export interface SandboxOptions {
@@ -29,7 +30,10 @@ export interface SandboxOptions {
   limits: SandboxLimits;
   /** Worker threads at most (config sandbox_workers). */
   workers: number;
-  /** Runs that may wait for a free worker before runScript refuses (config sandbox_queue_limit). */
+  /**
+   * Runs of one tenant that may wait for a free worker before runScript refuses that tenant's
+   * next (config sandbox_queue_limit).
+   */
   queueLimit: number;
   /** Wall-clock time past the CPU limit before a run's worker is killed. */
   killGraceMs?: number;
@@ -44,6 +48,7 @@ const DEFAULT_KILL_GRACE_MS = 5000;
 
 interface Job {
   runId: number;
+  tenant: string;
   run: RunJob;
   hostFunctions: Record<string, HostFunction>;
   resolve(result: ScriptResult): void;
@@ -78,7 +83,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const entry = options.workerEntry ?? defaultWorkerEntry();
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  const queue = createTenantQueues<Job>();
   const counters = { started: 0, replaced: 0, runsInWorkers: 0, reusedRuns: 0 };
   let nextRunId = 0;
   let closed = false;
@@ -108,7 +113,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   function failStartup(slot: Slot, reason: string): void {
     retire(slot);
     const error = sandboxUnavailable(reason);
-    for (const job of queue.splice(0)) job.reject(error);
+    for (const job of queue.drain()) job.reject(error);
   }
 
   function finish(slot: Slot, result: ScriptResult): void {
@@ -226,7 +231,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   function pump(): void {
     if (closed) return;
     const idle = slots.filter((slot) => slot.job === null);
-    for (let missing = queue.length - idle.length; missing > 0; missing--) {
+    for (let missing = queue.size() - idle.length; missing > 0; missing--) {
       if (slots.length >= options.workers) break;
       spawn();
     }
@@ -249,7 +254,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (error instanceof ScriptFailure) return Promise.resolve(failedResult(error.failure));
       throw error;
     }
-    if (queue.length >= options.queueLimit) throw sandboxBusy(options.queueLimit);
+    const tenant = request.tenant ?? "";
+    if (queue.waiting(tenant) >= options.queueLimit) throw sandboxBusy(options.queueLimit);
     nextRunId += 1;
     const run: RunJob = {
       code: request.code,
@@ -262,7 +268,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     };
     const hostFunctions = request.hostFunctions ?? {};
     return new Promise((resolve, reject) => {
-      queue.push({ runId: nextRunId, run, hostFunctions, resolve, reject });
+      queue.push(tenant, { runId: nextRunId, tenant, run, hostFunctions, resolve, reject });
       pump();
     });
   }
@@ -277,7 +283,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         size: options.workers,
         workers: slots.length,
         busy: slots.filter((slot) => slot.job !== null).length,
-        queued: queue.length,
+        queued: queue.size(),
         ...counters,
       };
     },
@@ -287,7 +293,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         slot.job?.reject(sandboxClosed());
         retire(slot);
       }
-      for (const job of queue.splice(0)) job.reject(sandboxClosed());
+      for (const job of queue.drain()) job.reject(sandboxClosed());
     },
   };
 }

@@ -178,6 +178,12 @@ export const CONFIG_TABLE = {
     parse: integer(1, 100_000_000),
     doc: "Live dedup keys (all sources together) held in memory at most, ~40 bytes each; beyond it a fresh key is not remembered: its event is accepted, a later retry of it too.",
   }),
+  dedup_max_keys_per_organization: entry({
+    env: "WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION",
+    default: 250_000,
+    parse: integer(1, 100_000_000),
+    doc: "Live dedup keys one organization's sources may hold together: its share of WEIR_DEDUP_MAX_KEYS, so one organization cannot fill memory for all; beyond it that organization's fresh keys are not remembered.",
+  }),
   forward_timeout_ms: entry({
     env: "WEIR_FORWARD_TIMEOUT_MS",
     default: 30_000,
@@ -284,7 +290,7 @@ export const CONFIG_TABLE = {
     env: "WEIR_SANDBOX_QUEUE_LIMIT",
     default: 256,
     parse: integer(1, 100_000),
-    doc: "Scripts that may wait for a busy sandbox worker; past it a run is refused as busy.",
+    doc: "Scripts of one organization that may wait for a busy sandbox worker; past it its next run is refused as busy.",
   }),
 } as const;
 

@@ -12,6 +12,11 @@ export interface PlanQuota {
   capture_rate_per_second: number;
   capture_burst: number;
   api_keys: boolean;
+  /**
+   * MiB of event bodies an organization may store (within its retention); past it ingest
+   * answers 429 `event_quota_exceeded`. `null` means unlimited.
+   */
+  event_storage_mb: number | null;
 }
 
 export type PlanTable = Record<Plan, PlanQuota>;
@@ -26,6 +31,7 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_rate_per_second: 10,
     capture_burst: 20,
     api_keys: false,
+    event_storage_mb: 256,
   },
   team: {
     debug_endpoints: 10,
@@ -35,6 +41,7 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_rate_per_second: 100,
     capture_burst: 200,
     api_keys: true,
+    event_storage_mb: 5120,
   },
   enterprise: {
     debug_endpoints: null,
@@ -44,11 +51,12 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_rate_per_second: 1000,
     capture_burst: 2000,
     api_keys: true,
+    event_storage_mb: null,
   },
 };
 
 const PLAN_NAMES = Object.keys(DEFAULT_PLANS) as Plan[];
-const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints"]);
+const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints", "event_storage_mb"]);
 
 /**
  * Reads plan overrides (a TOML table `[plans.team]` or JSON text in `WEIR_PLANS`) onto the

@@ -32,18 +32,23 @@ export function createTransformationRunner(sandbox: Sandbox) {
   }
 
   return {
-    /** Runs `code`, the current version under `key`, on one request. */
+    /**
+     * Runs `code`, the current version under `key`, on one request; `tenant` (the organization)
+     * waits in its own turn in the sandbox's queue.
+     */
     async run(
       key: string,
       code: string,
       request: ScriptableRequest,
       env: Record<string, string>,
+      tenant?: string,
     ): Promise<TransformationRun> {
       const result = await sandbox.runScript({
         code: sourceFor(key, code),
         input: { request, env },
         entry: ENTRY,
         reuseKey: `transformation:${key}`,
+        tenant,
       });
       if (!result.ok) return { error: transformationError(result.error, code), logs: result.logs };
       return { ...interpretOutput(result.output, request), logs: result.logs };
@@ -54,8 +59,8 @@ export function createTransformationRunner(sandbox: Sandbox) {
      * way every run evaluates it, as a global script, so what passes here also compiles at run
      * time (a top-level `return`, or braces closing the wrapper early, do not); nothing runs.
      */
-    async syntaxError(code: string): Promise<string | null> {
-      const result = await sandbox.runScript({ code: wrapSource(code), compileOnly: true });
+    async syntaxError(code: string, tenant?: string): Promise<string | null> {
+      const result = await sandbox.runScript({ code: wrapSource(code), compileOnly: true, tenant });
       if (result.ok) return null;
       if (result.error.kind !== "script_error") {
         return `could not be checked: ${result.error.message}`;

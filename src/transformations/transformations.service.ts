@@ -66,6 +66,7 @@ const fieldsOf = (body: unknown): Record<string, unknown> =>
  * syntax error names its line).
  */
 async function validateFields(
+  organizationId: string,
   body: { schema: TSchema; raw: unknown },
   fields: { name: unknown; code: unknown },
   deps: TransformationsDeps,
@@ -79,7 +80,7 @@ async function validateFields(
   else if (code.length > MAX_CODE_CHARS)
     errors.code = [`must be at most ${MAX_CODE_CHARS} characters`];
   else {
-    const problem = await deps.runner.syntaxError(code);
+    const problem = await deps.runner.syntaxError(code, organizationId);
     if (problem) errors.code = [problem];
   }
   const problems = bodyProblems(body.schema, body.raw, errors);
@@ -100,6 +101,7 @@ export async function createTransformation(
 ): Promise<TransformationView> {
   const fields = fieldsOf(body);
   const { name, code } = await validateFields(
+    organizationId,
     { schema: TransformationCreateBody, raw: body },
     { name: fields.name, code: fields.code },
     deps,
@@ -126,6 +128,7 @@ export async function updateTransformation(
   const current = requireRow(organizationId, id, deps);
   const fields = fieldsOf(body);
   const checked = await validateFields(
+    organizationId,
     { schema: TransformationUpdateBody, raw: body },
     { name: fields.name ?? current.name, code: fields.code ?? current.code },
     deps,
@@ -172,7 +175,7 @@ export async function testSavedTransformation(
   const row = requireRow(organizationId, id, deps);
   const request = requestOf(TransformationTestBody, body);
   const env = deps.secretEnvironment(organizationId);
-  return testView(await deps.runner.run(row.id, row.code, request, env));
+  return testView(await deps.runner.run(row.id, row.code, request, env, organizationId));
 }
 
 /** `POST /transformations/test {code, request}`: the same for unsaved code (editors). */
@@ -186,13 +189,15 @@ export async function testUnsavedTransformation(
   if (typeof fields.code !== "string" || fields.code.trim() === "") own.code = ["is required"];
   const request = requestOf(UnsavedTransformationTestBody, body, own);
   const code = fields.code as string;
-  const problem = await deps.runner.syntaxError(code);
+  const problem = await deps.runner.syntaxError(code, organizationId);
   if (problem)
     return { request: null, logs: [], error: { code: "script_error", message: problem } };
   const env = deps.secretEnvironment(organizationId);
   // One realm per organization for unsaved code: an editor's repeated tests of the same code
   // reuse it, and no two organizations share one.
-  return testView(await deps.runner.run(`unsaved:${organizationId}`, code, request, env));
+  return testView(
+    await deps.runner.run(`unsaved:${organizationId}`, code, request, env, organizationId),
+  );
 }
 
 /** What routing's prepare() asks: the outcome of one saved transformation on one request. */
@@ -205,7 +210,13 @@ export async function runTransformation(
   const row = deps.repo.find(organizationId, id);
   if (!row) return { error: { code: "script_error", message: `transformation ${id} not found` } };
   const env = deps.secretEnvironment(organizationId);
-  const run = await deps.runner.run(row.id, row.code, toScriptableRequest(request), env);
+  const run = await deps.runner.run(
+    row.id,
+    row.code,
+    toScriptableRequest(request),
+    env,
+    organizationId,
+  );
   const { logs: _logs, ...outcome } = run;
   return outcome as TransformationOutcome;
 }

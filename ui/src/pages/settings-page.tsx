@@ -18,8 +18,12 @@ export function SettingsPage() {
     ["Live updates (socket)", limits.realtime ? "Included" : "Not included"],
     ["API keys", limits.api_keys ? "Included" : "Not included"],
     [
-      "Capture rate per endpoint",
+      "Capture rate per endpoint and per source",
       `${limits.capture_rate_per_second}/s, bursts of ${limits.capture_burst}`,
+    ],
+    [
+      "Stored event bodies",
+      limits.event_storage_mb === null ? "Unlimited" : `${limits.event_storage_mb} MiB`,
     ],
   ];
   return (
