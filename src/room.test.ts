@@ -83,6 +83,7 @@ describe("createApp", () => {
     try {
       const jobs = scheduler.jobs().sort();
       expect(jobs).toEqual([
+        "alerts.api-key-expiring",
         "alerts.open-for-days",
         "auth.api-key-usage-flush",
         "capture.checkpoint",

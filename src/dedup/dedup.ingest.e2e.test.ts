@@ -255,9 +255,11 @@ describe("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION", () => {
       config: { dedup_max_keys: 6, dedup_max_keys_per_organization: 3 },
     });
     try {
+      let sources = 0;
       const sourceOf = async (account: TestAccount) => {
+        sources += 1;
         const created = await callAs(shared, account, "POST", "/api/v1/sources", {
-          name: "keyed",
+          name: `keyed ${sources}`,
           type: "webhook",
           deduplication_config: { body_path: "body.id" },
         });

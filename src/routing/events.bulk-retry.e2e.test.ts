@@ -16,7 +16,9 @@ let stranger: TestAccount;
 const sink = startHttpSink();
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { retry_base_ms: 60_000, retry_cap_ms: 60_000 } });
+  server = await startTestServer({
+    config: { retry_base_ms: 60_000, retry_cap_ms: 60_000, capture_rate_limit: "off" },
+  });
   owner = await signUp(server, { plan: "team" });
   member = await owner.addMember("member");
   stranger = await signUp(server, { plan: "team" });
