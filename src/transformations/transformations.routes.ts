@@ -80,15 +80,17 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .post(
       "/test",
-      async ({ principal, body }) => ({
-        data: await testUnsavedTransformation(principal.organizationId, body, deps),
-      }),
+      async ({ principal, body }) => {
+        // Running code hands it every secret as `context.env`: an admin's act (decisions.md §15).
+        requirePermission(principal, "write");
+        return { data: await testUnsavedTransformation(principal.organizationId, body, deps) };
+      },
       {
         response: { 200: TestSchema, ...errors },
         detail: {
           tags,
           security,
-          summary: "Run unsaved code on a sample request",
+          summary: "Run unsaved code on a sample request (admin)",
           requestBody: jsonBody(
             "`{code, request}`",
             t.Object({ code: t.String(), request: SampleRequest }),
@@ -135,15 +137,18 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .post(
       "/:id/test",
-      async ({ principal, params, body }) => ({
-        data: await testSavedTransformation(principal.organizationId, params.id, body, deps),
-      }),
+      async ({ principal, params, body }) => {
+        requirePermission(principal, "write");
+        return {
+          data: await testSavedTransformation(principal.organizationId, params.id, body, deps),
+        };
+      },
       {
         response: { 200: TestSchema, ...errors },
         detail: {
           tags,
           security,
-          summary: "Run the saved code on a sample request",
+          summary: "Run the saved code on a sample request (admin)",
           requestBody: jsonBody("`{request}`", t.Object({ request: SampleRequest })),
         },
       },
