@@ -56,6 +56,7 @@ async function ingest(
     rawHeaders,
     body,
   });
+  if ("sourceGone" in outcome) return refusal(REFUSALS.notFound);
   room.disk.noteWritten(body.byteLength);
   const answer =
     "duplicate" in outcome

@@ -78,13 +78,19 @@ export interface IngestHooks {
   /** Transformation hook: runs at send time in `prepare`; nothing to do at ingest yet. */
 }
 
-export type IngestOutcome = { eventId: string } | { duplicate: true };
+/** `sourceGone`: the source was deleted while the request was read (a 404, nothing stored). */
+export type IngestOutcome = { eventId: string } | { duplicate: true } | { sourceGone: true };
 
 interface PendingEvent {
   event: StoredEvent;
   routing: Routing;
   dedup: DedupTicket | null;
+  /** The request as filters read it, to route it again should its plan be stale. */
+  view: RequestView;
 }
+
+/** What became of one request of a batch; `failed` fails that request alone. */
+type Stored = "stored" | "duplicate" | "source_gone" | { failed: unknown };
 
 /** Filter evaluation cost, for the benchmark and metrics. */
 export interface FilterCost {
@@ -144,19 +150,13 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
   /** The dedup work of the batch being committed, told how its transaction ended. */
   let openDedup: DedupBatch | null = null;
-  const group = createGroupCommit<PendingEvent, "stored" | "duplicate">({
+  const group = createGroupCommit<PendingEvent, Stored>({
     tx: deps.tx,
     turn: deps.turn,
     commit(batch, tx) {
       const dedupBatch = hooks.beginDedup(tx);
       openDedup = dedupBatch;
-      const outcomes = batch.map(({ event, routing, dedup }) => {
-        if (dedup && dedupBatch.check(dedup)) return "duplicate" as const;
-        const open = deps.delivery ? routing.destinations.length : 0;
-        deps.events.insert(event, routing.bridgeIds, open);
-        if (open > 0) enqueue(tx, event, routing.destinations);
-        return "stored" as const;
-      });
+      const outcomes = batch.map((pending) => storeAlone(tx, dedupBatch, pending));
       dedupBatch.finish();
       return outcomes;
     },
@@ -171,6 +171,38 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       openDedup = null;
     },
   });
+
+  const store = (tx: TxHandle, dedupBatch: DedupBatch, pending: PendingEvent): Stored => {
+    const { event, routing, dedup } = pending;
+    if (dedup && dedupBatch.check(dedup)) return "duplicate";
+    const open = deps.delivery ? routing.destinations.length : 0;
+    deps.events.insert(event, routing.bridgeIds, open);
+    if (open > 0) enqueue(tx, event, routing.destinations);
+    return "stored";
+  };
+
+  /**
+   * One request's writes in a savepoint of their own, so its failure never fails its batch
+   * neighbours (other organizations' ingests among them). The plan was read before the body: a
+   * bridge or destination deleted since fails a foreign key, so the request is routed once more
+   * as things are now; a source deleted since makes it a 404.
+   */
+  const storeAlone = (tx: TxHandle, dedupBatch: DedupBatch, pending: PendingEvent): Stored => {
+    try {
+      return tx.savepoint(() => store(tx, dedupBatch, pending));
+    } catch {
+      plans.clear();
+      const source = deps.sources.findById(pending.event.sourceId);
+      if (!source) return "source_gone";
+      const routing = routeRequest(buildPlan(source), pending.view);
+      const event = { ...pending.event, status: routing.status };
+      try {
+        return tx.savepoint(() => store(tx, dedupBatch, { ...pending, event, routing }));
+      } catch (error) {
+        return { failed: error };
+      }
+    }
+  };
 
   const enqueue = (tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]) =>
     deps.delivery?.enqueue(
@@ -210,8 +242,11 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         status: routing.status,
         createdAt: isoAt(deps.clock.now()),
       };
-      const stored = await group.submit({ event, routing, dedup });
-      return stored === "duplicate" ? { duplicate: true } : { eventId: event.id };
+      const stored = await group.submit({ event, routing, dedup, view });
+      if (stored === "duplicate") return { duplicate: true };
+      if (stored === "source_gone") return { sourceGone: true };
+      if (stored !== "stored") throw stored.failed;
+      return { eventId: event.id };
     },
 
     filterCost: (): FilterCost => ({ ...cost }),
