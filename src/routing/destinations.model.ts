@@ -40,6 +40,8 @@ export interface Destination extends DestinationSettings {
 /** What validation needs from outside: the outbound address policy. */
 export interface DestinationChecks {
   urlProblem(url: string): string | null;
+  /** Terms one destination's filters may hold (`filter_max_terms`). */
+  maxFilterTerms?: number;
   /** Whether the organization has this transformation (set per organization by the service). */
   transformationExists?(id: string): boolean;
 }
@@ -157,7 +159,7 @@ export function parseDestination(
     } else settings.maxRetries = retries as number;
   }
   const filters = raw.filters ?? [];
-  const filterErrors = validateFilters(filters);
+  const filterErrors = validateFilters(filters, checks.maxFilterTerms);
   for (const [key, messages] of Object.entries(filterErrors)) errors[`${p}${key}`] = messages;
   if (Object.keys(filterErrors).length === 0) settings.filters = filters as unknown[];
   const transformationId = raw.transformation_id;

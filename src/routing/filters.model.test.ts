@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { RequestView } from "../shared/field-path.ts";
-import { compileFilters, FILTER_LIMITS, validateFilters } from "./filters.model.ts";
+import {
+  compileFilters,
+  FILTER_LIMITS,
+  FilterBudgetExceeded,
+  validateFilters,
+} from "./filters.model.ts";
 
 const request: RequestView = {
   body: {
@@ -268,5 +273,43 @@ describe("filters: $regex cannot hang the process", () => {
     expect(matches([{ "body.s": { $regex: "^(a+)+$" } }], view)).toBe(false);
     // A backtracking engine takes longer than the age of the universe here; RE2 is linear.
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("filters: the budget counts terms × array elements", () => {
+  const items = Array.from({ length: 1000 }, (_, i) => `v${i}`);
+  const view: RequestView = { ...request, body: { items, rows: items.map((id) => ({ id })) } };
+  const run = (filters: unknown, left: number) => {
+    const meter = { left };
+    try {
+      return { matched: compileFilters(filters, meter)(view), left: meter.left };
+    } catch (error) {
+      return { thrown: error instanceof FilterBudgetExceeded };
+    }
+  };
+
+  test("each element an operator tests is one comparison", () => {
+    expect(run([{ "body.items": { $eq: "none" } }], 1000)).toEqual({ matched: false, left: 0 });
+    expect(run([{ "body.items": { $eq: "none" } }], 999)).toEqual({ thrown: true });
+  });
+
+  test("several terms over one array add up; a [*] walk is paid too", () => {
+    const three = [{ "body.items": { $or: [{ $eq: "x" }, { $eq: "y" }, { $eq: "z" }] } }];
+    expect(run(three, 2999)).toEqual({ thrown: true });
+    expect(run([{ "body.rows[*].id": "none" }], 1999)).toEqual({ thrown: true });
+    expect(run([{ "body.rows[*].id": "none" }], 2000)).toEqual({ matched: false, left: 0 });
+  });
+
+  test("a $regex search is charged by the text it searches", () => {
+    const long: RequestView = { ...request, body: { s: "a".repeat(10_000) } };
+    const meter = { left: 5000 };
+    expect(() => compileFilters([{ "body.s": { $regex: "b" } }], meter)(long)).toThrow(
+      FilterBudgetExceeded,
+    );
+  });
+
+  test("$in with a long list stays one lookup per element", () => {
+    const list = Array.from({ length: 10_000 }, (_, i) => `w${i}`);
+    expect(run([{ "body.items": { $in: list } }], 1000)).toEqual({ matched: false, left: 0 });
   });
 });

@@ -58,6 +58,22 @@ export interface Routing {
   bridgeIds: string[];
   destinations: Destination[];
   status: EventStatus;
+  /** Why the event failed before any delivery (only with status `failed`). */
+  reason?: string;
+}
+
+/** The reason an event whose filters ran out of budget is stored with. */
+export const FILTER_BUDGET_REASON = "filter budget exceeded";
+
+/**
+ * An event whose filters ran out of budget: failed, through the source's active bridges (so
+ * listing a bridge's events shows it), and delivered nowhere.
+ */
+export function overBudget(plan: RoutePlan): Routing {
+  const bridgeIds = plan.bridges
+    .filter((b) => b.bridge.status !== "paused")
+    .map((b) => b.bridge.id);
+  return { bridgeIds, destinations: [], status: "failed", reason: FILTER_BUDGET_REASON };
 }
 
 /**

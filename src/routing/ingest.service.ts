@@ -26,9 +26,15 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import { type CompiledFilters, compileFilters } from "./filters.model.ts";
+import {
+  type CompiledFilters,
+  compileFilters,
+  FilterBudgetExceeded,
+  unmetered,
+} from "./filters.model.ts";
 import {
   type IngestRequest,
+  overBudget,
   type RoutePlan,
   type Routing,
   requestView,
@@ -51,6 +57,8 @@ export interface IngestDeps {
   ids: Ids;
   /** The signing secrets of an http destination now (current first), from its sealed ones. */
   signingSecrets(destinationId: string, sealed: SealedSecrets): string[];
+  /** Element comparisons one event's filters may make, all destinations together (`filter_budget`). */
+  filterBudget?: number;
   /** Grows whenever sources, bridges or destinations change. */
   routesVersion(): number;
   /** `WEIR_TELEGRAM_API_BASE`, for payloads a transformation built for Telegram. */
@@ -96,6 +104,8 @@ type Stored = "stored" | "duplicate" | "source_gone" | { failed: unknown };
 export interface FilterCost {
   evaluations: number;
   totalMicros: number;
+  /** Events stored failed because their filters ran out of budget. */
+  budgetExceeded: number;
 }
 
 /**
@@ -106,7 +116,9 @@ export interface FilterCost {
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const plans = new Map<string, { version: number; plan: RoutePlan }>();
   const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
-  const cost: FilterCost = { evaluations: 0, totalMicros: 0 };
+  const cost: FilterCost = { evaluations: 0, totalMicros: 0, budgetExceeded: 0 };
+  /** Every compiled filter charges this one meter; `route` refills it for each event. */
+  const meter = unmetered();
   const destinations = createDestinationCache({
     find: (id) => deps.bridges.findDestinationWithSecrets(id),
     open: (id, sealed) => deps.signingSecrets(id, sealed),
@@ -117,7 +129,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const matcherOf = (d: Destination): CompiledFilters => {
     const hit = compiled.get(d.id);
     if (hit && hit.updatedAt === d.updatedAt) return hit.matches;
-    const matches = compileFilters(d.filters);
+    const matches = compileFilters(d.filters, meter);
     compiled.set(d.id, { updatedAt: d.updatedAt, matches });
     return matches;
   };
@@ -194,8 +206,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       plans.clear();
       const source = deps.sources.findById(pending.event.sourceId);
       if (!source) return "source_gone";
-      const routing = routeRequest(buildPlan(source), pending.view);
-      const event = { ...pending.event, status: routing.status };
+      const routing = route(buildPlan(source), pending.view);
+      const event = { ...pending.event, status: routing.status, statusReason: routing.reason };
       try {
         return tx.savepoint(() => store(tx, dedupBatch, { ...pending, event, routing }));
       } catch (error) {
@@ -216,9 +228,21 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       })),
     );
 
+  /**
+   * Routes one event on a fresh filter budget shared by all its destinations: past it the event
+   * is stored `failed` with the reason, and nothing is delivered.
+   */
   const route = (plan: RoutePlan, view: RequestView): Routing => {
     const started = performance.now();
-    const routing = routeRequest(plan, view);
+    meter.left = deps.filterBudget ?? Number.POSITIVE_INFINITY;
+    let routing: Routing;
+    try {
+      routing = routeRequest(plan, view);
+    } catch (error) {
+      if (!(error instanceof FilterBudgetExceeded)) throw error;
+      cost.budgetExceeded += 1;
+      routing = overBudget(plan);
+    }
     cost.totalMicros += (performance.now() - started) * 1000;
     cost.evaluations += 1;
     return routing;
@@ -240,6 +264,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         sourceId: plan.source.id,
         ...request,
         status: routing.status,
+        statusReason: routing.reason ?? null,
         createdAt: isoAt(deps.clock.now()),
       };
       const stored = await group.submit({ event, routing, dedup, view });
@@ -271,7 +296,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             bridge: { ...b.bridge, status: "active" as const },
           })),
         };
-        const routing = routeRequest(active, requestView(event));
+        const routing = route(active, requestView(event));
         if (routing.destinations.length === 0 || !deps.delivery) return 0;
         enqueue(tx, event, routing.destinations);
         deps.events.replaceBridges(event.id, routing.bridgeIds);

@@ -71,9 +71,13 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     clock: deps.clock,
     ids: deps.ids,
     sealer: createSealer(deps.secretKey, "destination-signing-secret"),
-    checks: { urlProblem: (url) => deps.outbound.urlProblem(url) },
+    checks: {
+      urlProblem: (url) => deps.outbound.urlProblem(url),
+      maxFilterTerms: deps.config.filter_max_terms,
+    },
     transformationExists: ports.transformationExists,
     routesChanged,
+    maxDestinations: deps.config.bridge_max_destinations,
   };
   const events = createEventsRepo(deps.db);
   const ingest = createIngestService(
@@ -88,6 +92,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       ids: deps.ids,
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
       routesVersion: () => routesVersion,
+      filterBudget: deps.config.filter_budget,
       resolveSecrets: ports.resolveSecrets,
       telegramApiBase: deps.config.telegram_api_base,
       runTransformation: ports.runTransformation,

@@ -178,6 +178,24 @@ export const CONFIG_TABLE = {
     parse: integer(1, 100_000_000),
     doc: "Live dedup keys (all sources together) held in memory at most, ~40 bytes each; beyond it a fresh key is not remembered: its event is accepted, a later retry of it too.",
   }),
+  filter_budget: entry({
+    env: "WEIR_FILTER_BUDGET",
+    default: 1_000_000,
+    parse: integer(1_000, 1_000_000_000),
+    doc: 'Element comparisons one ingested event\'s filters may make, all its destinations together (a $regex search counts one more per two characters searched); past it the event is stored failed, reason "filter budget exceeded", and delivered nowhere.',
+  }),
+  filter_max_terms: entry({
+    env: "WEIR_FILTER_MAX_TERMS",
+    default: 1000,
+    parse: integer(1, 100_000),
+    doc: "Terms (filter objects, paths and operators) one destination's filters may hold; more is a 422 naming the field.",
+  }),
+  bridge_max_destinations: entry({
+    env: "WEIR_BRIDGE_MAX_DESTINATIONS",
+    default: 50,
+    parse: integer(1, 10_000),
+    doc: "Destinations one bridge may hold; more is a 422 naming `destinations`.",
+  }),
   forward_timeout_ms: entry({
     env: "WEIR_FORWARD_TIMEOUT_MS",
     default: 30_000,
