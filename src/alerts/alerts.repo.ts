@@ -127,6 +127,9 @@ export function createAlertsRepo(db: DbHandle) {
   const count = sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM alert_rules WHERE organization_id = ?",
   );
+  const allOf = sqlite.prepare<RuleRow, [string]>(
+    "SELECT * FROM alert_rules WHERE organization_id = ? ORDER BY created_at, id",
+  );
   const enabledOf = sqlite.prepare<RuleRow, [string]>(
     "SELECT * FROM alert_rules WHERE organization_id = ? AND enabled = 1",
   );
@@ -193,6 +196,9 @@ export function createAlertsRepo(db: DbHandle) {
         total: count.get(organizationId)?.n ?? 0,
       };
     },
+    /** Every rule of the organization, oldest first. */
+    allRules: (organizationId: string) =>
+      allOf.all(organizationId).map((row) => toStored(row).rule),
     enabledRules: (organizationId: string) => enabledOf.all(organizationId).map(toStored),
     enabledRulesOfType: (type: ConditionType) => enabledOfType.all(type).map(toStored),
     removeRule: (organizationId: string, id: string) => remove.run(id, organizationId).changes > 0,

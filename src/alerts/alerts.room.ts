@@ -5,6 +5,7 @@ import type { AppDeps } from "../deps.ts";
 import type { IssuesPorts } from "../issues/issues.ports.ts";
 import { type Room, type RoomJob, subscription } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
+import { secretReferences } from "../shared/secret-template.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
@@ -30,12 +31,18 @@ export interface AlertsRoomPorts {
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
 }
 
+/** What the alerts room lends. */
+export interface AlertsPorts {
+  /** The organization's rules whose channel says `{{name}}`: a secret's users. */
+  rulesUsingSecret(organizationId: string, name: string): { alert_rule_id: string; name: string }[];
+}
+
 /**
  * Builds the alerts room (decisions.md §8, §13): `/api/v1/alert-rules`, the listener that fires
  * rules inside the transaction that changed an issue, the open_for_days job, and the outbox's
  * "alert" kind that turns a firing into its channel's request at send time.
  */
-export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room {
+export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room<AlertsPorts> {
   const repo = createAlertsRepo(deps.db);
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
@@ -79,6 +86,12 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       }),
     ],
     stop: () => {},
-    ports: {},
+    ports: {
+      rulesUsingSecret: (organizationId, name) =>
+        repo
+          .allRules(organizationId)
+          .filter((rule) => secretReferences(JSON.stringify(rule.channel)).includes(name))
+          .map((rule) => ({ alert_rule_id: rule.id, name: rule.name })),
+    },
   };
 }

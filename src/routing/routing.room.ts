@@ -9,6 +9,8 @@ import type { TransformationsPorts } from "../transformations/transformations.ro
 import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
+import type { Destination } from "./destinations.model.ts";
+import { refersToSecret } from "./event-prepare.model.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { eventsRoutes } from "./events.routes.ts";
@@ -141,7 +143,27 @@ export interface RoutingPorts {
   describeDestination(destinationId: string): DestinationDescription | null;
   /** The ingest path's /metrics lines (Prometheus text). */
   metricLines(): string[];
+  /** The organization's destinations whose settings say `{{name}}`: a secret's users. */
+  destinationsUsingSecret(organizationId: string, name: string): DestinationUse[];
+  /** The organization's destinations that run this transformation. */
+  destinationsUsingTransformation(
+    organizationId: string,
+    transformationId: string,
+  ): DestinationUse[];
 }
+
+/** A destination named in a 409 `in_use` (decisions.md §15). */
+export interface DestinationUse {
+  bridge_id: string;
+  destination_id: string;
+  name: string;
+}
+
+const useOf = (d: Destination): DestinationUse => ({
+  bridge_id: d.bridgeId,
+  destination_id: d.id,
+  name: d.name,
+});
 
 /**
  * Builds the routing room: sources, bridges and their destinations (decisions.md §8). Ingested
@@ -188,6 +210,16 @@ export function createRoutingRoom(
         requireSource(organizationId, sourceId, parts.sources),
       describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
+      destinationsUsingSecret: (organizationId, name) =>
+        parts.bridgesRepo
+          .destinationsOfOrganization(organizationId)
+          .filter((d) => refersToSecret(d, name))
+          .map(useOf),
+      destinationsUsingTransformation: (organizationId, transformationId) =>
+        parts.bridgesRepo
+          .destinationsOfOrganization(organizationId)
+          .filter((d) => d.transformationId === transformationId)
+          .map(useOf),
     },
   };
 }

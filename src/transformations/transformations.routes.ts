@@ -131,8 +131,13 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
         set.status = 204;
       },
       {
-        response: { 204: t.Void(), ...errors },
-        detail: { tags, security, summary: "Delete a transformation (admin)" },
+        response: { 204: t.Void(), 409: ErrorBody, ...errors },
+        detail: {
+          tags,
+          security,
+          summary:
+            "Delete a transformation (admin); 409 `in_use` naming the destinations that run it",
+        },
       },
     )
     .post(
