@@ -8,9 +8,13 @@ import { createSealer } from "../shared/sealed.ts";
 import { secretReferences } from "../shared/secret-template.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
+import { sweepAlertFirings } from "./alerts.retention.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
 import { alertKindHandlers } from "./alerts.send.ts";
 import type { AlertsDeps } from "./alerts.service.ts";
+
+/** The firings sweep: hourly at minute 0 like the other retention sweeps, and once at start. */
+export const ALERTS_RETENTION_JOB = "alerts.firings-retention";
 
 /** The scheduler's open_for_days check: every 10 minutes (days are the unit), and at start. */
 export const OPEN_FOR_DAYS_JOB = "alerts.open-for-days";
@@ -77,9 +81,25 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     runNow: true,
     run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
   };
+  const retention: RoomJob = {
+    name: ALERTS_RETENTION_JOB,
+    pattern: "0 * * * *",
+    runNow: true,
+    run: () =>
+      sweepAlertFirings({
+        repo,
+        tx,
+        forgetDeliveries: (handle, ids) => ports.delivery.forgetSubjects(handle, "alert", ids),
+        issueExists: (organizationId, issueId) =>
+          issues.findIssue(organizationId, issueId) !== null,
+        clock: deps.clock,
+        plans: deps.config.plans,
+        yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+      }),
+  };
   return {
     routes: alertsRoutes(service, ports.guard),
-    jobs: [openForDays],
+    jobs: [openForDays, retention],
     subscriptions: [
       subscription("server.started", ({ baseUrl, port }) => {
         linkBase = baseUrl ? baseUrl.replace(/\/+$/, "") : `http://localhost:${port}`;
