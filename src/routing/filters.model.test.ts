@@ -308,6 +308,15 @@ describe("filters: the budget counts terms × array elements", () => {
     );
   });
 
+  test("a substring search is charged by the text it searches", () => {
+    const long: RequestView = { ...request, body: { s: "a".repeat(128 * 1000) } };
+    const contains = [{ "body.s": { $contains: "b" } }];
+    expect(() => compileFilters(contains, { left: 1000 })(long)).toThrow(FilterBudgetExceeded);
+    const meter = { left: 1001 };
+    expect(compileFilters(contains, meter)(long)).toBe(false);
+    expect(meter.left).toBe(0);
+  });
+
   test("$in with a long list stays one lookup per element", () => {
     const list = Array.from({ length: 10_000 }, (_, i) => `w${i}`);
     expect(run([{ "body.items": { $in: list } }], 1000)).toEqual({ matched: false, left: 0 });

@@ -182,7 +182,7 @@ export const CONFIG_TABLE = {
     env: "WEIR_FILTER_BUDGET",
     default: 1_000_000,
     parse: integer(1_000, 1_000_000_000),
-    doc: 'Element comparisons one ingested event\'s filters may make, all its destinations together (a $regex search counts one more per two characters searched); past it the event is stored failed, reason "filter budget exceeded", and delivered nowhere.',
+    doc: 'Element comparisons one ingested event\'s filters may make, all its destinations together (a $regex search counts 8 more plus one per character searched, a substring search one more per 128 characters); past it the event is stored failed, reason "filter budget exceeded", and delivered nowhere.',
   }),
   filter_max_terms: entry({
     env: "WEIR_FILTER_MAX_TERMS",
