@@ -4,6 +4,7 @@ import {
   compileFilters,
   FILTER_LIMITS,
   FilterBudgetExceeded,
+  meterOf,
   validateFilters,
 } from "./filters.model.ts";
 
@@ -280,7 +281,7 @@ describe("filters: the budget counts terms × array elements", () => {
   const items = Array.from({ length: 1000 }, (_, i) => `v${i}`);
   const view: RequestView = { ...request, body: { items, rows: items.map((id) => ({ id })) } };
   const run = (filters: unknown, left: number) => {
-    const meter = { left };
+    const meter = meterOf(left);
     try {
       return { matched: compileFilters(filters, meter)(view), left: meter.left };
     } catch (error) {
@@ -302,7 +303,7 @@ describe("filters: the budget counts terms × array elements", () => {
 
   test("a $regex search is charged by the text it searches", () => {
     const long: RequestView = { ...request, body: { s: "a".repeat(10_000) } };
-    const meter = { left: 5000 };
+    const meter = meterOf(5000);
     expect(() => compileFilters([{ "body.s": { $regex: "b" } }], meter)(long)).toThrow(
       FilterBudgetExceeded,
     );
@@ -311,10 +312,18 @@ describe("filters: the budget counts terms × array elements", () => {
   test("a substring search is charged by the text it searches", () => {
     const long: RequestView = { ...request, body: { s: "a".repeat(128 * 1000) } };
     const contains = [{ "body.s": { $contains: "b" } }];
-    expect(() => compileFilters(contains, { left: 1000 })(long)).toThrow(FilterBudgetExceeded);
-    const meter = { left: 1001 };
+    expect(() => compileFilters(contains, meterOf(1000))(long)).toThrow(FilterBudgetExceeded);
+    const meter = meterOf(1001);
     expect(compileFilters(contains, meter)(long)).toBe(false);
     expect(meter.left).toBe(0);
+  });
+
+  test("past its time the meter runs out too, the clock read once per 16,384 comparisons", () => {
+    const expired = () => meterOf(1_000_000_000, -1);
+    const eqNone = [{ "body.items": { $eq: "none" } }];
+    expect(compileFilters(eqNone, expired())(view)).toBe(false); // 1,000: the clock is not read
+    const wide: RequestView = { ...request, body: { items: Array(20_000).fill("x") } };
+    expect(() => compileFilters(eqNone, expired())(wide)).toThrow(FilterBudgetExceeded);
   });
 
   test("$in with a long list stays one lookup per element", () => {

@@ -18,7 +18,13 @@ import {
   type ValueMatcher,
 } from "./filters.operators.ts";
 
-export { FilterBudgetExceeded, type FilterMeter, unmetered } from "./filters.operators.ts";
+export {
+  FilterBudgetExceeded,
+  type FilterMeter,
+  meterOf,
+  refill,
+  unmetered,
+} from "./filters.operators.ts";
 
 /**
  * Destination filters (decisions.md §8, §12): an array of filter objects, all of which must match.

@@ -12,14 +12,37 @@ export type ValueMatcher = (resolved: Resolved) => boolean;
  * What one event may still spend on filters, in element comparisons, counted down by every
  * matcher compiled with it (all destinations of the event share one). Running out throws
  * `FilterBudgetExceeded`, ending the evaluation at once: terms × array elements, not terms
- * alone, is what an unauthenticated body can make large.
+ * alone, is what an unauthenticated body can make large. `deadline` (performance.now() time) is
+ * the safety net for a cost the counts underrate (a regex much slower than measured): the clock
+ * is read once per CLOCK_EVERY comparisons.
  */
 export interface FilterMeter {
   left: number;
+  /** Below this `left`, the clock is read next. */
+  clockAt: number;
+  deadline: number;
+}
+
+const CLOCK_EVERY = 16_384;
+
+/** A meter holding `comparisons`, good until `ms` from now. */
+export function meterOf(comparisons: number, ms = Number.POSITIVE_INFINITY): FilterMeter {
+  return {
+    left: comparisons,
+    clockAt: comparisons - CLOCK_EVERY,
+    deadline: performance.now() + ms,
+  };
+}
+
+/** Refills `meter` for the next event (no allocation on the ingest path). */
+export function refill(meter: FilterMeter, comparisons: number, ms: number): void {
+  meter.left = comparisons;
+  meter.clockAt = comparisons - CLOCK_EVERY;
+  meter.deadline = performance.now() + ms;
 }
 
 /** A meter that never runs out (filters checked on save, evaluations bounded elsewhere). */
-export const unmetered = (): FilterMeter => ({ left: Number.POSITIVE_INFINITY });
+export const unmetered = (): FilterMeter => meterOf(Number.POSITIVE_INFINITY);
 
 export class FilterBudgetExceeded extends Error {
   constructor() {
@@ -30,10 +53,14 @@ export class FilterBudgetExceeded extends Error {
 // One instance: running out is a control-flow exit on a hot path, not a new error each time.
 const EXCEEDED = new FilterBudgetExceeded();
 
-/** Spends `units` comparisons; throws `FilterBudgetExceeded` past the meter's budget. */
+/** Spends `units` comparisons; throws `FilterBudgetExceeded` past the meter's budget or time. */
 export function charge(meter: FilterMeter, units: number): void {
   meter.left -= units;
   if (meter.left < 0) throw EXCEEDED;
+  if (meter.left < meter.clockAt) {
+    meter.clockAt = meter.left - CLOCK_EVERY;
+    if (performance.now() > meter.deadline) throw EXCEEDED;
+  }
 }
 
 /** Compiles a nested expression (operator object, partial object, array or scalar). */

@@ -30,6 +30,7 @@ import {
   type CompiledFilters,
   compileFilters,
   FilterBudgetExceeded,
+  refill,
   unmetered,
 } from "./filters.model.ts";
 import {
@@ -59,6 +60,8 @@ export interface IngestDeps {
   signingSecrets(destinationId: string, sealed: SealedSecrets): string[];
   /** Element comparisons one event's filters may make, all destinations together (`filter_budget`). */
   filterBudget?: number;
+  /** The same budget's wall-clock ceiling, in ms (`filter_budget_ms`). */
+  filterBudgetMs?: number;
   /** Grows whenever sources, bridges or destinations change. */
   routesVersion(): number;
   /** `WEIR_TELEGRAM_API_BASE`, for payloads a transformation built for Telegram. */
@@ -234,7 +237,11 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
    */
   const route = (plan: RoutePlan, view: RequestView): Routing => {
     const started = performance.now();
-    meter.left = deps.filterBudget ?? Number.POSITIVE_INFINITY;
+    refill(
+      meter,
+      deps.filterBudget ?? Number.POSITIVE_INFINITY,
+      deps.filterBudgetMs ?? Number.POSITIVE_INFINITY,
+    );
     let routing: Routing;
     try {
       routing = routeRequest(plan, view);

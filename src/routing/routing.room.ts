@@ -95,6 +95,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
       routesVersion: () => routesVersion,
       filterBudget: deps.config.filter_budget,
+      filterBudgetMs: deps.config.filter_budget_ms,
       resolveSecrets: ports.resolveSecrets,
       telegramApiBase: deps.config.telegram_api_base,
       runTransformation: ports.runTransformation,

@@ -184,6 +184,12 @@ export const CONFIG_TABLE = {
     parse: integer(1_000, 1_000_000_000),
     doc: 'Element comparisons one ingested event\'s filters may make, all its destinations together (a $regex search counts 8 more plus one per character searched, a substring search one more per 128 characters); past it the event is stored failed, reason "filter budget exceeded", and delivered nowhere.',
   }),
+  filter_budget_ms: entry({
+    env: "WEIR_FILTER_BUDGET_MS",
+    default: 200,
+    parse: integer(1, 60_000),
+    doc: "Wall-clock ceiling of one ingested event's filters, all its destinations together: the safety net behind filter_budget for costs its counts underrate (a pathological $regex); past it the event fails the same way.",
+  }),
   filter_max_terms: entry({
     env: "WEIR_FILTER_MAX_TERMS",
     default: 1000,
