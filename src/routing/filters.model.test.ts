@@ -259,6 +259,14 @@ describe("filters: what is refused when saved (422 naming the field)", () => {
     expect(Object.keys(validateFilters(wide))).toEqual(["filters[0].body.f999"]);
   });
 
+  test("filters whose regexes take longer than the limit to compile", () => {
+    const slow = Array.from({ length: 20 }, (_, i) => ({ $regex: `a{1,1000}b${i}` }));
+    const filters = [{ "body.a": { $or: slow } }];
+    const errors = validateFilters(filters, { maxTerms: 1000, compileMs: 1 });
+    expect(Object.values(errors).flat()[0]).toContain("takes too long to compile");
+    expect(validateFilters(filters, { maxTerms: 1000, compileMs: 60_000 })).toEqual({});
+  });
+
   test("nesting too deep", () => {
     let expression: unknown = { $eq: 1 };
     for (let i = 0; i < FILTER_LIMITS.depth + 2; i++) expression = { $not: expression };

@@ -47,15 +47,20 @@ export const FILTER_LIMITS = { depth: 16, nodes: 1000, objects: 50 } as const;
 
 const FIELD = "filters";
 
-/**
- * Checks a filter list as sent by a client: the `errors` of a 422, empty when it is usable.
- * `maxTerms`: the operator's `filter_max_terms`.
- */
+/** What a saved filter list may hold and cost (`filter_max_terms`, `filter_budget_ms`). */
+export interface FilterSaveLimits {
+  maxTerms: number;
+  /** How long compiling it may take (its regexes): what every later route build pays again. */
+  compileMs: number;
+}
+
+/** Checks a filter list as sent by a client: the `errors` of a 422, empty when it is usable. */
 export function validateFilters(
   filters: unknown,
-  maxTerms: number = FILTER_LIMITS.nodes,
+  limits: FilterSaveLimits = { maxTerms: FILTER_LIMITS.nodes, compileMs: Infinity },
 ): FieldErrors {
-  const result = tryCompile(filters, unmetered(), maxTerms);
+  const deadline = performance.now() + limits.compileMs;
+  const result = tryCompile(filters, unmetered(), limits.maxTerms, deadline);
   return "errors" in result ? result.errors : {};
 }
 
@@ -68,7 +73,7 @@ export function compileFilters(
   meter: FilterMeter = unmetered(),
 ): CompiledFilters {
   // A filter saved under a higher limit still runs: the meter bounds what it costs.
-  const result = tryCompile(filters, meter, Number.POSITIVE_INFINITY);
+  const result = tryCompile(filters, meter, Infinity, Infinity);
   if ("errors" in result) throw new Error(`invalid filters: ${JSON.stringify(result.errors)}`);
   return result.matcher;
 }
@@ -77,13 +82,14 @@ function tryCompile(
   filters: unknown,
   meter: FilterMeter,
   maxTerms: number,
+  compileDeadline: number,
 ): { matcher: CompiledFilters } | { errors: FieldErrors } {
   if (filters === undefined || filters === null) return { matcher: () => true };
   if (!Array.isArray(filters)) return { errors: { [FIELD]: ["must be an array of objects"] } };
   if (filters.length > FILTER_LIMITS.objects) {
     return { errors: { [FIELD]: [`may hold at most ${FILTER_LIMITS.objects} filter objects`] } };
   }
-  const budget: Budget = { nodes: 0, maxTerms, meter };
+  const budget: Budget = { nodes: 0, maxTerms, meter, compileDeadline };
   try {
     const parts = filters.map((f, i) => compileFilterObject(f, `${FIELD}[${i}]`, 0, budget));
     return { matcher: (request) => parts.every((part) => part(request)) };
@@ -97,12 +103,20 @@ interface Budget {
   nodes: number;
   maxTerms: number;
   meter: FilterMeter;
+  /** performance.now() time past which compiling is refused (Infinity: filters already saved). */
+  compileDeadline: number;
 }
 
 function spend(budget: Budget, depth: number, where: string): void {
   budget.nodes += 1;
   if (budget.nodes > budget.maxTerms) {
     throw new OperandError(where, `a filter list may hold at most ${budget.maxTerms} terms`);
+  }
+  if (budget.compileDeadline !== Infinity && performance.now() > budget.compileDeadline) {
+    throw new OperandError(
+      where,
+      "takes too long to compile: use fewer or simpler $regex patterns",
+    );
   }
   if (depth > FILTER_LIMITS.depth) {
     throw new OperandError(where, `nests deeper than ${FILTER_LIMITS.depth} levels`);

@@ -75,7 +75,10 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     sealer: createSealer(deps.secretKey, "destination-signing-secret"),
     checks: {
       urlProblem: (url) => deps.outbound.urlProblem(url),
-      maxFilterTerms: deps.config.filter_max_terms,
+      filterLimits: {
+        maxTerms: deps.config.filter_max_terms,
+        compileMs: deps.config.filter_budget_ms,
+      },
     },
     transformationExists: ports.transformationExists,
     routesChanged,

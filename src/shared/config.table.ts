@@ -188,7 +188,7 @@ export const CONFIG_TABLE = {
     env: "WEIR_FILTER_BUDGET_MS",
     default: 200,
     parse: integer(1, 60_000),
-    doc: "Wall-clock ceiling of one ingested event's filters, all its destinations together: the safety net behind filter_budget for costs its counts underrate (a pathological $regex); past it the event fails the same way.",
+    doc: "Wall-clock ceiling of one ingested event's filters, all its destinations together: the safety net behind filter_budget for costs its counts underrate (a pathological $regex); past it the event fails the same way. Also bounds compiling one destination's filters on save (longer: 422).",
   }),
   filter_max_terms: entry({
     env: "WEIR_FILTER_MAX_TERMS",
