@@ -83,6 +83,7 @@ describe("createApp", () => {
     try {
       const jobs = scheduler.jobs().sort();
       expect(jobs).toEqual([
+        "alerts.firings-retention",
         "alerts.open-for-days",
         "auth.api-key-usage-flush",
         "capture.checkpoint",
