@@ -61,8 +61,20 @@ export function createApp(deps: AppDeps) {
     listAfter: (endpointId, afterRequestId, limit) =>
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
   });
-  const secrets = createSecretsRoom(deps, { guard });
-  const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
+  const secrets = createSecretsRoom(deps, {
+    guard,
+    // Routing and alerts are built later; this runs per delete.
+    usersOf: (organizationId, name) => [
+      ...routing.ports.destinationsUsingSecret(organizationId, name),
+      ...alerts.ports.rulesUsingSecret(organizationId, name),
+    ],
+  });
+  const transformations = createTransformationsRoom(deps, {
+    guard,
+    ...secrets.ports,
+    usersOf: (organizationId, id) =>
+      routing.ports.destinationsUsingTransformation(organizationId, id),
+  });
   const dedup = createDedupRoom(deps, {
     guard,
     // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.

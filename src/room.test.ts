@@ -84,6 +84,7 @@ describe("createApp", () => {
       const jobs = scheduler.jobs().sort();
       expect(jobs).toEqual([
         "alerts.api-key-expiring",
+        "alerts.firings-retention",
         "alerts.open-for-days",
         "auth.api-key-usage-flush",
         "capture.checkpoint",

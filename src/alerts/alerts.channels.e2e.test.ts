@@ -288,3 +288,28 @@ describe("{{SECRET}} values and failures", () => {
     sink.answer(() => ({ status: 200 }));
   });
 });
+
+describe("text in an alert cannot ping, link or format", () => {
+  test("slack escapes it; discord pings nobody", async () => {
+    const name = "<!channel> <http://evil.test|click> @everyone & co";
+    const create = (channel: Record<string, unknown>) =>
+      callAs(server, owner, "POST", "/api/v1/alert-rules", {
+        name,
+        condition: { type: "issue_created" },
+        channel,
+      });
+    const slack = (await create({ type: "slack", webhook_url: `${sink.url}/slack-inert` })).body
+      .data;
+    const discord = (await create({ type: "discord", webhook_url: `${sink.url}/discord-inert` }))
+      .body.data;
+    await sendTest(slack.id);
+    await sendTest(discord.id);
+    const slackPayload = JSON.parse(decode(await arrivedAt(sink, "/slack-inert")));
+    expect(slackPayload.text).toContain(
+      "&lt;!channel&gt; &lt;http://evil.test|click&gt; @everyone &amp; co",
+    );
+    expect(JSON.stringify(slackPayload)).not.toContain("<!channel>");
+    const discordPayload = JSON.parse(decode(await arrivedAt(sink, "/discord-inert")));
+    expect(discordPayload.allowed_mentions).toEqual({ parse: [] });
+  });
+});

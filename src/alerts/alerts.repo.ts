@@ -131,6 +131,9 @@ export function createAlertsRepo(db: DbHandle) {
   const count = sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM alert_rules WHERE organization_id = ?",
   );
+  const allOf = sqlite.prepare<RuleRow, [string]>(
+    "SELECT * FROM alert_rules WHERE organization_id = ? ORDER BY created_at, id",
+  );
   const enabledOf = sqlite.prepare<RuleRow, [string]>(
     "SELECT * FROM alert_rules WHERE organization_id = ? AND enabled = 1",
   );
@@ -157,6 +160,23 @@ export function createAlertsRepo(db: DbHandle) {
   const firingsCount = sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM alert_firings WHERE rule_id = ?",
   );
+  const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
+    `SELECT o.id, o.plan FROM organizations o
+      WHERE EXISTS (SELECT 1 FROM alert_rules r WHERE r.organization_id = o.id)`,
+  );
+  const ruleIdsOf = sqlite.prepare<{ id: string }, [string]>(
+    "SELECT id FROM alert_rules WHERE organization_id = ?",
+  );
+  // The (rule_id, created_at) index walks a rule's oldest firings; (created_at, id) is the cursor.
+  const oldFirings = sqlite.prepare<
+    { id: string; issue_id: string | null; created_at: string },
+    [string, string, string, string, number]
+  >(
+    `SELECT id, issue_id, created_at FROM alert_firings
+      WHERE rule_id = ?1 AND created_at < ?2 AND (created_at > ?3 OR (created_at = ?3 AND id > ?4))
+      ORDER BY created_at, id LIMIT ?5`,
+  );
+  const removeFiring = sqlite.prepare<unknown, [string]>("DELETE FROM alert_firings WHERE id = ?");
   const values = (s: StoredRule): RuleValues => [
     s.rule.name,
     s.rule.condition.type,
@@ -197,6 +217,9 @@ export function createAlertsRepo(db: DbHandle) {
         total: count.get(organizationId)?.n ?? 0,
       };
     },
+    /** Every rule of the organization, oldest first. */
+    allRules: (organizationId: string) =>
+      allOf.all(organizationId).map((row) => toStored(row).rule),
     enabledRules: (organizationId: string) => enabledOf.all(organizationId).map(toStored),
     enabledRulesOfType: (type: ConditionType) => enabledOfType.all(type).map(toStored),
     removeRule: (organizationId: string, id: string) => remove.run(id, organizationId).changes > 0,
@@ -215,6 +238,23 @@ export function createAlertsRepo(db: DbHandle) {
           f.createdAt,
         ).changes > 0
       );
+    },
+    /** Organizations that have alert rules, with their plan (for the retention sweep). */
+    tenantsWithRules: () => tenants.all().map((row) => ({ id: row.id, plan: row.plan ?? "free" })),
+    ruleIdsOf: (organizationId: string) => ruleIdsOf.all(organizationId).map((row) => row.id),
+    /** A rule's firings created before `beforeIso`, oldest first, after the cursor. */
+    firingsBefore(
+      ruleId: string,
+      beforeIso: string,
+      after: { createdAt: string; id: string },
+      limit: number,
+    ) {
+      return oldFirings
+        .all(ruleId, beforeIso, after.createdAt, after.id, limit)
+        .map((row) => ({ id: row.id, issueId: row.issue_id, createdAt: row.created_at }));
+    },
+    removeFirings(ids: readonly string[]): void {
+      for (const id of ids) removeFiring.run(id);
     },
     findFiring(id: string): AlertFiring | null {
       const row = firingById.get(id);

@@ -6,6 +6,7 @@ import type { AppDeps } from "../deps.ts";
 import type { IssuesPorts } from "../issues/issues.ports.ts";
 import { type Room, type RoomJob, subscription } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
+import { secretReferences } from "../shared/secret-template.ts";
 import {
   API_KEY_EXPIRING_JOB,
   API_KEY_EXPIRING_PATTERN,
@@ -14,9 +15,13 @@ import {
 } from "./alerts.api-keys.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
+import { sweepAlertFirings } from "./alerts.retention.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
 import { alertKindHandlers } from "./alerts.send.ts";
 import type { AlertsDeps } from "./alerts.service.ts";
+
+/** The firings sweep: hourly at minute 0 like the other retention sweeps, and once at start. */
+export const ALERTS_RETENTION_JOB = "alerts.firings-retention";
 
 /** The scheduler's open_for_days check: every 10 minutes (days are the unit), and at start. */
 export const OPEN_FOR_DAYS_JOB = "alerts.open-for-days";
@@ -39,12 +44,18 @@ export interface AlertsRoomPorts {
   apiKeys?: ApiKeyPorts;
 }
 
+/** What the alerts room lends. */
+export interface AlertsPorts {
+  /** The organization's rules whose channel says `{{name}}`: a secret's users. */
+  rulesUsingSecret(organizationId: string, name: string): { alert_rule_id: string; name: string }[];
+}
+
 /**
  * Builds the alerts room (decisions.md §8, §13): `/api/v1/alert-rules`, the listener that fires
  * rules inside the transaction that changed an issue, the open_for_days job, and the outbox's
  * "alert" kind that turns a firing into its channel's request at send time.
  */
-export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room {
+export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room<AlertsPorts> {
   const repo = createAlertsRepo(deps.db);
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
@@ -79,7 +90,23 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     runNow: true,
     run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
   };
-  const jobs = [openForDays];
+  const retention: RoomJob = {
+    name: ALERTS_RETENTION_JOB,
+    pattern: "0 * * * *",
+    runNow: true,
+    run: () =>
+      sweepAlertFirings({
+        repo,
+        tx,
+        forgetDeliveries: (handle, ids) => ports.delivery.forgetSubjects(handle, "alert", ids),
+        issueExists: (organizationId, issueId) =>
+          issues.findIssue(organizationId, issueId) !== null,
+        clock: deps.clock,
+        plans: deps.config.plans,
+        yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+      }),
+  };
+  const jobs = [openForDays, retention];
   const { apiKeys } = ports;
   if (apiKeys) {
     apiKeys.onApiKeyEvent((handle, event) => fireForApiKeyEvent(handle, event, firing));
@@ -99,6 +126,12 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       }),
     ],
     stop: () => {},
-    ports: {},
+    ports: {
+      rulesUsingSecret: (organizationId, name) =>
+        repo
+          .allRules(organizationId)
+          .filter((rule) => secretReferences(JSON.stringify(rule.channel)).includes(name))
+          .map((rule) => ({ alert_rule_id: rule.id, name: rule.name })),
+    },
   };
 }

@@ -70,6 +70,9 @@ import m0027_source_names_unique_per_organization from "../../migrations/0027_so
 };
 import m0028_api_keys_v2 from "../../migrations/0028_api_keys_v2.sql" with { type: "text" };
 import m0029_fair_shares from "../../migrations/0029_fair_shares.sql" with { type: "text" };
+import m0030_event_status_reason from "../../migrations/0030_event_status_reason.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -112,4 +115,5 @@ export const MIGRATIONS: Migration[] = [
   },
   { name: "0028_api_keys_v2", sql: m0028_api_keys_v2 },
   { name: "0029_fair_shares", sql: m0029_fair_shares },
+  { name: "0030_event_status_reason", sql: m0030_event_status_reason },
 ];

@@ -6,6 +6,7 @@ import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import { isoAt } from "../shared/clock.ts";
 import { concealer } from "../shared/conceal.ts";
+import { SealedValueError } from "../shared/sealed.ts";
 import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
@@ -28,6 +29,7 @@ import type {
   DeliveryKindHandlers,
   DeliveryRecord,
   DeliveryRequest,
+  Prepared,
   PreparedFailure,
 } from "./delivery.ports.ts";
 import { type DeliveryRepo, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
@@ -62,6 +64,32 @@ type LastFields = Pick<
   | "last_error_message"
   | "last_latency_ms"
 >;
+
+/** A delivery whose sealed secret does not open: no later try can do better. */
+const SECRET_UNREADABLE: PreparedFailure = {
+  errorType: "authentication_error",
+  errorCode: "secret_unreadable",
+  message:
+    "a stored secret (signing secret or {{NAME}} value) cannot be opened with this server's key; was WEIR_SECRET_KEY changed?",
+  retryable: false,
+};
+
+/**
+ * The kind's request for a delivery. A sealed secret that does not open (the server key changed
+ * since it was sealed) fails the delivery with an attempt saying so, instead of throwing on every
+ * lease until someone looks.
+ */
+async function prepareOrFail(
+  handlers: DeliveryKindHandlers,
+  delivery: DeliveryRecord,
+): Promise<Prepared> {
+  try {
+    return await handlers.prepare(delivery);
+  } catch (error) {
+    if (error instanceof SealedValueError) return { fail: SECRET_UNREADABLE };
+    throw error;
+  }
+}
 
 /**
  * The outbox's sending half: a due-queue over `deliveries` keyed by destination_key claims due
@@ -406,7 +434,7 @@ export function createDeliveryWorker(
       await holdForBreaker(row, lease, admission.retryAt, now);
       return;
     }
-    const prepared = await handlers.prepare(toDeliveryRecord(row, now));
+    const prepared = await prepareOrFail(handlers, toDeliveryRecord(row, now));
     if ("skip" in prepared) await skip(row, lease);
     else if ("fail" in prepared) await failBeforeSending(row, lease, prepared.fail, now);
     else await send(row, lease, prepared.send, handlers);

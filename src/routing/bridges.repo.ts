@@ -145,6 +145,11 @@ export function createBridgesRepo(db: DbHandle) {
     "UPDATE bridges SET name = ?, status = ?, updated_at = ? WHERE id = ?",
   );
   const removeBridge = sqlite.prepare("DELETE FROM bridges WHERE id = ? AND organization_id = ?");
+  const destinationsOfOrganization = sqlite.prepare<DestinationRow, [string]>(
+    // Through bridges: their organization index, then each bridge's destinations by index.
+    `SELECT d.* FROM bridges b JOIN destinations d ON d.bridge_id = b.id
+     WHERE b.organization_id = ? ORDER BY d.created_at, d.id`,
+  );
   const insertDestination = sqlite.prepare(
     `INSERT INTO destinations (id, bridge_id, organization_id, name, type, priority, url, method, headers,
        max_retries, webhook_url, bot_token, chat_id, filters, transformation_id, path_forwarding,
@@ -229,6 +234,10 @@ export function createBridgesRepo(db: DbHandle) {
         d.createdAt,
         d.updatedAt,
       );
+    },
+    /** Every destination of the organization (what a secret or transformation is used by). */
+    destinationsOfOrganization(organizationId: string): Destination[] {
+      return destinationsOfOrganization.all(organizationId).map(toDestination);
     },
     destinationsOf(bridgeIds: readonly string[]): Destination[] {
       return destinationsOfBridges(bridgeIds).map(toDestination);

@@ -38,7 +38,12 @@ export interface BridgesDeps {
   /** The transformations room's lookup (a destination's transformation_id). */
   transformationExists?(organizationId: string, transformationId: string): boolean;
   routesChanged(): void;
+  /** Destinations one bridge may hold (`bridge_max_destinations`): each costs every ingest. */
+  maxDestinations: number;
 }
+
+const tooMany = (deps: BridgesDeps) =>
+  `a bridge may hold at most ${deps.maxDestinations} destinations`;
 
 const failIf = (errors: FieldErrors) => {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -97,6 +102,7 @@ export function createBridge(organizationId: string, body: unknown, deps: Bridge
   const list = raw.destinations ?? [];
   const parsed: DestinationSettings[] = [];
   if (!Array.isArray(list)) errors.destinations = ["must be an array of destinations"];
+  else if (list.length > deps.maxDestinations) errors.destinations = [tooMany(deps)];
   else {
     list.forEach((item, i) => {
       const result = parseDestination(item, checksFor(organizationId, deps), `destinations[${i}].`);
@@ -216,6 +222,9 @@ export function addDestination(
 ) {
   const bridge = requireBridge(organizationId, bridgeId, deps);
   const { settings, errors } = parseDestination(body, checksFor(organizationId, deps));
+  if (deps.bridges.destinationsOf([bridge.id]).length >= deps.maxDestinations) {
+    errors.destinations = [tooMany(deps)];
+  }
   failIf(bodyProblems(DestinationBody, body, errors));
   const view = insertDestination(bridge, settings, deps);
   deps.routesChanged();

@@ -1,5 +1,5 @@
 import type { FieldErrors } from "../shared/errors.ts";
-import { validateFilters } from "./filters.model.ts";
+import { type FilterSaveLimits, validateFilters } from "./filters.model.ts";
 import { asObject, checkName } from "./sources.model.ts";
 
 export const DESTINATION_TYPES = ["http", "slack", "discord", "telegram"] as const;
@@ -42,6 +42,8 @@ export interface Destination extends DestinationSettings {
 /** What validation needs from outside: the outbound address policy. */
 export interface DestinationChecks {
   urlProblem(url: string): string | null;
+  /** What one destination's filters may hold and cost to compile. */
+  filterLimits?: FilterSaveLimits;
   /** Whether the organization has this transformation (set per organization by the service). */
   transformationExists?(id: string): boolean;
 }
@@ -163,7 +165,7 @@ export function parseDestination(
     } else settings.maxRetries = retries as number;
   }
   const filters = raw.filters ?? [];
-  const filterErrors = validateFilters(filters);
+  const filterErrors = validateFilters(filters, checks.filterLimits);
   for (const [key, messages] of Object.entries(filterErrors)) errors[`${p}${key}`] = messages;
   if (Object.keys(filterErrors).length === 0) settings.filters = filters as unknown[];
   const transformationId = raw.transformation_id;

@@ -4,11 +4,22 @@
 import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
 import { type Concealment, MASK } from "../shared/conceal.ts";
-import { secretConcealments, substituteSecrets } from "../shared/secret-template.ts";
+import {
+  secretConcealments,
+  secretReferences,
+  substituteSecrets,
+} from "../shared/secret-template.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
 type Lookup = (name: string) => string | undefined;
+
+/** Whether a destination's url, headers, webhook_url, bot_token or chat_id say `{{name}}`. */
+export function refersToSecret(destination: Destination, name: string): boolean {
+  const texts = [destination.url, destination.webhookUrl, destination.botToken, destination.chatId];
+  if (destination.headers) texts.push(...Object.values(destination.headers));
+  return texts.some((text) => text !== null && secretReferences(text).includes(name));
+}
 
 /** The destination with every `{{NAME}}` filled in, or the failure naming the missing secret. */
 export function withSecrets(

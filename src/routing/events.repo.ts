@@ -23,6 +23,8 @@ export interface StoredEvent {
   rawHeaders: [string, string][];
   body: Uint8Array;
   status: EventStatus;
+  /** Why it failed before any delivery; written with the event, read by `statusReason`. */
+  statusReason?: string | null;
   createdAt: string;
   /** A filtered event: why each destination rejected it on arrival (empty otherwise). */
   filteredBy?: StoredRejection[];
@@ -98,8 +100,11 @@ export function createEventsRepo(db: DbHandle) {
     `INSERT INTO events (id, organization_id, source_id, method, path, query_string,
        raw_headers, body, created_at, filtered_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertState = sqlite.prepare<never, [string, string, number]>(
-    "INSERT INTO event_states (event_id, status, open_deliveries) VALUES (?, ?, ?)",
+  const insertState = sqlite.prepare<never, [string, string, number, string | null]>(
+    "INSERT INTO event_states (event_id, status, open_deliveries, status_reason) VALUES (?, ?, ?, ?)",
+  );
+  const reasonOf = sqlite.prepare<{ status_reason: string | null }, [string]>(
+    "SELECT status_reason FROM event_states WHERE event_id = ?",
   );
   const byId = sqlite.prepare<EventRow, [string, string]>(
     `SELECT ${COLUMNS} FROM events e WHERE e.id = ? AND e.organization_id = ?`,
@@ -177,7 +182,7 @@ export function createEventsRepo(db: DbHandle) {
         e.createdAt,
         e.filteredBy && e.filteredBy.length > 0 ? JSON.stringify(e.filteredBy) : null,
       );
-      insertState.run(e.id, e.status, openDeliveries);
+      insertState.run(e.id, e.status, openDeliveries, e.statusReason ?? null);
       for (const bridgeId of bridgeIds) relate.run(e.id, bridgeId);
     },
     /** A re-routed event (retry of a paused or filtered one): the bridges it goes through now. */
@@ -209,6 +214,10 @@ export function createEventsRepo(db: DbHandle) {
     findById(id: string): StoredEvent | null {
       const row = byAnyId.get(id);
       return row ? toEvent(row) : null;
+    },
+    /** Why the event failed before any delivery, or null. */
+    statusReason(id: string): string | null {
+      return reasonOf.get(id)?.status_reason ?? null;
     },
     setStatus(id: string, status: EventStatus): void {
       setStatus.run(status, id);

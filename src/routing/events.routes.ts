@@ -162,7 +162,16 @@ export function eventsRoutes(room: EventsParts) {
       {
         response: {
           200: t.Object({
-            data: t.Object({ ...eventFields, deliveries: t.Array(DeliverySchema) }),
+            data: t.Object({
+              ...eventFields,
+              status_reason: t.Optional(
+                t.String({
+                  description:
+                    'Why a failed event was delivered nowhere, e.g. "filter budget exceeded"; absent otherwise.',
+                }),
+              ),
+              deliveries: t.Array(DeliverySchema),
+            }),
           }),
           ...errorResponses,
         },

@@ -131,8 +131,11 @@ export function getEvent(organizationId: string, id: string, deps: EventsDeps) {
   const event = requireEvent(organizationId, id, deps);
   const deliveries = deps.delivery?.listBySubject("event", [event.id]) ?? [];
   const bridgeIds = deps.events.bridgesOf([event.id]).get(event.id) ?? [];
+  // Only an event that failed before any delivery has a reason (e.g. its filters' budget).
+  const reason = event.status === "failed" ? deps.events.statusReason(event.id) : null;
   return {
     ...presentEvent(event, bridgeIds),
+    ...(reason ? { status_reason: reason } : {}),
     deliveries: deliveries.map((d) => presentDelivery(d, deps)),
   };
 }

@@ -4,6 +4,8 @@ import {
   compileFilterExplainer,
   compileFilters,
   FILTER_LIMITS,
+  FilterBudgetExceeded,
+  meterOf,
   validateFilters,
 } from "./filters.model.ts";
 
@@ -258,6 +260,14 @@ describe("filters: what is refused when saved (422 naming the field)", () => {
     expect(Object.keys(validateFilters(wide))).toEqual(["filters[0].body.f999"]);
   });
 
+  test("filters whose regexes take longer than the limit to compile", () => {
+    const slow = Array.from({ length: 20 }, (_, i) => ({ $regex: `a{1,1000}b${i}` }));
+    const filters = [{ "body.a": { $or: slow } }];
+    const errors = validateFilters(filters, { maxTerms: 1000, compileMs: 1 });
+    expect(Object.values(errors).flat()[0]).toContain("takes too long to compile");
+    expect(validateFilters(filters, { maxTerms: 1000, compileMs: 60_000 })).toEqual({});
+  });
+
   test("nesting too deep", () => {
     let expression: unknown = { $eq: 1 };
     for (let i = 0; i < FILTER_LIMITS.depth + 2; i++) expression = { $not: expression };
@@ -308,5 +318,60 @@ describe("why a request was rejected", () => {
       expect(explain(filters)).toBeNull();
       expect(compileFilters(filters)(request)).toBe(true);
     }
+  });
+});
+
+describe("filters: the budget counts terms × array elements", () => {
+  const items = Array.from({ length: 1000 }, (_, i) => `v${i}`);
+  const view: RequestView = { ...request, body: { items, rows: items.map((id) => ({ id })) } };
+  const run = (filters: unknown, left: number) => {
+    const meter = meterOf(left);
+    try {
+      return { matched: compileFilters(filters, meter)(view), left: meter.left };
+    } catch (error) {
+      return { thrown: error instanceof FilterBudgetExceeded };
+    }
+  };
+
+  test("each element an operator tests is one comparison", () => {
+    expect(run([{ "body.items": { $eq: "none" } }], 1000)).toEqual({ matched: false, left: 0 });
+    expect(run([{ "body.items": { $eq: "none" } }], 999)).toEqual({ thrown: true });
+  });
+
+  test("several terms over one array add up; a [*] walk is paid too", () => {
+    const three = [{ "body.items": { $or: [{ $eq: "x" }, { $eq: "y" }, { $eq: "z" }] } }];
+    expect(run(three, 2999)).toEqual({ thrown: true });
+    expect(run([{ "body.rows[*].id": "none" }], 1999)).toEqual({ thrown: true });
+    expect(run([{ "body.rows[*].id": "none" }], 2000)).toEqual({ matched: false, left: 0 });
+  });
+
+  test("a $regex search is charged by the text it searches", () => {
+    const long: RequestView = { ...request, body: { s: "a".repeat(10_000) } };
+    const meter = meterOf(5000);
+    expect(() => compileFilters([{ "body.s": { $regex: "b" } }], meter)(long)).toThrow(
+      FilterBudgetExceeded,
+    );
+  });
+
+  test("a substring search is charged by the text it searches", () => {
+    const long: RequestView = { ...request, body: { s: "a".repeat(128 * 1000) } };
+    const contains = [{ "body.s": { $contains: "b" } }];
+    expect(() => compileFilters(contains, meterOf(1000))(long)).toThrow(FilterBudgetExceeded);
+    const meter = meterOf(1001);
+    expect(compileFilters(contains, meter)(long)).toBe(false);
+    expect(meter.left).toBe(0);
+  });
+
+  test("past its time the meter runs out too, the clock read once per 16,384 comparisons", () => {
+    const expired = () => meterOf(1_000_000_000, -1);
+    const eqNone = [{ "body.items": { $eq: "none" } }];
+    expect(compileFilters(eqNone, expired())(view)).toBe(false); // 1,000: the clock is not read
+    const wide: RequestView = { ...request, body: { items: Array(20_000).fill("x") } };
+    expect(() => compileFilters(eqNone, expired())(wide)).toThrow(FilterBudgetExceeded);
+  });
+
+  test("$in with a long list stays one lookup per element", () => {
+    const list = Array.from({ length: 10_000 }, (_, i) => `w${i}`);
+    expect(run([{ "body.items": { $in: list } }], 1000)).toEqual({ matched: false, left: 0 });
   });
 });

@@ -8,11 +8,22 @@ import {
 } from "../shared/field-path.ts";
 import {
   anyElement,
+  charge,
   compileOperator,
+  type FilterMeter,
   isPlainObject,
   isScalar,
   OperandError,
+  unmetered,
   type ValueMatcher,
+} from "./filters.operators.ts";
+
+export {
+  FilterBudgetExceeded,
+  type FilterMeter,
+  meterOf,
+  refill,
+  unmetered,
 } from "./filters.operators.ts";
 
 /**
@@ -28,31 +39,57 @@ export type CompiledFilters = (request: RequestView) => boolean;
 
 type RequestMatcher = (request: RequestView) => boolean;
 
-/** Bounds on what one filter may hold, so a saved filter cannot make evaluation expensive. */
+/**
+ * Bounds on what one filter may hold, so a saved filter cannot make evaluation expensive.
+ * `nodes` (terms per destination) is the default of the `filter_max_terms` knob.
+ */
 export const FILTER_LIMITS = { depth: 16, nodes: 1000, objects: 50 } as const;
 
 const FIELD = "filters";
 
+/** What a saved filter list may hold and cost (`filter_max_terms`, `filter_budget_ms`). */
+export interface FilterSaveLimits {
+  maxTerms: number;
+  /** How long compiling it may take (its regexes): what every later route build pays again. */
+  compileMs: number;
+}
+
 /** Checks a filter list as sent by a client: the `errors` of a 422, empty when it is usable. */
-export function validateFilters(filters: unknown): FieldErrors {
-  const result = tryCompile(filters);
+export function validateFilters(
+  filters: unknown,
+  limits: FilterSaveLimits = { maxTerms: FILTER_LIMITS.nodes, compileMs: Infinity },
+): FieldErrors {
+  const deadline = performance.now() + limits.compileMs;
+  const result = tryCompile(filters, unmetered(), limits.maxTerms, deadline);
   return "errors" in result ? result.errors : {};
 }
 
-/** Compiles filters that validateFilters accepted (throws on anything it would refuse). */
-export function compileFilters(filters: unknown): CompiledFilters {
-  const result = tryCompile(filters);
+/**
+ * Compiles filters that were accepted when saved (throws on anything validateFilters refuses
+ * whatever its limit). Every comparison is charged to `meter`.
+ */
+export function compileFilters(
+  filters: unknown,
+  meter: FilterMeter = unmetered(),
+): CompiledFilters {
+  // A filter saved under a higher limit still runs: the meter bounds what it costs.
+  const result = tryCompile(filters, meter, Infinity, Infinity);
   if ("errors" in result) throw new Error(`invalid filters: ${JSON.stringify(result.errors)}`);
   return result.matcher;
 }
 
-function tryCompile(filters: unknown): { matcher: CompiledFilters } | { errors: FieldErrors } {
+function tryCompile(
+  filters: unknown,
+  meter: FilterMeter,
+  maxTerms: number,
+  compileDeadline: number,
+): { matcher: CompiledFilters } | { errors: FieldErrors } {
   if (filters === undefined || filters === null) return { matcher: () => true };
   if (!Array.isArray(filters)) return { errors: { [FIELD]: ["must be an array of objects"] } };
   if (filters.length > FILTER_LIMITS.objects) {
     return { errors: { [FIELD]: [`may hold at most ${FILTER_LIMITS.objects} filter objects`] } };
   }
-  const budget = { nodes: 0 };
+  const budget: Budget = { nodes: 0, maxTerms, meter, compileDeadline };
   try {
     const parts = filters.map((f, i) => compileFilterObject(f, `${FIELD}[${i}]`, 0, budget));
     return { matcher: (request) => parts.every((part) => part(request)) };
@@ -64,12 +101,22 @@ function tryCompile(filters: unknown): { matcher: CompiledFilters } | { errors: 
 
 interface Budget {
   nodes: number;
+  maxTerms: number;
+  meter: FilterMeter;
+  /** performance.now() time past which compiling is refused (Infinity: filters already saved). */
+  compileDeadline: number;
 }
 
 function spend(budget: Budget, depth: number, where: string): void {
   budget.nodes += 1;
-  if (budget.nodes > FILTER_LIMITS.nodes) {
-    throw new OperandError(where, `a filter list may hold at most ${FILTER_LIMITS.nodes} terms`);
+  if (budget.nodes > budget.maxTerms) {
+    throw new OperandError(where, `a filter list may hold at most ${budget.maxTerms} terms`);
+  }
+  if (budget.compileDeadline !== Infinity && performance.now() > budget.compileDeadline) {
+    throw new OperandError(
+      where,
+      "takes too long to compile: use fewer or simpler $regex patterns",
+    );
   }
   if (depth > FILTER_LIMITS.depth) {
     throw new OperandError(where, `nests deeper than ${FILTER_LIMITS.depth} levels`);
@@ -125,7 +172,14 @@ function compilePathTerm(
   const path: FieldPath | string = parseFieldPath(key);
   if (typeof path === "string") throw new OperandError(where, `path ${path}`);
   const matches = compileExpression(expression, where, depth + 1, budget);
-  return (request) => matches(resolveFieldPath(path, request));
+  if (!path.selectsMany) return (request) => matches(resolveFieldPath(path, request));
+  const { meter } = budget;
+  return (request) => {
+    const resolved = resolveFieldPath(path, request);
+    // `[*]` walks every element to collect them: that walk is paid too.
+    if (resolved.found && Array.isArray(resolved.value)) charge(meter, resolved.value.length);
+    return matches(resolved);
+  };
 }
 
 /** Operator object, partial object, array of required items, or a scalar meaning equality. */
@@ -136,9 +190,10 @@ function compileExpression(
   budget: Budget,
 ): ValueMatcher {
   spend(budget, depth, where);
+  const { meter } = budget;
   const nested = (inner: unknown, at: string) => compileExpression(inner, at, depth + 1, budget);
-  if (isScalar(expression)) return (r) => anyElement(r, (v) => v === expression);
-  if (Array.isArray(expression)) return compileRequiredItems(expression, where, nested);
+  if (isScalar(expression)) return (r) => anyElement(meter, r, (v) => v === expression);
+  if (Array.isArray(expression)) return compileRequiredItems(expression, where, nested, meter);
   if (!isPlainObject(expression)) throw new OperandError(where, "is not a JSON value");
   const keys = Object.keys(expression);
   const operators = keys.filter((k) => k.startsWith("$"));
@@ -147,11 +202,11 @@ function compileExpression(
   }
   if (operators.length > 0) {
     const parts = operators.map((op) =>
-      compileOperator(op, expression[op], `${where}.${op}`, nested),
+      compileOperator(op, expression[op], `${where}.${op}`, nested, meter),
     );
     return (r) => parts.every((part) => part(r));
   }
-  return compilePartialObject(expression, where, nested);
+  return compilePartialObject(expression, where, nested, meter);
 }
 
 /** `{}` matches any present object; otherwise each listed field must match (more may exist). */
@@ -159,13 +214,14 @@ function compilePartialObject(
   expression: Record<string, unknown>,
   where: string,
   nested: (inner: unknown, at: string) => ValueMatcher,
+  meter: FilterMeter,
 ): ValueMatcher {
   const fields = Object.entries(expression).map(
     ([key, inner]) => [key, nested(inner, `${where}.${key}`)] as const,
   );
   const matchesObject = (value: unknown) =>
     isPlainObject(value) && fields.every(([key, matches]) => matches(childResolved(value, key)));
-  return (r) => anyElement(r, matchesObject);
+  return (r) => anyElement(meter, r, matchesObject);
 }
 
 function childResolved(value: Record<string, unknown>, key: string): Resolved {
@@ -177,10 +233,12 @@ function compileRequiredItems(
   items: unknown[],
   where: string,
   nested: (inner: unknown, at: string) => ValueMatcher,
+  meter: FilterMeter,
 ): ValueMatcher {
   const required = items.map((item, i) => nested(item, `${where}[${i}]`));
   return (r) => {
     if (!r.found || !Array.isArray(r.value)) return false;
+    charge(meter, r.value.length * required.length);
     const elements = r.value.map((value): Resolved => ({ found: true, value }));
     return required.every((matches) => elements.some((element) => matches(element)));
   };
@@ -201,9 +259,11 @@ export interface FilterRejection {
  */
 export function compileFilterExplainer(
   filters: unknown,
+  meter: FilterMeter = unmetered(),
 ): (request: RequestView) => FilterRejection | null {
   if (!Array.isArray(filters)) return () => null;
-  const budget = { nodes: 0 };
+  // Explaining charges the event's meter too: an explanation costs no more than the match did.
+  const budget: Budget = { nodes: 0, maxTerms: Infinity, meter, compileDeadline: Infinity };
   const terms = filters.flatMap((filter: FilterObject, index) =>
     Object.entries(filter).map(([key, value]) => {
       const where = `${FIELD}[${index}].${key}`;

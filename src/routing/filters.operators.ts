@@ -8,6 +8,61 @@ import type { Resolved } from "../shared/field-path.ts";
  */
 export type ValueMatcher = (resolved: Resolved) => boolean;
 
+/**
+ * What one event may still spend on filters, in element comparisons, counted down by every
+ * matcher compiled with it (all destinations of the event share one). Running out throws
+ * `FilterBudgetExceeded`, ending the evaluation at once: terms × array elements, not terms
+ * alone, is what an unauthenticated body can make large. `deadline` (performance.now() time) is
+ * the safety net for a cost the counts underrate (a regex much slower than measured): the clock
+ * is read once per CLOCK_EVERY comparisons.
+ */
+export interface FilterMeter {
+  left: number;
+  /** Below this `left`, the clock is read next. */
+  clockAt: number;
+  deadline: number;
+}
+
+const CLOCK_EVERY = 16_384;
+
+/** A meter holding `comparisons`, good until `ms` from now. */
+export function meterOf(comparisons: number, ms = Number.POSITIVE_INFINITY): FilterMeter {
+  return {
+    left: comparisons,
+    clockAt: comparisons - CLOCK_EVERY,
+    deadline: performance.now() + ms,
+  };
+}
+
+/** Refills `meter` for the next event (no allocation on the ingest path). */
+export function refill(meter: FilterMeter, comparisons: number, ms: number): void {
+  meter.left = comparisons;
+  meter.clockAt = comparisons - CLOCK_EVERY;
+  meter.deadline = performance.now() + ms;
+}
+
+/** A meter that never runs out (filters checked on save, evaluations bounded elsewhere). */
+export const unmetered = (): FilterMeter => meterOf(Number.POSITIVE_INFINITY);
+
+export class FilterBudgetExceeded extends Error {
+  constructor() {
+    super("filter budget exceeded");
+  }
+}
+
+// One instance: running out is a control-flow exit on a hot path, not a new error each time.
+const EXCEEDED = new FilterBudgetExceeded();
+
+/** Spends `units` comparisons; throws `FilterBudgetExceeded` past the meter's budget or time. */
+export function charge(meter: FilterMeter, units: number): void {
+  meter.left -= units;
+  if (meter.left < 0) throw EXCEEDED;
+  if (meter.left < meter.clockAt) {
+    meter.clockAt = meter.left - CLOCK_EVERY;
+    if (performance.now() > meter.deadline) throw EXCEEDED;
+  }
+}
+
 /** Compiles a nested expression (operator object, partial object, array or scalar). */
 export type CompileExpression = (expression: unknown, where: string) => ValueMatcher;
 
@@ -26,6 +81,8 @@ export class OperandError extends Error {
  */
 export const REGEX_SUBJECT_MAX = 64 * 1024;
 export const REGEX_PATTERN_MAX = 1024;
+/** What starting one `$regex` search costs, in comparisons (~190 ns, against ~20 ns for a costly one). */
+const REGEX_START = 8;
 
 type Scalar = string | number | boolean | null;
 
@@ -49,32 +106,63 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   );
 }
 
-/** A scalar or operator against an array field matches when any element matches. */
-export function anyElement(resolved: Resolved, test: (value: unknown) => boolean): boolean {
+/**
+ * A scalar or operator against an array field matches when any element matches. Every element
+ * is charged up front (`weight` each: what one test costs), one subtraction per call.
+ */
+export function anyElement(
+  meter: FilterMeter,
+  resolved: Resolved,
+  test: (value: unknown) => boolean,
+  weight = 1,
+): boolean {
   if (!resolved.found) return false;
   const { value } = resolved;
-  return Array.isArray(value) ? value.some(test) : test(value);
+  if (!Array.isArray(value)) {
+    charge(meter, weight);
+    return test(value);
+  }
+  charge(meter, value.length * weight);
+  return value.some(test);
 }
 
 /** `$neq`/`$nin` against an array field: no element matches (a missing field still fails). */
-function noElement(resolved: Resolved, test: (value: unknown) => boolean): boolean {
-  return resolved.found && !anyElement(resolved, test);
+function noElement(meter: FilterMeter, resolved: Resolved, test: (value: unknown) => boolean) {
+  return resolved.found && !anyElement(meter, resolved, test);
 }
 
-function eq(operand: unknown): ValueMatcher {
-  if (isScalar(operand)) return (r) => anyElement(r, (v) => v === operand);
+function eq(operand: unknown, meter: FilterMeter): ValueMatcher {
+  if (isScalar(operand)) return (r) => anyElement(meter, r, (v) => v === operand);
   return (r) => r.found && deepEqual(r.value, operand);
 }
 
-function neq(operand: unknown): ValueMatcher {
-  if (isScalar(operand)) return (r) => noElement(r, (v) => v === operand);
+function neq(operand: unknown, meter: FilterMeter): ValueMatcher {
+  if (isScalar(operand)) return (r) => noElement(meter, r, (v) => v === operand);
   return (r) => r.found && !deepEqual(r.value, operand);
 }
 
-function membership(operand: unknown, where: string, op: string): (value: unknown) => boolean {
-  if (typeof operand === "string") return (v) => typeof v === "string" && v.includes(operand);
+/**
+ * A substring search runs through the text: one more comparison per 128 characters searched
+ * (a native search covers them in about the time of one costly comparison).
+ */
+function includesCharged(meter: FilterMeter, text: string, part: string): boolean {
+  charge(meter, text.length >> 7);
+  return text.includes(part);
+}
+
+function membership(
+  operand: unknown,
+  where: string,
+  op: string,
+  meter: FilterMeter,
+): (value: unknown) => boolean {
+  if (typeof operand === "string") {
+    return (v) => typeof v === "string" && includesCharged(meter, v, operand);
+  }
   if (Array.isArray(operand) && operand.every(isScalar)) {
-    return (v) => operand.some((item) => item === v);
+    // A set: one lookup per element whatever the operand's length (=== and the set agree on JSON values).
+    const items = new Set(operand);
+    return (v) => items.has(v as Scalar);
   }
   throw new OperandError(where, `${op} takes an array of scalars or a string`);
 }
@@ -86,15 +174,16 @@ const ORDERINGS = {
   $lte: (a: number | string, b: number | string) => a <= b,
 };
 
-function ordering(op: string, where: string, operand: unknown): ValueMatcher {
+function ordering(op: string, where: string, operand: unknown, meter: FilterMeter): ValueMatcher {
   if (typeof operand !== "number" && typeof operand !== "string") {
     throw new OperandError(where, `${op} takes a number or a string`);
   }
   const holds = ORDERINGS[op as keyof typeof ORDERINGS];
-  return (r) => anyElement(r, (v) => typeof v === typeof operand && holds(v as never, operand));
+  return (r) =>
+    anyElement(meter, r, (v) => typeof v === typeof operand && holds(v as never, operand));
 }
 
-function affix(op: string, where: string, operand: unknown): ValueMatcher {
+function affix(op: string, where: string, operand: unknown, meter: FilterMeter): ValueMatcher {
   const options = typeof operand === "string" ? [operand] : operand;
   if (!Array.isArray(options) || options.length === 0 || !options.every(isString)) {
     throw new OperandError(where, `${op} takes a string or a non-empty array of strings`);
@@ -103,20 +192,21 @@ function affix(op: string, where: string, operand: unknown): ValueMatcher {
     op === "$startsWith"
       ? (v: string) => options.some((o) => v.startsWith(o))
       : (v: string) => options.some((o) => v.endsWith(o));
-  return (r) => anyElement(r, (v) => typeof v === "string" && test(v));
+  return (r) => anyElement(meter, r, (v) => typeof v === "string" && test(v), options.length);
 }
 
 const isString = (value: unknown): value is string => typeof value === "string";
 
-function contains(where: string, operand: unknown): ValueMatcher {
+function contains(where: string, operand: unknown, meter: FilterMeter): ValueMatcher {
   if (typeof operand === "string") {
-    return (r) => anyElement(r, (v) => typeof v === "string" && v.includes(operand));
+    return (r) =>
+      anyElement(meter, r, (v) => typeof v === "string" && includesCharged(meter, v, operand));
   }
-  if (isScalar(operand)) return (r) => anyElement(r, (v) => v === operand);
+  if (isScalar(operand)) return (r) => anyElement(meter, r, (v) => v === operand);
   throw new OperandError(where, "$contains takes a string or another scalar");
 }
 
-function regex(where: string, operand: unknown): ValueMatcher {
+function regex(where: string, operand: unknown, meter: FilterMeter): ValueMatcher {
   if (typeof operand !== "string" || operand.length > REGEX_PATTERN_MAX) {
     throw new OperandError(
       where,
@@ -129,8 +219,14 @@ function regex(where: string, operand: unknown): ValueMatcher {
   } catch (error) {
     throw new OperandError(where, `$regex is not a valid pattern: ${(error as Error).message}`);
   }
-  return (r) =>
-    anyElement(r, (v) => typeof v === "string" && pattern.test(v.slice(0, REGEX_SUBJECT_MAX)));
+  const test = (v: unknown) => {
+    if (typeof v !== "string") return false;
+    // A search costs several comparisons to start, then grows with the text searched: one
+    // per character.
+    charge(meter, REGEX_START + Math.min(v.length, REGEX_SUBJECT_MAX));
+    return pattern.test(v.length > REGEX_SUBJECT_MAX ? v.slice(0, REGEX_SUBJECT_MAX) : v);
+  };
+  return (r) => anyElement(meter, r, test);
 }
 
 function exist(where: string, operand: unknown): ValueMatcher {
@@ -160,32 +256,33 @@ export function compileOperator(
   operand: unknown,
   where: string,
   compile: CompileExpression,
+  meter: FilterMeter,
 ): ValueMatcher {
   switch (op) {
     case "$eq":
-      return eq(operand);
+      return eq(operand, meter);
     case "$neq":
-      return neq(operand);
+      return neq(operand, meter);
     case "$in": {
-      const test = membership(operand, where, op);
-      return (r) => anyElement(r, test);
+      const test = membership(operand, where, op, meter);
+      return (r) => anyElement(meter, r, test);
     }
     case "$nin": {
-      const test = membership(operand, where, op);
-      return (r) => noElement(r, test);
+      const test = membership(operand, where, op, meter);
+      return (r) => noElement(meter, r, test);
     }
     case "$gt":
     case "$gte":
     case "$lt":
     case "$lte":
-      return ordering(op, where, operand);
+      return ordering(op, where, operand, meter);
     case "$startsWith":
     case "$endsWith":
-      return affix(op, where, operand);
+      return affix(op, where, operand, meter);
     case "$contains":
-      return contains(where, operand);
+      return contains(where, operand, meter);
     case "$regex":
-      return regex(where, operand);
+      return regex(where, operand, meter);
     case "$exist":
       return exist(where, operand);
     case "$or":

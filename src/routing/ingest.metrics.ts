@@ -12,5 +12,8 @@ export function renderIngestMetrics(cost: FilterCost): string[] {
     "# HELP weir_ingest_filter_seconds_total Time spent evaluating filters on the ingest path.",
     "# TYPE weir_ingest_filter_seconds_total counter",
     `weir_ingest_filter_seconds_total ${cost.totalMicros / 1e6}`,
+    "# HELP weir_ingest_filter_budget_exceeded_total Events stored failed because their filters ran out of budget.",
+    "# TYPE weir_ingest_filter_budget_exceeded_total counter",
+    `weir_ingest_filter_budget_exceeded_total ${cost.budgetExceeded}`,
   ];
 }

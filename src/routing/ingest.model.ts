@@ -50,13 +50,57 @@ export function requestView(request: IngestRequest): RequestView {
   };
 }
 
+/**
+ * Arrays and objects a body may nest, one in another, and still be read as JSON. Deeper is
+ * opaque text (filters find no `body.` field, dedup keys hash the raw text): whatever walks a
+ * parsed body recursively stays far from the stack's end, and a hostile body is no 5xx.
+ */
+export const JSON_DEPTH_MAX = 512;
+
 function parseJsonBody(bytes: Uint8Array): unknown {
   if (bytes.length === 0) return undefined;
+  if (nestsDeeperThan(bytes, JSON_DEPTH_MAX)) return undefined;
   try {
     return JSON.parse(decoder.decode(bytes));
   } catch {
     return undefined;
   }
+}
+
+/** True when the JSON text in `bytes` opens more than `limit` arrays or objects at once. */
+export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  // Deeper needs more than `limit` opening brackets; counting them is a native search, far
+  // cheaper than the walk below that most bodies (a few dozen brackets) never need.
+  if (bytes.length <= limit) return false;
+  if (occurrences(bytes, 0x5b, limit) + occurrences(bytes, 0x7b, limit) <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === 0x5c)
+        i++; // the escaped character, whatever it is
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      depth++;
+      if (depth > limit) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** How often `byte` occurs in `bytes`, counted up to just past `limit`. */
+function occurrences(bytes: Uint8Array, byte: number, limit: number): number {
+  let count = 0;
+  for (
+    let at = bytes.indexOf(byte);
+    at !== -1 && count <= limit;
+    at = bytes.indexOf(byte, at + 1)
+  ) {
+    count++;
+  }
+  return count;
 }
 
 /** What routing decided for one request: the bridges it went through, the deliveries, the status. */
@@ -67,6 +111,22 @@ export interface Routing {
   status: EventStatus;
   /** For a `filtered` event: the failing filter term of each destination of its active bridges. */
   filteredBy?: DestinationRejection[];
+  /** Why the event failed before any delivery (only with status `failed`). */
+  reason?: string;
+}
+
+/** The reason an event whose filters ran out of budget is stored with. */
+export const FILTER_BUDGET_REASON = "filter budget exceeded";
+
+/**
+ * An event whose filters ran out of budget: failed, through the source's active bridges (so
+ * listing a bridge's events shows it), and delivered nowhere.
+ */
+export function overBudget(plan: RoutePlan): Routing {
+  const bridgeIds = plan.bridges
+    .filter((b) => b.bridge.status !== "paused")
+    .map((b) => b.bridge.id);
+  return { bridgeIds, destinations: [], status: "failed", reason: FILTER_BUDGET_REASON };
 }
 
 /**

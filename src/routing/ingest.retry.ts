@@ -1,8 +1,9 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts, DeliveryRecord, RetriedDelivery } from "../delivery/delivery.ports.ts";
+import type { RequestView } from "../shared/field-path.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import { type RoutePlan, requestView, routeRequest } from "./ingest.model.ts";
+import { type RoutePlan, type Routing, requestView } from "./ingest.model.ts";
 
 /** What `POST /events/{id}/retry` did to each of the event's deliveries. */
 export type RetryAction = RetriedDelivery["action"] | "created";
@@ -19,6 +20,8 @@ export interface EventRetryDeps {
   tx<T>(fn: (tx: TxHandle) => T): T;
   /** The source's cached route plan (null: the source is gone). */
   planOf(sourceId: string): RoutePlan | null;
+  /** Routes a request through a plan on a fresh filter budget (the ingest path's own). */
+  route(plan: RoutePlan, view: RequestView): Routing;
   /** Writes the event's deliveries to these destinations in `tx`. */
   enqueue(tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]): DeliveryRecord[];
 }
@@ -60,7 +63,7 @@ function reroute(tx: TxHandle, event: StoredEvent, deps: EventRetryDeps): Delive
       bridge: { ...b.bridge, status: "active" as const },
     })),
   };
-  const routing = routeRequest(active, requestView(event));
+  const routing = deps.route(active, requestView(event));
   if (routing.destinations.length === 0) return [];
   const made = deps.enqueue(tx, event, routing.destinations);
   deps.events.replaceBridges(event.id, routing.bridgeIds);

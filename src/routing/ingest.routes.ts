@@ -73,6 +73,7 @@ async function ingest(
       room.limits.notStored(source, body.byteLength);
       throw error;
     });
+  if ("sourceGone" in outcome) return refuse(REFUSALS.notFound);
   room.disk.noteWritten(body.byteLength);
   if ("duplicate" in outcome) {
     room.limits.notStored(source, body.byteLength);

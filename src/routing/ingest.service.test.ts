@@ -111,6 +111,7 @@ beforeEach(() => {
     sealer: createSealer(new Uint8Array(32).fill(7), "destination-signing-secret"),
     checks: { urlProblem: () => null },
     routesChanged: () => void version++,
+    maxDestinations: 50,
   };
   ingest = createIngestService(
     {

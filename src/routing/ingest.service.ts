@@ -33,10 +33,14 @@ import {
   type CompiledFilters,
   compileFilterExplainer,
   compileFilters,
+  FilterBudgetExceeded,
   type FilterRejection,
+  refill,
+  unmetered,
 } from "./filters.model.ts";
 import {
   type IngestRequest,
+  overBudget,
   type RoutePlan,
   type Routing,
   requestView,
@@ -60,6 +64,10 @@ export interface IngestDeps {
   ids: Ids;
   /** The signing secrets of an http destination now (current first), from its sealed ones. */
   signingSecrets(destinationId: string, sealed: SealedSecrets): string[];
+  /** Element comparisons one event's filters may make, all destinations together (`filter_budget`). */
+  filterBudget?: number;
+  /** The same budget's wall-clock ceiling, in ms (`filter_budget_ms`). */
+  filterBudgetMs?: number;
   /** Grows whenever sources, bridges or destinations change. */
   routesVersion(): number;
   /** `WEIR_TELEGRAM_API_BASE`, for payloads a transformation built for Telegram. */
@@ -89,18 +97,26 @@ export interface IngestHooks {
   /** Transformation hook: runs at send time in `prepare`; nothing to do at ingest yet. */
 }
 
-export type IngestOutcome = { eventId: string } | { duplicate: true };
+/** `sourceGone`: the source was deleted while the request was read (a 404, nothing stored). */
+export type IngestOutcome = { eventId: string } | { duplicate: true } | { sourceGone: true };
 
 interface PendingEvent {
   event: StoredEvent;
   routing: Routing;
   dedup: DedupTicket | null;
+  /** The request as filters read it, to route it again should its plan be stale. */
+  view: RequestView;
 }
+
+/** What became of one request of a batch; `failed` fails that request alone. */
+type Stored = "stored" | "duplicate" | "source_gone" | { failed: unknown };
 
 /** Filter evaluation cost, for the benchmark and metrics. */
 export interface FilterCost {
   evaluations: number;
   totalMicros: number;
+  /** Events stored failed because their filters ran out of budget. */
+  budgetExceeded: number;
 }
 
 /**
@@ -113,7 +129,9 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
   type Explainer = (view: RequestView) => FilterRejection | null;
   const explainers = new Map<string, { updatedAt: string; explain: Explainer }>();
-  const cost: FilterCost = { evaluations: 0, totalMicros: 0 };
+  const cost: FilterCost = { evaluations: 0, totalMicros: 0, budgetExceeded: 0 };
+  /** Every compiled filter charges this one meter; `route` refills it for each event. */
+  const meter = unmetered();
   const destinations = createDestinationCache({
     find: (id) => deps.bridges.findDestinationWithSecrets(id),
     open: (id, sealed) => deps.signingSecrets(id, sealed),
@@ -124,7 +142,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const matcherOf = (d: Destination): CompiledFilters => {
     const hit = compiled.get(d.id);
     if (hit && hit.updatedAt === d.updatedAt) return hit.matches;
-    const matches = compileFilters(d.filters);
+    const matches = compileFilters(d.filters, meter);
     compiled.set(d.id, { updatedAt: d.updatedAt, matches });
     return matches;
   };
@@ -132,7 +150,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const explainerOf = (d: Destination): Explainer => {
     const hit = explainers.get(d.id);
     if (hit && hit.updatedAt === d.updatedAt) return hit.explain;
-    const explain = compileFilterExplainer(d.filters);
+    const explain = compileFilterExplainer(d.filters, meter);
     explainers.set(d.id, { updatedAt: d.updatedAt, explain });
     return explain;
   };
@@ -169,19 +187,13 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
   /** The dedup work of the batch being committed, told how its transaction ended. */
   let openDedup: DedupBatch | null = null;
-  const group = createGroupCommit<PendingEvent, "stored" | "duplicate">({
+  const group = createGroupCommit<PendingEvent, Stored>({
     tx: deps.tx,
     turn: deps.turn,
     commit(batch, tx) {
       const dedupBatch = hooks.beginDedup(tx);
       openDedup = dedupBatch;
-      const outcomes = batch.map(({ event, routing, dedup }) => {
-        if (dedup && dedupBatch.check(dedup)) return "duplicate" as const;
-        const open = deps.delivery ? routing.destinations.length : 0;
-        deps.events.insert(event, routing.bridgeIds, open);
-        if (open > 0) enqueue(tx, event, routing.destinations);
-        return "stored" as const;
-      });
+      const outcomes = batch.map((pending) => storeAlone(tx, dedupBatch, pending));
       dedupBatch.finish();
       return outcomes;
     },
@@ -197,6 +209,43 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     },
   });
 
+  const store = (tx: TxHandle, dedupBatch: DedupBatch, pending: PendingEvent): Stored => {
+    const { event, routing, dedup } = pending;
+    if (dedup && dedupBatch.check(dedup)) return "duplicate";
+    const open = deps.delivery ? routing.destinations.length : 0;
+    deps.events.insert(event, routing.bridgeIds, open);
+    if (open > 0) enqueue(tx, event, routing.destinations);
+    return "stored";
+  };
+
+  /**
+   * One request's writes in a savepoint of their own, so its failure never fails its batch
+   * neighbours (other organizations' ingests among them). The plan was read before the body: a
+   * bridge or destination deleted since fails a foreign key, so the request is routed once more
+   * as things are now; a source deleted since makes it a 404.
+   */
+  const storeAlone = (tx: TxHandle, dedupBatch: DedupBatch, pending: PendingEvent): Stored => {
+    try {
+      return tx.savepoint(() => store(tx, dedupBatch, pending));
+    } catch {
+      plans.clear();
+      const source = deps.sources.findById(pending.event.sourceId);
+      if (!source) return "source_gone";
+      const routing = route(buildPlan(source), pending.view);
+      const event = {
+        ...pending.event,
+        status: routing.status,
+        statusReason: routing.reason,
+        filteredBy: routing.filteredBy,
+      };
+      try {
+        return tx.savepoint(() => store(tx, dedupBatch, { ...pending, event, routing }));
+      } catch (error) {
+        return { failed: error };
+      }
+    }
+  };
+
   const enqueue = (tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]) =>
     deps.delivery?.enqueue(
       tx,
@@ -209,9 +258,25 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       })),
     );
 
+  /**
+   * Routes one event on a fresh filter budget shared by all its destinations: past it the event
+   * is stored `failed` with the reason, and nothing is delivered.
+   */
   const route = (plan: RoutePlan, view: RequestView): Routing => {
     const started = performance.now();
-    const routing = routeRequest(plan, view);
+    refill(
+      meter,
+      deps.filterBudget ?? Number.POSITIVE_INFINITY,
+      deps.filterBudgetMs ?? Number.POSITIVE_INFINITY,
+    );
+    let routing: Routing;
+    try {
+      routing = routeRequest(plan, view);
+    } catch (error) {
+      if (!(error instanceof FilterBudgetExceeded)) throw error;
+      cost.budgetExceeded += 1;
+      routing = overBudget(plan);
+    }
     cost.totalMicros += (performance.now() - started) * 1000;
     cost.evaluations += 1;
     return routing;
@@ -233,11 +298,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         sourceId: plan.source.id,
         ...request,
         status: routing.status,
+        statusReason: routing.reason ?? null,
         createdAt: isoAt(deps.clock.now()),
         filteredBy: routing.filteredBy,
       };
-      const stored = await group.submit({ event, routing, dedup });
-      return stored === "duplicate" ? { duplicate: true } : { eventId: event.id };
+      const stored = await group.submit({ event, routing, dedup, view });
+      if (stored === "duplicate") return { duplicate: true };
+      if (stored === "source_gone") return { sourceGone: true };
+      if (stored !== "stored") throw stored.failed;
+      return { eventId: event.id };
     },
 
     filterCost: (): FilterCost => ({ ...cost }),
@@ -248,6 +317,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         events: deps.events,
         delivery: deps.delivery,
         tx: deps.tx,
+        route,
         planOf: (id) => planFor(`id:${id}`, () => deps.sources.findById(id)),
         enqueue: (tx, e, destinations) => enqueue(tx, e, destinations) ?? [],
       }),

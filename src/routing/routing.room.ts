@@ -9,6 +9,8 @@ import type { TransformationsPorts } from "../transformations/transformations.ro
 import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
+import type { Destination } from "./destinations.model.ts";
+import { refersToSecret } from "./event-prepare.model.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
@@ -78,9 +80,16 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     clock: deps.clock,
     ids: deps.ids,
     sealer: createSealer(deps.secretKey, "destination-signing-secret"),
-    checks: { urlProblem: (url) => deps.outbound.urlProblem(url) },
+    checks: {
+      urlProblem: (url) => deps.outbound.urlProblem(url),
+      filterLimits: {
+        maxTerms: deps.config.filter_max_terms,
+        compileMs: deps.config.filter_budget_ms,
+      },
+    },
     transformationExists: ports.transformationExists,
     routesChanged,
+    maxDestinations: deps.config.bridge_max_destinations,
   };
   const events = createEventsRepo(deps.db);
   const ingest = createIngestService(
@@ -95,6 +104,8 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       ids: deps.ids,
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
       routesVersion: () => routesVersion,
+      filterBudget: deps.config.filter_budget,
+      filterBudgetMs: deps.config.filter_budget_ms,
       resolveSecrets: ports.resolveSecrets,
       secretEnvironment: ports.secretEnvironment,
       telegramApiBase: deps.config.telegram_api_base,
@@ -151,7 +162,27 @@ export interface RoutingPorts {
   describeDestination(destinationId: string): DestinationDescription | null;
   /** The ingest path's /metrics lines (Prometheus text). */
   metricLines(): string[];
+  /** The organization's destinations whose settings say `{{name}}`: a secret's users. */
+  destinationsUsingSecret(organizationId: string, name: string): DestinationUse[];
+  /** The organization's destinations that run this transformation. */
+  destinationsUsingTransformation(
+    organizationId: string,
+    transformationId: string,
+  ): DestinationUse[];
 }
+
+/** A destination named in a 409 `in_use` (decisions.md §15). */
+export interface DestinationUse {
+  bridge_id: string;
+  destination_id: string;
+  name: string;
+}
+
+const useOf = (d: Destination): DestinationUse => ({
+  bridge_id: d.bridgeId,
+  destination_id: d.id,
+  name: d.name,
+});
 
 /**
  * Builds the routing room: sources, bridges and their destinations (decisions.md §8). Ingested
@@ -213,6 +244,16 @@ export function createRoutingRoom(
         requireSource(organizationId, sourceId, parts.sources),
       describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
+      destinationsUsingSecret: (organizationId, name) =>
+        parts.bridgesRepo
+          .destinationsOfOrganization(organizationId)
+          .filter((d) => refersToSecret(d, name))
+          .map(useOf),
+      destinationsUsingTransformation: (organizationId, transformationId) =>
+        parts.bridgesRepo
+          .destinationsOfOrganization(organizationId)
+          .filter((d) => d.transformationId === transformationId)
+          .map(useOf),
     },
   };
 }

@@ -131,6 +131,8 @@ export const eventStates = sqliteTable("event_states", {
     enum: ["pending", "delivered", "failed", "filtered", "paused", "unrouted"],
   }).notNull(),
   openDeliveries: integer("open_deliveries").notNull(),
+  /** Why an event failed before any delivery (e.g. its filters ran out of budget); else null. */
+  statusReason: text("status_reason"),
 });
 
 /**

@@ -19,13 +19,18 @@ export interface SecretsPorts {
 /** Builds the secrets room: `/api/v1/secrets` and the lookups other rooms are lent. */
 export function createSecretsRoom(
   deps: SecretsRoomDeps,
-  ports: { guard: AuthPorts["guard"] },
+  ports: {
+    guard: AuthPorts["guard"];
+    /** Whatever says `{{name}}` (rooms built later lend it): a secret in use is not deleted. */
+    usersOf?(organizationId: string, name: string): object[];
+  },
 ): Room<SecretsPorts> {
   const secrets: SecretsDeps = {
     repo: createSecretsRepo(deps.db),
     sealer: createSealer(deps.secretKey, "secrets"),
     clock: deps.clock,
     ids: deps.ids,
+    usersOf: ports.usersOf,
   };
   return {
     routes: secretsRoutes(secrets, ports.guard),

@@ -87,8 +87,12 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
         set.status = 204;
       },
       {
-        response: { 204: t.Void(), ...errors },
-        detail: { tags, security, summary: "Delete a secret (admin)" },
+        response: { 204: t.Void(), 409: ErrorBody, ...errors },
+        detail: {
+          tags,
+          security,
+          summary: "Delete a secret (admin); 409 `in_use` naming what still refers to it",
+        },
       },
     );
 }

@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { bodyProblems } from "../shared/body-schema.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
-import { AppError, type FieldErrors, validationFailed } from "../shared/errors.ts";
+import { AppError, type FieldErrors, inUse, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Sealer } from "../shared/sealed.ts";
 import { SECRET_NAME } from "../shared/secret-template.ts";
@@ -18,6 +18,8 @@ export interface SecretsDeps {
   sealer: Sealer;
   clock: Clock;
   ids: Ids;
+  /** What says `{{name}}` (destinations, alert rule channels): a secret in use is not deleted. */
+  usersOf?(organizationId: string, name: string): object[];
 }
 
 /** What a read shows of a secret: its name and dates, never the value (decisions.md §8). */
@@ -113,8 +115,12 @@ export function updateSecret(
   return getSecret(organizationId, name, deps);
 }
 
+/** Deletes a secret nothing refers to; one still in use is a 409 naming its users. */
 export function deleteSecret(organizationId: string, name: string, deps: SecretsDeps): void {
-  if (!deps.repo.remove(organizationId, name)) throw secretErrors.notFound();
+  if (!deps.repo.find(organizationId, name)) throw secretErrors.notFound();
+  const users = deps.usersOf?.(organizationId, name) ?? [];
+  if (users.length > 0) throw inUse(users);
+  deps.repo.remove(organizationId, name);
 }
 
 /**

@@ -184,6 +184,30 @@ export const CONFIG_TABLE = {
     parse: integer(1, 100_000_000),
     doc: "Live dedup keys one organization's sources may hold together: its share of WEIR_DEDUP_MAX_KEYS, so one organization cannot fill memory for all; beyond it that organization's fresh keys are not remembered.",
   }),
+  filter_budget: entry({
+    env: "WEIR_FILTER_BUDGET",
+    default: 1_000_000,
+    parse: integer(1_000, 1_000_000_000),
+    doc: 'Element comparisons one ingested event\'s filters may make, all its destinations together (a $regex search counts 8 more plus one per character searched, a substring search one more per 128 characters); past it the event is stored failed, reason "filter budget exceeded", and delivered nowhere.',
+  }),
+  filter_budget_ms: entry({
+    env: "WEIR_FILTER_BUDGET_MS",
+    default: 200,
+    parse: integer(1, 60_000),
+    doc: "Wall-clock ceiling of one ingested event's filters, all its destinations together: the safety net behind filter_budget for costs its counts underrate (a pathological $regex); past it the event fails the same way. Also bounds compiling one destination's filters on save (longer: 422).",
+  }),
+  filter_max_terms: entry({
+    env: "WEIR_FILTER_MAX_TERMS",
+    default: 1000,
+    parse: integer(1, 100_000),
+    doc: "Terms (filter objects, paths and operators) one destination's filters may hold; more is a 422 naming the field.",
+  }),
+  bridge_max_destinations: entry({
+    env: "WEIR_BRIDGE_MAX_DESTINATIONS",
+    default: 50,
+    parse: integer(1, 10_000),
+    doc: "Destinations one bridge may hold; more is a 422 naming `destinations`.",
+  }),
   forward_timeout_ms: entry({
     env: "WEIR_FORWARD_TIMEOUT_MS",
     default: 30_000,

@@ -25,7 +25,12 @@ export interface TransformationsPorts {
 /** Builds the transformations room: `/api/v1/transformations` and the run port. */
 export function createTransformationsRoom(
   deps: TransformationsRoomDeps,
-  ports: { guard: AuthPorts["guard"]; secretEnvironment: SecretsPorts["secretEnvironment"] },
+  ports: {
+    guard: AuthPorts["guard"];
+    secretEnvironment: SecretsPorts["secretEnvironment"];
+    /** The destinations that run a transformation (the routing room, built later, lends it). */
+    usersOf?(organizationId: string, transformationId: string): object[];
+  },
 ): Room<TransformationsPorts> {
   const room: TransformationsDeps = {
     repo: createTransformationsRepo(deps.db),
@@ -33,6 +38,7 @@ export function createTransformationsRoom(
     secretEnvironment: ports.secretEnvironment,
     clock: deps.clock,
     ids: deps.ids,
+    usersOf: ports.usersOf,
   };
   return {
     routes: transformationsRoutes(room, ports.guard),

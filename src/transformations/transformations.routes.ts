@@ -84,15 +84,17 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .post(
       "/test",
-      async ({ principal, body }) => ({
-        data: await testUnsavedTransformation(principal.organizationId, body, deps),
-      }),
+      async ({ principal, body }) => {
+        // Running code hands it every secret as `context.env`: an admin's act (decisions.md §15).
+        requirePermission(principal, "write");
+        return { data: await testUnsavedTransformation(principal.organizationId, body, deps) };
+      },
       {
         response: { 200: TestSchema, ...errors },
         detail: {
           tags,
           security,
-          summary: "Run unsaved code on a sample request",
+          summary: "Run unsaved code on a sample request (admin)",
           requestBody: schemaBody(UnsavedTransformationTestBody),
         },
       },
@@ -130,21 +132,29 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
         set.status = 204;
       },
       {
-        response: { 204: t.Void(), ...errors },
-        detail: { tags, security, summary: "Delete a transformation (admin)" },
+        response: { 204: t.Void(), 409: ErrorBody, ...errors },
+        detail: {
+          tags,
+          security,
+          summary:
+            "Delete a transformation (admin); 409 `in_use` naming the destinations that run it",
+        },
       },
     )
     .post(
       "/:id/test",
-      async ({ principal, params, body }) => ({
-        data: await testSavedTransformation(principal.organizationId, params.id, body, deps),
-      }),
+      async ({ principal, params, body }) => {
+        requirePermission(principal, "write");
+        return {
+          data: await testSavedTransformation(principal.organizationId, params.id, body, deps),
+        };
+      },
       {
         response: { 200: TestSchema, ...errors },
         detail: {
           tags,
           security,
-          summary: "Run the saved code on a sample request",
+          summary: "Run the saved code on a sample request (admin)",
           requestBody: schemaBody(TransformationTestBody),
         },
       },

@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { bodyProblems } from "../shared/body-schema.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
-import { AppError, type FieldErrors, validationFailed } from "../shared/errors.ts";
+import { AppError, type FieldErrors, inUse, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import {
   MAX_CODE_CHARS,
@@ -27,6 +27,8 @@ export interface TransformationsDeps {
   secretEnvironment(organizationId: string): Record<string, string>;
   clock: Clock;
   ids: Ids;
+  /** The destinations that run a transformation: one in use is not deleted. */
+  usersOf?(organizationId: string, transformationId: string): object[];
 }
 
 export interface TransformationView {
@@ -143,7 +145,10 @@ export function deleteTransformation(
   id: string,
   deps: TransformationsDeps,
 ) {
-  if (!deps.repo.remove(organizationId, id)) throw transformationErrors.notFound();
+  if (!deps.repo.find(organizationId, id)) throw transformationErrors.notFound();
+  const users = deps.usersOf?.(organizationId, id) ?? [];
+  if (users.length > 0) throw inUse(users);
+  deps.repo.remove(organizationId, id);
   deps.runner.forget(id);
 }
 

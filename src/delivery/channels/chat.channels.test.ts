@@ -169,9 +169,13 @@ describe("chat providers against local fakes of their platforms", () => {
       );
       expect(result.status).toBeLessThan(300);
       const sent = received[name]?.at(-1)?.payload;
-      expect(sent).toEqual(
-        name === "telegram" ? { chat_id: "-1001", ...payloads.telegram } : payloads[name],
-      );
+      const expected = {
+        slack: payloads.slack,
+        // Unless the payload says otherwise, nobody is pinged.
+        discord: { ...payloads.discord, allowed_mentions: { parse: [] } },
+        telegram: { chat_id: "-1001", ...payloads.telegram },
+      };
+      expect(sent).toEqual(expected[name]);
     },
   );
 
@@ -189,6 +193,41 @@ describe("chat providers against local fakes of their platforms", () => {
     expect(result.status).toBe(429);
     expect(provider.retryAfterMs?.(result)).toBe(ms);
     expect(provider.retryAfterMs?.({ ...result, status: 500 })).toBeNull();
+  });
+});
+
+describe("a sender's text cannot ping, link or format", () => {
+  const hostile: ChannelEvent = routedEventMessage({
+    source: "<!channel> <@U123> <http://evil.test|click here> @everyone & <b>x</b>",
+    method: "post",
+    body: '{"note":"<!here> @here <@&42> <http://evil.test|login>"}',
+    occurredAt: "2026-11-24T02:00:00.000Z",
+  });
+
+  test("slack: &, < and > are escaped in every mrkdwn text", async () => {
+    await sender.send(slackChannel.format(hostile, configs.slack));
+    const sent = received.slack?.at(-1)?.payload as { text: string; blocks: Block[] };
+    const mrkdwn = [sent.text, ...sent.blocks.slice(1, -1).map((b) => b.text?.text ?? "")];
+    for (const text of mrkdwn) expect(text).not.toMatch(/<[!@#h]/);
+    expect(sent.text).toContain(
+      "&lt;!channel&gt; &lt;@U123&gt; &lt;http://evil.test|click here&gt;",
+    );
+    expect(sent.text).toContain("&amp; &lt;b&gt;");
+    expect(JSON.stringify(sent.blocks)).toContain("&lt;!here&gt;");
+  });
+
+  test("discord: allowed_mentions parses nothing", async () => {
+    await sender.send(discordChannel.format(hostile, configs.discord));
+    const sent = received.discord?.at(-1)?.payload as Record<string, unknown>;
+    expect(sent.allowed_mentions).toEqual({ parse: [] });
+  });
+
+  test("telegram: HTML parse mode, every tag and entity of the sender escaped", async () => {
+    await sender.send(telegram.format(hostile, configs.telegram));
+    const sent = received.telegram?.at(-1)?.payload as { text: string; parse_mode: string };
+    expect(sent.parse_mode).toBe("HTML");
+    expect(sent.text).toContain("&lt;b&gt;x&lt;/b&gt;");
+    expect(sent.text.replace(ALLOWED_TAGS, "")).not.toMatch(/[<>]/);
   });
 });
 

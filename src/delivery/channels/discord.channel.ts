@@ -23,6 +23,7 @@ export const DISCORD_LIMITS = {
   embedTotal: 6000,
 } as const;
 const CODE_FENCE = "```";
+const NO_MENTIONS = { parse: [] };
 
 function embedOf(event: ChannelEvent) {
   const title = truncate(event.title, DISCORD_LIMITS.embedTitle);
@@ -57,8 +58,17 @@ export const discordChannel: ChannelProvider<DiscordConfig> = {
     if (url === null) return { ok: false, errors };
     return { ok: true, config: { webhook_url: url } };
   },
-  format: (event, config) => post(config, { embeds: [embedOf(event)] }),
-  formatPayload: (payload, config) => post(config, payload),
+  // No mention in a message pings anyone (`@everyone`, `@here`, roles, users): the text may be a
+  // sender's. A transformation's own payload may still allow some by saying so.
+  format: (event, config) =>
+    post(config, { embeds: [embedOf(event)], allowed_mentions: NO_MENTIONS }),
+  formatPayload: (payload, config) =>
+    post(
+      config,
+      isRecord(payload) && payload.allowed_mentions === undefined
+        ? { ...payload, allowed_mentions: NO_MENTIONS }
+        : payload,
+    ),
   retryAfterMs(response) {
     if (response.status !== 429) return null;
     const body = jsonOf(response.body);

@@ -19,12 +19,35 @@ const SECTION_MAX = 3000;
 const TEXT_MAX = 3000;
 const CODE_FENCE = "```";
 
+/**
+ * Slack reads `<…>` in mrkdwn as a control sequence (`<!channel>`, `<http://evil|click>`): text a
+ * sender wrote gets `&`, `<` and `>` escaped as Slack documents, so it shows as typed.
+ */
+export const escapeSlack = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** `text` escaped within `max` characters: cut before escaping, so no entity is split. */
+function escapedWithin(text: string, max: number): string {
+  let cut = truncate(text, max);
+  let escaped = escapeSlack(cut);
+  while (escaped.length > max && cut.length > 0) {
+    cut = truncate(text, Math.max(0, cut.length - (escaped.length - max)));
+    escaped = escapeSlack(cut);
+  }
+  return escaped;
+}
+
 function blocksOf(event: ChannelEvent): unknown[] {
   const blocks: unknown[] = [
+    // plain_text is never parsed for mentions or links: shown as is.
     { type: "header", text: { type: "plain_text", text: truncate(event.title, HEADER_MAX) } },
-    { type: "section", text: { type: "mrkdwn", text: truncate(event.text || " ", SECTION_MAX) } },
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: escapedWithin(event.text || " ", SECTION_MAX) },
+    },
   ];
-  const body = prettyBody(event.data.body, SECTION_MAX - 2 * CODE_FENCE.length - 2);
+  const raw = prettyBody(event.data.body, SECTION_MAX - 2 * CODE_FENCE.length - 2);
+  const body = raw && escapedWithin(raw, SECTION_MAX - 2 * CODE_FENCE.length - 2);
   if (body) {
     blocks.push({
       type: "section",
@@ -57,7 +80,7 @@ export const slackChannel: ChannelProvider<SlackConfig> = {
     return { ok: true, config: { webhook_url: url } };
   },
   format(event, config) {
-    const text = truncate(`${event.title}: ${event.text}`, TEXT_MAX);
+    const text = escapedWithin(`${event.title}: ${event.text}`, TEXT_MAX);
     return post(config, { text, blocks: blocksOf(event) });
   },
   formatPayload: (payload, config) => post(config, payload),

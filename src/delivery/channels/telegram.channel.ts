@@ -19,9 +19,9 @@ export interface TelegramConfig {
 export const TELEGRAM_TEXT_MAX = 4096;
 export const DEFAULT_TELEGRAM_API_BASE = "https://api.telegram.org";
 
-/** The three characters HTML parse mode needs escaped. */
+/** The characters HTML parse mode needs escaped (`"` too: the link sits in an attribute). */
 export const escapeHtml = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /**
  * The message in HTML parse mode, escaped, at most 4096 characters. Plain text is cut before it

@@ -1,0 +1,1 @@
+ALTER TABLE `event_states` ADD `status_reason` text;
