@@ -74,7 +74,7 @@ test("an ingest whose bridge is deleted after its plan was read fails neither it
   const [staleAnswer] = answers;
   const event = await callAs(server, tenant, "GET", `/api/v1/events/${staleAnswer?.body.event_id}`);
   expect(event.status).toBe(200);
-  expect([event.body.data.status, event.body.data.deliveries]).toEqual(["filtered", []]);
+  expect([event.body.data.status, event.body.data.deliveries]).toEqual(["unrouted", []]);
 });
 
 test("an ingest whose source is deleted after its plan was read answers 404", async () => {
