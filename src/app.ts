@@ -1,3 +1,4 @@
+import { createActionsRoom } from "./actions/actions.room.ts";
 import { createAlertsRoom } from "./alerts/alerts.room.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
@@ -55,6 +56,12 @@ export function createApp(deps: AppDeps) {
     guard,
     registerKind: delivery.ports.registerKind,
   });
+  const actions = createActionsRoom(deps, {
+    guard,
+    requireEndpoint: endpoints.ports.requireEndpoint,
+    findRequest: capture.ports.findRequest,
+    setResponseOverride: capture.ports.setResponseOverride,
+  });
   const realtime = createRealtimeRoom(deps, {
     auth: auth.ports.auth,
     findEndpoint: endpoints.ports.findEndpoint,
@@ -94,6 +101,7 @@ export function createApp(deps: AppDeps) {
     delivery,
     capture,
     forwards,
+    actions,
     realtime,
     secrets,
     transformations,

@@ -59,6 +59,9 @@ import m0023_event_headers_stored_once from "../../migrations/0023_event_headers
 import m0024_metrics_counted_on_write from "../../migrations/0024_metrics_counted_on_write.sql" with {
   type: "text",
 };
+import m0025_endpoint_actions from "../../migrations/0025_endpoint_actions.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -90,4 +93,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0022_event_states_off_the_event_row", sql: m0022_event_states_off_the_event_row },
   { name: "0023_event_headers_stored_once", sql: m0023_event_headers_stored_once },
   { name: "0024_metrics_counted_on_write", sql: m0024_metrics_counted_on_write },
+  { name: "0025_endpoint_actions", sql: m0025_endpoint_actions },
 ];

@@ -1,0 +1,72 @@
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { CapturePorts } from "../capture/capture.room.ts";
+import type { AppDeps } from "../deps.ts";
+import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
+import type { Room } from "../room.ts";
+import { createActionsRepo } from "./actions.repo.ts";
+import { actionsRoutes } from "./actions.routes.ts";
+import { createActionRuns } from "./actions.runs.ts";
+import type { ActionsDeps } from "./actions.service.ts";
+import type { TryoutDeps } from "./actions.tryout.ts";
+
+export type ActionsRoomDeps = Pick<
+  AppDeps,
+  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "outbound" | "sandbox"
+>;
+
+export interface ActionsRoomPorts {
+  guard: AuthPorts["guard"];
+  requireEndpoint: EndpointsPorts["requireEndpoint"];
+  findRequest: CapturePorts["findRequest"];
+  setResponseOverride: CapturePorts["setResponseOverride"];
+}
+
+/**
+ * Builds the actions room: the chain of each endpoint (`/api/v1/endpoints/{id}/actions`), its run
+ * on every committed capture (capture's answer hook), run records and their realtime push.
+ */
+export function createActionsRoom(deps: ActionsRoomDeps, ports: ActionsRoomPorts): Room {
+  const repo = createActionsRepo(deps.db);
+  const tx = <T>(fn: () => T): T => deps.db.tx(() => fn());
+  const checkUrl = (url: string) => deps.outbound.urlProblem(url);
+  const runs = createActionRuns({
+    repo,
+    tx,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger.child({ scope: "actions" }),
+    plans: deps.config.plans,
+    budgetMs: deps.config.actions_budget_ms,
+    outbound: deps.outbound,
+    sandbox: deps.sandbox,
+    completed: (endpointId, requestId, results) =>
+      deps.bus.publish("actions.completed", { endpointId, requestId, results }),
+  });
+  const actions: ActionsDeps = {
+    repo,
+    tx,
+    requireEndpoint: ports.requireEndpoint,
+    plans: deps.config.plans,
+    clock: deps.clock,
+    ids: deps.ids,
+    checkUrl,
+    changed: runs.forget,
+  };
+  const tryout: TryoutDeps = {
+    runs,
+    requireEndpoint: ports.requireEndpoint,
+    findRequest: ports.findRequest,
+    plans: deps.config.plans,
+    checkUrl,
+    clock: deps.clock,
+  };
+  // Capture calls this after each commit; the chain decides whether the answer waits for it.
+  ports.setResponseOverride((context) => runs.onCapture(context));
+  return {
+    routes: actionsRoutes({ actions, tryout }, ports.guard),
+    jobs: [],
+    subscriptions: [],
+    stop: () => ports.setResponseOverride(null),
+    ports: {},
+  };
+}

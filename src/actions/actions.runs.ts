@@ -1,0 +1,210 @@
+import type { CapturedRequest, CaptureEndpoint } from "../capture/capture.model.ts";
+import type { Endpoint } from "../endpoints/endpoints.model.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { PlanTable } from "../shared/plans.ts";
+import { type ChainDeps, type ChainRun, runChain } from "./actions.chain.ts";
+import {
+  type Action,
+  type ActionResult,
+  actionRequest,
+  answersSender,
+  type RunState,
+} from "./actions.model.ts";
+import type { ActionsRepo } from "./actions.repo.ts";
+import type { RunMode } from "./actions.steps.ts";
+
+/** Chains kept in memory for the capture path, at most (endpoints with captures in flight). */
+const CACHED_CHAINS = 10_000;
+
+export interface RunsDeps extends ChainDeps {
+  repo: ActionsRepo;
+  tx<T>(fn: () => T): T;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  plans: PlanTable;
+  /** The chain's time budget, and the longest a capture's answer waits for it. */
+  budgetMs: number;
+  /** Told after a run was recorded (the realtime push). */
+  completed(endpointId: string, requestId: string, results: ActionResult[]): void;
+}
+
+/** What a capture hands the actions: the stored request and its endpoint. */
+export interface CaptureContext {
+  request: CapturedRequest;
+  endpoint: Pick<CaptureEndpoint, "id" | "organizationId" | "plan">;
+}
+
+type Answer = NonNullable<ChainRun["answer"]>;
+
+/**
+ * Runs endpoints' chains: on every committed capture, again on a stored request, or dry (tests).
+ * Runs of one endpoint go one at a time in capture order, so a stored variable (a counter) read
+ * by one run is the value the run before it wrote.
+ */
+export function createActionRuns(deps: RunsDeps) {
+  const chains = new Map<string, Action[]>();
+  const tails = new Map<string, Promise<unknown>>();
+
+  const chainOf = (endpointId: string): Action[] => {
+    let chain = chains.get(endpointId);
+    if (!chain) {
+      if (chains.size >= CACHED_CHAINS) chains.clear();
+      chain = deps.repo.chain(endpointId);
+      chains.set(endpointId, chain);
+    }
+    return chain;
+  };
+
+  /** Queues `task` behind the endpoint's earlier runs. */
+  const serial = <T>(endpointId: string, task: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(endpointId) ?? Promise.resolve();
+    const next = previous.then(task, task);
+    const tail = next.catch(() => {});
+    tails.set(endpointId, tail);
+    void tail.then(() => {
+      if (tails.get(endpointId) === tail) tails.delete(endpointId);
+    });
+    return next;
+  };
+
+  const stateFor = (endpointId: string, request: CapturedRequest, live: boolean): RunState => ({
+    request: actionRequest(request),
+    variables: live ? deps.repo.variables(endpointId) : { ...deps.repo.variables(endpointId) },
+    http: null,
+  });
+
+  const run = (
+    chain: readonly Action[],
+    state: RunState,
+    mode: RunMode,
+    plan: CaptureEndpoint["plan"],
+  ) =>
+    runChain(
+      chain,
+      state,
+      {
+        mode,
+        budgetMs: deps.budgetMs,
+        maxActions: deps.plans[plan].actions_per_endpoint,
+        loopGuarded: state.request.headers["x-weir-forwarded"] === "1",
+      },
+      deps,
+    );
+
+  /** The run's row and its variables in one transaction, then the push. */
+  const record = (
+    endpointId: string,
+    requestId: string,
+    result: ChainRun,
+    trigger: "capture" | "manual",
+  ) => {
+    const at = isoAt(deps.clock.now());
+    const stored = deps.tx(() => {
+      const kept = deps.repo.insertRun({
+        id: deps.ids.uuid(),
+        requestId,
+        endpointId,
+        trigger,
+        results: result.results,
+        createdAt: at,
+      });
+      if (kept && deps.repo.endpointLive(endpointId)) {
+        for (const { name, value } of result.stores) {
+          deps.repo.setVariable(endpointId, name, value, at);
+        }
+      }
+      return kept;
+    });
+    if (stored) deps.completed(endpointId, requestId, result.results);
+  };
+
+  /**
+   * The capture hook (after the commit): a chain without an enabled modify_response runs in the
+   * background and the sender's answer does not wait; one with it is waited for at most the
+   * budget, after which the endpoint's own answer goes out and the run record says so.
+   */
+  const onCapture = async ({ request, endpoint }: CaptureContext): Promise<Answer | null> => {
+    if (endpoint.organizationId === null) return null;
+    if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
+    const chain = chainOf(endpoint.id);
+    if (chain.length === 0) return null;
+    const waits = answersSender(chain);
+    let finished: (run: ChainRun) => void = () => {};
+    const chainDone = new Promise<ChainRun>((resolve) => {
+      finished = resolve;
+    });
+    let decide: (fellBack: boolean) => void = () => {};
+    const decided = new Promise<boolean>((resolve) => {
+      decide = resolve;
+    });
+    const task = serial(endpoint.id, async () => {
+      const result = await run(chain, stateFor(endpoint.id, request, true), "live", endpoint.plan);
+      finished(result);
+      if (await decided) noteFallback(result, deps.budgetMs);
+      record(endpoint.id, request.id, result, "capture");
+    });
+    task.catch((error) => deps.logger.error("action run failed", { endpoint: endpoint.id, error }));
+    if (!waits) {
+      decide(false);
+      return null;
+    }
+    const answer = await withinBudget(chainDone, deps.budgetMs);
+    decide(answer === null);
+    return answer === null ? null : answer.answer;
+  };
+
+  return {
+    onCapture,
+    /** The endpoint's chain changed: the next capture reads it afresh. */
+    forget: (endpointId: string) => void chains.delete(endpointId),
+    /** Runs the current chain on a stored request now, as a capture would (a new run record). */
+    async rerun(endpoint: Endpoint & { plan: CaptureEndpoint["plan"] }, request: CapturedRequest) {
+      const chain = deps.repo.chain(endpoint.id);
+      return serial(endpoint.id, async () => {
+        const result = await run(
+          chain,
+          stateFor(endpoint.id, request, true),
+          "live",
+          endpoint.plan,
+        );
+        record(endpoint.id, request.id, result, "manual");
+        return result.results;
+      });
+    },
+    /** Runs a chain with no side effect: nothing sent, stored or recorded. */
+    async dryRun(
+      endpointId: string,
+      plan: CaptureEndpoint["plan"],
+      chain: readonly Action[],
+      request: CapturedRequest,
+    ): Promise<ActionResult[]> {
+      const result = await run(chain, stateFor(endpointId, request, false), "dry", plan);
+      return result.results;
+    },
+    lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],
+    savedChain: (endpointId: string) => deps.repo.chain(endpointId),
+  };
+}
+
+export type ActionRuns = ReturnType<typeof createActionRuns>;
+
+/** The chain's run, or null when the budget passed first. */
+function withinBudget(chain: Promise<ChainRun>, budgetMs: number): Promise<ChainRun | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), budgetMs);
+  });
+  return Promise.race([chain, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The sender got the endpoint's own answer: each modify_response result says so. */
+function noteFallback(result: ChainRun, budgetMs: number): void {
+  for (const entry of result.results) {
+    if (entry.type !== "modify_response" || entry.status !== "ok") continue;
+    entry.status = "error";
+    entry.error = `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
+  }
+}
