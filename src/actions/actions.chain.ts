@@ -9,6 +9,8 @@ export const ANSWER_BODY_LIMIT = 65_536;
 export interface ChainDeps {
   outbound: OutboundSender;
   sandbox: Sandbox;
+  /** The sandbox's CPU limit of a script (`WEIR_SANDBOX_TIMEOUT_MS`): a run_script never gets more. */
+  scriptCpuMs: number;
 }
 
 export interface ChainOptions {

@@ -39,6 +39,7 @@ export function createActionsRoom(deps: ActionsRoomDeps, ports: ActionsRoomPorts
     budgetMs: deps.config.actions_budget_ms,
     outbound: deps.outbound,
     sandbox: deps.sandbox,
+    scriptCpuMs: deps.config.sandbox_timeout_ms,
     completed: (endpointId, requestId, results) =>
       deps.bus.publish("actions.completed", { endpointId, requestId, results }),
   });

@@ -27,6 +27,8 @@ export interface StepContext {
   remainingMs(): number;
   /** The most of an answer body kept in outputs and `$http.body$`. */
   bodyLimit: number;
+  /** The sandbox's own CPU limit per script; the chain's budget may only lower it. */
+  scriptCpuMs: number;
 }
 
 /** One action's verdict before it is timed and recorded. */
@@ -132,7 +134,7 @@ const runScript: Step = async ({ config }, state, context) => {
       request: scriptRequest(state),
       variables: state.variables,
     },
-    limits: { cpuMs: Math.max(1, Math.min(context.remainingMs(), 60_000)) },
+    limits: { cpuMs: Math.max(1, Math.min(context.remainingMs(), context.scriptCpuMs)) },
   });
   const outcome = scriptOutcome(result);
   if (outcome.variables) Object.assign(state.variables, outcome.variables);
