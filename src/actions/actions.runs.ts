@@ -17,6 +17,11 @@ import type { RunMode } from "./actions.steps.ts";
 
 /** Chains kept in memory for the capture path, at most (endpoints with captures in flight). */
 const CACHED_CHAINS = 10_000;
+/**
+ * Runs of one endpoint waiting behind its running one, at most: a chain slower than its senders
+ * would otherwise hold every capture in memory. Past it a capture's run is recorded as skipped.
+ */
+export const MAX_WAITING_RUNS = 1000;
 
 export interface RunsDeps extends ChainDeps {
   repo: ActionsRepo;
@@ -47,6 +52,7 @@ type Answer = NonNullable<ChainRun["answer"]>;
 export function createActionRuns(deps: RunsDeps) {
   const chains = new Map<string, Action[]>();
   const tails = new Map<string, Promise<unknown>>();
+  const waiting = new Map<string, number>();
 
   const chainOf = (endpointId: string): Action[] => {
     let chain = chains.get(endpointId);
@@ -61,13 +67,30 @@ export function createActionRuns(deps: RunsDeps) {
   /** Queues `task` behind the endpoint's earlier runs. */
   const serial = <T>(endpointId: string, task: () => Promise<T>): Promise<T> => {
     const previous = tails.get(endpointId) ?? Promise.resolve();
+    waiting.set(endpointId, (waiting.get(endpointId) ?? 0) + 1);
     const next = previous.then(task, task);
     const tail = next.catch(() => {});
     tails.set(endpointId, tail);
     void tail.then(() => {
+      const left = (waiting.get(endpointId) ?? 1) - 1;
+      if (left > 0) waiting.set(endpointId, left);
+      else waiting.delete(endpointId);
       if (tails.get(endpointId) === tail) tails.delete(endpointId);
     });
     return next;
+  };
+
+  /** A run not started because too many wait: every action recorded as skipped. */
+  const skipAll = (chain: readonly Action[], endpointId: string, requestId: string) => {
+    const results: ActionResult[] = chain.map((action) => ({
+      action_id: action.id,
+      type: action.type,
+      status: "skipped",
+      duration_ms: 0,
+      output: { reason: "too_many_runs_waiting" },
+      error: `${MAX_WAITING_RUNS} runs of this endpoint were already waiting`,
+    }));
+    record(endpointId, requestId, { results, answer: null, stores: [] }, "capture");
   };
 
   const stateFor = (endpointId: string, request: CapturedRequest, live: boolean): RunState => ({
@@ -131,6 +154,10 @@ export function createActionRuns(deps: RunsDeps) {
     if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
     const chain = chainOf(endpoint.id);
     if (chain.length === 0) return null;
+    if ((waiting.get(endpoint.id) ?? 0) >= MAX_WAITING_RUNS) {
+      skipAll(chain, endpoint.id, request.id);
+      return null;
+    }
     const waits = answersSender(chain);
     let finished: (run: ChainRun) => void = () => {};
     const chainDone = new Promise<ChainRun>((resolve) => {
