@@ -5,6 +5,8 @@ import { type RunMode, STEPS, type StepOutcome } from "./actions.steps.ts";
 
 /** The most of an http_request answer kept in a run (as forwards keep theirs). */
 export const ANSWER_BODY_LIMIT = 65_536;
+/** The most of one action's output a run record keeps, as JSON text. */
+export const OUTPUT_LIMIT = 65_536;
 
 export interface ChainDeps {
   outbound: OutboundSender;
@@ -56,7 +58,7 @@ export async function runChain(
       type: action.type,
       status: outcome.status,
       duration_ms: Math.round(durationMs * 100) / 100,
-      output: outcome.output,
+      output: boundedOutput(outcome.output),
       error: outcome.error ?? null,
     });
     if (!action.enabled) {
@@ -116,4 +118,11 @@ function mergeAnswer(
     headers: { ...previous.headers, ...next.headers },
     body: next.body ?? previous.body,
   };
+}
+
+/** An output too large to keep whole (a script's result, say) is kept as the start of its JSON. */
+function boundedOutput(output: unknown): unknown {
+  const text = JSON.stringify(output ?? null);
+  if (text.length <= OUTPUT_LIMIT) return output ?? null;
+  return { truncated: true, size: text.length, preview: text.slice(0, OUTPUT_LIMIT) };
 }

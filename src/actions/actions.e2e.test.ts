@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
+import { readJson } from "../test-utils/json.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
@@ -207,4 +208,23 @@ describe("plans, roles and organizations", () => {
     }
     expect((await callAs(server, null, "GET", path)).status).toBe(401);
   });
+});
+
+test("the API reference shows each type's config schema for the create body", async () => {
+  const doc = await readJson(await server.request("/api/openapi.json"));
+  const path = doc.paths["/api/v1/endpoints/{id}/actions"];
+  expect(path.get.tags).toEqual(["actions"]);
+  const body = JSON.stringify(path.post.requestBody);
+  for (const field of ["extractions", "url", "code", "modify_response", "store_variable"]) {
+    expect(body).toContain(field);
+  }
+  for (const route of [
+    "/api/v1/endpoints/{id}/actions/{action_id}",
+    "/api/v1/endpoints/{id}/actions/reorder",
+    "/api/v1/endpoints/{id}/actions/test",
+    "/api/v1/endpoints/{id}/requests/{request_id}/actions",
+    "/api/v1/endpoints/{id}/requests/{request_id}/actions/run",
+  ]) {
+    expect(doc.paths[route]).toBeDefined();
+  }
 });

@@ -237,4 +237,23 @@ describe("the six types, after the capture is stored", () => {
     const again = await send(endpoint, { n: 1 });
     expect(again.response.status).toBe(200);
   });
+
+  test("outputs and stored values are bounded: a huge script result is cut, a huge variable refused", async () => {
+    const endpoint = await withActions([
+      { type: "run_script", config: { code: 'return "x".repeat(100000);' } },
+      { type: "store_variable", config: { name: "whole", value: "$request.body.json$" } },
+    ]);
+    const sent = await send(endpoint, { blob: "y".repeat(70_000) });
+    expect(sent.response.status).toBe(200);
+    const results = await runOf(endpoint, sent.requestId);
+    expect(results[0].status).toBe("ok");
+    expect(results[0].output).toMatchObject({ truncated: true, size: expect.any(Number) });
+    expect(results[0].output.preview.length).toBe(65_536);
+    expect(results[1]).toMatchObject({ status: "error", output: { name: "whole" } });
+    expect(results[1].error).toContain("at most 65536");
+    const variables = server.deps.db.sqlite
+      .query("SELECT name FROM endpoint_variables WHERE endpoint_id = ?")
+      .all(endpoint.id);
+    expect(variables).toEqual([]);
+  });
 });

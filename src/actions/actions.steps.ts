@@ -143,9 +143,20 @@ const runScript: Step = async ({ config }, state, context) => {
     : { status: "ok", output: { result: outcome.result, logs: result.logs } };
 };
 
+/** The largest value a store_variable keeps, as JSON text: variables are read on every capture. */
+export const VARIABLE_LIMIT = 65_536;
+
 const storeVariable: Step = async ({ config }, state, context) => {
   const name = config.name as string;
   const value = renderValue(config.value, state);
+  const size = JSON.stringify(value ?? null).length;
+  if (size > VARIABLE_LIMIT) {
+    return {
+      status: "error",
+      output: { name, size },
+      error: `the value is ${size} bytes of JSON; a stored variable holds at most ${VARIABLE_LIMIT}`,
+    };
+  }
   state.variables[name] = value;
   const persisted = context.mode === "live";
   return {
