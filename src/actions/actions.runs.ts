@@ -34,6 +34,8 @@ export interface RunsDeps extends ChainDeps {
   budgetMs: number;
   /** Told after a run was recorded (the realtime push). */
   completed(endpointId: string, requestId: string, results: ActionResult[]): void;
+  /** Runs allowed to wait per endpoint (default MAX_WAITING_RUNS). */
+  maxWaitingRuns?: number;
 }
 
 /** What a capture hands the actions: the stored request and its endpoint. */
@@ -53,6 +55,7 @@ export function createActionRuns(deps: RunsDeps) {
   const chains = new Map<string, Action[]>();
   const tails = new Map<string, Promise<unknown>>();
   const waiting = new Map<string, number>();
+  const maxWaiting = deps.maxWaitingRuns ?? MAX_WAITING_RUNS;
 
   const chainOf = (endpointId: string): Action[] => {
     let chain = chains.get(endpointId);
@@ -88,7 +91,7 @@ export function createActionRuns(deps: RunsDeps) {
       status: "skipped",
       duration_ms: 0,
       output: { reason: "too_many_runs_waiting" },
-      error: `${MAX_WAITING_RUNS} runs of this endpoint were already waiting`,
+      error: `${maxWaiting} runs of this endpoint were already waiting`,
     }));
     record(endpointId, requestId, { results, answer: null, stores: [] }, "capture");
   };
@@ -154,7 +157,7 @@ export function createActionRuns(deps: RunsDeps) {
     if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
     const chain = chainOf(endpoint.id);
     if (chain.length === 0) return null;
-    if ((waiting.get(endpoint.id) ?? 0) >= MAX_WAITING_RUNS) {
+    if ((waiting.get(endpoint.id) ?? 0) >= maxWaiting) {
       skipAll(chain, endpoint.id, request.id);
       return null;
     }
