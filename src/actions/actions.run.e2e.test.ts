@@ -202,13 +202,17 @@ describe("the six types, after the capture is stored", () => {
     const endpoint = await withActions([
       { type: "http_request", config: { url: `${sink.url}/ticket`, method: "GET" } },
       {
+        type: "extract_json",
+        config: { source: "http.body", extractions: [{ path: "ticket.id", variable: "ticket" }] },
+      },
+      {
         type: "modify_response",
-        config: { body: "ticket $http.body.ticket.id$ answered $http.status$" },
+        config: { body: "ticket $http.body.ticket.id$ answered $http.status$, extracted $ticket$" },
       },
     ]);
     const sent = await send(endpoint, {});
     sink.answer(() => ({ status: 200, body: "ok" }));
-    expect(sent.text).toBe("ticket 42 answered 201");
+    expect(sent.text).toBe("ticket 42 answered 201, extracted 42");
   });
 
   test("a disabled action is skipped; a failing one is recorded and the chain, capture and endpoint go on", async () => {

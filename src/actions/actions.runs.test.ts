@@ -87,3 +87,56 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
     "r2:ok",
   ]);
 });
+
+test("a capture runs at most the plan's number of actions, and none on a plan without them", async () => {
+  const db = createTestDb();
+  dbs.push(db);
+  insertOrganization(db, "org");
+  insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
+  const repo = createActionsRepo(db);
+  for (const position of [0, 1, 2]) {
+    repo.insert({
+      id: `a${position}`,
+      organizationId: "org",
+      endpointId: "ep",
+      type: "store_variable",
+      name: `n${position}`,
+      config: { name: `v${position}`, value: position },
+      position,
+      enabled: true,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
+  }
+  const recorded: ActionResult[][] = [];
+  const runs = createActionRuns({
+    repo,
+    tx: (fn) => db.tx(() => fn()),
+    clock: createFakeClock(),
+    ids: createIds(),
+    logger: createLogger({ level: "error", write: () => {} }),
+    plans: { ...DEFAULT_PLANS, team: { ...DEFAULT_PLANS.team, actions_per_endpoint: 2 } },
+    budgetMs: 60_000,
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    sandbox: {} as Sandbox,
+    scriptCpuMs: 1000,
+    completed: (_endpointId, _requestId, results) => recorded.push(results),
+  });
+  const request = insertCapturedRequest(db, { id: "r1", endpointId: "ep" });
+  await runs.onCapture({ request, endpoint: { id: "ep", organizationId: "org", plan: "team" } });
+  await pollUntil(() => recorded.length === 1, { what: "the run" });
+  expect(recorded[0]?.map((r) => r.action_id)).toEqual(["a0", "a1"]);
+  expect(repo.variables("ep")).toEqual({ v0: 0, v1: 1 });
+  const onFree = insertCapturedRequest(db, { id: "r2", endpointId: "ep" });
+  const free = { id: "ep", organizationId: "org", plan: "free" as const };
+  expect(await runs.onCapture({ request: onFree, endpoint: free })).toBeNull();
+  // Runs of an endpoint go in order: once r3's is recorded, one for r2 would have been too.
+  const next = insertCapturedRequest(db, { id: "r3", endpointId: "ep" });
+  await runs.onCapture({
+    request: next,
+    endpoint: { id: "ep", organizationId: "org", plan: "team" },
+  });
+  await pollUntil(() => recorded.length === 2, { what: "r3's run" });
+  expect(repo.lastRun("r2")).toBeNull();
+  expect(repo.lastRun("r3")).toHaveLength(2);
+});
