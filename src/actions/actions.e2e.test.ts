@@ -172,6 +172,15 @@ describe("plans, roles and organizations", () => {
     const full = await callAs(server, owner, "POST", actionsOf(endpoint.id), store("eleventh"));
     expect(full.status).toBe(403);
     expect(full.body).toEqual({ error: "action_limit_reached" });
+
+    const enterprise = await signUp(server, { plan: "enterprise" });
+    const large = await createDebugEndpoint(server, enterprise);
+    for (let i = 0; i < 50; i++) {
+      const made = await callAs(server, enterprise, "POST", actionsOf(large.id), store(`n${i}`));
+      expect(made.status).toBe(201);
+    }
+    const over = await callAs(server, enterprise, "POST", actionsOf(large.id), store("51st"));
+    expect(over.body).toEqual({ error: "action_limit_reached" });
   });
 
   test("members read but may not write or run; another organization sees 404", async () => {

@@ -189,6 +189,23 @@ describe("the six types, after the capture is stored", () => {
     });
   });
 
+  test("a condition reads variables a script set earlier in the run", async () => {
+    const endpoint = await withActions([
+      { type: "run_script", config: { code: "return { vip: request.body.plan === 'gold' };" } },
+      { type: "condition", config: { "variables.vip": true } },
+      { type: "modify_response", config: { status: 201, body: "welcome back" } },
+    ]);
+    const gold = await send(endpoint, { plan: "gold" });
+    expect([gold.response.status, gold.text]).toEqual([201, "welcome back"]);
+    const basic = await send(endpoint, { plan: "basic" });
+    expect(basic.response.status).toBe(200);
+    expect(statuses(await runOf(endpoint, basic.requestId))).toEqual([
+      "run_script:ok",
+      "condition:ok",
+      "modify_response:skipped",
+    ]);
+  });
+
   test("$http.status$ and $http.body.<path>$ carry an http_request's answer to later actions", async () => {
     sink.answer((request) =>
       request.path === "/ticket"
