@@ -96,9 +96,10 @@ export function createActionRuns(deps: RunsDeps) {
     record(endpointId, requestId, { results, answer: null, stores: [] }, "capture");
   };
 
-  const stateFor = (endpointId: string, request: CapturedRequest, live: boolean): RunState => ({
+  /** A run starts from the request and the endpoint's stored variables as they are now. */
+  const stateFor = (endpointId: string, request: CapturedRequest): RunState => ({
     request: actionRequest(request),
-    variables: live ? deps.repo.variables(endpointId) : { ...deps.repo.variables(endpointId) },
+    variables: deps.repo.variables(endpointId),
     http: null,
   });
 
@@ -171,7 +172,7 @@ export function createActionRuns(deps: RunsDeps) {
       decide = resolve;
     });
     const task = serial(endpoint.id, async () => {
-      const result = await run(chain, stateFor(endpoint.id, request, true), "live", endpoint.plan);
+      const result = await run(chain, stateFor(endpoint.id, request), "live", endpoint.plan);
       finished(result);
       if (await decided) noteFallback(result, deps.budgetMs);
       record(endpoint.id, request.id, result, "capture");
@@ -194,12 +195,7 @@ export function createActionRuns(deps: RunsDeps) {
     async rerun(endpoint: Endpoint & { plan: CaptureEndpoint["plan"] }, request: CapturedRequest) {
       const chain = deps.repo.chain(endpoint.id);
       return serial(endpoint.id, async () => {
-        const result = await run(
-          chain,
-          stateFor(endpoint.id, request, true),
-          "live",
-          endpoint.plan,
-        );
+        const result = await run(chain, stateFor(endpoint.id, request), "live", endpoint.plan);
         record(endpoint.id, request.id, result, "manual");
         return result.results;
       });
@@ -211,7 +207,7 @@ export function createActionRuns(deps: RunsDeps) {
       chain: readonly Action[],
       request: CapturedRequest,
     ): Promise<ActionResult[]> {
-      const result = await run(chain, stateFor(endpointId, request, false), "dry", plan);
+      const result = await run(chain, stateFor(endpointId, request), "dry", plan);
       return result.results;
     },
     lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],
