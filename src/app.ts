@@ -56,12 +56,6 @@ export function createApp(deps: AppDeps) {
     guard,
     registerKind: delivery.ports.registerKind,
   });
-  const actions = createActionsRoom(deps, {
-    guard,
-    requireEndpoint: endpoints.ports.requireEndpoint,
-    findRequest: capture.ports.findRequest,
-    setResponseOverride: capture.ports.setResponseOverride,
-  });
   const realtime = createRealtimeRoom(deps, {
     auth: auth.ports.auth,
     findEndpoint: endpoints.ports.findEndpoint,
@@ -70,6 +64,13 @@ export function createApp(deps: AppDeps) {
   });
   const secrets = createSecretsRoom(deps, { guard });
   const transformations = createTransformationsRoom(deps, { guard, ...secrets.ports });
+  const actions = createActionsRoom(deps, {
+    guard,
+    requireEndpoint: endpoints.ports.requireEndpoint,
+    findRequest: capture.ports.findRequest,
+    setResponseOverride: capture.ports.setResponseOverride,
+    resolveSecrets: secrets.ports.resolveSecrets,
+  });
   const dedup = createDedupRoom(deps, {
     guard,
     // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.
@@ -101,10 +102,10 @@ export function createApp(deps: AppDeps) {
     delivery,
     capture,
     forwards,
-    actions,
     realtime,
     secrets,
     transformations,
+    actions,
     dedup,
     routing,
     issues,

@@ -22,6 +22,8 @@ export interface ChainOptions {
   /** Actions run at most (the plan's cap per endpoint): bounded work per capture. */
   maxActions: number;
   loopGuarded: boolean;
+  /** The organization's secrets by name (`{{NAME}}` in an http_request). */
+  secret(name: string): string | undefined;
 }
 
 /** What a chain came to: each action's result, the answer it set, the variables to persist. */
@@ -47,6 +49,7 @@ export async function runChain(
     ...deps,
     mode: options.mode,
     loopGuarded: options.loopGuarded,
+    secret: options.secret,
     bodyLimit: ANSWER_BODY_LIMIT,
     remainingMs: () => Math.floor(deadline - performance.now()),
   };

@@ -3,6 +3,7 @@ import type { CapturePorts } from "../capture/capture.room.ts";
 import type { AppDeps } from "../deps.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
+import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import { createActionsRepo } from "./actions.repo.ts";
 import { actionsRoutes } from "./actions.routes.ts";
 import { createActionRuns } from "./actions.runs.ts";
@@ -19,6 +20,7 @@ export interface ActionsRoomPorts {
   requireEndpoint: EndpointsPorts["requireEndpoint"];
   findRequest: CapturePorts["findRequest"];
   setResponseOverride: CapturePorts["setResponseOverride"];
+  resolveSecrets: SecretsPorts["resolveSecrets"];
 }
 
 /**
@@ -40,6 +42,7 @@ export function createActionsRoom(deps: ActionsRoomDeps, ports: ActionsRoomPorts
     outbound: deps.outbound,
     sandbox: deps.sandbox,
     scriptCpuMs: deps.config.sandbox_timeout_ms,
+    resolveSecrets: ports.resolveSecrets,
     completed: (endpointId, requestId, results) =>
       deps.bus.publish("actions.completed", { endpointId, requestId, results }),
   });

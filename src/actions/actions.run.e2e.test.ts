@@ -189,6 +189,49 @@ describe("the six types, after the capture is stored", () => {
     });
   });
 
+  test("{{SECRET}} in an http_request's url and headers is opened for the send only", async () => {
+    const secret = await callAs(server, owner, "POST", "/api/v1/secrets", {
+      name: "CHAT_TOKEN",
+      value: "s3cret-value",
+    });
+    expect(secret.status).toBe(201);
+    const endpoint = await withActions([
+      {
+        type: "http_request",
+        config: {
+          url: `${sink.url}/hooks/{{CHAT_TOKEN}}`,
+          method: "POST",
+          headers: { authorization: "Bearer {{CHAT_TOKEN}}" },
+        },
+      },
+      { type: "http_request", config: { url: `${sink.url}/{{NO_SUCH_SECRET}}`, method: "POST" } },
+    ]);
+    const sent = await send(endpoint, {});
+    const results = await runOf(endpoint, sent.requestId);
+    const delivered = sink.requests.find((r) => r.path === "/hooks/s3cret-value");
+    expect(delivered?.headers.get("authorization")).toBe("Bearer s3cret-value");
+    expect(results[0]).toMatchObject({
+      status: "ok",
+      output: { url: `${sink.url}/hooks/{{CHAT_TOKEN}}` },
+    });
+    expect(results[1]).toMatchObject({ status: "error", error: "missing_secret: NO_SUCH_SECRET" });
+    const tried = await callAs(
+      server,
+      owner,
+      "POST",
+      `/api/v1/endpoints/${endpoint.id}/actions/test`,
+      {
+        request_id: sent.requestId,
+      },
+    );
+    expect(tried.body.data[0].output.would_send.headers).toEqual({
+      authorization: "Bearer {{CHAT_TOKEN}}",
+    });
+    const runs = server.deps.db.sqlite.query("SELECT results FROM action_runs").all();
+    expect(JSON.stringify(runs)).not.toContain("s3cret-value");
+    expect(server.logs.join("\n")).not.toContain("s3cret-value");
+  });
+
   test("a condition reads variables a script set earlier in the run", async () => {
     const endpoint = await withActions([
       { type: "run_script", config: { code: "return { vip: request.body.plan === 'gold' };" } },

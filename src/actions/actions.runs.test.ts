@@ -65,6 +65,7 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
     },
     sandbox: {} as Sandbox,
     scriptCpuMs: 1000,
+    resolveSecrets: () => () => undefined,
     completed: (_endpointId, requestId, results) => recorded.push([requestId, results]),
     maxWaitingRuns: 2,
   });
@@ -120,6 +121,7 @@ test("a capture runs at most the plan's number of actions, and none on a plan wi
     outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
     sandbox: {} as Sandbox,
     scriptCpuMs: 1000,
+    resolveSecrets: () => () => undefined,
     completed: (_endpointId, _requestId, results) => recorded.push(results),
   });
   const request = insertCapturedRequest(db, { id: "r1", endpointId: "ep" });

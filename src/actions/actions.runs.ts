@@ -1,5 +1,4 @@
 import type { CapturedRequest, CaptureEndpoint } from "../capture/capture.model.ts";
-import type { Endpoint } from "../endpoints/endpoints.model.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -13,6 +12,7 @@ import {
   type RunState,
 } from "./actions.model.ts";
 import type { ActionsRepo } from "./actions.repo.ts";
+import type { Tenant } from "./actions.service.ts";
 import type { RunMode } from "./actions.steps.ts";
 
 /** Chains kept in memory for the capture path, at most (endpoints with captures in flight). */
@@ -34,6 +34,8 @@ export interface RunsDeps extends ChainDeps {
   budgetMs: number;
   /** Told after a run was recorded (the realtime push). */
   completed(endpointId: string, requestId: string, results: ActionResult[]): void;
+  /** The organization's secrets, opened at send time only. */
+  resolveSecrets(organizationId: string): (name: string) => string | undefined;
   /** Runs allowed to wait per endpoint (default MAX_WAITING_RUNS). */
   maxWaitingRuns?: number;
 }
@@ -103,20 +105,16 @@ export function createActionRuns(deps: RunsDeps) {
     http: null,
   });
 
-  const run = (
-    chain: readonly Action[],
-    state: RunState,
-    mode: RunMode,
-    plan: CaptureEndpoint["plan"],
-  ) =>
+  const run = (chain: readonly Action[], state: RunState, mode: RunMode, tenant: Tenant) =>
     runChain(
       chain,
       state,
       {
         mode,
         budgetMs: deps.budgetMs,
-        maxActions: deps.plans[plan].actions_per_endpoint,
+        maxActions: deps.plans[tenant.plan].actions_per_endpoint,
         loopGuarded: state.request.headers["x-weir-forwarded"] === "1",
+        secret: deps.resolveSecrets(tenant.organizationId),
       },
       deps,
     );
@@ -154,7 +152,8 @@ export function createActionRuns(deps: RunsDeps) {
    * budget, after which the endpoint's own answer goes out and the run record says so.
    */
   const onCapture = async ({ request, endpoint }: CaptureContext): Promise<Answer | null> => {
-    if (endpoint.organizationId === null) return null;
+    const { organizationId } = endpoint;
+    if (organizationId === null) return null;
     if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
     const chain = chainOf(endpoint.id);
     if (chain.length === 0) return null;
@@ -172,7 +171,8 @@ export function createActionRuns(deps: RunsDeps) {
       decide = resolve;
     });
     const task = serial(endpoint.id, async () => {
-      const result = await run(chain, stateFor(endpoint.id, request), "live", endpoint.plan);
+      const tenant = { organizationId, plan: endpoint.plan };
+      const result = await run(chain, stateFor(endpoint.id, request), "live", tenant);
       finished(result);
       if (await decided) noteFallback(result, deps.budgetMs);
       record(endpoint.id, request.id, result, "capture");
@@ -192,22 +192,22 @@ export function createActionRuns(deps: RunsDeps) {
     /** The endpoint's chain changed: the next capture reads it afresh. */
     forget: (endpointId: string) => void chains.delete(endpointId),
     /** Runs the current chain on a stored request now, as a capture would (a new run record). */
-    async rerun(endpoint: Endpoint & { plan: CaptureEndpoint["plan"] }, request: CapturedRequest) {
-      const chain = deps.repo.chain(endpoint.id);
-      return serial(endpoint.id, async () => {
-        const result = await run(chain, stateFor(endpoint.id, request), "live", endpoint.plan);
-        record(endpoint.id, request.id, result, "manual");
+    async rerun(tenant: Tenant, endpointId: string, request: CapturedRequest) {
+      const chain = deps.repo.chain(endpointId);
+      return serial(endpointId, async () => {
+        const result = await run(chain, stateFor(endpointId, request), "live", tenant);
+        record(endpointId, request.id, result, "manual");
         return result.results;
       });
     },
     /** Runs a chain with no side effect: nothing sent, stored or recorded. */
     async dryRun(
+      tenant: Tenant,
       endpointId: string,
-      plan: CaptureEndpoint["plan"],
       chain: readonly Action[],
       request: CapturedRequest,
     ): Promise<ActionResult[]> {
-      const result = await run(chain, stateFor(endpointId, request), "dry", plan);
+      const result = await run(chain, stateFor(endpointId, request), "dry", tenant);
       return result.results;
     },
     lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],

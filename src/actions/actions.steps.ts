@@ -1,6 +1,7 @@
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
 import { compileFilters } from "../routing/filters.model.ts";
 import type { Sandbox } from "../sandbox/sandbox.model.ts";
+import { substituteSecrets } from "../shared/secret-template.ts";
 import {
   type Action,
   type ActionStatus,
@@ -29,6 +30,8 @@ export interface StepContext {
   bodyLimit: number;
   /** The sandbox's own CPU limit per script; the chain's budget may only lower it. */
   scriptCpuMs: number;
+  /** The organization's secrets by name, for `{{NAME}}` in an http_request's url and headers. */
+  secret(name: string): string | undefined;
 }
 
 /** One action's verdict before it is timed and recorded. */
@@ -92,21 +95,26 @@ const httpRequest: Step = async ({ config }, state, context) => {
     return { status: "skipped", output: { reason: "loop_guard", would_send: sending } };
   }
   if (context.mode === "dry") return { status: "skipped", output: { would_send: sending } };
-  const problem = context.outbound.urlProblem(url);
+  // Secrets are opened for the send alone: outputs and records keep the `{{NAME}}` as written.
+  const opened = withSecrets(url, headers, context.secret);
+  if ("missing" in opened) {
+    return { status: "error", output: { url }, error: `missing_secret: ${opened.missing}` };
+  }
+  const problem = context.outbound.urlProblem(opened.url);
   if (problem) return { status: "error", output: { url }, error: `url ${problem}` };
   // The loop guard of forwards: a capture carrying it does not send again (decisions.md §6).
-  headers.push(["x-weir-forwarded", "1"]);
+  opened.headers.push(["x-weir-forwarded", "1"]);
   const result = await context.outbound.send({
-    url,
+    url: opened.url,
     method,
-    headers,
+    headers: opened.headers,
     body: method === "GET" || method === "HEAD" ? null : body,
     timeoutMs: Math.max(1, context.remainingMs()),
   });
   const text = new TextDecoder().decode(result.body.subarray(0, context.bodyLimit));
   state.http = { status: result.status, body: parseJson(text) };
   const output = {
-    url: result.url,
+    url,
     method,
     status: result.status,
     body: text,
@@ -115,6 +123,22 @@ const httpRequest: Step = async ({ config }, state, context) => {
   if (result.error === null) return { status: "ok", output };
   return { status: "error", output, error: `${result.error.code}: ${result.error.message}` };
 };
+
+function withSecrets(
+  url: string,
+  headers: [string, string][],
+  secret: StepContext["secret"],
+): { url: string; headers: [string, string][] } | { missing: string } {
+  const openedUrl = substituteSecrets(url, secret);
+  if (!openedUrl.ok) return { missing: openedUrl.missing };
+  const opened: [string, string][] = [];
+  for (const [name, value] of headers) {
+    const text = substituteSecrets(value, secret);
+    if (!text.ok) return { missing: text.missing };
+    opened.push([name, text.text]);
+  }
+  return { url: openedUrl.text, headers: opened };
+}
 
 /** Text as rendered; JSON rendered value by value and sent as JSON. */
 function requestBody(raw: unknown, state: RunState, headers: [string, string][]): string | null {

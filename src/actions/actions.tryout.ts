@@ -45,7 +45,7 @@ export async function runAgain(
 ): Promise<ActionResult[]> {
   if (deps.plans[tenant.plan].actions_per_endpoint <= 0) throw actionErrors.featureNotAvailable();
   const { endpoint, request } = storedRequest(tenant, endpointId, requestId, deps);
-  return deps.runs.rerun({ ...endpoint, plan: tenant.plan }, request);
+  return deps.runs.rerun(tenant, endpoint.id, request);
 }
 
 /**
@@ -66,7 +66,7 @@ export async function tryActions(
     fields.actions === undefined
       ? deps.runs.savedChain(endpoint.id)
       : unsavedChain(tenant, endpoint.id, fields.actions, deps);
-  return deps.runs.dryRun(endpoint.id, tenant.plan, chain, request);
+  return deps.runs.dryRun(tenant, endpoint.id, chain, request);
 }
 
 function sampleRequest(
