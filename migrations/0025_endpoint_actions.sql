@@ -9,6 +9,14 @@ CREATE TABLE `action_runs` (
 );
 --> statement-breakpoint
 CREATE INDEX `action_runs_request_idx` ON `action_runs` (`request_id`,`id`);--> statement-breakpoint
+CREATE TABLE `action_runs_due` (
+	`request_id` text PRIMARY KEY NOT NULL,
+	`endpoint_id` text NOT NULL,
+	`organization_id` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`request_id`) REFERENCES `captured_requests`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `endpoint_actions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`organization_id` text NOT NULL,

@@ -47,6 +47,8 @@ export function createApp(deps: AppDeps) {
     resolveClientIp,
     enqueueForwards: delivery.ports.enqueueForwards,
     wakeDeliveries: delivery.ports.wake,
+    // Actions is built after capture (it takes capture's ports); this runs per committed batch.
+    oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
     forgetForwards: (tx, requestIds) =>
       void delivery.ports.forgetSubjects(tx, "forward", requestIds),
   });

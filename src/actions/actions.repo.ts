@@ -1,4 +1,5 @@
 import type { DbHandle } from "../db/db.tx.ts";
+import type { Plan } from "../shared/plans.ts";
 import type { Action, ActionResult, ActionType } from "./actions.model.ts";
 
 interface ActionRow {
@@ -16,6 +17,14 @@ interface ActionRow {
 
 const COLUMNS = `id, organization_id AS organizationId, endpoint_id AS endpointId, type, name, config,
   position, enabled, created_at AS createdAt, updated_at AS updatedAt`;
+
+/** A run still owed to a capture (a crash came between its commit and its run). */
+export interface DueRun {
+  requestId: string;
+  endpointId: string;
+  organizationId: string;
+  plan: Plan;
+}
 
 const toAction = (row: ActionRow): Action => ({
   ...row,
@@ -71,7 +80,26 @@ export function createActionsRepo(db: DbHandle) {
   const endpointLive = sqlite.prepare<{ one: number }, [string]>(
     "SELECT 1 AS one FROM debug_endpoints WHERE id = ? AND deleted_at IS NULL",
   );
+  const insertDue = sqlite.prepare(
+    `INSERT OR IGNORE INTO action_runs_due (request_id, endpoint_id, organization_id, created_at)
+     VALUES (?, ?, ?, ?)`,
+  );
+  const deleteDue = sqlite.prepare("DELETE FROM action_runs_due WHERE request_id = ?");
+  // The plan is read with the row: a plan lowered since the capture decides what is still owed.
+  const listDue = sqlite.prepare<DueRun, [string, number]>(
+    `SELECT d.request_id AS requestId, d.endpoint_id AS endpointId,
+       d.organization_id AS organizationId, o.plan AS plan
+     FROM action_runs_due d JOIN organizations o ON o.id = d.organization_id
+     WHERE d.created_at < ? ORDER BY d.created_at, d.request_id LIMIT ?`,
+  );
   return {
+    /** Notes a run owed to a capture; called in the capture's own transaction. */
+    owe(requestId: string, endpointId: string, organizationId: string, at: string): void {
+      insertDue.run(requestId, endpointId, organizationId, at);
+    },
+    /** Owed runs of captures made before `beforeIso`, oldest first. */
+    listDue: (beforeIso: string, limit: number) => listDue.all(beforeIso, limit),
+    settleDue: (requestId: string) => void deleteDue.run(requestId),
     list: (organizationId: string, endpointId: string) =>
       list.all(organizationId, endpointId).map(toAction),
     /** The endpoint's chain in run order, whoever asks (the capture path). */

@@ -1,9 +1,12 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { CapturePorts } from "../capture/capture.room.ts";
+import type { CommittedCapture } from "../capture/capture.writer.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
+import { type RecoveryDeps, recoverOwedRuns } from "./actions.recovery.ts";
 import { createActionsRepo } from "./actions.repo.ts";
 import { actionsRoutes } from "./actions.routes.ts";
 import { createActionRuns } from "./actions.runs.ts";
@@ -23,11 +26,24 @@ export interface ActionsRoomPorts {
   resolveSecrets: SecretsPorts["resolveSecrets"];
 }
 
+/** What the actions room lends capture. */
+export interface ActionsPorts {
+  /** In the capture batch's transaction: notes the runs the stored captures are owed. */
+  oweRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
+}
+
+/** Every minute, and at start: runs owed from before a crash or restart. */
+const RECOVERY_PATTERN = "0 * * * * *";
+
 /**
  * Builds the actions room: the chain of each endpoint (`/api/v1/endpoints/{id}/actions`), its run
  * on every committed capture (capture's answer hook), run records and their realtime push.
  */
-export function createActionsRoom(deps: ActionsRoomDeps, ports: ActionsRoomPorts): Room {
+export function createActionsRoom(
+  deps: ActionsRoomDeps,
+  ports: ActionsRoomPorts,
+): Room<ActionsPorts> {
+  const startedAt = deps.clock.now();
   const repo = createActionsRepo(deps.db);
   const tx = <T>(fn: () => T): T => deps.db.tx(() => fn());
   const checkUrl = (url: string) => deps.outbound.urlProblem(url);
@@ -66,11 +82,27 @@ export function createActionsRoom(deps: ActionsRoomDeps, ports: ActionsRoomPorts
   };
   // Capture calls this after each commit; the chain decides whether the answer waits for it.
   ports.setResponseOverride((context) => runs.onCapture(context));
+  const recovery: RecoveryDeps = {
+    repo,
+    runs,
+    findRequest: ports.findRequest,
+    plans: deps.config.plans,
+    clock: deps.clock,
+    logger: deps.logger.child({ scope: "actions" }),
+    startedAt,
+  };
   return {
     routes: actionsRoutes({ actions, tryout }, ports.guard),
-    jobs: [],
+    jobs: [
+      {
+        name: "actions.recover",
+        pattern: RECOVERY_PATTERN,
+        runNow: true,
+        run: () => recoverOwedRuns(recovery),
+      },
+    ],
     subscriptions: [],
     stop: () => ports.setResponseOverride(null),
-    ports: {},
+    ports: { oweRuns: (_tx, captures) => runs.owe(captures) },
   };
 }

@@ -47,6 +47,7 @@ export interface CaptureContext {
 }
 
 type Answer = NonNullable<ChainRun["answer"]>;
+type OwingEndpoint = Pick<CaptureEndpoint, "id" | "organizationId">;
 
 /**
  * Runs endpoints' chains: on every committed capture, again on a stored request, or dry (tests).
@@ -57,6 +58,8 @@ export function createActionRuns(deps: RunsDeps) {
   const chains = new Map<string, Action[]>();
   const tails = new Map<string, Promise<unknown>>();
   const waiting = new Map<string, number>();
+  /** Captures whose run this process has started and not yet recorded. */
+  const inFlight = new Set<string>();
   const maxWaiting = deps.maxWaitingRuns ?? MAX_WAITING_RUNS;
 
   const chainOf = (endpointId: string): Action[] => {
@@ -128,6 +131,7 @@ export function createActionRuns(deps: RunsDeps) {
   ) => {
     const at = isoAt(deps.clock.now());
     const stored = deps.tx(() => {
+      deps.repo.settleDue(requestId);
       const kept = deps.repo.insertRun({
         id: deps.ids.uuid(),
         requestId,
@@ -170,13 +174,14 @@ export function createActionRuns(deps: RunsDeps) {
     const decided = new Promise<boolean>((resolve) => {
       decide = resolve;
     });
+    inFlight.add(request.id);
     const task = serial(endpoint.id, async () => {
       const tenant = { organizationId, plan: endpoint.plan };
       const result = await run(chain, stateFor(endpoint.id, request), "live", tenant);
       finished(result);
-      if (await decided) noteFallback(result, deps.budgetMs);
+      if (await decided) noteFallback(result, FELL_BACK(deps.budgetMs));
       record(endpoint.id, request.id, result, "capture");
-    });
+    }).finally(() => inFlight.delete(request.id));
     task.catch((error) => deps.logger.error("action run failed", { endpoint: endpoint.id, error }));
     if (!waits) {
       decide(false);
@@ -210,6 +215,28 @@ export function createActionRuns(deps: RunsDeps) {
       const result = await run(chain, stateFor(endpointId, request), "dry", tenant);
       return result.results;
     },
+    /**
+     * In the capture batch's transaction: notes a run owed to each capture whose endpoint has a
+     * chain, so a crash before the run leaves a row the recovery job finds.
+     */
+    owe(captures: readonly { request: CapturedRequest; endpoint: OwingEndpoint }[]): void {
+      for (const { request, endpoint } of captures) {
+        if (endpoint.organizationId === null || chainOf(endpoint.id).length === 0) continue;
+        deps.repo.owe(request.id, endpoint.id, endpoint.organizationId, request.createdAt);
+      }
+    },
+    /** Whether this process is running (or about to run) the chain of this capture. */
+    inFlight: (requestId: string) => inFlight.has(requestId),
+    /** Runs a chain owed from before a restart; its answer, if any, can no longer be given. */
+    async runOwed(tenant: Tenant, endpointId: string, request: CapturedRequest) {
+      const chain = deps.repo.chain(endpointId);
+      inFlight.add(request.id);
+      await serial(endpointId, async () => {
+        const result = await run(chain, stateFor(endpointId, request), "live", tenant);
+        noteFallback(result, RECOVERED);
+        record(endpointId, request.id, result, "capture");
+      }).finally(() => inFlight.delete(request.id));
+    },
     lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],
     savedChain: (endpointId: string) => deps.repo.chain(endpointId),
   };
@@ -227,10 +254,15 @@ function withinBudget(chain: Promise<ChainRun>, budgetMs: number): Promise<Chain
 }
 
 /** The sender got the endpoint's own answer: each modify_response result says so. */
-function noteFallback(result: ChainRun, budgetMs: number): void {
+function noteFallback(result: ChainRun, why: string): void {
   for (const entry of result.results) {
     if (entry.type !== "modify_response" || entry.status !== "ok") continue;
     entry.status = "error";
-    entry.error = `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
+    entry.error = why;
   }
 }
+
+const FELL_BACK = (budgetMs: number) =>
+  `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
+const RECOVERED =
+  "not applied: this run was owed from before a restart, and the sender had the endpoint's own answer";

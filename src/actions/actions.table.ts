@@ -63,3 +63,17 @@ export const endpointVariables = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.endpointId, t.name] })],
 );
+
+/**
+ * Captures whose chain has not run yet: written in the capture's own group-commit transaction
+ * (no extra fsync) and deleted in the transaction that records the run. A row left after a crash
+ * is a run still owed; the recovery job runs it.
+ */
+export const actionRunsDue = sqliteTable("action_runs_due", {
+  requestId: text("request_id")
+    .primaryKey()
+    .references(() => capturedRequests.id, { onDelete: "cascade" }),
+  endpointId: text("endpoint_id").notNull(),
+  organizationId: text("organization_id").notNull(),
+  createdAt: text("created_at").notNull(),
+});
