@@ -102,3 +102,19 @@ test("a run owed from before a restart is made by the recovery job, its answer n
   await scheduler.run("actions.recover");
   expect(runsOf(requestId)).toHaveLength(1);
 });
+
+test("a CORS preflight runs no chain and is owed none", async () => {
+  const endpoint = await endpointWithChain();
+  const preflight = await fetch(`${server.url}/w/${endpoint.slug}`, {
+    method: "OPTIONS",
+    headers: { origin: "https://app.test", "access-control-request-method": "POST" },
+  });
+  expect(preflight.status).toBe(204);
+  const stored = sql()
+    .query<{ id: string }, [string]>("SELECT id FROM captured_requests WHERE endpoint_id = ?")
+    .all(endpoint.id);
+  expect(stored).toHaveLength(1);
+  const requestId = stored[0]?.id as string;
+  expect(owed(requestId)).toEqual([]);
+  expect(runsOf(requestId)).toEqual([]);
+});

@@ -1,4 +1,8 @@
-import type { CapturedRequest, CaptureEndpoint } from "../capture/capture.model.ts";
+import {
+  type CapturedRequest,
+  type CaptureEndpoint,
+  isPreflight,
+} from "../capture/capture.model.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -222,6 +226,8 @@ export function createActionRuns(deps: RunsDeps) {
     owe(captures: readonly { request: CapturedRequest; endpoint: OwingEndpoint }[]): void {
       for (const { request, endpoint } of captures) {
         if (endpoint.organizationId === null || chainOf(endpoint.id).length === 0) continue;
+        // Capture answers a CORS preflight itself and runs no chain on it.
+        if (isPreflight(request.method, request.headers)) continue;
         deps.repo.owe(request.id, endpoint.id, endpoint.organizationId, request.createdAt);
       }
     },
