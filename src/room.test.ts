@@ -83,6 +83,7 @@ describe("createApp", () => {
     try {
       const jobs = scheduler.jobs().sort();
       expect(jobs).toEqual([
+        "actions.recover",
         "alerts.open-for-days",
         "auth.api-key-usage-flush",
         "capture.checkpoint",
