@@ -1,19 +1,21 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { type CreatedEndpoint, callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const scheduler = createManualScheduler();
+const clock = createFakeClock();
 let server: TestServer;
 let owner: TestAccount;
 let sink: HttpSink;
 let release: (() => void) | null = null;
 
 beforeAll(async () => {
-  server = await startTestServer({ scheduler, config: { capture_rate_limit: "off" } });
+  server = await startTestServer({ scheduler, clock, config: { capture_rate_limit: "off" } });
   owner = await signUp(server, { plan: "team" });
   sink = startHttpSink();
 });
@@ -116,5 +118,28 @@ test("a CORS preflight runs no chain and is owed none", async () => {
   expect(stored).toHaveLength(1);
   const requestId = stored[0]?.id as string;
   expect(owed(requestId)).toEqual([]);
+  expect(runsOf(requestId)).toEqual([]);
+});
+
+// Last in the file: it moves the clock a month on.
+test("the retention sweep takes a request's runs and what it was owed with it", async () => {
+  const endpoint = await endpointWithChain();
+  sink.answer(() => ({ status: 200, body: "ok" }));
+  const response = await fetch(`${server.url}/w/${endpoint.slug}`, { method: "POST", body: "{}" });
+  expect(response.status).toBe(202);
+  const requestId = await pollUntil(() => {
+    const row = sql()
+      .query<{ request_id: string }, [string]>(
+        "SELECT request_id FROM action_runs WHERE endpoint_id = ?",
+      )
+      .get(endpoint.id);
+    return row?.request_id;
+  });
+  clock.advance(31 * 24 * 3600_000);
+  await scheduler.run("retention.sweep");
+  const left = sql()
+    .query<{ n: number }, [string]>("SELECT count(*) AS n FROM captured_requests WHERE id = ?")
+    .get(requestId);
+  expect(left?.n).toBe(0);
   expect(runsOf(requestId)).toEqual([]);
 });
