@@ -1,3 +1,4 @@
+import { createActionsRoom } from "./actions/actions.room.ts";
 import { createAlertsRoom } from "./alerts/alerts.room.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
@@ -46,6 +47,8 @@ export function createApp(deps: AppDeps) {
     resolveClientIp,
     enqueueForwards: delivery.ports.enqueueForwards,
     wakeDeliveries: delivery.ports.wake,
+    // Actions is built after capture (it takes capture's ports); this runs per committed batch.
+    oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
     forgetForwards: (tx, requestIds) =>
       void delivery.ports.forgetSubjects(tx, "forward", requestIds),
   });
@@ -67,6 +70,7 @@ export function createApp(deps: AppDeps) {
     usersOf: (organizationId, name) => [
       ...routing.ports.destinationsUsingSecret(organizationId, name),
       ...alerts.ports.rulesUsingSecret(organizationId, name),
+      ...actions.ports.actionsUsingSecret(organizationId, name),
     ],
   });
   const transformations = createTransformationsRoom(deps, {
@@ -74,6 +78,13 @@ export function createApp(deps: AppDeps) {
     ...secrets.ports,
     usersOf: (organizationId, id) =>
       routing.ports.destinationsUsingTransformation(organizationId, id),
+  });
+  const actions = createActionsRoom(deps, {
+    guard,
+    requireEndpoint: endpoints.ports.requireEndpoint,
+    findRequest: capture.ports.findRequest,
+    setResponseOverride: capture.ports.setResponseOverride,
+    resolveSecrets: secrets.ports.resolveSecrets,
   });
   const dedup = createDedupRoom(deps, {
     guard,
@@ -111,6 +122,7 @@ export function createApp(deps: AppDeps) {
     realtime,
     secrets,
     transformations,
+    actions,
     dedup,
     routing,
     issues,

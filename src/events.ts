@@ -1,3 +1,4 @@
+import type { ActionResult } from "./actions/actions.model.ts";
 import type { CapturedRequest, CaptureTarget } from "./capture/capture.model.ts";
 import type { DeliveryAttempt, DeliveryRecord } from "./delivery/delivery.ports.ts";
 import type { Bus } from "./shared/bus.ts";
@@ -22,6 +23,8 @@ export interface DomainEvents {
   "membership.changed": { userId: string; organizationId: string };
   /** A delivery attempt (or a circuit_open wait) was committed with the delivery's new state. */
   "delivery.attempted": { delivery: DeliveryRecord; attempt: DeliveryAttempt };
+  /** An endpoint's action chain ran on a captured request and its run was recorded. */
+  "actions.completed": { endpointId: string; requestId: string; results: ActionResult[] };
   /** An API key was revoked; sockets opened with it must close. */
   "api_key.revoked": { apiKeyId: string; organizationId: string };
 }

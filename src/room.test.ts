@@ -83,6 +83,7 @@ describe("createApp", () => {
     try {
       const jobs = scheduler.jobs().sort();
       expect(jobs).toEqual([
+        "actions.recover",
         "alerts.api-key-expiring",
         "alerts.firings-retention",
         "alerts.open-for-days",

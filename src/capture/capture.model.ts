@@ -169,12 +169,13 @@ export interface CaptureAnswer {
 }
 
 /**
- * Lets another room decide the answer (e.g. `modify_response` actions) before the request is
- * stored, so the stored `status` is the one the sender gets. Fields left out keep the
+ * Lets another room decide the answer (e.g. `modify_response` actions) once the request is
+ * committed: a failing or slow override never costs the capture. A changed status is then
+ * written onto the stored request, so it stays the one the sender got. Fields left out keep the
  * endpoint's answer; null or undefined keeps it whole.
  */
 export type ResponseOverride = (context: {
-  request: Omit<CapturedRequest, "status">;
+  request: CapturedRequest;
   endpoint: CaptureEndpoint;
 }) =>
   | Partial<CaptureAnswer>

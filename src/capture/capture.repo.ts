@@ -127,6 +127,10 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
        last_refused_at = excluded.last_refused_at`,
   );
 
+  const answered = sqlite.prepare<never, [number, string]>(
+    "UPDATE captured_requests SET status = ? WHERE id = ?",
+  );
+
   return {
     /** The endpoint owning `slug` with its organization's plan; null when there is none. */
     findEndpoint(slug: string): CaptureEndpoint | null {
@@ -148,6 +152,10 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
      */
     insertRows(requests: readonly CapturedRequest[]): boolean[] {
       return insertAll(requests);
+    },
+    /** The status a stored request was answered with, when an action changed it after the commit. */
+    setAnsweredStatus(requestId: string, status: number): void {
+      answered.run(status, requestId);
     },
     /** Adds refusal counts to the endpoints' stored counters, in one transaction. */
     addRefusals(deltas: readonly RefusalDelta[]): void {

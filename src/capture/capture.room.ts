@@ -50,6 +50,8 @@ export interface CaptureRoomPorts
    * batch's own transaction (no extra fsync); returns how many.
    */
   enqueueForwards(tx: TxHandle, captures: readonly CommittedCapture[]): number;
+  /** Notes, in the capture batch's own transaction, the action runs the stored captures are owed. */
+  oweActionRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
   /** Tells the outbox, after the commit, that deliveries are due. */
   wakeDeliveries(): void;
   /** Deletes the forward deliveries of requests retention or the drain removed, in its transaction. */
@@ -109,6 +111,7 @@ export function createCaptureRoom(
       const stored = repo.insertRows(batch.map((c) => c.request));
       const kept = stored.every(Boolean) ? batch : batch.filter((_, i) => stored[i]);
       forwardsQueued = ports.enqueueForwards(tx, kept) > 0 || forwardsQueued;
+      ports.oweActionRuns(tx, kept);
       return stored;
     },
     onCommitted: (batch) => {

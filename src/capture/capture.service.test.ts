@@ -128,6 +128,18 @@ describe("storeRequest", () => {
     service.setResponseOverride(null);
   });
 
+  test("the override is asked only once the capture is committed", async () => {
+    const { db, service } = setup();
+    const storedWhenAsked: number[] = [];
+    service.setResponseOverride(() => {
+      storedWhenAsked.push(storedRequests(db.sqlite, "ep").length);
+      return null;
+    });
+    await service.storeRequest(admitted(service), input());
+    expect(storedWhenAsked).toEqual([1]);
+    service.setResponseOverride(null);
+  });
+
   test("an override that throws leaves the endpoint's answer and the capture stored", async () => {
     const { db, service } = setup();
     service.setResponseOverride(() => {

@@ -38,7 +38,7 @@ export interface CaptureLimits {
 }
 
 export interface CaptureServiceDeps {
-  repo: Pick<CaptureRepo, "findEndpoint" | "countRequests">;
+  repo: Pick<CaptureRepo, "findEndpoint" | "countRequests" | "setAnsweredStatus">;
   writer: Pick<CaptureWriter, "write">;
   limits: CaptureLimits;
   clock: Clock;
@@ -186,10 +186,17 @@ export function createCaptureService(deps: CaptureServiceDeps) {
       : endpoint.response
         ? customAnswer(endpoint.response)
         : defaultAnswer(request.id);
-    if (override && !preflight) answer = await overridden(override, answer, request, endpoint);
     request.status = answer.status;
     deps.limits.noteWritten(request.size);
     if (!(await write(request, endpoint))) return { refusal: REFUSALS.notFound };
+    // After the commit: whatever the override does, the capture is already stored.
+    if (override && !preflight) {
+      answer = await overridden(override, answer, request, endpoint);
+      if (answer.status !== request.status) {
+        request.status = answer.status;
+        deps.repo.setAnsweredStatus(request.id, answer.status);
+      }
+    }
     const delayMs = preflight ? 0 : (endpoint.response?.delayMs ?? 0);
     return { request, answer, delayMs: Math.min(MAX_DELAY_MS, Math.max(0, delayMs)) };
   };

@@ -73,6 +73,9 @@ import m0029_fair_shares from "../../migrations/0029_fair_shares.sql" with { typ
 import m0030_event_status_reason from "../../migrations/0030_event_status_reason.sql" with {
   type: "text",
 };
+import m0031_endpoint_actions from "../../migrations/0031_endpoint_actions.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -116,4 +119,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0028_api_keys_v2", sql: m0028_api_keys_v2 },
   { name: "0029_fair_shares", sql: m0029_fair_shares },
   { name: "0030_event_status_reason", sql: m0030_event_status_reason },
+  { name: "0031_endpoint_actions", sql: m0031_endpoint_actions },
 ];

@@ -294,6 +294,18 @@ export function createRealtimeHub(deps: RealtimeDeps) {
     },
     /** A capture was stored: deliver it to the endpoint's subscribers. */
     captured: (request: CapturedRequest) => fanout.captured(request),
+    /**
+     * Pushes `event` to the endpoint's live subscribers once the captures announced before it
+     * went out, so a capture's `webhook_received` always comes first (e.g. `actions_completed`).
+     */
+    async pushAfterCaptures(endpointId: string, event: string, payload: unknown): Promise<void> {
+      if (fanout.subscribersOf(endpointId).length === 0) return;
+      await fanout.settled();
+      for (const subscription of fanout.subscribersOf(endpointId)) {
+        if (subscription.pending) continue;
+        send(subscription.session, push(subscription.topic, null, event, payload));
+      }
+    },
     /** Resolves once every capture announced so far went out: an explicit flush. */
     settled: () => fanout.settled(),
     /** Closes sockets silent for longer than the heartbeat window; returns how many. */

@@ -57,6 +57,9 @@ export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPo
     ],
     subscriptions: [
       subscription("request.captured", ({ request }) => hub.captured(request)),
+      subscription("actions.completed", ({ endpointId, requestId, results }) =>
+        hub.pushAfterCaptures(endpointId, "actions_completed", { request_id: requestId, results }),
+      ),
       subscription("api_key.revoked", ({ apiKeyId }) => hub.apiKeyRevoked(apiKeyId)),
       subscription("membership.changed", ({ userId }) => {
         hub.recheckRights((principal) => principal.userId === userId);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import { callAs } from "../test-utils/endpoints.ts";
+import { callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
 let owner: TestAccount;
 beforeAll(async () => {
   server = await startTestServer();
-  owner = await signUp(server);
+  owner = await signUp(server, { plan: "team" });
 });
 afterAll(() => server.stop());
 
@@ -89,4 +89,30 @@ test("a secret a destination or an alert rule refers to is not deleted: 409 nami
   ]);
   expect((await call("DELETE", "/api/v1/secrets/UNUSED_ONE")).status).toBe(204);
   expect((await call("GET", "/api/v1/secrets/HOOK_TOKEN")).status).toBe(200);
+});
+
+test("a secret an endpoint's action sends with is not deleted: 409 naming the action", async () => {
+  await secret("ACTION_TOKEN");
+  const endpoint = await createDebugEndpoint(server, owner);
+  const action = await call("POST", `/api/v1/endpoints/${endpoint.id}/actions`, {
+    type: "http_request",
+    name: "Notify",
+    config: {
+      url: "http://127.0.0.1:9/notify",
+      method: "POST",
+      headers: { authorization: "Bearer {{ACTION_TOKEN}}" },
+    },
+  });
+  expect(action.status).toBe(201);
+  const refused = await call("DELETE", "/api/v1/secrets/ACTION_TOKEN");
+  expect([refused.status, refused.body]).toEqual([
+    409,
+    {
+      error: "in_use",
+      used_by: [{ endpoint_id: endpoint.id, action_id: action.body.data.id, name: "Notify" }],
+    },
+  ]);
+  const actionPath = `/api/v1/endpoints/${endpoint.id}/actions/${action.body.data.id}`;
+  expect((await call("DELETE", actionPath)).status).toBe(204);
+  expect((await call("DELETE", "/api/v1/secrets/ACTION_TOKEN")).status).toBe(204);
 });

@@ -208,6 +208,12 @@ export const CONFIG_TABLE = {
     parse: integer(1, 10_000),
     doc: "Destinations one bridge may hold; more is a 422 naming `destinations`.",
   }),
+  actions_budget_ms: entry({
+    env: "WEIR_ACTIONS_BUDGET_MS",
+    default: 2000,
+    parse: integer(1, 60_000),
+    doc: "Time budget of an endpoint's action chain per capture; a capture whose chain has a modify_response waits at most this long, then gets the endpoint's own answer.",
+  }),
   forward_timeout_ms: entry({
     env: "WEIR_FORWARD_TIMEOUT_MS",
     default: 30_000,

@@ -1,0 +1,49 @@
+import type { CapturedRequest } from "../capture/capture.model.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { PlanTable } from "../shared/plans.ts";
+import type { ActionsRepo } from "./actions.repo.ts";
+import type { ActionRuns } from "./actions.runs.ts";
+
+/** Owed runs taken per tick of the recovery job. */
+const RECOVERY_BATCH = 200;
+/** A run owed this long is taken even though this process made the capture (a missed hand-over). */
+const STALE_MS = 10 * 60_000;
+
+export interface RecoveryDeps {
+  repo: ActionsRepo;
+  runs: ActionRuns;
+  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  plans: PlanTable;
+  clock: Clock;
+  logger: Logger;
+  /** When this process began: a run owed from before then was cut off by a restart. */
+  startedAt: number;
+}
+
+/**
+ * Runs the chains owed to captures a crash or restart came between the commit and the run of
+ * (their `action_runs_due` row outlived the process). Returns how many were run.
+ */
+export async function recoverOwedRuns(deps: RecoveryDeps): Promise<number> {
+  const cutoff = Math.max(deps.startedAt, deps.clock.now() - STALE_MS);
+  let ran = 0;
+  for (const due of deps.repo.listDue(isoAt(cutoff), RECOVERY_BATCH)) {
+    if (deps.runs.inFlight(due.requestId)) continue;
+    const request = deps.findRequest(due.endpointId, due.requestId);
+    const allowed = deps.plans[due.plan].actions_per_endpoint > 0;
+    // An emptied endpoint, a lowered plan or a chain since removed owes nothing any more.
+    if (!request || !allowed || deps.runs.savedChain(due.endpointId).length === 0) {
+      deps.repo.settleDue(due.requestId);
+      continue;
+    }
+    try {
+      await deps.runs.runOwed(due, due.endpointId, request);
+      ran += 1;
+    } catch (error) {
+      deps.logger.error("owed action run failed", { endpoint: due.endpointId, error });
+      deps.repo.settleDue(due.requestId);
+    }
+  }
+  return ran;
+}

@@ -1,0 +1,125 @@
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { CapturePorts } from "../capture/capture.room.ts";
+import type { CommittedCapture } from "../capture/capture.writer.ts";
+import type { TxHandle } from "../db/db.tx.ts";
+import type { AppDeps } from "../deps.ts";
+import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
+import type { Room } from "../room.ts";
+import type { SecretsPorts } from "../secrets/secrets.room.ts";
+import { secretReferences } from "../shared/secret-template.ts";
+import { type RecoveryDeps, recoverOwedRuns } from "./actions.recovery.ts";
+import { createActionsRepo } from "./actions.repo.ts";
+import { actionsRoutes } from "./actions.routes.ts";
+import { createActionRuns } from "./actions.runs.ts";
+import type { ActionsDeps } from "./actions.service.ts";
+import type { TryoutDeps } from "./actions.tryout.ts";
+
+export type ActionsRoomDeps = Pick<
+  AppDeps,
+  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "outbound" | "sandbox"
+>;
+
+export interface ActionsRoomPorts {
+  guard: AuthPorts["guard"];
+  requireEndpoint: EndpointsPorts["requireEndpoint"];
+  findRequest: CapturePorts["findRequest"];
+  setResponseOverride: CapturePorts["setResponseOverride"];
+  resolveSecrets: SecretsPorts["resolveSecrets"];
+}
+
+/** What the actions room lends capture. */
+export interface ActionsPorts {
+  /** In the capture batch's transaction: notes the runs the stored captures are owed. */
+  oweRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
+  /** The organization's actions whose config says `{{name}}`: such a secret is not deleted. */
+  actionsUsingSecret(
+    organizationId: string,
+    name: string,
+  ): { endpoint_id: string; action_id: string; name: string }[];
+}
+
+/** Every minute, and at start: runs owed from before a crash or restart. */
+const RECOVERY_PATTERN = "0 * * * * *";
+
+/**
+ * Builds the actions room: the chain of each endpoint (`/api/v1/endpoints/{id}/actions`), its run
+ * on every committed capture (capture's answer hook), run records and their realtime push.
+ */
+export function createActionsRoom(
+  deps: ActionsRoomDeps,
+  ports: ActionsRoomPorts,
+): Room<ActionsPorts> {
+  const startedAt = deps.clock.now();
+  const repo = createActionsRepo(deps.db);
+  const tx = <T>(fn: () => T): T => deps.db.tx(() => fn());
+  const checkUrl = (url: string) => deps.outbound.urlProblem(url);
+  const runs = createActionRuns({
+    repo,
+    tx,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger.child({ scope: "actions" }),
+    plans: deps.config.plans,
+    budgetMs: deps.config.actions_budget_ms,
+    outbound: deps.outbound,
+    sandbox: deps.sandbox,
+    scriptCpuMs: deps.config.sandbox_timeout_ms,
+    resolveSecrets: ports.resolveSecrets,
+    completed: (endpointId, requestId, results) =>
+      deps.bus.publish("actions.completed", { endpointId, requestId, results }),
+  });
+  const actions: ActionsDeps = {
+    repo,
+    tx,
+    requireEndpoint: ports.requireEndpoint,
+    plans: deps.config.plans,
+    clock: deps.clock,
+    ids: deps.ids,
+    checkUrl,
+    changed: runs.forget,
+  };
+  const tryout: TryoutDeps = {
+    runs,
+    requireEndpoint: ports.requireEndpoint,
+    findRequest: ports.findRequest,
+    plans: deps.config.plans,
+    checkUrl,
+    clock: deps.clock,
+  };
+  // Capture calls this after each commit; the chain decides whether the answer waits for it.
+  ports.setResponseOverride((context) => runs.onCapture(context));
+  const recovery: RecoveryDeps = {
+    repo,
+    runs,
+    findRequest: ports.findRequest,
+    plans: deps.config.plans,
+    clock: deps.clock,
+    logger: deps.logger.child({ scope: "actions" }),
+    startedAt,
+  };
+  return {
+    routes: actionsRoutes({ actions, tryout }, ports.guard),
+    jobs: [
+      {
+        name: "actions.recover",
+        pattern: RECOVERY_PATTERN,
+        runNow: true,
+        run: () => recoverOwedRuns(recovery),
+      },
+    ],
+    subscriptions: [],
+    stop: () => ports.setResponseOverride(null),
+    ports: {
+      oweRuns: (_tx, captures) => runs.owe(captures),
+      actionsUsingSecret: (organizationId, name) =>
+        repo
+          .ofOrganization(organizationId)
+          .filter((action) => secretReferences(JSON.stringify(action.config)).includes(name))
+          .map((action) => ({
+            endpoint_id: action.endpointId,
+            action_id: action.id,
+            name: action.name,
+          })),
+    },
+  };
+}

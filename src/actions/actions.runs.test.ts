@@ -1,0 +1,144 @@
+import { afterEach, expect, test } from "bun:test";
+import type { OutboundResult } from "../http/outbound/outbound.model.ts";
+import type { Sandbox } from "../sandbox/sandbox.model.ts";
+import { createIds } from "../shared/ids.ts";
+import { createLogger } from "../shared/logger.ts";
+import { DEFAULT_PLANS } from "../shared/plans.ts";
+import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import {
+  insertCapturedRequest,
+  insertEndpoint,
+  insertOrganization,
+} from "../test-utils/requests-fixtures.ts";
+import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import type { ActionResult } from "./actions.model.ts";
+import { createActionsRepo } from "./actions.repo.ts";
+import { createActionRuns } from "./actions.runs.ts";
+
+const dbs: TestDb[] = [];
+afterEach(() => {
+  for (const db of dbs.splice(0)) db.destroy();
+});
+
+test("past the waiting bound a capture's run is recorded as skipped instead of queued", async () => {
+  const db = createTestDb();
+  dbs.push(db);
+  insertOrganization(db, "org");
+  insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
+  const repo = createActionsRepo(db);
+  repo.insert({
+    id: "a1",
+    organizationId: "org",
+    endpointId: "ep",
+    type: "http_request",
+    name: "slow",
+    config: { url: "http://sink.test/", method: "POST" },
+    position: 0,
+    enabled: true,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  });
+  // The sender holds every request until the test lets them go.
+  const held: (() => void)[] = [];
+  const answered: OutboundResult = {
+    url: "http://sink.test/",
+    status: 200,
+    headers: [],
+    body: new Uint8Array(),
+    bodyTruncated: false,
+    latencyMs: 1,
+    error: null,
+  };
+  const recorded: [string, ActionResult[]][] = [];
+  const runs = createActionRuns({
+    repo,
+    tx: (fn) => db.tx(() => fn()),
+    clock: createFakeClock(),
+    ids: createIds(),
+    logger: createLogger({ level: "error", write: () => {} }),
+    plans: DEFAULT_PLANS,
+    budgetMs: 60_000,
+    outbound: {
+      send: () => new Promise((resolve) => held.push(() => resolve(answered))),
+      urlProblem: () => null,
+    },
+    sandbox: {} as Sandbox,
+    scriptCpuMs: 1000,
+    resolveSecrets: () => () => undefined,
+    completed: (_endpointId, requestId, results) => recorded.push([requestId, results]),
+    maxWaitingRuns: 2,
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  for (const id of ["r1", "r2", "r3"]) {
+    const request = insertCapturedRequest(db, { id, endpointId: "ep" });
+    expect(await runs.onCapture({ request, endpoint })).toBeNull();
+  }
+  // r1 runs, r2 waits: r3 is over the bound and is recorded at once, skipped.
+  expect(recorded.map(([id, results]) => `${id}:${results[0]?.status}`)).toEqual(["r3:skipped"]);
+  expect(recorded[0]?.[1][0]?.output).toEqual({ reason: "too_many_runs_waiting" });
+  await pollUntil(() => held.length === 1, { what: "r1 sending" });
+  held.shift()?.();
+  await pollUntil(() => held.length === 1, { what: "r2 sending" });
+  held.shift()?.();
+  await pollUntil(() => recorded.length === 3, { what: "all runs recorded" });
+  expect(recorded.map(([id, results]) => `${id}:${results[0]?.status}`)).toEqual([
+    "r3:skipped",
+    "r1:ok",
+    "r2:ok",
+  ]);
+});
+
+test("a capture runs at most the plan's number of actions, and none on a plan without them", async () => {
+  const db = createTestDb();
+  dbs.push(db);
+  insertOrganization(db, "org");
+  insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
+  const repo = createActionsRepo(db);
+  for (const position of [0, 1, 2]) {
+    repo.insert({
+      id: `a${position}`,
+      organizationId: "org",
+      endpointId: "ep",
+      type: "store_variable",
+      name: `n${position}`,
+      config: { name: `v${position}`, value: position },
+      position,
+      enabled: true,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
+  }
+  const recorded: ActionResult[][] = [];
+  const runs = createActionRuns({
+    repo,
+    tx: (fn) => db.tx(() => fn()),
+    clock: createFakeClock(),
+    ids: createIds(),
+    logger: createLogger({ level: "error", write: () => {} }),
+    plans: { ...DEFAULT_PLANS, team: { ...DEFAULT_PLANS.team, actions_per_endpoint: 2 } },
+    budgetMs: 60_000,
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    sandbox: {} as Sandbox,
+    scriptCpuMs: 1000,
+    resolveSecrets: () => () => undefined,
+    completed: (_endpointId, _requestId, results) => recorded.push(results),
+  });
+  const request = insertCapturedRequest(db, { id: "r1", endpointId: "ep" });
+  await runs.onCapture({ request, endpoint: { id: "ep", organizationId: "org", plan: "team" } });
+  await pollUntil(() => recorded.length === 1, { what: "the run" });
+  expect(recorded[0]?.map((r) => r.action_id)).toEqual(["a0", "a1"]);
+  expect(repo.variables("ep")).toEqual({ v0: 0, v1: 1 });
+  const onFree = insertCapturedRequest(db, { id: "r2", endpointId: "ep" });
+  const free = { id: "ep", organizationId: "org", plan: "free" as const };
+  expect(await runs.onCapture({ request: onFree, endpoint: free })).toBeNull();
+  // Runs of an endpoint go in order: once r3's is recorded, one for r2 would have been too.
+  const next = insertCapturedRequest(db, { id: "r3", endpointId: "ep" });
+  await runs.onCapture({
+    request: next,
+    endpoint: { id: "ep", organizationId: "org", plan: "team" },
+  });
+  await pollUntil(() => recorded.length === 2, { what: "r3's run" });
+  expect(repo.lastRun("r2")).toBeNull();
+  expect(repo.lastRun("r3")).toHaveLength(2);
+});

@@ -1,0 +1,275 @@
+import {
+  type CapturedRequest,
+  type CaptureEndpoint,
+  isPreflight,
+} from "../capture/capture.model.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { PlanTable } from "../shared/plans.ts";
+import { type ChainDeps, type ChainRun, runChain } from "./actions.chain.ts";
+import {
+  type Action,
+  type ActionResult,
+  actionRequest,
+  answersSender,
+  type RunState,
+} from "./actions.model.ts";
+import type { ActionsRepo } from "./actions.repo.ts";
+import type { Tenant } from "./actions.service.ts";
+import type { RunMode } from "./actions.steps.ts";
+
+/** Chains kept in memory for the capture path, at most (endpoints with captures in flight). */
+const CACHED_CHAINS = 10_000;
+/**
+ * Runs of one endpoint waiting behind its running one, at most: a chain slower than its senders
+ * would otherwise hold every capture in memory. Past it a capture's run is recorded as skipped.
+ */
+export const MAX_WAITING_RUNS = 1000;
+
+export interface RunsDeps extends ChainDeps {
+  repo: ActionsRepo;
+  tx<T>(fn: () => T): T;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  plans: PlanTable;
+  /** The chain's time budget, and the longest a capture's answer waits for it. */
+  budgetMs: number;
+  /** Told after a run was recorded (the realtime push). */
+  completed(endpointId: string, requestId: string, results: ActionResult[]): void;
+  /** The organization's secrets, opened at send time only. */
+  resolveSecrets(organizationId: string): (name: string) => string | undefined;
+  /** Runs allowed to wait per endpoint (default MAX_WAITING_RUNS). */
+  maxWaitingRuns?: number;
+}
+
+/** What a capture hands the actions: the stored request and its endpoint. */
+export interface CaptureContext {
+  request: CapturedRequest;
+  endpoint: Pick<CaptureEndpoint, "id" | "organizationId" | "plan">;
+}
+
+type Answer = NonNullable<ChainRun["answer"]>;
+type OwingEndpoint = Pick<CaptureEndpoint, "id" | "organizationId">;
+
+/**
+ * Runs endpoints' chains: on every committed capture, again on a stored request, or dry (tests).
+ * Runs of one endpoint go one at a time in capture order, so a stored variable (a counter) read
+ * by one run is the value the run before it wrote.
+ */
+export function createActionRuns(deps: RunsDeps) {
+  const chains = new Map<string, Action[]>();
+  const tails = new Map<string, Promise<unknown>>();
+  const waiting = new Map<string, number>();
+  /** Captures whose run this process has started and not yet recorded. */
+  const inFlight = new Set<string>();
+  const maxWaiting = deps.maxWaitingRuns ?? MAX_WAITING_RUNS;
+
+  const chainOf = (endpointId: string): Action[] => {
+    let chain = chains.get(endpointId);
+    if (!chain) {
+      if (chains.size >= CACHED_CHAINS) chains.clear();
+      chain = deps.repo.chain(endpointId);
+      chains.set(endpointId, chain);
+    }
+    return chain;
+  };
+
+  /** Queues `task` behind the endpoint's earlier runs. */
+  const serial = <T>(endpointId: string, task: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(endpointId) ?? Promise.resolve();
+    waiting.set(endpointId, (waiting.get(endpointId) ?? 0) + 1);
+    const next = previous.then(task, task);
+    const tail = next.catch(() => {});
+    tails.set(endpointId, tail);
+    void tail.then(() => {
+      const left = (waiting.get(endpointId) ?? 1) - 1;
+      if (left > 0) waiting.set(endpointId, left);
+      else waiting.delete(endpointId);
+      if (tails.get(endpointId) === tail) tails.delete(endpointId);
+    });
+    return next;
+  };
+
+  /** A run not started because too many wait: every action recorded as skipped. */
+  const skipAll = (chain: readonly Action[], endpointId: string, requestId: string) => {
+    const results: ActionResult[] = chain.map((action) => ({
+      action_id: action.id,
+      type: action.type,
+      status: "skipped",
+      duration_ms: 0,
+      output: { reason: "too_many_runs_waiting" },
+      error: `${maxWaiting} runs of this endpoint were already waiting`,
+    }));
+    record(endpointId, requestId, { results, answer: null, stores: [] }, "capture");
+  };
+
+  /** A run starts from the request and the endpoint's stored variables as they are now. */
+  const stateFor = (endpointId: string, request: CapturedRequest): RunState => ({
+    request: actionRequest(request),
+    variables: deps.repo.variables(endpointId),
+    http: null,
+  });
+
+  const run = (chain: readonly Action[], state: RunState, mode: RunMode, tenant: Tenant) =>
+    runChain(
+      chain,
+      state,
+      {
+        mode,
+        budgetMs: deps.budgetMs,
+        maxActions: deps.plans[tenant.plan].actions_per_endpoint,
+        loopGuarded: state.request.headers["x-weir-forwarded"] === "1",
+        secret: deps.resolveSecrets(tenant.organizationId),
+        tenant: tenant.organizationId,
+      },
+      deps,
+    );
+
+  /** The run's row and its variables in one transaction, then the push. */
+  const record = (
+    endpointId: string,
+    requestId: string,
+    result: ChainRun,
+    trigger: "capture" | "manual",
+  ) => {
+    const at = isoAt(deps.clock.now());
+    const stored = deps.tx(() => {
+      deps.repo.settleDue(requestId);
+      const kept = deps.repo.insertRun({
+        id: deps.ids.uuid(),
+        requestId,
+        endpointId,
+        trigger,
+        results: result.results,
+        createdAt: at,
+      });
+      if (kept && deps.repo.endpointLive(endpointId)) {
+        for (const { name, value } of result.stores) {
+          deps.repo.setVariable(endpointId, name, value, at);
+        }
+      }
+      return kept;
+    });
+    if (stored) deps.completed(endpointId, requestId, result.results);
+  };
+
+  /**
+   * The capture hook (after the commit): a chain without an enabled modify_response runs in the
+   * background and the sender's answer does not wait; one with it is waited for at most the
+   * budget, after which the endpoint's own answer goes out and the run record says so.
+   */
+  const onCapture = async ({ request, endpoint }: CaptureContext): Promise<Answer | null> => {
+    const { organizationId } = endpoint;
+    if (organizationId === null) return null;
+    if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
+    const chain = chainOf(endpoint.id);
+    if (chain.length === 0) return null;
+    if ((waiting.get(endpoint.id) ?? 0) >= maxWaiting) {
+      skipAll(chain, endpoint.id, request.id);
+      return null;
+    }
+    const waits = answersSender(chain);
+    let finished: (run: ChainRun) => void = () => {};
+    const chainDone = new Promise<ChainRun>((resolve) => {
+      finished = resolve;
+    });
+    let decide: (fellBack: boolean) => void = () => {};
+    const decided = new Promise<boolean>((resolve) => {
+      decide = resolve;
+    });
+    inFlight.add(request.id);
+    const task = serial(endpoint.id, async () => {
+      const tenant = { organizationId, plan: endpoint.plan };
+      const result = await run(chain, stateFor(endpoint.id, request), "live", tenant);
+      finished(result);
+      if (await decided) noteFallback(result, FELL_BACK(deps.budgetMs));
+      record(endpoint.id, request.id, result, "capture");
+    }).finally(() => inFlight.delete(request.id));
+    task.catch((error) => deps.logger.error("action run failed", { endpoint: endpoint.id, error }));
+    if (!waits) {
+      decide(false);
+      return null;
+    }
+    const answer = await withinBudget(chainDone, deps.budgetMs);
+    decide(answer === null);
+    return answer === null ? null : answer.answer;
+  };
+
+  return {
+    onCapture,
+    /** The endpoint's chain changed: the next capture reads it afresh. */
+    forget: (endpointId: string) => void chains.delete(endpointId),
+    /** Runs the current chain on a stored request now, as a capture would (a new run record). */
+    async rerun(tenant: Tenant, endpointId: string, request: CapturedRequest) {
+      const chain = deps.repo.chain(endpointId);
+      return serial(endpointId, async () => {
+        const result = await run(chain, stateFor(endpointId, request), "live", tenant);
+        record(endpointId, request.id, result, "manual");
+        return result.results;
+      });
+    },
+    /** Runs a chain with no side effect: nothing sent, stored or recorded. */
+    async dryRun(
+      tenant: Tenant,
+      endpointId: string,
+      chain: readonly Action[],
+      request: CapturedRequest,
+    ): Promise<ActionResult[]> {
+      const result = await run(chain, stateFor(endpointId, request), "dry", tenant);
+      return result.results;
+    },
+    /**
+     * In the capture batch's transaction: notes a run owed to each capture whose endpoint has a
+     * chain, so a crash before the run leaves a row the recovery job finds.
+     */
+    owe(captures: readonly { request: CapturedRequest; endpoint: OwingEndpoint }[]): void {
+      for (const { request, endpoint } of captures) {
+        if (endpoint.organizationId === null || chainOf(endpoint.id).length === 0) continue;
+        // Capture answers a CORS preflight itself and runs no chain on it.
+        if (isPreflight(request.method, request.headers)) continue;
+        deps.repo.owe(request.id, endpoint.id, endpoint.organizationId, request.createdAt);
+      }
+    },
+    /** Whether this process is running (or about to run) the chain of this capture. */
+    inFlight: (requestId: string) => inFlight.has(requestId),
+    /** Runs a chain owed from before a restart; its answer, if any, can no longer be given. */
+    async runOwed(tenant: Tenant, endpointId: string, request: CapturedRequest) {
+      const chain = deps.repo.chain(endpointId);
+      inFlight.add(request.id);
+      await serial(endpointId, async () => {
+        const result = await run(chain, stateFor(endpointId, request), "live", tenant);
+        noteFallback(result, RECOVERED);
+        record(endpointId, request.id, result, "capture");
+      }).finally(() => inFlight.delete(request.id));
+    },
+    lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],
+    savedChain: (endpointId: string) => deps.repo.chain(endpointId),
+  };
+}
+
+export type ActionRuns = ReturnType<typeof createActionRuns>;
+
+/** The chain's run, or null when the budget passed first. */
+function withinBudget(chain: Promise<ChainRun>, budgetMs: number): Promise<ChainRun | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), budgetMs);
+  });
+  return Promise.race([chain, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The sender got the endpoint's own answer: each modify_response result says so. */
+function noteFallback(result: ChainRun, why: string): void {
+  for (const entry of result.results) {
+    if (entry.type !== "modify_response" || entry.status !== "ok") continue;
+    entry.status = "error";
+    entry.error = why;
+  }
+}
+
+const FELL_BACK = (budgetMs: number) =>
+  `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
+const RECOVERED =
+  "not applied: this run was owed from before a restart, and the sender had the endpoint's own answer";
