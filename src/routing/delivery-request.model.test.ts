@@ -185,4 +185,13 @@ describe("forwardedUrl joins a sub-path and query onto the destination URL", () 
       "/hooks/a%5C..%5C..%5Cx",
     );
   });
+
+  test("tabs and newlines in a sub-path (a transformation copying a sender's field) cannot make a dot segment", () => {
+    // URL parsing drops every tab and newline, so ".\t." would become ".." once the URL is read.
+    for (const path of ["/.\t./admin", "/.\n./.\r./admin", "/\t../admin", "/%2e\n%2e/admin"]) {
+      const url = new URL(forwardedUrl("https://h.example/hooks", path, ""));
+      expect(url.pathname.startsWith("/hooks/")).toBe(true);
+      expect(url.host).toBe("h.example");
+    }
+  });
 });

@@ -95,18 +95,24 @@ export function forwardedUrl(base: string, path: string, queryString: string): s
 /**
  * A sub-path that stays under the destination's own path: `.` and `..` segments (also as `%2e`)
  * are dropped, so `/in/shop/%2e%2e/admin` cannot climb out of `https://internal/hooks`; empty
- * segments collapse; `?`, `#` and `\` are escaped so a transformation's path stays a path.
+ * segments collapse; `?`, `#` and `\` are escaped so a transformation's path stays a path. Control
+ * characters and spaces are escaped before the dot test: URL parsing deletes tabs and newlines, so
+ * a `.\t.` a transformation copied from a sender's body would otherwise turn into `..` after it.
  */
 function safeSubPath(path: string): string {
   const segments = path
     .split("/")
+    .map((segment) =>
+      segment.replace(
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what URL parsing deletes.
+        /[\x00-\x20\x7f?#\\]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+      ),
+    )
     .filter((segment) => {
       const plain = segment.replace(/%2e/gi, ".");
       return segment !== "" && plain !== "." && plain !== "..";
-    })
-    .map((segment) =>
-      segment.replace(/[?#\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
-    );
+    });
   if (segments.length === 0) return "";
   return `/${segments.join("/")}${path.endsWith("/") ? "/" : ""}`;
 }
