@@ -63,3 +63,45 @@ export function concealer(concealments: readonly Concealment[]): (text: string) 
   );
   return (text) => text.replace(pattern, (found) => shownBy.get(found.toLowerCase()) ?? MASK);
 }
+
+/**
+ * Shortest start of a concealed value hidden at the end of a cut text: one character tells
+ * nothing, two begin to narrow a guess.
+ */
+const MIN_HIDDEN_TAIL = 2;
+
+/**
+ * A text that was cut (the first 64 KiB of an answer) with a trailing start of a concealed value
+ * masked: a secret the cut splits does not match whole, so `concealer` would leave its first
+ * characters showing.
+ */
+export function concealCutTail(text: string, concealments: readonly Concealment[]): string {
+  const lower = text.toLowerCase();
+  let shown = text.length;
+  for (const hidden of forms(concealments).keys()) {
+    const length = startShownAtEnd(lower, hidden);
+    if (length >= MIN_HIDDEN_TAIL) shown = Math.min(shown, text.length - length);
+  }
+  return shown === text.length ? text : text.slice(0, shown) + MASK;
+}
+
+/**
+ * The length of the longest start of `hidden`, shorter than all of it, that `text` ends with.
+ * Linear (a prefix function), so a long secret against a long answer costs no more than reading them.
+ */
+function startShownAtEnd(text: string, hidden: string): number {
+  const border = new Int32Array(hidden.length);
+  for (let i = 1, k = 0; i < hidden.length; i++) {
+    while (k > 0 && hidden[i] !== hidden[k]) k = border[k - 1] ?? 0;
+    if (hidden[i] === hidden[k]) k++;
+    border[i] = k;
+  }
+  let matched = 0;
+  for (let i = Math.max(0, text.length - hidden.length); i < text.length; i++) {
+    while (matched > 0 && (matched === hidden.length || text[i] !== hidden[matched])) {
+      matched = border[matched - 1] ?? 0;
+    }
+    if (text[i] === hidden[matched]) matched++;
+  }
+  return matched === hidden.length ? (border[matched - 1] ?? 0) : matched;
+}
