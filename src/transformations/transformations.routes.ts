@@ -84,15 +84,17 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .post(
       "/test",
-      async ({ principal, body }) => ({
-        data: await testUnsavedTransformation(principal.organizationId, body, deps),
-      }),
+      async ({ principal, body }) => {
+        // decisions.md §15: running code is an admin's; a run shows context.env's secrets.
+        requirePermission(principal, "write");
+        return { data: await testUnsavedTransformation(principal.organizationId, body, deps) };
+      },
       {
         response: { 200: TestSchema, ...errors },
         detail: {
           tags,
           security,
-          summary: "Run unsaved code on a sample request",
+          summary: "Run unsaved code on a sample request (admin)",
           requestBody: schemaBody(UnsavedTransformationTestBody),
         },
       },
@@ -136,15 +138,18 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .post(
       "/:id/test",
-      async ({ principal, params, body }) => ({
-        data: await testSavedTransformation(principal.organizationId, params.id, body, deps),
-      }),
+      async ({ principal, params, body }) => {
+        requirePermission(principal, "write");
+        return {
+          data: await testSavedTransformation(principal.organizationId, params.id, body, deps),
+        };
+      },
       {
         response: { 200: TestSchema, ...errors },
         detail: {
           tags,
           security,
-          summary: "Run the saved code on a sample request",
+          summary: "Run the saved code on a sample request (admin)",
           requestBody: schemaBody(TransformationTestBody),
         },
       },
