@@ -25,6 +25,23 @@ const OWNED_HEADERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Deliveries an event may be carried through, Weir to Weir, before an ingest refuses it. A
+ * destination pointing back at its own source (or two sources at each other) would otherwise
+ * make new events forever, doubling with every second destination, on an instance others share.
+ */
+export const MAX_ROUTING_HOPS = 5;
+
+/**
+ * How many Weir deliveries brought this request: the loop guard's count (a capture forward
+ * writes `1`; a value that is not a count still counts as one hop).
+ */
+export function routingHops(guard: string | null | undefined): number {
+  if (guard === null || guard === undefined) return 0;
+  const hops = Number.parseInt(guard, 10);
+  return Number.isSafeInteger(hops) && hops > 0 ? hops : 1;
+}
+
+/**
  * The request one delivery of an event sends, for a destination whose `{{NAME}}` templates were
  * already filled in (event-prepare.model.ts) and an event a transformation may have changed.
  */
@@ -60,19 +77,20 @@ export function eventDeliveryRequest(
 /**
  * decisions.md §15: the event's headers (the original request's, or as a transformation left
  * them: it may set and delete) minus hop-by-hop ones, Host, Content-Length and the names the
- * sender owns; then the destination's `headers`, which replace any of the same name. The
- * signature headers come last, added by the delivery worker.
+ * sender owns; then the destination's `headers`, which replace any of the same name; then the
+ * loop guard counting this hop. The signature headers come last, added by the delivery worker.
  */
 export function httpHeaders(event: StoredEvent, destination: Destination): HeaderPair[] {
-  const own = Object.entries(destination.headers ?? {}).map(
-    ([name, value]) => [name.toLowerCase(), value] as const,
-  );
+  const own = Object.entries(destination.headers ?? {})
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .filter(([name]) => name !== LOOP_GUARD_HEADER);
   const replaced = new Set(own.map(([name]) => name));
   const forwarded = endToEndHeaders(event.rawHeaders).filter(([name]) => {
     const lower = name.toLowerCase();
     return !OWNED_HEADERS.has(lower) && !replaced.has(lower);
   });
-  return [...forwarded, ...own];
+  const guard = event.rawHeaders.find(([name]) => name.toLowerCase() === LOOP_GUARD_HEADER);
+  return [...forwarded, ...own, [LOOP_GUARD_HEADER, String(routingHops(guard?.[1]) + 1)]];
 }
 
 /**
