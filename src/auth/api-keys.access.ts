@@ -3,7 +3,7 @@
 // key's id (never the key) and announced once per key and address, a few new addresses an hour.
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
-import { perMinute, type TokenBuckets } from "../shared/token-bucket.ts";
+import { createTokenBuckets, perMinute, type TokenBuckets } from "../shared/token-bucket.ts";
 import { allowlistMatcher, isExpired } from "./api-keys.model.ts";
 import type { ActiveKey } from "./api-keys.repo.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
@@ -45,6 +45,8 @@ const ANNOUNCED_ADDRESSES = perMinute(10, 10 / 60);
 export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
   const matchers = new Map<string, (ip: string | null) => boolean>();
   const announced = new Set<string>();
+  // Apart from the rate buckets, so refused addresses never take the place of a key's rate.
+  const announcing = createTokenBuckets();
   const matcherOf = (allowedIps: string) => {
     let matcher = matchers.get(allowedIps);
     if (!matcher) {
@@ -57,7 +59,7 @@ export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
   const denyIp = (key: ActiveKey, ip: string | null, now: number) => {
     const seen = `${key.id} ${ip}`;
     if (announced.has(seen)) return;
-    if (deps.buckets.take(`api-key-denied:${key.id}`, ANNOUNCED_ADDRESSES, now) > 0) return;
+    if (announcing.take(key.id, ANNOUNCED_ADDRESSES, now) > 0) return;
     if (announced.size >= TABLE_MAX) announced.clear();
     announced.add(seen);
     deps.logger?.warn("API key used from an address it does not allow", {
