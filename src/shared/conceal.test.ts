@@ -58,3 +58,9 @@ describe("concealCutTail", () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
+
+test("a secret echoed inside a JSON string is hidden, slashes escaped or not", () => {
+  const conceal = concealer([['a/b"c\\d', "{{TOKEN}}"]]);
+  expect(conceal('{"t":"a/b\\"c\\\\d"}')).toBe('{"t":"{{TOKEN}}"}');
+  expect(conceal('{"t":"a\\/b\\"c\\\\d"}')).toBe('{"t":"{{TOKEN}}"}');
+});

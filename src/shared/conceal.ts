@@ -18,9 +18,9 @@ const MIN_HIDDEN_LENGTH = 4;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * Every form a value takes once it went through a URL: as written, percent-encoded (a secret in a
- * path or query), and, for a secret that is a whole URL, its host alone (what a DNS or connect
- * error quotes). The first concealment of a text wins.
+ * Every form a value takes once it went through a URL or JSON: as written, percent-encoded (a
+ * secret in a path or query), JSON-escaped, and, for a secret that is a whole URL, its host alone
+ * (what a DNS or connect error quotes). The first concealment of a text wins.
  */
 function forms(concealments: readonly Concealment[]): Map<string, string> {
   const shownBy = new Map<string, string>();
@@ -32,6 +32,10 @@ function forms(concealments: readonly Concealment[]): Map<string, string> {
     add(hidden, shown);
     add(encodeURIComponent(hidden), shown);
     add(encodeURI(hidden), shown);
+    // Inside a JSON string (an answer echoing a header), with or without "/" escaped as "\/".
+    const json = JSON.stringify(hidden).slice(1, -1);
+    add(json, shown);
+    add(json.replaceAll("/", "\\/"), shown);
   }
   for (const [hidden] of concealments) {
     if (!/^https?:\/\//i.test(hidden)) continue;
