@@ -200,6 +200,17 @@ describe("forwardedUrl joins a sub-path and query onto the destination URL", () 
     );
   });
 
+  test("a dot segment with path parameters (`..;`, read as `..` by Tomcat and Spring) is dropped too", () => {
+    for (const path of ["/..;/admin", "/..;jsessionid=x/admin", "/%2e%2e;/admin", "/..%3b/admin"]) {
+      expect(new URL(forwardedUrl("https://h.example/hooks", path, "")).pathname).toBe(
+        "/hooks/admin",
+      );
+    }
+    expect(new URL(forwardedUrl("https://h.example/hooks", "/a;v=1/b", "")).pathname).toBe(
+      "/hooks/a;v=1/b",
+    );
+  });
+
   test("tabs and newlines in a sub-path (a transformation copying a sender's field) cannot make a dot segment", () => {
     // URL parsing drops every tab and newline, so ".\t." would become ".." once the URL is read.
     for (const path of ["/.\t./admin", "/.\n./.\r./admin", "/\t../admin", "/%2e\n%2e/admin"]) {

@@ -111,8 +111,8 @@ export function forwardedUrl(base: string, path: string, queryString: string): s
 }
 
 /**
- * A sub-path that stays under the destination's own path: `.` and `..` segments (also as `%2e`)
- * are dropped, so `/in/shop/%2e%2e/admin` cannot climb out of `https://internal/hooks`; empty
+ * A sub-path that stays under the destination's own path: `.` and `..` segments (also as `%2e`,
+ * or followed by `;` path parameters) are dropped, so `/in/shop/%2e%2e/admin` cannot climb out of `https://internal/hooks`; empty
  * segments collapse; `?`, `#` and `\` are escaped so a transformation's path stays a path. Control
  * characters and spaces are escaped before the dot test: URL parsing deletes tabs and newlines, so
  * a `.\t.` a transformation copied from a sender's body would otherwise turn into `..` after it.
@@ -128,7 +128,8 @@ function safeSubPath(path: string): string {
       ),
     )
     .filter((segment) => {
-      const plain = segment.replace(/%2e/gi, ".");
+      // Path parameters cut off first: Tomcat and Spring read `..;x` as `..`.
+      const plain = segment.replace(/%2e/gi, ".").replace(/(;|%3b).*$/i, "");
       return segment !== "" && plain !== "." && plain !== "..";
     });
   if (segments.length === 0) return "";
