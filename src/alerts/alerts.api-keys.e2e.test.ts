@@ -126,6 +126,26 @@ describe("key event conditions", () => {
     expect(documentsAt(denied.path)).toHaveLength(2);
   });
 
+  test("a key tried from ever new addresses announces 10 of them, then 10 an hour: no flood of alerts or log lines", async () => {
+    const denied = await rule({ type: "api_key_denied_ip" });
+    const { id, key } = await makeKey({ allowed_ips: ["10.0.0.0/8"] });
+    const from = (ip: string) =>
+      apiCall(server, "GET", "/api/v1/endpoints", {
+        headers: { "x-api-key": key, "x-forwarded-for": ip },
+      });
+    // A leaked key used from a whole IPv6 range: every address is new.
+    for (let n = 1; n <= 40; n++)
+      expect((await from(`2001:db8::${n.toString(16)}`)).status).toBe(401);
+    await delivered(denied.path, 10);
+    const logged = () => server.logs.filter((line) => line.includes(id)).length;
+    expect(logged()).toBe(10);
+    clock.advance(10 * 60_000);
+    expect((await from("2001:db8::ffff")).status).toBe(401);
+    await delivered(denied.path, 11);
+    expect(documentsAt(denied.path)).toHaveLength(11);
+    expect(logged()).toBe(11);
+  });
+
   test("api_key_expiring {value: 7} fires once per key from the scheduled scan", async () => {
     const expiring = await rule({ type: "api_key_expiring", value: 7 });
     const soon = await makeKey({ name: "soon", expires_at: iso(clock.now() + 3 * DAY) });

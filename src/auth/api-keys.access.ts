@@ -1,9 +1,9 @@
 // The per-use checks of a key's own limits (decisions.md §15): expiry, its address allowlist
 // and its rate. A denial is counted in the key's usage; a refused address is logged with the
-// key's id (never the key) and announced once per key and address.
+// key's id (never the key) and announced once per key and address, a few new addresses an hour.
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
-import { perMinute, type TokenBuckets } from "../shared/token-bucket.ts";
+import { createTokenBuckets, perMinute, type TokenBuckets } from "../shared/token-bucket.ts";
 import { allowlistMatcher, isExpired } from "./api-keys.model.ts";
 import type { ActiveKey } from "./api-keys.repo.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
@@ -36,9 +36,17 @@ export interface ApiKeyAccessDeps {
  */
 const TABLE_MAX = 10_000;
 
+/**
+ * New refused addresses announced per key (log line and key event): 10 at once, then 10 an hour.
+ * A leaked key tried from a whole IPv6 range would otherwise write one of each per request.
+ */
+const ANNOUNCED_ADDRESSES = perMinute(10, 10 / 60);
+
 export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
   const matchers = new Map<string, (ip: string | null) => boolean>();
   const announced = new Set<string>();
+  // Apart from the rate buckets, so refused addresses never take the place of a key's rate.
+  const announcing = createTokenBuckets();
   const matcherOf = (allowedIps: string) => {
     let matcher = matchers.get(allowedIps);
     if (!matcher) {
@@ -48,16 +56,17 @@ export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
     }
     return matcher;
   };
-  const denyIp = (key: ActiveKey, ip: string | null) => {
+  const denyIp = (key: ActiveKey, ip: string | null, now: number) => {
+    const seen = `${key.id} ${ip}`;
+    if (announced.has(seen)) return;
+    if (announcing.take(key.id, ANNOUNCED_ADDRESSES, now) > 0) return;
+    if (announced.size >= TABLE_MAX) announced.clear();
+    announced.add(seen);
     deps.logger?.warn("API key used from an address it does not allow", {
       api_key_id: key.id,
       organization_id: key.organizationId,
       address: ip,
     });
-    const seen = `${key.id} ${ip}`;
-    if (announced.has(seen)) return;
-    if (announced.size >= TABLE_MAX) announced.clear();
-    announced.add(seen);
     deps.onDeniedIp?.(key, ip);
   };
 
@@ -74,7 +83,7 @@ export function createApiKeyAccess(deps: ApiKeyAccessDeps) {
       if (key.allowedIps && !matcherOf(key.allowedIps)(ip)) {
         if (!counted) return "ip_not_allowed";
         deps.usage.answered(key.id, now, 401);
-        denyIp(key, ip);
+        denyIp(key, ip, now);
         return "ip_not_allowed";
       }
       if (counted && key.rateLimitPerMinute !== null) {

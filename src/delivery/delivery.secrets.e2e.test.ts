@@ -169,3 +169,91 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
   const outsideSettings = databaseText(["destinations", "alert_rules"]).toLowerCase();
   for (const value of HIDDEN) expect(outsideSettings).not.toContain(value.toLowerCase());
 });
+
+test("an answer echoing a secret across the 64 KiB cut keeps no part of it", async () => {
+  const secret = "q7Zk9wXv-echoed-across-the-cut-4d1e";
+  const shownBefore = 8;
+  const echo = startHttpSink();
+  // What the destination echoes lands just before the cut: its first characters fit, the rest not.
+  echo.answer((r) => ({
+    status: 500,
+    body: `${"x".repeat(65_536 - shownBefore)}${r.headers.get("x-token") ?? ""}`,
+  }));
+  try {
+    const added = await callAs(server, owner, "POST", "/api/v1/secrets", {
+      name: "CUT_TOKEN",
+      value: secret,
+    });
+    expect(added.status).toBe(201);
+    const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+      name: "Echo at the cut",
+      source: { name: "Echo at the cut", type: "webhook" },
+      destinations: [
+        { name: "echo", url: echo.url, headers: { "x-token": "{{CUT_TOKEN}}" }, max_retries: 0 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const ingested = await server.request(`/api/v1/sources/${created.body.data.source_id}/ingest`, {
+      method: "POST",
+      body: "{}",
+    });
+    const { event_id } = (await ingested.json()) as { event_id: string };
+    const attempts = await pollUntil(
+      async () => {
+        const answer = await callAs(server, owner, "GET", `/api/v1/events/${event_id}/attempts`);
+        return answer.body.data.length === 1 ? answer.body.data : undefined;
+      },
+      { what: "the echoed answer recorded" },
+    );
+    expect(echo.requests[0]?.headers.get("x-token")).toBe(secret);
+    const kept = attempts[0].response_body as string;
+    expect(kept.startsWith("xxxx")).toBe(true);
+    // Asserted as booleans: a failure would otherwise print 64 KiB of answer.
+    expect(kept.includes(secret.slice(0, shownBefore))).toBe(false);
+    expect(kept.length).toBeLessThanOrEqual(65_536);
+    expect(databaseText().includes(secret.slice(0, shownBefore))).toBe(false);
+  } finally {
+    await echo.stop();
+  }
+});
+
+test("an answer echoing a secret inside JSON, slashes and quotes escaped, shows it concealed", async () => {
+  const secret = 'tok/3n+"quoted"\\9Zq=';
+  const echo = startHttpSink();
+  // As a JSON encoder that escapes "/" answers (PHP's does by default).
+  echo.answer((r) => ({
+    status: 500,
+    body: JSON.stringify({ token: r.headers.get("x-token") }).replaceAll("/", "\\/"),
+  }));
+  try {
+    const added = await callAs(server, owner, "POST", "/api/v1/secrets", {
+      name: "JSON_TOKEN",
+      value: secret,
+    });
+    expect(added.status).toBe(201);
+    const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+      name: "Echo as JSON",
+      source: { name: "Echo as JSON", type: "webhook" },
+      destinations: [
+        { name: "echo", url: echo.url, headers: { "x-token": "{{JSON_TOKEN}}" }, max_retries: 0 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const ingested = await server.request(`/api/v1/sources/${created.body.data.source_id}/ingest`, {
+      method: "POST",
+      body: "{}",
+    });
+    const { event_id } = (await ingested.json()) as { event_id: string };
+    const attempts = await pollUntil(
+      async () => {
+        const answer = await callAs(server, owner, "GET", `/api/v1/events/${event_id}/attempts`);
+        return answer.body.data.length === 1 ? answer.body.data : undefined;
+      },
+      { what: "the echoed answer recorded" },
+    );
+    expect(echo.requests[0]?.headers.get("x-token")).toBe(secret);
+    expect(attempts[0].response_body).toBe('{"token":"{{JSON_TOKEN}}"}');
+  } finally {
+    await echo.stop();
+  }
+});

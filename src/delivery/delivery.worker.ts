@@ -5,7 +5,7 @@ import type { AppDeps } from "../deps.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import { isoAt } from "../shared/clock.ts";
-import { concealer } from "../shared/conceal.ts";
+import { concealCutTail, concealer } from "../shared/conceal.ts";
 import { SealedValueError } from "../shared/sealed.ts";
 import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
@@ -388,6 +388,9 @@ export function createDeliveryWorker(
     });
     const conceal = concealer(request.concealed ?? []);
     const fields = concealedFields(attemptFields(request.method, result), conceal);
+    if (result.bodyTruncated) {
+      fields.responseBody = concealCutTail(fields.responseBody, request.concealed ?? []);
+    }
     const sent = sentRequest(headers, request.body, conceal);
     const attempt = newAttempt(row, { ...fields, sent }, startedAt);
     const success = result.status !== null && result.error === null;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { eventDeliveryRequest, forwardedUrl } from "./delivery-request.model.ts";
+import { eventDeliveryRequest, forwardedUrl, routingHops } from "./delivery-request.model.ts";
 import type { Destination } from "./destinations.model.ts";
 import type { StoredEvent } from "./events.repo.ts";
 
@@ -127,6 +127,7 @@ describe("http destinations get the original request, then the transformation, t
       ["Set-Cookie", "a=1"],
       ["Set-Cookie", "b=2"],
       ["x-team", "platform"],
+      ["x-weir-forwarded", "2"],
     ]);
   });
 
@@ -142,7 +143,20 @@ describe("http destinations get the original request, then the transformation, t
     expect(request.headers).toEqual([
       ["content-type", "application/json"],
       ["authorization", "Bearer mine"],
+      ["x-weir-forwarded", "1"],
     ]);
+  });
+
+  test("the loop guard counts hops: the destination's own headers cannot reset it", () => {
+    const hop = (guard: string | null) =>
+      send(
+        { ...github, rawHeaders: guard === null ? [] : [["X-Weir-Forwarded", guard]] },
+        http({ headers: { "x-weir-forwarded": "0" } }),
+      ).headers;
+    expect(hop(null)).toEqual([["x-weir-forwarded", "1"]]);
+    expect(hop("3")).toEqual([["x-weir-forwarded", "4"]]);
+    expect(hop("yes")).toEqual([["x-weir-forwarded", "2"]]);
+    expect(routingHops("-7")).toBe(1);
   });
 
   test("the sub-path and query are appended to the URL; path_forwarding false keeps the URL as written", () => {
@@ -184,5 +198,25 @@ describe("forwardedUrl joins a sub-path and query onto the destination URL", () 
     expect(new URL(forwardedUrl("https://h.example/hooks", "/a\\..\\..\\x", "")).pathname).toBe(
       "/hooks/a%5C..%5C..%5Cx",
     );
+  });
+
+  test("a dot segment with path parameters (`..;`, read as `..` by Tomcat and Spring) is dropped too", () => {
+    for (const path of ["/..;/admin", "/..;jsessionid=x/admin", "/%2e%2e;/admin", "/..%3b/admin"]) {
+      expect(new URL(forwardedUrl("https://h.example/hooks", path, "")).pathname).toBe(
+        "/hooks/admin",
+      );
+    }
+    expect(new URL(forwardedUrl("https://h.example/hooks", "/a;v=1/b", "")).pathname).toBe(
+      "/hooks/a;v=1/b",
+    );
+  });
+
+  test("tabs and newlines in a sub-path (a transformation copying a sender's field) cannot make a dot segment", () => {
+    // URL parsing drops every tab and newline, so ".\t." would become ".." once the URL is read.
+    for (const path of ["/.\t./admin", "/.\n./.\r./admin", "/\t../admin", "/%2e\n%2e/admin"]) {
+      const url = new URL(forwardedUrl("https://h.example/hooks", path, ""));
+      expect(url.pathname.startsWith("/hooks/")).toBe(true);
+      expect(url.host).toBe("h.example");
+    }
   });
 });

@@ -25,6 +25,23 @@ const OWNED_HEADERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Deliveries an event may be carried through, Weir to Weir, before an ingest refuses it. A
+ * destination pointing back at its own source (or two sources at each other) would otherwise
+ * make new events forever, doubling with every second destination, on an instance others share.
+ */
+export const MAX_ROUTING_HOPS = 5;
+
+/**
+ * How many Weir deliveries brought this request: the loop guard's count (a capture forward
+ * writes `1`; a value that is not a count still counts as one hop).
+ */
+export function routingHops(guard: string | null | undefined): number {
+  if (guard === null || guard === undefined) return 0;
+  const hops = Number.parseInt(guard, 10);
+  return Number.isSafeInteger(hops) && hops > 0 ? hops : 1;
+}
+
+/**
  * The request one delivery of an event sends, for a destination whose `{{NAME}}` templates were
  * already filled in (event-prepare.model.ts) and an event a transformation may have changed.
  */
@@ -60,19 +77,20 @@ export function eventDeliveryRequest(
 /**
  * decisions.md §15: the event's headers (the original request's, or as a transformation left
  * them: it may set and delete) minus hop-by-hop ones, Host, Content-Length and the names the
- * sender owns; then the destination's `headers`, which replace any of the same name. The
- * signature headers come last, added by the delivery worker.
+ * sender owns; then the destination's `headers`, which replace any of the same name; then the
+ * loop guard counting this hop. The signature headers come last, added by the delivery worker.
  */
 export function httpHeaders(event: StoredEvent, destination: Destination): HeaderPair[] {
-  const own = Object.entries(destination.headers ?? {}).map(
-    ([name, value]) => [name.toLowerCase(), value] as const,
-  );
+  const own = Object.entries(destination.headers ?? {})
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .filter(([name]) => name !== LOOP_GUARD_HEADER);
   const replaced = new Set(own.map(([name]) => name));
   const forwarded = endToEndHeaders(event.rawHeaders).filter(([name]) => {
     const lower = name.toLowerCase();
     return !OWNED_HEADERS.has(lower) && !replaced.has(lower);
   });
-  return [...forwarded, ...own];
+  const guard = event.rawHeaders.find(([name]) => name.toLowerCase() === LOOP_GUARD_HEADER);
+  return [...forwarded, ...own, [LOOP_GUARD_HEADER, String(routingHops(guard?.[1]) + 1)]];
 }
 
 /**
@@ -93,20 +111,27 @@ export function forwardedUrl(base: string, path: string, queryString: string): s
 }
 
 /**
- * A sub-path that stays under the destination's own path: `.` and `..` segments (also as `%2e`)
- * are dropped, so `/in/shop/%2e%2e/admin` cannot climb out of `https://internal/hooks`; empty
- * segments collapse; `?`, `#` and `\` are escaped so a transformation's path stays a path.
+ * A sub-path that stays under the destination's own path: `.` and `..` segments (also as `%2e`,
+ * or followed by `;` path parameters) are dropped, so `/in/shop/%2e%2e/admin` cannot climb out of `https://internal/hooks`; empty
+ * segments collapse; `?`, `#` and `\` are escaped so a transformation's path stays a path. Control
+ * characters and spaces are escaped before the dot test: URL parsing deletes tabs and newlines, so
+ * a `.\t.` a transformation copied from a sender's body would otherwise turn into `..` after it.
  */
 function safeSubPath(path: string): string {
   const segments = path
     .split("/")
-    .filter((segment) => {
-      const plain = segment.replace(/%2e/gi, ".");
-      return segment !== "" && plain !== "." && plain !== "..";
-    })
     .map((segment) =>
-      segment.replace(/[?#\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
-    );
+      segment.replace(
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what URL parsing deletes.
+        /[\x00-\x20\x7f?#\\]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+      ),
+    )
+    .filter((segment) => {
+      // Path parameters cut off first: Tomcat and Spring read `..;x` as `..`.
+      const plain = segment.replace(/%2e/gi, ".").replace(/(;|%3b).*$/i, "");
+      return segment !== "" && plain !== "." && plain !== "..";
+    });
   if (segments.length === 0) return "";
   return `/${segments.join("/")}${path.endsWith("/") ? "/" : ""}`;
 }

@@ -83,7 +83,8 @@ test("a GitHub webhook reaches the service with its headers, sub-path and query;
     "x-hub-signature-256": "replaced by the destination",
     "x-service": "ci",
   });
-  expect(headers["x-weir-forwarded"]).toBeUndefined();
+  // The sender's loop guard is not passed on as it came: Weir writes its own, one hop more.
+  expect(headers["x-weir-forwarded"]).toBe("2");
   expect(headers["proxy-authorization"]).toBeUndefined();
   // The upstream signature header is not passed on beside Weir's own: one signature, Weir's.
   expect(new Webhook(destination.signing_secret).verify(body, headers)).toEqual(JSON.parse(body));
@@ -201,4 +202,47 @@ test("a large body is shown cut at 64 KiB with its size", async () => {
     true,
     body.length,
   ]);
+});
+
+test("a destination pointing back at its own source stops after five hops, answered 508 loop_detected", async () => {
+  const source = await callAs(server, owner, "POST", "/api/v1/sources", {
+    name: "Echo chamber",
+    type: "webhook",
+  });
+  const ingestUrl = source.body.data.ingest_url as string;
+  // Two destinations back into the source: without a hop limit every event makes two more, forever.
+  const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+    name: "Echo chamber",
+    source_id: source.body.data.id,
+    destinations: ["a", "b"].map((name) => ({ name, url: ingestUrl, max_retries: 0 })),
+  });
+  expect(created.status).toBe(201);
+  await fetch(ingestUrl, { method: "POST", body: "{}" });
+
+  const count = async (status?: string) =>
+    (
+      await callAs(
+        server,
+        owner,
+        "GET",
+        `/api/v1/events?page_size=1&source_id=${source.body.data.id}${status ? `&status=${status}` : ""}`,
+      )
+    ).body.total as number;
+  // 1 + 2 + 4 + 8 + 16 events; the 16 of the fifth hop are refused where they would land.
+  await pollUntil(async () => ((await count("failed")) >= 16 ? true : undefined), {
+    what: "the fifth hop refused",
+  });
+  expect(await count()).toBe(31);
+  const failed = await callAs(
+    server,
+    owner,
+    "GET",
+    `/api/v1/events?page_size=1&status=failed&source_id=${source.body.data.id}`,
+  );
+  const event = await callAs(server, owner, "GET", `/api/v1/events/${failed.body.data[0].id}`);
+  expect(event.body.data.deliveries[0]).toMatchObject({
+    status_code: 508,
+    response_body: '{"error":"loop_detected"}',
+  });
+  expect(event.body.data.request.headers["x-weir-forwarded"]).toBe("4");
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { httpHeaders } from "./delivery-request.model.ts";
 import type { Destination } from "./destinations.model.ts";
 import {
   exactChatPayload,
@@ -85,6 +86,21 @@ describe("a transformed event", () => {
     expect(new TextDecoder().decode(sent.body)).toBe('{"reduced":true}');
     expect([sent.method, sent.path, sent.queryString]).toEqual(["PUT", "/x", "b=2"]);
     expect(sent.headers).toEqual({ "x-env": "eu", "content-type": "application/json" });
+  });
+
+  test("a transformation cannot drop or lower the loop guard's hop count", () => {
+    const looped = {
+      ...event,
+      headers: { ...event.headers, "x-weir-forwarded": "3" },
+      rawHeaders: [...event.rawHeaders, ["X-Weir-Forwarded", "3"]],
+    } as StoredEvent;
+    const request = { method: "POST", path: "/", query: {}, body: "" };
+    const http = { ...destination, type: "http", headers: null } as Destination;
+    for (const headers of [{}, { "x-weir-forwarded": "0" }] as Record<string, string>[]) {
+      const sent = transformedEvent(looped, { ...request, headers });
+      expect(httpHeaders(sent, http)).toContainEqual(["x-weir-forwarded", "4"]);
+    }
+    expect(transformedEvent(event, { ...request, headers: {} }).headers).toEqual({});
   });
 });
 

@@ -3,6 +3,7 @@
 // the event that is sent. Pure: the lookups and outcomes are handed in.
 import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import type { DeliveryRequest, Prepared } from "../delivery/delivery.ports.ts";
+import { LOOP_GUARD_HEADER } from "../delivery/forwards.model.ts";
 import { type Concealment, MASK } from "../shared/conceal.ts";
 import {
   secretConcealments,
@@ -114,6 +115,10 @@ export function transformedEvent(
     Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
   );
   if (typeof request.body !== "string") headers["content-type"] ??= "application/json";
+  // The loop guard is the event's, whatever the script did: dropping it would let a loop run on.
+  delete headers[LOOP_GUARD_HEADER];
+  const guard = event.rawHeaders.find(([name]) => name.toLowerCase() === LOOP_GUARD_HEADER);
+  if (guard) headers[LOOP_GUARD_HEADER] = guard[1];
   const query = new URLSearchParams(
     Object.entries(request.query).map(([k, v]) => [k, String(v)] as [string, string]),
   ).toString();

@@ -1,8 +1,10 @@
 import { Elysia, t } from "elysia";
 import { type HeaderValues, headerViews, REFUSALS } from "../capture/capture.model.ts";
+import { LOOP_GUARD_HEADER } from "../delivery/forwards.model.ts";
 import { readBoundedBody } from "../http/http.body-limit.ts";
 import type { DirectRoutes } from "../http/http.direct-routes.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
+import { MAX_ROUTING_HOPS, routingHops } from "./delivery-request.model.ts";
 import type { IngestLimits } from "./ingest.limits.ts";
 import type { RoutePlan } from "./ingest.model.ts";
 import type { IngestService } from "./ingest.service.ts";
@@ -47,6 +49,9 @@ export function locateIngest(
 }
 
 /** One ingest: read the body within the limit, store the event and its deliveries, answer. */
+/** An event already carried MAX_ROUTING_HOPS times by Weir deliveries (a loop, most likely). */
+const LOOP_DETECTED = { status: 508, error: "loop_detected" };
+
 async function ingest(
   room: IngestParts,
   request: Request,
@@ -60,6 +65,9 @@ async function ingest(
     return refusal(answer);
   };
   if (room.disk.isLow()) return refuse(REFUSALS.insufficientStorage);
+  if (routingHops(request.headers.get(LOOP_GUARD_HEADER)) >= MAX_ROUTING_HOPS) {
+    return refuse(LOOP_DETECTED);
+  }
   const limited = room.limits.admit(source);
   if (limited) return refuse(limited);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
@@ -89,9 +97,16 @@ const Accepted = t.Object({
   event_id: t.Optional(t.String()),
   duplicate: t.Optional(t.Boolean()),
 });
-const responses = { 200: Accepted, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 507: ErrorBody };
+const responses = {
+  200: Accepted,
+  404: ErrorBody,
+  413: ErrorBody,
+  429: ErrorBody,
+  507: ErrorBody,
+  508: ErrorBody,
+};
 const DESCRIPTION =
-  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After past the capture rate of the organization plan (per source), or `event_quota_exceeded` once the organization stores the `event_storage_mb` of its plan in event bodies; 507 `insufficient_storage` while the data dir is low on space.';
+  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After past the capture rate of the organization plan (per source), or `event_quota_exceeded` once the organization stores the `event_storage_mb` of its plan in event bodies; 507 `insufficient_storage` while the data dir is low on space; 508 `loop_detected` when `x-weir-forwarded` says Weir deliveries already carried it 5 times.';
 
 /** `/in/{slug}` and any sub-path of it, answered for a request as it came. */
 function ingestBySlug(room: IngestParts, request: Request) {

@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test";
-import { concealer } from "./conceal.ts";
+import { describe, expect, test } from "bun:test";
+import { type Concealment, concealCutTail, concealer } from "./conceal.ts";
 import { secretConcealments } from "./secret-template.ts";
 
 test("a secret is hidden as written, percent-encoded and whatever its case; the longest wins", () => {
@@ -35,4 +35,32 @@ test("the secrets a destination's settings name, each shown as its {{NAME}}", ()
     ["h.example", "{{HOST}}"],
     ["t0k3n-value", "{{TOKEN}}"],
   ]);
+});
+
+describe("concealCutTail", () => {
+  const token: Concealment[] = [["s3cr3t-token-value", "{{TOKEN}}"]];
+  test("masks the start of a secret that a cut left at the end, in any case", () => {
+    expect(concealCutTail("answer: s3cr3t-to", token)).toBe("answer: ***");
+    expect(concealCutTail("answer: S3CR3T-TO", token)).toBe("answer: ***");
+    expect(concealCutTail("answer: s3cr3t-to%2F", [["s3cr3t-to/ken", "x"]])).toBe("answer: ***");
+  });
+  test("leaves a text that ends otherwise, or with one character of a secret", () => {
+    expect(concealCutTail("answer: done", token)).toBe("answer: done");
+    expect(concealCutTail("answer: s", token)).toBe("answer: s");
+    expect(concealCutTail("answer: ss3cr3t", token)).toBe("answer: s***");
+  });
+  test("a long secret against a long answer stays cheap", () => {
+    const long = "a".repeat(60_000);
+    const started = performance.now();
+    expect(concealCutTail(`${"a".repeat(65_535)}`, [[`${long}b`, "x"]])).toBe(
+      `${"a".repeat(5_535)}***`,
+    );
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+test("a secret echoed inside a JSON string is hidden, slashes escaped or not", () => {
+  const conceal = concealer([['a/b"c\\d', "{{TOKEN}}"]]);
+  expect(conceal('{"t":"a/b\\"c\\\\d"}')).toBe('{"t":"{{TOKEN}}"}');
+  expect(conceal('{"t":"a\\/b\\"c\\\\d"}')).toBe('{"t":"{{TOKEN}}"}');
 });

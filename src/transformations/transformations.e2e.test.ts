@@ -119,6 +119,20 @@ describe("CRUD", () => {
       expect([method, suffix, answer.status]).toEqual([method, suffix, 404]);
     }
   });
+
+  test("members cannot run code, saved or not: a run would show them context.env's secrets", async () => {
+    const code = 'addHandler("transform", (r, context) => ({ ...r, body: context.env }));';
+    const { id } = await create(code, "Shows env");
+    const unsaved = await testRun(code, SAMPLE, member);
+    expect([unsaved.status, unsaved.body]).toEqual([403, { error: "forbidden" }]);
+    const saved = await callAs(server, member, "POST", `/api/v1/transformations/${id}/test`, {
+      request: SAMPLE,
+    });
+    expect([saved.status, saved.body]).toEqual([403, { error: "forbidden" }]);
+    // Roles are checked before the body: a member learns nothing from a 422 either.
+    expect((await testRun(code, "not a request", member)).status).toBe(403);
+    expect((await testRun(code, SAMPLE)).status).toBe(200);
+  });
 });
 
 describe("runs", () => {
