@@ -48,6 +48,8 @@ export function createApp(deps: AppDeps) {
     wakeDeliveries: delivery.ports.wake,
     forgetForwards: (tx, requestIds) =>
       void delivery.ports.forgetSubjects(tx, "forward", requestIds),
+    // The secrets room is built later; this runs per capture of a verifying endpoint.
+    resolveSecrets: (organizationId) => secrets.ports.resolveSecrets(organizationId),
   });
   const forwards = createForwardsRoom(deps, {
     ...endpoints.ports,

@@ -1,3 +1,4 @@
+import { NOT_CONFIGURED } from "../verification/verification.model.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { previewBody } from "./requests.model.ts";
 
@@ -34,6 +35,7 @@ export function presentRequest(request: CapturedRequest) {
     remote_ip: request.remoteIp,
     status: String(request.status),
     created_at: request.createdAt,
+    verification: request.verification ?? NOT_CONFIGURED,
   };
 }
 

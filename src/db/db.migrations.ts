@@ -68,6 +68,9 @@ import m0026_path_forwarding_and_sent_requests from "../../migrations/0026_path_
 import m0027_source_names_unique_per_organization from "../../migrations/0027_source_names_unique_per_organization.sql" with {
   type: "text",
 };
+import m0028_inbound_signature_verification from "../../migrations/0028_inbound_signature_verification.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -108,4 +111,5 @@ export const MIGRATIONS: Migration[] = [
     name: "0027_source_names_unique_per_organization",
     sql: m0027_source_names_unique_per_organization,
   },
+  { name: "0028_inbound_signature_verification", sql: m0028_inbound_signature_verification },
 ];

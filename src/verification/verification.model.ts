@@ -34,13 +34,8 @@ export interface VerificationRule {
   timestampHeader: string | null;
 }
 
-export type VerificationStatus = "valid" | "invalid" | "missing" | "not_configured";
-export const VERIFICATION_STATUSES: readonly VerificationStatus[] = [
-  "valid",
-  "invalid",
-  "missing",
-  "not_configured",
-];
+export const VERIFICATION_STATUSES = ["valid", "invalid", "missing", "not_configured"] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 /** The verdict on one request, with a reason a user understands (null when valid). */
 export interface VerificationResult {
