@@ -1,15 +1,16 @@
-import { type TLiteral, Type } from "@sinclair/typebox";
+import { type TLiteral, type TUnion, Type } from "@sinclair/typebox";
 import { HMAC_ALGORITHMS, SIGNATURE_ENCODINGS, VERIFICATION_TYPES } from "./verification.model.ts";
 
 /**
  * The `verification` setting and verdict as TypeBox schemas: bodies of debug endpoints and
  * sources are checked and documented with `VerificationBody`, answers with the others.
  */
+// Typed as one literal of the union: an array of literals would infer `never`.
 const oneOf = <T extends readonly string[]>(values: T, description?: string) =>
   Type.Union(
-    values.map((value) => Type.Literal(value)) as TLiteral<T[number]>[],
+    values.map((value) => Type.Literal(value)),
     description ? { description } : {},
-  );
+  ) as unknown as TUnion<[TLiteral<T[number]>]>;
 
 const hmacOnly = (description: string) => ({ description: `hmac only: ${description}` });
 
