@@ -156,6 +156,25 @@ describe("a debug endpoint with a verification setting", () => {
       secret_set: true,
       tolerance_seconds: 60,
     });
+    // Reads never show the secret, so an update without one keeps it (same type).
+    const widened = await callAs(server, owner, "PUT", path, {
+      debug_endpoint: { verification: { type: "stripe", tolerance_seconds: 600 } },
+    });
+    expect(widened.body.data.verification).toEqual({
+      type: "stripe",
+      secret_set: true,
+      tolerance_seconds: 600,
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const sig = createHmac("sha256", "whsec_x").update(`${t}.${BODY}`).digest("hex");
+    const kept = await send(endpoint.slug, { "stripe-signature": `t=${t},v1=${sig}` });
+    const keptRead = await callAs(server, owner, "GET", `${path}/requests/${kept}`);
+    expect(keptRead.body.data.verification).toEqual({ status: "valid", reason: null });
+    const retyped = await callAs(server, owner, "PUT", path, {
+      debug_endpoint: { verification: { type: "slack" } },
+    });
+    expect(retyped.status).toBe(422);
+    expect(Object.keys(retyped.body.errors)).toEqual(["verification.secret"]);
     const unsigned = await send(endpoint.slug);
     const one = await callAs(server, owner, "GET", `${path}/requests/${unsigned}`);
     expect(one.body.data.verification).toEqual({

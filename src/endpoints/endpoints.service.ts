@@ -33,14 +33,14 @@ export interface EndpointsDeps {
 }
 
 /** A verification setting sealed to its endpoint; null and undefined pass through. */
-function sealedFor<T extends VerificationInput | null | undefined>(
-  endpointId: string,
-  input: T,
+function sealedFor(
+  endpoint: Pick<Endpoint, "id"> & Partial<Pick<Endpoint, "verification">>,
+  input: VerificationInput | null | undefined,
   deps: Pick<EndpointsDeps, "sealer">,
 ) {
-  return input
-    ? sealVerification(input, deps.sealer, verificationOwner("endpoint", endpointId))
-    : (input as null | undefined);
+  if (!input) return input;
+  const owner = verificationOwner("endpoint", endpoint.id);
+  return sealVerification(input, deps.sealer, owner, endpoint.verification ?? null);
 }
 
 /** An endpoint with its request count and newest capture time, as both API families show it. */
@@ -71,7 +71,7 @@ export function createEndpoint(input: { tenant: Tenant; body: unknown }, deps: E
     status: "active",
     response: fields.response,
     forwardUrl: fields.forwardUrl,
-    verification: sealedFor(id, fields.verification, deps) ?? null,
+    verification: sealedFor({ id }, fields.verification, deps) ?? null,
     anonymousTokenHash: null,
     expiresAt: null,
     createdAt: now,
@@ -155,7 +155,7 @@ export function updateEndpoint(
     status: changes.status,
     response: changes.response,
     forwardUrl: changes.forwardUrl,
-    verification: sealedFor(current.id, changes.verification, deps),
+    verification: sealedFor(current, changes.verification, deps),
     updatedAt: isoAt(deps.clock.now()),
   });
   if (!updated) throw endpointErrors.notFound();

@@ -100,7 +100,7 @@ export function validateUpdate(body: unknown, checkTarget = anyTarget): UpdateEn
     status: readStatus(fields.status, errors),
     response: readResponse(fields.response, errors),
     forwardUrl: readForwardUrl(fields.forward_url, errors, checkTarget),
-    verification: parseVerification(fields.verification, errors),
+    verification: parseVerification(fields.verification, errors, { update: true }),
   };
   if (fields.slug !== undefined && fields.slug !== null) {
     if (typeof fields.slug === "string") input.slug = fields.slug;

@@ -32,8 +32,19 @@ export interface SourcesDeps {
 }
 
 /** The setting sealed to its source's row (null: none). */
-const sealedFor = (sourceId: string, input: VerificationInput | null, deps: SourcesDeps) =>
-  input ? sealVerification(input, deps.sealer, verificationOwner("source", sourceId)) : null;
+const sealedFor = (
+  source: Pick<Source, "id" | "verification">,
+  input: VerificationInput | null,
+  deps: SourcesDeps,
+) =>
+  input
+    ? sealVerification(
+        input,
+        deps.sealer,
+        verificationOwner("source", source.id),
+        source.verification,
+      )
+    : null;
 
 const failIf = (errors: FieldErrors) => {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -63,7 +74,7 @@ export function createSource(organizationId: string, body: unknown, deps: Source
   const verification = parseVerification(asObject(body).verification, input.errors);
   failIf(bodyProblems(SourceCreateBody, body, input.errors));
   const source = newSource(organizationId, input, deps);
-  source.verification = sealedFor(source.id, verification ?? null, deps);
+  source.verification = sealedFor(source, verification ?? null, deps);
   if (!deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
   return source;
 }
@@ -92,7 +103,7 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   const errors: FieldErrors = {};
   let name = source.name;
   if (raw.name !== undefined) name = checkName(raw.name, "name", errors);
-  const verification = parseVerification(raw.verification, errors);
+  const verification = parseVerification(raw.verification, errors, { update: true });
   if (!("deduplication_config" in raw) && raw.name === undefined && !("verification" in raw)) {
     errors.deduplication_config = ["is required"];
   }
@@ -102,7 +113,7 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   const parsed = dedup.errors ? null : dedup.config;
   const deduplicationConfig = "deduplication_config" in raw ? parsed : source.deduplicationConfig;
   const updated = { ...source, name, deduplicationConfig, updatedAt: isoAt(deps.clock.now()) };
-  if (verification !== undefined) updated.verification = sealedFor(id, verification, deps);
+  if (verification !== undefined) updated.verification = sealedFor(source, verification, deps);
   if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
   deps.routesChanged();
   return updated;

@@ -120,6 +120,11 @@ describe("a source with a verification setting", () => {
     expect((await send(`/in/${source.slug}`, { "x-shopify-hmac-sha256": signature })).status).toBe(
       200,
     );
+    const kept = await callAs(server, owner, "PATCH", path, { verification: { type: "shopify" } });
+    expect(kept.status).toBe(200);
+    expect((await send(`/in/${source.slug}`, { "x-shopify-hmac-sha256": signature })).status).toBe(
+      200,
+    );
     const removed = await callAs(server, owner, "PATCH", path, { verification: null });
     expect(removed.body.data.verification).toBeNull();
     expect((await send(`/in/${source.slug}`, {})).status).toBe(200);

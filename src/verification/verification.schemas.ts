@@ -43,12 +43,14 @@ export const VerificationBody = Type.Union(
     Type.Object(
       {
         type: oneOf(VERIFICATION_TYPES),
-        secret: Type.String({
-          minLength: 1,
-          maxLength: 1024,
-          description:
-            "The signing secret from the provider's dashboard, or {{SECRET_NAME}}. Stored encrypted, never returned.",
-        }),
+        secret: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 1024,
+            description:
+              "The signing secret from the provider's dashboard, or {{SECRET_NAME}}. Stored encrypted, never returned. Required on create and when the type changes; an update without it keeps the stored one.",
+          }),
+        ),
         ...verificationMembers,
       },
       { description: "Inbound signature check (docs/verification.md); null removes it." },

@@ -1,4 +1,4 @@
-import type { FieldErrors } from "../shared/errors.ts";
+import { type FieldErrors, validationFailed } from "../shared/errors.ts";
 import type { Sealer } from "../shared/sealed.ts";
 import { secretReferences } from "../shared/secret-template.ts";
 import {
@@ -19,7 +19,8 @@ import {
  * a `{{NAME}}` template; either way it is sealed as written and resolved only at check time.
  */
 export interface VerificationInput extends VerificationRule {
-  secret: string;
+  /** null (updates only): keep the stored secret, as long as the type stays the same. */
+  secret: string | null;
 }
 
 /** As stored: the rule and the sealed secret (never the secret itself). */
@@ -52,8 +53,9 @@ const isRecord = (value: unknown): value is Fields =>
 export function parseVerification(
   raw: unknown,
   errors: FieldErrors,
-  field = "verification",
+  options: { update?: boolean } = {},
 ): VerificationInput | null | undefined {
+  const field = "verification";
   if (raw === undefined) return undefined;
   if (raw === null) return null;
   if (!isRecord(raw)) {
@@ -67,7 +69,9 @@ export function parseVerification(
   const type = raw.type as VerificationType;
   if (!VERIFICATION_TYPES.includes(type))
     problem("type", `must be one of ${VERIFICATION_TYPES.join(", ")}`);
-  const secret = readSecret(raw.secret, type, problem);
+  // Reads never show the secret: an update that leaves it out keeps the stored one.
+  const keep = options.update === true && (raw.secret === undefined || raw.secret === null);
+  const secret = keep ? null : readSecret(raw.secret, type, problem);
   const rule = type === "hmac" ? readHmac(raw, problem) : otherRule(raw, problem);
   const timestamped = TIMESTAMPED.includes(type) || rule.timestampHeader !== null;
   let toleranceSeconds: number | null = timestamped ? DEFAULT_TOLERANCE_SECONDS : null;
@@ -161,14 +165,22 @@ function readHmac(raw: Fields, problem: (member: string, message: string) => voi
   };
 }
 
-/** Seals the secret for its owner's row (see `verificationOwner`). */
+/**
+ * Seals the secret for its owner's row (see `verificationOwner`). An update without a secret
+ * keeps `current`'s sealed one when the type is unchanged; otherwise it is a 422.
+ */
 export function sealVerification(
   input: VerificationInput,
   sealer: Sealer,
   owner: string,
+  current: StoredVerification | null = null,
 ): StoredVerification {
   const { secret, ...rule } = input;
-  return { ...rule, sealedSecret: sealer.seal(secret, owner) };
+  if (secret !== null) return { ...rule, sealedSecret: sealer.seal(secret, owner) };
+  if (current?.type === input.type) return { ...rule, sealedSecret: current.sealedSecret };
+  throw validationFailed({
+    "verification.secret": ["is required: the signing secret, or {{SECRET_NAME}}"],
+  });
 }
 
 /** The setting as its JSON column holds it (null: none). */
