@@ -51,6 +51,8 @@ export function createApp(deps: AppDeps) {
     oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
     forgetForwards: (tx, requestIds) =>
       void delivery.ports.forgetSubjects(tx, "forward", requestIds),
+    // The secrets room is built later; this runs per capture of a verifying endpoint.
+    resolveSecrets: (organizationId) => secrets.ports.resolveSecrets(organizationId),
   });
   const forwards = createForwardsRoom(deps, {
     ...endpoints.ports,

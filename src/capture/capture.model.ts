@@ -5,6 +5,8 @@ import {
   type EndpointStatus,
   SESSION_HEADERS,
 } from "../endpoints/endpoints.model.ts";
+import type { VerificationResult } from "../verification/verification.model.ts";
+import type { StoredVerification } from "../verification/verification.settings.ts";
 
 /** One captured request as stored (decisions.md §6): what the bus carries after the commit. */
 export interface CapturedRequest {
@@ -31,6 +33,8 @@ export interface CapturedRequest {
   /** Status code answered to the sender. */
   status: number;
   createdAt: string;
+  /** The signature verdict (decisions.md §15); absent means `not_configured`. */
+  verification?: VerificationResult;
 }
 
 /** The endpoint a request was captured on, as the bus subscribers need it. */
@@ -49,6 +53,8 @@ export interface CaptureEndpoint extends CaptureTarget {
   /** Anonymous endpoints only: after this instant the endpoint answers 404. */
   expiresAt: string | null;
   response: CustomResponse | null;
+  /** Inbound signature check: recorded on each capture, never blocking it. */
+  verification: StoredVerification | null;
 }
 
 /** Anonymous endpoints keep at most this many requests (decisions.md §6). */

@@ -3,6 +3,7 @@ import type { Plan } from "../auth/auth.model.ts";
 import type { Db } from "../db/db.open.ts";
 import { customResponseOf } from "../endpoints/endpoints.columns.ts";
 import type { EndpointStatus } from "../endpoints/endpoints.model.ts";
+import { verificationOf } from "../verification/verification.settings.ts";
 import type { CapturedRequest, CaptureEndpoint } from "./capture.model.ts";
 import type { RefusalDelta } from "./capture.tally.ts";
 import { COLUMNS, pushValues, ROW } from "./requests.columns.ts";
@@ -18,6 +19,7 @@ interface EndpointRow {
   responseHeaders: string | null;
   responseBody: string | null;
   responseDelayMs: number;
+  verification: string | null;
   plan: Plan | null;
 }
 
@@ -51,6 +53,7 @@ export function createCaptureRepo(db: Pick<Db, "sqlite">) {
             e.forward_url AS forwardUrl, e.expires_at AS expiresAt,
             e.response_status AS responseStatus, e.response_headers AS responseHeaders,
             e.response_body AS responseBody, e.response_delay_ms AS responseDelayMs,
+            e.verification,
             (SELECT o.plan FROM organizations o WHERE o.id = e.organization_id) AS plan
        FROM debug_endpoints e
       WHERE e.slug = ? AND e.deleted_at IS NULL`,
@@ -187,5 +190,6 @@ function toEndpoint(row: EndpointRow): CaptureEndpoint {
     plan: row.plan ?? "free",
     expiresAt: row.expiresAt,
     response: customResponseOf(row),
+    verification: verificationOf(row.verification),
   };
 }

@@ -4,8 +4,15 @@ import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import { type Room, subscription } from "../room.ts";
 import { DISK_SAMPLE_SECONDS } from "../shared/disk-guard.ts";
+import { createSealer } from "../shared/sealed.ts";
+import { createVerificationChecker } from "../verification/verification.checker.ts";
+import type { SignedRequest } from "../verification/verification.model.ts";
+import {
+  VERIFICATION_SEAL_PURPOSE,
+  verificationOwner,
+} from "../verification/verification.settings.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
-import type { CapturedRequest, ResponseOverride } from "./capture.model.ts";
+import type { CapturedRequest, CaptureEndpoint, ResponseOverride } from "./capture.model.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 import { captureDirectRoutes, captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
@@ -18,6 +25,24 @@ import { retentionJob } from "./retention.schedule.ts";
 import type { ExpiredEndpoints } from "./retention.service.ts";
 import { createSearchIndexer } from "./search-index.service.ts";
 import { createSearchMergeJob } from "./search-merge.schedule.ts";
+
+/** The signature check of captures: the endpoint's setting, sealed to its row. */
+function verifier(deps: CaptureRoomDeps, ports: CaptureRoomPorts) {
+  const check = createVerificationChecker({
+    sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
+    resolveSecrets: ports.resolveSecrets,
+    now: () => deps.clock.now(),
+  });
+  return (endpoint: CaptureEndpoint, request: SignedRequest) =>
+    check(
+      endpoint.verification,
+      {
+        organizationId: endpoint.organizationId,
+        owner: verificationOwner("endpoint", endpoint.id),
+      },
+      request,
+    );
+}
 
 /**
  * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
@@ -37,7 +62,7 @@ const SUMMARY_PATTERN = "0 * * * * *";
 
 export type CaptureRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler"
+  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler" | "secretKey"
 >;
 
 export interface CaptureRoomPorts
@@ -56,6 +81,8 @@ export interface CaptureRoomPorts
   wakeDeliveries(): void;
   /** Deletes the forward deliveries of requests retention or the drain removed, in its transaction. */
   forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
+  /** The secrets room's lookup, for a `{{NAME}}` verification secret at check time. */
+  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */
@@ -141,6 +168,7 @@ export function createCaptureRoom(
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
+    verify: verifier(deps, ports),
   });
   // Deleted rows stay in the search index as tombstones (migration 0019) until this merges them.
   const searchMerge = createSearchMergeJob(deps);

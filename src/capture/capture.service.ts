@@ -2,6 +2,7 @@ import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { PlanTable } from "../shared/plans.ts";
 import { createTokenBuckets } from "../shared/token-bucket.ts";
+import type { SignedRequest, VerificationResult } from "../verification/verification.model.ts";
 import {
   ANONYMOUS_REQUEST_LIMIT,
   applyOverride,
@@ -48,6 +49,8 @@ export interface CaptureServiceDeps {
   rateLimit: "plan" | "off";
   /** Told when the registered override throws; the endpoint's own answer is used then. */
   onOverrideError?(error: unknown): void;
+  /** The signature verdict of a request on an endpoint with a verification setting. */
+  verify?(endpoint: CaptureEndpoint, request: SignedRequest): VerificationResult;
 }
 
 /** What the HTTP layer read from the sender, body included (already within max_body_bytes). */
@@ -179,6 +182,8 @@ export function createCaptureService(deps: CaptureServiceDeps) {
       status: 200,
       createdAt: isoAt(deps.clock.now()),
     };
+    // Recorded, never enforced: a debug endpoint shows what came, signed or not (decisions.md §15).
+    if (endpoint.verification && deps.verify) request.verification = deps.verify(endpoint, input);
     // A preflight is answered for the browser's sake whatever the endpoint's custom answer is.
     const preflight = isPreflight(request.method, request.headers);
     let answer = preflight

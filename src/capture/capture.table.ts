@@ -28,6 +28,10 @@ export const capturedRequests = sqliteTable(
     size: integer("size").notNull(),
     remoteIp: text("remote_ip"),
     status: integer("status").notNull(),
+    /** Signature verdict (decisions.md §15): valid, invalid or missing; null: not configured. */
+    verificationStatus: text("verification_status"),
+    /** Why it is not valid, in words a user understands. */
+    verificationReason: text("verification_reason"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("captured_requests_endpoint_idx").on(t.endpointId, t.id)],

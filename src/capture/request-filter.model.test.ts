@@ -32,6 +32,7 @@ describe("request list filter", () => {
       methods: ["POST", "PUT"],
       since: "2026-01-31T00:00:00.000Z",
       until: "2026-01-31T12:00:00.000Z",
+      verification: [],
     });
   });
 

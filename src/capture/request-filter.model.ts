@@ -1,4 +1,8 @@
 import { validationFailed } from "../shared/errors.ts";
+import {
+  VERIFICATION_STATUSES,
+  type VerificationStatus,
+} from "../verification/verification.model.ts";
 
 /**
  * What a request list may be narrowed to (decisions.md §14): `q`, text found anywhere in the
@@ -10,9 +14,17 @@ export interface RequestFilter {
   methods: string[];
   since: string | null;
   until: string | null;
+  /** Signature verdicts (decisions.md §15), any of them. */
+  verification: VerificationStatus[];
 }
 
-export const NO_FILTER: RequestFilter = { q: null, methods: [], since: null, until: null };
+export const NO_FILTER: RequestFilter = {
+  q: null,
+  methods: [],
+  since: null,
+  until: null,
+  verification: [],
+};
 
 const MAX_QUERY_LENGTH = 256;
 const METHOD = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
@@ -22,7 +34,11 @@ const ISO_INSTANT =
 
 /** Whether any part of the filter is set, so callers can keep the unfiltered fast path. */
 export const isFiltered = (filter: RequestFilter) =>
-  filter.q !== null || filter.methods.length > 0 || filter.since !== null || filter.until !== null;
+  filter.q !== null ||
+  filter.methods.length > 0 ||
+  filter.since !== null ||
+  filter.until !== null ||
+  filter.verification.length > 0;
 
 /** Reads `q`, `method`, `since`, `until` from a query; anything unusable is a 422 naming it. */
 export function parseRequestFilter(query: Record<string, unknown>): RequestFilter {
@@ -47,12 +63,19 @@ export function parseRequestFilter(query: Record<string, unknown>): RequestFilte
   const since = instant(text("since"), "since", errors);
   const until = instant(text("until"), "until", errors);
   if (since && until && since >= until) errors.until = ["must be later than since"];
+  const verification = text("verification")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (verification.some((v) => !VERIFICATION_STATUSES.includes(v as VerificationStatus)))
+    errors.verification = [`must be ${VERIFICATION_STATUSES.join(", ")} (comma-separated)`];
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   return {
     q: q || null,
     methods: [...new Set(methods.map((m) => m.toUpperCase()))],
     since,
     until,
+    verification: [...new Set(verification)] as VerificationStatus[],
   };
 }
 

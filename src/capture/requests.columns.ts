@@ -1,3 +1,4 @@
+import type { VerificationStatus } from "../verification/verification.model.ts";
 import { type CapturedRequest, headersFromPairs } from "./capture.model.ts";
 import type { capturedRequests } from "./capture.table.ts";
 
@@ -6,9 +7,9 @@ import type { capturedRequests } from "./capture.table.ts";
 
 /** The columns of an INSERT, in the order `pushValues` appends them. */
 export const COLUMNS = `(id, endpoint_id, method, path, query_string, raw_headers, body,
-  content_type, size, remote_ip, status, created_at)`;
+  content_type, size, remote_ip, status, created_at, verification_status, verification_reason)`;
 /** One row's placeholders, for COLUMNS. */
-export const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+export const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /**
  * Appends a request's column values, in COLUMNS order (header pairs as JSON, body as bytes).
@@ -28,6 +29,9 @@ export function pushValues(values: unknown[], r: CapturedRequest): void {
     r.remoteIp,
     r.status,
     r.createdAt,
+    // not_configured is stored as NULL: nothing to keep for most captures.
+    r.verification && r.verification.status !== "not_configured" ? r.verification.status : null,
+    r.verification?.reason ?? null,
   );
 }
 
@@ -50,5 +54,12 @@ export function requestFromRow(
     remoteIp: row.remoteIp,
     status: row.status,
     createdAt: row.createdAt,
+    // Absent when not configured, as at capture time.
+    ...(row.verificationStatus && {
+      verification: {
+        status: row.verificationStatus as VerificationStatus,
+        reason: row.verificationReason,
+      },
+    }),
   };
 }

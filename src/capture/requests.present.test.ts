@@ -64,5 +64,6 @@ test("a captured request in the API: every field, status as text", () => {
     remote_ip: "10.0.0.1",
     status: "202",
     created_at: "2026-01-01T00:00:00.000Z",
+    verification: { status: "not_configured", reason: null },
   });
 });

@@ -1,3 +1,4 @@
+import { NOT_CONFIGURED, type VerificationResult } from "../verification/verification.model.ts";
 import type { CapturedRequest } from "./capture.model.ts";
 import { previewBody } from "./requests.model.ts";
 
@@ -34,6 +35,7 @@ export function presentRequest(request: CapturedRequest) {
     remote_ip: request.remoteIp,
     status: String(request.status),
     created_at: request.createdAt,
+    verification: request.verification ?? NOT_CONFIGURED,
   };
 }
 
@@ -64,5 +66,10 @@ export type ListedRequest = ReturnType<typeof presentRequest> & {
 
 const EMPTY = new Uint8Array(0);
 
-/** A captured request in API answers (both families, anonymous); the web UI reads this type. */
-export type CapturedRequestJson = ListedRequest;
+/**
+ * A captured request in API answers (both families, anonymous); the web UI reads this type.
+ * `verification` is always answered; optional here so clients built before it still type-check.
+ */
+export type CapturedRequestJson = Omit<ListedRequest, "verification"> & {
+  verification?: VerificationResult;
+};

@@ -269,6 +269,11 @@ function filterSql(endpointId: string, filter: RequestFilter) {
     clauses.push("r.created_at < ?");
     params.push(filter.until);
   }
+  if (filter.verification.length > 0) {
+    const marks = filter.verification.map(() => "?").join(", ");
+    clauses.push(`coalesce(r.verification_status, 'not_configured') IN (${marks})`);
+    params.push(...filter.verification);
+  }
   return { where: clauses.join(" AND "), params };
 }
 
@@ -294,7 +299,8 @@ const isOneWord = (q: string) => /^[\p{L}\p{N}]+$/u.test(q);
 
 const ROW_COLUMNS = `r.id, r.endpoint_id AS endpointId, r.method, r.path, r.query_string AS queryString,
   r.raw_headers AS rawHeaders, r.body, r.content_type AS contentType, r.size,
-  r.remote_ip AS remoteIp, r.status, r.created_at AS createdAt`;
+  r.remote_ip AS remoteIp, r.status, r.created_at AS createdAt,
+  r.verification_status AS verificationStatus, r.verification_reason AS verificationReason`;
 
 type RawRow = Omit<RequestRow, "body"> & { body: Uint8Array };
 

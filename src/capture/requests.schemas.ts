@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { VerificationVerdict } from "../verification/verification.schemas.ts";
 
 /** A stored request as every API family shows it (interface.md, Requests). */
 export const CapturedRequestSchema = t.Object({
@@ -27,4 +28,5 @@ export const CapturedRequestSchema = t.Object({
   remote_ip: t.Nullable(t.String()),
   status: t.String({ description: "Status code answered to the sender." }),
   created_at: t.String(),
+  verification: VerificationVerdict,
 });

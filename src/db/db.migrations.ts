@@ -76,6 +76,9 @@ import m0030_event_status_reason from "../../migrations/0030_event_status_reason
 import m0031_endpoint_actions from "../../migrations/0031_endpoint_actions.sql" with {
   type: "text",
 };
+import m0032_inbound_signature_verification from "../../migrations/0032_inbound_signature_verification.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -120,4 +123,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0029_fair_shares", sql: m0029_fair_shares },
   { name: "0030_event_status_reason", sql: m0030_event_status_reason },
   { name: "0031_endpoint_actions", sql: m0031_endpoint_actions },
+  { name: "0032_inbound_signature_verification", sql: m0032_inbound_signature_verification },
 ];

@@ -54,6 +54,7 @@ describe("ingest with deduplication", () => {
       total_requests: 2,
       duplicates_rejected: 1,
       duplicate_rate: 50,
+      rejected_unverified: 0,
       period: "all_time",
     });
     expect((await send(id, { id: 1 })).body.message).toBe("accepted");
@@ -130,6 +131,7 @@ describe("ingest with deduplication", () => {
       total_requests: 3,
       duplicates_rejected: 0,
       duplicate_rate: 0,
+      rejected_unverified: 0,
     });
     const patched = await callAs(server, owner, "PATCH", `/api/v1/sources/${id}`, {
       deduplication_config: { enabled: true, body_path: "body.id" },
@@ -147,6 +149,7 @@ describe("ingest with deduplication", () => {
       total_requests: 2,
       duplicates_rejected: 1,
       duplicate_rate: 50,
+      rejected_unverified: 0,
       period: "24h",
     });
     const bad = await stats(id, "?period=2w");

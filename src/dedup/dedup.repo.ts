@@ -5,6 +5,7 @@ import type { DbHandle } from "../db/db.tx.ts";
 export interface CounterTotals {
   totalRequests: number;
   duplicatesRejected: number;
+  rejectedUnverified: number;
 }
 
 /** One row of the key log. */
@@ -42,8 +43,17 @@ function prepareStatements(sqlite: Database) {
          total_requests = total_requests + excluded.total_requests,
          duplicates_rejected = duplicates_rejected + excluded.duplicates_rejected`,
     ),
-    totals: sqlite.prepare<{ total: number | null; duplicates: number | null }, [string, number]>(
-      `SELECT SUM(total_requests) AS total, SUM(duplicates_rejected) AS duplicates
+    countUnverified: sqlite.prepare<never, [string, number]>(
+      `INSERT INTO dedup_counters (source_id, hour_start, rejected_unverified) VALUES (?1, ?2, 1)
+       ON CONFLICT (source_id, hour_start) DO UPDATE SET
+         rejected_unverified = rejected_unverified + 1`,
+    ),
+    totals: sqlite.prepare<
+      { total: number | null; duplicates: number | null; unverified: number | null },
+      [string, number]
+    >(
+      `SELECT SUM(total_requests) AS total, SUM(duplicates_rejected) AS duplicates,
+              SUM(rejected_unverified) AS unverified
          FROM dedup_counters WHERE source_id = ?1 AND hour_start >= ?2`,
     ),
     forgetCounters: sqlite.prepare<never, [string]>(
@@ -103,10 +113,18 @@ export const dedupRepo = {
   ): void {
     statements(handle).count.run(sourceId, hourStart, total, duplicates);
   },
+  /** Counts one ingest refused for its signature in the source's counter for `hourStart`. */
+  countUnverified(handle: Handle, sourceId: string, hourStart: number): void {
+    statements(handle).countUnverified.run(sourceId, hourStart);
+  },
   /** Sums the counters of the hours starting at or after `fromHour`. */
   totals(handle: Handle, sourceId: string, fromHour: number): CounterTotals {
     const row = statements(handle).totals.get(sourceId, fromHour);
-    return { totalRequests: row?.total ?? 0, duplicatesRejected: row?.duplicates ?? 0 };
+    return {
+      totalRequests: row?.total ?? 0,
+      duplicatesRejected: row?.duplicates ?? 0,
+      rejectedUnverified: row?.unverified ?? 0,
+    };
   },
   /**
    * Drops a source's keys and counters (the source is gone). The log has no index on the source,

@@ -8,6 +8,7 @@ import { dedupRepo } from "./dedup.repo.ts";
 import { dedupRoutes } from "./dedup.routes.ts";
 import {
   beginDedupBatch,
+  countUnverified,
   type DedupBatch,
   type DedupCost,
   type DedupDeps,
@@ -50,6 +51,8 @@ export interface DedupPorts {
    */
   beginBatch(tx: TxHandle): DedupBatch;
   sourceStats(sourceId: string, period: StatsPeriod): SourceStats;
+  /** Counts an ingest refused for a missing or invalid signature (the source's stats). */
+  countUnverified(sourceId: string): void;
   /** Inside the transaction that deletes a source: its keys and counters go with it. */
   forgetSource(tx: TxHandle, sourceId: string): void;
   /** The live keys and the keys memory had no room for, in Prometheus text. */
@@ -82,6 +85,7 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
     prepareDedup: (input) => prepareDedup(input, cost),
     beginBatch: (tx) => beginDedupBatch(tx, dedup),
     sourceStats: (sourceId, period) => sourceStats(deps.db, sourceId, period, dedup),
+    countUnverified: (sourceId) => countUnverified(deps.db, sourceId, dedup),
     forgetSource: (tx, sourceId) => forgetSource(tx, sourceId, dedup),
     metricLines: () => renderDedupMetrics(keys.figures(), { ...cost }),
   };

@@ -74,6 +74,7 @@ describe("GET /api/v1/sources/{id}/stats", () => {
       total_requests: 4,
       duplicates_rejected: 2,
       duplicate_rate: 50,
+      rejected_unverified: 0,
       period: "all_time",
     });
   });
@@ -84,6 +85,7 @@ describe("GET /api/v1/sources/{id}/stats", () => {
       total_requests: 3,
       duplicates_rejected: 1,
       duplicate_rate: 33.33,
+      rejected_unverified: 0,
       period: "24h",
     });
     const week = await get("/api/v1/sources/src_mine/stats?period=7d");

@@ -10,6 +10,10 @@ const SourceStatsSchema = t.Object({
   duplicate_rate: t.Number({
     description: "duplicates_rejected ÷ total_requests × 100; 0 if none.",
   }),
+  rejected_unverified: t.Integer({
+    description:
+      "Ingests refused with 401 signature_invalid (the source's verification setting); not in total_requests.",
+  }),
   period: t.Union([t.Literal("all_time"), t.Literal("24h"), t.Literal("7d"), t.Literal("30d")]),
 });
 

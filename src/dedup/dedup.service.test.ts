@@ -79,6 +79,7 @@ describe("checkAndRecord", () => {
       total_requests: 4,
       duplicates_rejected: 0,
       duplicate_rate: 0,
+      rejected_unverified: 0,
       period: "all_time",
     });
   });
@@ -160,18 +161,21 @@ describe("stats", () => {
       total_requests: 1,
       duplicates_rejected: 0,
       duplicate_rate: 0,
+      rejected_unverified: 0,
       period: "24h",
     });
     expect(sourceStats(db, "src", "7d", deps)).toMatchObject({
       total_requests: 4,
       duplicates_rejected: 2,
       duplicate_rate: 50,
+      rejected_unverified: 0,
     });
     expect(sourceStats(db, "src", "30d", deps).total_requests).toBe(5);
     expect(sourceStats(db, "src", "all_time", deps)).toEqual({
       total_requests: 7,
       duplicates_rejected: 3,
       duplicate_rate: 42.86,
+      rejected_unverified: 0,
       period: "all_time",
     });
     expect(sourceStats(db, "other", "all_time", deps).duplicate_rate).toBe(0);

@@ -139,6 +139,8 @@ export interface SourceStats {
   total_requests: number;
   duplicates_rejected: number;
   duplicate_rate: number;
+  /** Ingests refused with 401 for a missing or invalid signature; not in total_requests. */
+  rejected_unverified: number;
   period: StatsPeriod;
 }
 
@@ -170,6 +172,7 @@ export function sourceStats(
     total_requests: totals.totalRequests,
     duplicates_rejected: totals.duplicatesRejected,
     duplicate_rate: duplicateRate(totals.duplicatesRejected, totals.totalRequests),
+    rejected_unverified: totals.rejectedUnverified,
     period,
   };
 }
@@ -177,6 +180,19 @@ export function sourceStats(
 /** Percent, 0 when nothing came in; two decimals are plenty for a dashboard. */
 export function duplicateRate(duplicates: number, total: number): number {
   return total === 0 ? 0 : Math.round((duplicates / total) * 10_000) / 100;
+}
+
+/**
+ * Counts an ingest the source refused for its signature (decisions.md §15). Its own small
+ * transaction: the refusal stores nothing else, and it needs no fsync of its own.
+ */
+export function countUnverified(
+  db: { tx<T>(fn: (tx: TxHandle) => T, options?: { durable?: boolean }): T },
+  sourceId: string,
+  deps: DedupDeps,
+): void {
+  const hour = hourStart(deps.clock.now());
+  db.tx((tx) => deps.repo.countUnverified(tx, sourceId, hour), { durable: false });
 }
 
 /** Deletes expired keys in bounded batches (see DedupKeys.sweep); how many went. */

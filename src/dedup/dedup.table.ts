@@ -27,6 +27,8 @@ export const dedupCounters = sqliteTable(
     hourStart: integer("hour_start").notNull(),
     totalRequests: integer("total_requests").notNull().default(0),
     duplicatesRejected: integer("duplicates_rejected").notNull().default(0),
+    /** Ingests refused with 401 for a missing or wrong signature (not in total_requests). */
+    rejectedUnverified: integer("rejected_unverified").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.sourceId, t.hourStart] })],
 );

@@ -58,6 +58,7 @@ export function createAnonymousEndpoint(deps: AnonymousDeps): {
     status: "active",
     response: null,
     forwardUrl: null,
+    verification: null,
     anonymousTokenHash: sha256(token),
     expiresAt: isoAt(now + ANONYMOUS_LIFETIME_MS),
     createdAt: isoAt(now),

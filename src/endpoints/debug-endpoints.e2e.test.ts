@@ -122,6 +122,7 @@ describe("create", () => {
       last_request_at: null,
       forward_url: "http://127.0.0.1:9/in",
       response: { status: 202, headers: { "x-answer": "yes" }, body: "queued", delay_ms: 5 },
+      verification: null,
     });
   });
 

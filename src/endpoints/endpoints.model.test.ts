@@ -64,6 +64,7 @@ describe("create input", () => {
       slug: null,
       response: null,
       forwardUrl: null,
+      verification: null,
     });
   });
 

@@ -1,3 +1,5 @@
+import type { StoredVerification } from "../verification/verification.settings.ts";
+
 /** Lifecycle state of a debug endpoint (interface.md, States: paused → capture answers 404). */
 export type EndpointStatus = "active" | "paused";
 
@@ -19,6 +21,8 @@ export interface Endpoint {
   /** null: the default answer `{message, request_id}`. */
   response: CustomResponse | null;
   forwardUrl: string | null;
+  /** Inbound signature check; null: captures are `not_configured`. */
+  verification: StoredVerification | null;
   anonymousTokenHash: string | null;
   expiresAt: string | null;
   createdAt: string;

@@ -1,3 +1,4 @@
+import { presentVerification } from "../verification/verification.settings.ts";
 import type { CustomResponse } from "./endpoints.model.ts";
 import { webhookUrl } from "./endpoints.model.ts";
 import type { EndpointView } from "./endpoints.service.ts";
@@ -29,6 +30,7 @@ function commonFields(view: EndpointView) {
     },
     forward_url: view.forwardUrl,
     response: presentResponse(view.response),
+    verification: presentVerification(view.verification),
   };
 }
 

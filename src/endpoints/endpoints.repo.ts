@@ -1,6 +1,11 @@
 import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { captureRefusals } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
+import {
+  type StoredVerification,
+  verificationColumn,
+  verificationOf,
+} from "../verification/verification.settings.ts";
 import { customResponseOf, responseColumns } from "./endpoints.columns.ts";
 import {
   type CustomResponse,
@@ -25,6 +30,8 @@ export interface EndpointChanges {
   response?: CustomResponse | null;
   /** null removes the forward target. */
   forwardUrl?: string | null;
+  /** null removes the signature check. */
+  verification?: StoredVerification | null;
   updatedAt: string;
 }
 
@@ -262,6 +269,7 @@ function toEndpoint(row: EndpointRow): Endpoint {
     status: row.status,
     response: customResponseOf(row),
     forwardUrl: row.forwardUrl,
+    verification: verificationOf(row.verification),
     anonymousTokenHash: row.anonymousTokenHash,
     expiresAt: row.expiresAt,
     createdAt: row.createdAt,
@@ -278,6 +286,7 @@ function toRow(endpoint: Endpoint): typeof debugEndpoints.$inferInsert {
     status: endpoint.status,
     ...responseColumns(endpoint.response),
     forwardUrl: endpoint.forwardUrl,
+    verification: verificationColumn(endpoint.verification),
     anonymousTokenHash: endpoint.anonymousTokenHash,
     expiresAt: endpoint.expiresAt,
     createdAt: endpoint.createdAt,
@@ -290,6 +299,8 @@ function changeColumns(changes: EndpointChanges): Partial<EndpointRow> {
   if (changes.name !== undefined) columns.name = changes.name;
   if (changes.status !== undefined) columns.status = changes.status;
   if (changes.forwardUrl !== undefined) columns.forwardUrl = changes.forwardUrl;
+  if (changes.verification !== undefined)
+    columns.verification = verificationColumn(changes.verification);
   if (changes.response !== undefined) Object.assign(columns, responseColumns(changes.response));
   return columns;
 }

@@ -5,7 +5,9 @@ import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
 import { isoAt } from "../shared/clock.ts";
+import { createSealer } from "../shared/sealed.ts";
 import { createKeyedLimiter, perMinute } from "../shared/token-bucket.ts";
+import { VERIFICATION_SEAL_PURPOSE } from "../verification/verification.settings.ts";
 import { anonymousEndpointRoutes } from "./anonymous.routes.ts";
 import {
   type AnonymousAccess,
@@ -22,7 +24,7 @@ const ANONYMOUS_CREATION = perMinute(10, 1);
 
 export type EndpointsRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "bus" | "config" | "publicBaseUrl" | "outbound"
+  "db" | "clock" | "ids" | "bus" | "config" | "publicBaseUrl" | "outbound" | "secretKey"
 >;
 
 export interface EndpointsRoomPorts {
@@ -100,6 +102,7 @@ function buildEndpointsParts(deps: EndpointsRoomDeps, ports: EndpointsRoomPorts)
     ids: deps.ids,
     plans: deps.config.plans,
     bus: deps.bus,
+    sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
   };
   const anonymous: AnonymousDeps = { repo, clock: deps.clock, ids: deps.ids, config: deps.config };
   return {

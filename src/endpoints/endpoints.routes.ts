@@ -33,7 +33,7 @@ interface EndpointFamily {
   docs: { create: string; createBody: string; update: string; updateBody: string };
 }
 
-const CREATE_BODY = "`{debug_endpoint: {name, slug?, response?, forward_url?}}`";
+const CREATE_BODY = "`{debug_endpoint: {name, slug?, response?, forward_url?, verification?}}`";
 
 const FAMILIES: EndpointFamily[] = [
   {
@@ -51,7 +51,7 @@ const FAMILIES: EndpointFamily[] = [
       createBody: CREATE_BODY,
       update: "Rename, pause/resume, or change the custom response or forward target (admin)",
       updateBody:
-        "`{debug_endpoint: {name?, status?, response?, forward_url?}}`; null clears response or forward_url",
+        "`{debug_endpoint: {name?, status?, response?, forward_url?, verification?}}`; null clears response, forward_url or verification",
     },
   },
   {
@@ -69,7 +69,7 @@ const FAMILIES: EndpointFamily[] = [
       createBody: CREATE_BODY,
       update: "Rename (and optionally pause/resume or change response and forward target; admin)",
       updateBody:
-        "`{debug_endpoint: {name}}`; status, response and forward_url are accepted as in PATCH of the other family",
+        "`{debug_endpoint: {name}}`; status, response, forward_url and verification are accepted as in PATCH of the other family",
     },
   },
 ];

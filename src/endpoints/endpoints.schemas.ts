@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
+import { VerificationBody, VerificationView } from "../verification/verification.schemas.ts";
 
 /** Error answers every endpoints route may give, for the OpenAPI document. */
 export const errorResponses = {
@@ -50,6 +51,7 @@ const endpointFields = {
   ),
   forward_url: Nullable(t.String()),
   response: CustomResponseSchema,
+  verification: VerificationView,
   updated_at: t.String(),
 };
 
@@ -87,6 +89,12 @@ export const RequestListQuery = t.Object({
     t.String({ description: "ISO 8601 instant: requests received at or after it." }),
   ),
   until: t.Optional(t.String({ description: "ISO 8601 instant: requests received before it." })),
+  verification: t.Optional(
+    t.String({
+      description:
+        "Signature verdict(s), comma-separated: valid, invalid, missing, not_configured.",
+    }),
+  ),
 });
 
 const endpointBodyFields = t.Object({
@@ -102,6 +110,7 @@ const endpointBodyFields = t.Object({
   status: t.Optional(t.Union([t.Literal("active"), t.Literal("paused")])),
   response: t.Optional(CustomResponseSchema),
   forward_url: t.Optional(Nullable(t.String({ format: "uri" }))),
+  verification: t.Optional(VerificationBody),
 });
 
 /**

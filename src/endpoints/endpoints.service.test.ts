@@ -3,6 +3,7 @@ import type { DomainEvents } from "../events.ts";
 import { AppError } from "../shared/errors.ts";
 import { createIds, type Ids } from "../shared/ids.ts";
 import { DEFAULT_PLANS } from "../shared/plans.ts";
+import { createSealer } from "../shared/sealed.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { insertCapturedRequest, insertOrganization } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
@@ -38,6 +39,7 @@ beforeEach(() => {
     clock: createFakeClock(),
     ids,
     plans: structuredClone(DEFAULT_PLANS),
+    sealer: createSealer(new Uint8Array(32), "test"),
     bus: {
       publish: <K extends keyof DomainEvents>(name: K, payload: DomainEvents[K]) => {
         events.push([name, payload]);

@@ -4,6 +4,12 @@ import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { PlanTable } from "../shared/plans.ts";
+import type { Sealer } from "../shared/sealed.ts";
+import {
+  sealVerification,
+  type VerificationInput,
+  verificationOwner,
+} from "../verification/verification.settings.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import {
   type Endpoint,
@@ -22,6 +28,19 @@ export interface EndpointsDeps {
   ids: Ids;
   plans: PlanTable;
   bus: Pick<AppBus, "publish">;
+  /** Seals verification secrets at rest (decisions.md §15). */
+  sealer: Sealer;
+}
+
+/** A verification setting sealed to its endpoint; null and undefined pass through. */
+function sealedFor(
+  endpoint: Pick<Endpoint, "id"> & Partial<Pick<Endpoint, "verification">>,
+  input: VerificationInput | null | undefined,
+  deps: Pick<EndpointsDeps, "sealer">,
+) {
+  if (!input) return input;
+  const owner = verificationOwner("endpoint", endpoint.id);
+  return sealVerification(input, deps.sealer, owner, endpoint.verification ?? null);
 }
 
 /** An endpoint with its request count and newest capture time, as both API families show it. */
@@ -43,14 +62,16 @@ const SLUG_ATTEMPTS = 5;
 export function createEndpoint(input: { tenant: Tenant; body: unknown }, deps: EndpointsDeps) {
   const fields = validateCreate(input.body, deps.checkTarget);
   const now = isoAt(deps.clock.now());
+  const id = deps.ids.uuid();
   const base: Endpoint = {
-    id: deps.ids.uuid(),
+    id,
     organizationId: input.tenant.organizationId,
     name: fields.name,
     slug: fields.slug ?? "",
     status: "active",
     response: fields.response,
     forwardUrl: fields.forwardUrl,
+    verification: sealedFor({ id }, fields.verification, deps) ?? null,
     anonymousTokenHash: null,
     expiresAt: null,
     createdAt: now,
@@ -134,6 +155,7 @@ export function updateEndpoint(
     status: changes.status,
     response: changes.response,
     forwardUrl: changes.forwardUrl,
+    verification: sealedFor(current, changes.verification, deps),
     updatedAt: isoAt(deps.clock.now()),
   });
   if (!updated) throw endpointErrors.notFound();

@@ -27,6 +27,8 @@ export const debugEndpoints = sqliteTable(
     responseBody: text("response_body"),
     responseDelayMs: integer("response_delay_ms").notNull().default(0),
     forwardUrl: text("forward_url"),
+    /** Inbound signature check (decisions.md §15): JSON with the secret sealed; null: none. */
+    verification: text("verification"),
     anonymousTokenHash: text("anonymous_token_hash"),
     expiresAt: text("expires_at"),
     createdAt: text("created_at").notNull(),

@@ -1,5 +1,9 @@
 import { type FieldErrors, validationFailed } from "../shared/errors.ts";
 import {
+  parseVerification,
+  type VerificationInput,
+} from "../verification/verification.settings.ts";
+import {
   CAPTURE_SAFETY_HEADERS,
   type CustomResponse,
   type EndpointStatus,
@@ -14,6 +18,7 @@ export interface CreateEndpointInput {
   slug: string | null;
   response: CustomResponse | null;
   forwardUrl: string | null;
+  verification: VerificationInput | null;
 }
 
 /** A valid update request; absent members stay as they are, null clears response/forward_url. */
@@ -22,6 +27,8 @@ export interface UpdateEndpointInput {
   status?: EndpointStatus;
   response?: CustomResponse | null;
   forwardUrl?: string | null;
+  /** null removes the check. */
+  verification?: VerificationInput | null;
   /** Sent back unchanged is accepted; a different slug is refused (slugs never change). */
   slug?: string;
 }
@@ -72,12 +79,14 @@ export function validateCreate(body: unknown, checkTarget = anyTarget): CreateEn
   const slug = readSlug(fields.slug, errors);
   const response = readResponse(fields.response, errors);
   const forwardUrl = readForwardUrl(fields.forward_url, errors, checkTarget);
+  const verification = parseVerification(fields.verification, errors);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   return {
     name: name as string,
     slug: slug ?? null,
     response: response ?? null,
     forwardUrl: forwardUrl ?? null,
+    verification: verification ?? null,
   };
 }
 
@@ -91,6 +100,7 @@ export function validateUpdate(body: unknown, checkTarget = anyTarget): UpdateEn
     status: readStatus(fields.status, errors),
     response: readResponse(fields.response, errors),
     forwardUrl: readForwardUrl(fields.forward_url, errors, checkTarget),
+    verification: parseVerification(fields.verification, errors, { update: true }),
   };
   if (fields.slug !== undefined && fields.slug !== null) {
     if (typeof fields.slug === "string") input.slug = fields.slug;

@@ -1,5 +1,6 @@
 import type { CapturedRequest } from "../capture/capture.model.ts";
 import { BODY_PREVIEW_LIMIT, previewBody } from "../capture/requests.model.ts";
+import type { VerificationResult } from "../verification/verification.model.ts";
 
 /**
  * Largest body pushed on the socket, in bytes: the lists' cut (docs/realtime.md). Clients fetch
@@ -9,9 +10,11 @@ export const PUSHED_BODY_LIMIT = BODY_PREVIEW_LIMIT;
 
 /**
  * The `webhook_received` payload. The seven fields of interface.md are always there, and are the
- * only ones for a UTF-8 body within the limit. Two cases need more, and only they add fields:
- * a non-UTF-8 body is sent base64 with `body_encoding: "base64"` (the REST API's convention), and
- * a cut body carries `body_truncated: true` with the full `body_size` in bytes.
+ * only ones for a UTF-8 body within the limit on an endpoint that verifies no signature. Three
+ * cases need more, and only they add fields: a non-UTF-8 body is sent base64 with
+ * `body_encoding: "base64"` (the REST API's convention), a cut body carries `body_truncated: true`
+ * with the full `body_size` in bytes, and an endpoint with a verification setting adds the
+ * request's `verification` verdict.
  */
 export interface WebhookReceived {
   request_id: string;
@@ -26,6 +29,8 @@ export interface WebhookReceived {
   body_encoding?: "base64";
   body_truncated?: true;
   body_size?: number;
+  /** On endpoints with a verification setting: the signature verdict (decisions.md §15). */
+  verification?: VerificationResult;
 }
 
 /** Builds the payload pushed to subscribers for one stored request. */
@@ -48,5 +53,7 @@ export function webhookReceived(
     payload.body_truncated = true;
     payload.body_size = size;
   }
+  if (request.verification && request.verification.status !== "not_configured")
+    payload.verification = request.verification;
   return payload;
 }

@@ -4,12 +4,13 @@ import { LOOP_GUARD_HEADER } from "../delivery/forwards.model.ts";
 import { readBoundedBody } from "../http/http.body-limit.ts";
 import type { DirectRoutes } from "../http/http.direct-routes.ts";
 import { ErrorBody } from "../http/http.openapi.ts";
+import type { SignedRequest, VerificationResult } from "../verification/verification.model.ts";
 import { MAX_ROUTING_HOPS, routingHops } from "./delivery-request.model.ts";
 import type { IngestLimits } from "./ingest.limits.ts";
 import type { RoutePlan } from "./ingest.model.ts";
 import type { IngestService } from "./ingest.service.ts";
 import type { IngestTally } from "./ingest.tally.ts";
-import { INGEST_PREFIX } from "./sources.model.ts";
+import { INGEST_PREFIX, type Source } from "./sources.model.ts";
 
 export interface IngestParts {
   ingest: IngestService;
@@ -20,7 +21,13 @@ export interface IngestParts {
   disk: { isLow(): boolean; noteWritten(bytes: number): void };
   /** Counts each ingest of a known source for the per-minute log summary. */
   tally: IngestTally;
+  /** The signature verdict of a request to a source with a verification setting. */
+  verify(source: Source, request: SignedRequest): VerificationResult;
+  /** Counts a refusal for its signature in the source's stats. */
+  rejectedUnverified(source: Source): void;
 }
+
+const SIGNATURE_INVALID = { status: 401, error: "signature_invalid" } as const;
 
 type Refusal = { status: number; error: string; retryAfterSeconds?: number };
 
@@ -73,6 +80,11 @@ async function ingest(
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
   if (body === null) return refuse(REFUSALS.tooLarge);
+  // Before dedup, so an unsigned request cannot use up a dedup key (decisions.md §15).
+  if (source.verification && room.verify(source, { headers, body }).status !== "valid") {
+    room.rejectedUnverified(source);
+    return refuse(SIGNATURE_INVALID);
+  }
   const full = room.limits.admitBody(source, body.byteLength);
   if (full) return refuse(full);
   const outcome = await room.ingest
@@ -81,7 +93,10 @@ async function ingest(
       room.limits.notStored(source, body.byteLength);
       throw error;
     });
-  if ("sourceGone" in outcome) return refuse(REFUSALS.notFound);
+  if ("sourceGone" in outcome) {
+    room.limits.notStored(source, body.byteLength);
+    return refuse(REFUSALS.notFound);
+  }
   room.disk.noteWritten(body.byteLength);
   if ("duplicate" in outcome) {
     room.limits.notStored(source, body.byteLength);
@@ -99,6 +114,7 @@ const Accepted = t.Object({
 });
 const responses = {
   200: Accepted,
+  401: ErrorBody,
   404: ErrorBody,
   413: ErrorBody,
   429: ErrorBody,
@@ -106,7 +122,7 @@ const responses = {
   508: ErrorBody,
 };
 const DESCRIPTION =
-  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After past the capture rate of the organization plan (per source), or `event_quota_exceeded` once the organization stores the `event_storage_mb` of its plan in event bodies; 507 `insufficient_storage` while the data dir is low on space; 508 `loop_detected` when `x-weir-forwarded` says Weir deliveries already carried it 5 times.';
+  'No credentials. Stores the request byte-exact as an event and writes one delivery per matching destination of the source\'s active bridges, then answers 200 `{message: "accepted", event_id}` once both are committed. 401 `signature_invalid` when the source has a verification setting and the signature is missing or wrong (no event; counted as rejected_unverified); 404 `not_found` for an unknown source; 413 `payload_too_large` past max_body_bytes; 429 `rate_limited` with Retry-After past the capture rate of the organization plan (per source), or `event_quota_exceeded` once the organization stores the `event_storage_mb` of its plan in event bodies; 507 `insufficient_storage` while the data dir is low on space; 508 `loop_detected` when `x-weir-forwarded` says Weir deliveries already carried it 5 times.';
 
 /** `/in/{slug}` and any sub-path of it, answered for a request as it came. */
 function ingestBySlug(room: IngestParts, request: Request) {

@@ -1,5 +1,6 @@
 import { type SchemaOptions, type TLiteral, type TSchema, Type } from "@sinclair/typebox";
 import { MAX_FIELDS, MAX_TTL_SECONDS } from "../dedup/dedup.model.ts";
+import { VerificationBody } from "../verification/verification.schemas.ts";
 import {
   DESTINATION_TYPES,
   HTTP_METHODS,
@@ -59,6 +60,7 @@ export const SourceCreateBody = Type.Object(
       }),
     ),
     deduplication_config: Type.Optional(DedupConfigBody),
+    verification: Type.Optional(VerificationBody),
   },
   { examples: [{ name: "Shop orders", type: "webhook" }] },
 );
@@ -69,9 +71,14 @@ export const SourceRenameBody = Type.Object(
 );
 
 export const SourcePatchBody = Type.Object(
-  { deduplication_config: Type.Optional(DedupConfigBody), name: Type.Optional(Name) },
   {
-    description: "deduplication_config (replaced whole; null removes it) and/or name.",
+    deduplication_config: Type.Optional(DedupConfigBody),
+    name: Type.Optional(Name),
+    verification: Type.Optional(VerificationBody),
+  },
+  {
+    description:
+      "deduplication_config (replaced whole; null removes it), name and/or verification (replaced whole; null removes it).",
     examples: [{ deduplication_config: { body_path: "body.id", ttl_seconds: 3600 } }],
   },
 );

@@ -1,3 +1,4 @@
+import { presentVerification } from "../verification/verification.settings.ts";
 import type { Bridge } from "./bridges.repo.ts";
 import type { Destination } from "./destinations.model.ts";
 import { ingestUrl, type Source } from "./sources.model.ts";
@@ -11,6 +12,7 @@ export function presentSource(source: Source, baseUrl: string) {
     slug: source.slug,
     ingest_url: ingestUrl(baseUrl, source.slug),
     deduplication_config: source.deduplicationConfig,
+    verification: presentVerification(source.verification),
     created_at: source.createdAt,
     updated_at: source.updatedAt,
   };

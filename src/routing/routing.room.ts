@@ -6,6 +6,11 @@ import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
 import type { TransformationsPorts } from "../transformations/transformations.room.ts";
+import { createVerificationChecker } from "../verification/verification.checker.ts";
+import {
+  VERIFICATION_SEAL_PURPOSE,
+  verificationOwner,
+} from "../verification/verification.settings.ts";
 import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
@@ -17,7 +22,7 @@ import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
-import { ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
+import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestTally } from "./ingest.tally.ts";
 import type { Source } from "./sources.model.ts";
@@ -46,7 +51,8 @@ export interface RoutingRoomPorts {
   /** The transformations room's lookup: a destination may name only its organization's ones. */
   transformationExists?(organizationId: string, transformationId: string): boolean;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
-  dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource">;
+  dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
+    Partial<Pick<DedupPorts, "countUnverified">>;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   /** Every secret of the organization: what a transformation could copy into a request. */
@@ -72,6 +78,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     routesChanged,
     tx: (fn) => deps.db.tx(fn),
     forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
+    sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
   };
   const bridges: BridgesDeps = {
     bridges: bridgesRepo,
@@ -201,12 +208,24 @@ export function createRoutingRoom(
     planOf: (organizationId) => parts.sources.sources.planOf(organizationId),
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
   });
-  const ingestParts = {
+  const checkSignature = createVerificationChecker({
+    sealer: parts.sources.sealer,
+    resolveSecrets: ports.resolveSecrets,
+    now: () => deps.clock.now(),
+  });
+  const ingestParts: IngestParts = {
     ingest: parts.ingest,
     limits,
     maxBodyBytes: deps.config.max_body_bytes,
     disk: deps.disk,
     tally,
+    verify: (source, request) =>
+      checkSignature(
+        source.verification,
+        { organizationId: source.organizationId, owner: verificationOwner("source", source.id) },
+        request,
+      ),
+    rejectedUnverified: (source) => ports.dedup.countUnverified?.(source.id),
   };
   return {
     directRoutes: ingestDirectRoutes(ingestParts),

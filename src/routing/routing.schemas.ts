@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { AUTHENTICATED } from "../http/http.openapi.document.ts";
 import { ErrorBody, PAGE_QUERY, ValidationErrorBody } from "../http/http.openapi.ts";
+import { VerificationView } from "../verification/verification.schemas.ts";
 
 /** Error answers every routing management route may give, for the OpenAPI document. */
 export const errorResponses = {
@@ -30,6 +31,7 @@ export const SourceSchema = t.Object({
       ttl_seconds: t.Integer(),
     }),
   ),
+  verification: VerificationView,
   created_at: t.String(),
   updated_at: t.String(),
 });

@@ -21,6 +21,8 @@ export const sources = sqliteTable(
     type: text("type").notNull(),
     slug: text("slug").notNull(),
     deduplicationConfig: text("deduplication_config"),
+    /** Inbound signature check (decisions.md §15): JSON with the secret sealed; null: none. */
+    verification: text("verification"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

@@ -70,6 +70,7 @@ describe("CRUD", () => {
         "slug",
         "type",
         "updated_at",
+        "verification",
       ].sort(),
     );
     expect(source.slug).toMatch(/^github-[a-z0-9]+$/);

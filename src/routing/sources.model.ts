@@ -1,6 +1,7 @@
 import { type DedupConfig, parseDedupConfig } from "../dedup/dedup.model.ts";
 import { generatedSlug } from "../endpoints/endpoints.model.ts";
 import type { FieldErrors } from "../shared/errors.ts";
+import type { StoredVerification } from "../verification/verification.settings.ts";
 
 /** A source as the routing room keeps it (decisions.md §8). */
 export interface Source {
@@ -10,6 +11,8 @@ export interface Source {
   type: string;
   slug: string;
   deduplicationConfig: DedupConfig | null;
+  /** Inbound signature check: an ingest without a valid signature is refused (401). */
+  verification: StoredVerification | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,6 +1,7 @@
 import type { DbHandle } from "../db/db.tx.ts";
 import type { DedupConfig } from "../dedup/dedup.model.ts";
 import type { Plan } from "../shared/plans.ts";
+import { verificationColumn, verificationOf } from "../verification/verification.settings.ts";
 import type { Source } from "./sources.model.ts";
 
 interface SourceRow {
@@ -10,6 +11,7 @@ interface SourceRow {
   type: string;
   slug: string;
   deduplication_config: string | null;
+  verification: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -23,6 +25,7 @@ const toSource = (row: SourceRow): Source => ({
   deduplicationConfig: row.deduplication_config
     ? (JSON.parse(row.deduplication_config) as DedupConfig)
     : null,
+  verification: verificationOf(row.verification),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -31,8 +34,8 @@ const toSource = (row: SourceRow): Source => ({
 export function createSourcesRepo(db: DbHandle) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
-    `INSERT INTO sources (id, organization_id, name, type, slug, deduplication_config, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sources (id, organization_id, name, type, slug, deduplication_config, created_at, updated_at, verification)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (organization_id, name) DO NOTHING`,
   );
   const byId = sqlite.prepare<SourceRow, [string, string]>(
@@ -49,7 +52,7 @@ export function createSourcesRepo(db: DbHandle) {
   );
   // One statement, so no other write can take the name between the check and the change.
   const update = sqlite.prepare(
-    `UPDATE sources SET name = ?1, deduplication_config = ?2, updated_at = ?3
+    `UPDATE sources SET name = ?1, deduplication_config = ?2, updated_at = ?3, verification = ?5
      WHERE id = ?4 AND NOT EXISTS (
        SELECT 1 FROM sources AS other
        WHERE other.organization_id = sources.organization_id AND other.name = ?1 AND other.id <> ?4
@@ -72,6 +75,7 @@ export function createSourcesRepo(db: DbHandle) {
         source.deduplicationConfig ? JSON.stringify(source.deduplicationConfig) : null,
         source.createdAt,
         source.updatedAt,
+        verificationColumn(source.verification),
       );
       return changes > 0;
     },
@@ -94,7 +98,8 @@ export function createSourcesRepo(db: DbHandle) {
     /** Stores the changes; false (nothing stored) when another source of the organization has the name. */
     update(source: Source): boolean {
       const dedup = source.deduplicationConfig ? JSON.stringify(source.deduplicationConfig) : null;
-      return update.run(source.name, dedup, source.updatedAt, source.id).changes > 0;
+      const verification = verificationColumn(source.verification);
+      return update.run(source.name, dedup, source.updatedAt, source.id, verification).changes > 0;
     },
     remove(organizationId: string, id: string): boolean {
       return remove.run(id, organizationId).changes > 0;

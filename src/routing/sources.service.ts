@@ -5,6 +5,13 @@ import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
+import type { Sealer } from "../shared/sealed.ts";
+import {
+  parseVerification,
+  sealVerification,
+  type VerificationInput,
+  verificationOwner,
+} from "../verification/verification.settings.ts";
 import { SourceCreateBody, SourcePatchBody, SourceRenameBody } from "./routing.bodies.ts";
 import { routingErrors } from "./routing.errors.ts";
 import { asObject, checkName, parseSourceInput, type Source, sourceSlug } from "./sources.model.ts";
@@ -20,7 +27,24 @@ export interface SourcesDeps {
   tx<T>(fn: (tx: TxHandle) => T): T;
   /** The dedup room's port: a deleted source's keys and counters go in the same transaction. */
   forgetSource(tx: TxHandle, sourceId: string): void;
+  /** Seals verification secrets at rest (decisions.md §15). */
+  sealer: Sealer;
 }
+
+/** The setting sealed to its source's row (null: none). */
+const sealedFor = (
+  source: Pick<Source, "id" | "verification">,
+  input: VerificationInput | null,
+  deps: SourcesDeps,
+) =>
+  input
+    ? sealVerification(
+        input,
+        deps.sealer,
+        verificationOwner("source", source.id),
+        source.verification,
+      )
+    : null;
 
 const failIf = (errors: FieldErrors) => {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -29,13 +53,15 @@ const failIf = (errors: FieldErrors) => {
 /** Builds a new source from a validated input (not stored). */
 export function newSource(
   organizationId: string,
-  input: Pick<Source, "name" | "type" | "deduplicationConfig">,
+  input: Pick<Source, "name" | "type" | "deduplicationConfig"> &
+    Partial<Pick<Source, "verification">>,
   deps: Pick<SourcesDeps, "clock" | "ids">,
 ): Source {
   const now = isoAt(deps.clock.now());
   return {
     id: deps.ids.uuid(),
     organizationId,
+    verification: null,
     ...input,
     slug: sourceSlug(input.name, deps.ids.base62(10)),
     createdAt: now,
@@ -45,8 +71,10 @@ export function newSource(
 
 export function createSource(organizationId: string, body: unknown, deps: SourcesDeps): Source {
   const input = parseSourceInput(body);
+  const verification = parseVerification(asObject(body).verification, input.errors);
   failIf(bodyProblems(SourceCreateBody, body, input.errors));
   const source = newSource(organizationId, input, deps);
+  source.verification = sealedFor(source, verification ?? null, deps);
   if (!deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
   return source;
 }
@@ -75,7 +103,8 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   const errors: FieldErrors = {};
   let name = source.name;
   if (raw.name !== undefined) name = checkName(raw.name, "name", errors);
-  if (!("deduplication_config" in raw) && raw.name === undefined) {
+  const verification = parseVerification(raw.verification, errors, { update: true });
+  if (!("deduplication_config" in raw) && raw.name === undefined && !("verification" in raw)) {
     errors.deduplication_config = ["is required"];
   }
   const dedup = parseDedupConfig(raw.deduplication_config);
@@ -84,6 +113,7 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   const parsed = dedup.errors ? null : dedup.config;
   const deduplicationConfig = "deduplication_config" in raw ? parsed : source.deduplicationConfig;
   const updated = { ...source, name, deduplicationConfig, updatedAt: isoAt(deps.clock.now()) };
+  if (verification !== undefined) updated.verification = sealedFor(source, verification, deps);
   if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
   deps.routesChanged();
   return updated;

@@ -26,6 +26,7 @@ export function insertEndpoint(
     status: "active",
     response: null,
     forwardUrl: fields.forwardUrl ?? null,
+    verification: null,
     anonymousTokenHash: null,
     expiresAt: null,
     createdAt: "2026-01-01T00:00:00.000Z",
