@@ -55,7 +55,8 @@ export function createActionsRoom(
   const checkUrl = (url: string) => deps.outbound.urlProblem(url);
   const runs = createActionRuns({
     repo,
-    tx,
+    // One fsync per capture's run would cap captures with actions at the disk's sync rate.
+    recordTx: (fn) => deps.db.tx(() => fn(), { durable: false }),
     clock: deps.clock,
     ids: deps.ids,
     logger: deps.logger.child({ scope: "actions" }),

@@ -53,7 +53,7 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
   const recorded: [string, ActionResult[]][] = [];
   const runs = createActionRuns({
     repo,
-    tx: (fn) => db.tx(() => fn()),
+    recordTx: (fn) => db.tx(() => fn()),
     clock: createFakeClock(),
     ids: createIds(),
     logger: createLogger({ level: "error", write: () => {} }),
@@ -112,7 +112,7 @@ test("a capture runs at most the plan's number of actions, and none on a plan wi
   const recorded: ActionResult[][] = [];
   const runs = createActionRuns({
     repo,
-    tx: (fn) => db.tx(() => fn()),
+    recordTx: (fn) => db.tx(() => fn()),
     clock: createFakeClock(),
     ids: createIds(),
     logger: createLogger({ level: "error", write: () => {} }),

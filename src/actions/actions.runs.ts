@@ -29,7 +29,12 @@ export const MAX_WAITING_RUNS = 1000;
 
 export interface RunsDeps extends ChainDeps {
   repo: ActionsRepo;
-  tx<T>(fn: () => T): T;
+  /**
+   * The transaction a run's record, its variables and the settling of what it was owed commit in.
+   * It need not wait for the disk: a record lost in a power cut leaves its owed row, so the run is
+   * made again on recovery, as after a crash.
+   */
+  recordTx<T>(fn: () => T): T;
   clock: Clock;
   ids: Ids;
   logger: Logger;
@@ -135,7 +140,7 @@ export function createActionRuns(deps: RunsDeps) {
     trigger: "capture" | "manual",
   ) => {
     const at = isoAt(deps.clock.now());
-    const stored = deps.tx(() => {
+    const stored = deps.recordTx(() => {
       deps.repo.settleDue(requestId);
       const kept = deps.repo.insertRun({
         id: deps.ids.uuid(),
