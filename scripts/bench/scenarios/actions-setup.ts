@@ -85,6 +85,8 @@ export interface RunsRecorded {
   ran: number;
   /** Runs recorded as skipped because too many of the endpoint's runs were waiting. */
   skipped: number;
+  /** Runs in which some action did not end `ok`: the chain did not do what is measured. */
+  incomplete: number;
   /** When the last run was recorded (epoch ms, the server's clock). */
   lastAt: number;
   /** Each run's chain time (the actions' duration_ms added up), ms. */
@@ -142,27 +144,38 @@ export function runsRecorded(port: number, afterRowid: number): RunsRecorded {
         "SELECT rowid, results, created_at FROM action_runs WHERE rowid > ? ORDER BY rowid",
       )
       .all(afterRowid);
-    const recorded: RunsRecorded = {
-      lastRowid: rows.at(-1)?.rowid ?? afterRowid,
-      ran: 0,
-      skipped: 0,
-      lastAt: rows.length ? Date.parse(rows.at(-1)?.created_at ?? "") : Number.NaN,
-      chainMs: [],
-      scriptMs: [],
-    };
-    for (const row of rows) {
-      const results = JSON.parse(row.results) as StoredResult[];
-      if (results.some((r) => r.output?.reason === "too_many_runs_waiting")) {
-        recorded.skipped++;
-        continue;
-      }
-      recorded.ran++;
-      recorded.chainMs.push(results.reduce((sum, r) => sum + r.duration_ms, 0));
-      const script = results.find((r) => r.type === "run_script" && r.status === "ok");
-      if (script) recorded.scriptMs.push(script.duration_ms);
-    }
-    return recorded;
+    return tallyRuns(rows, afterRowid);
   } finally {
     db.close();
   }
+}
+
+/** The run records as counts and timings; a run skipped for a full queue has no timing. */
+export function tallyRuns(
+  rows: readonly { rowid: number; results: string; created_at: string }[],
+  afterRowid: number,
+): RunsRecorded {
+  const last = rows.at(-1);
+  const recorded: RunsRecorded = {
+    lastRowid: last?.rowid ?? afterRowid,
+    ran: 0,
+    skipped: 0,
+    incomplete: 0,
+    lastAt: last ? Date.parse(last.created_at) : Number.NaN,
+    chainMs: [],
+    scriptMs: [],
+  };
+  for (const row of rows) {
+    const results = JSON.parse(row.results) as StoredResult[];
+    if (results.some((r) => r.output?.reason === "too_many_runs_waiting")) {
+      recorded.skipped++;
+      continue;
+    }
+    recorded.ran++;
+    if (results.some((r) => r.status !== "ok")) recorded.incomplete++;
+    recorded.chainMs.push(results.reduce((sum, r) => sum + r.duration_ms, 0));
+    const script = results.find((r) => r.type === "run_script" && r.status === "ok");
+    if (script) recorded.scriptMs.push(script.duration_ms);
+  }
+  return recorded;
 }

@@ -59,11 +59,16 @@ async function measureChain(
   await drainedRuns(target.port);
   const paced = runsRecorded(target.port, loaded.lastRowid);
   const accepted = wrk.totalRequests - wrk.non2xx;
-  const missing = Math.max(0, accepted - loaded.ran - loaded.skipped);
-  const lost = loaded.skipped + missing;
+  const missing =
+    Math.max(0, accepted - loaded.ran - loaded.skipped) +
+    Math.max(0, PACED_CAPTURES - paced.ran - paced.skipped);
+  const skipped = loaded.skipped + paced.skipped;
+  const incomplete = loaded.incomplete + paced.incomplete;
+  const lost = skipped + missing + incomplete;
   const endToEnd = loaded.ran / ((loaded.lastAt - startedAt) / 1000);
   process.stderr.write(
-    `    ${accepted} captures: ${loaded.ran} chains run, ${loaded.skipped} skipped, ` +
+    `    ${accepted} captures: ${loaded.ran} chains run (${loaded.incomplete} with an action ` +
+      `not ok), ${loaded.skipped} skipped, ` +
       `last recorded ${((loaded.lastAt - startedAt) / 1000).toFixed(1)} s after the start; ` +
       `paced: chain p50 ${percentile(paced.chainMs, 0.5).toFixed(3)} ms` +
       (kind === "script"
@@ -76,7 +81,8 @@ async function measureChain(
     ...wrk,
     errors: wrk.errors + lost,
     errorDetail: lost
-      ? `${loaded.skipped} captures' chains skipped, ${missing} never recorded`
+      ? `${skipped} captures' chains skipped, ${missing} never recorded, ` +
+        `${incomplete} with an action not ok`
       : wrk.errorDetail,
     figures: {
       "chains run/s (end to end)": endToEnd,
