@@ -7,6 +7,7 @@ import {
   formatSpread,
   max,
   median,
+  percentile,
   ratio,
   spread,
 } from "./stats.ts";
@@ -24,6 +25,20 @@ describe("median", () => {
   });
   test("NaN for no values", () => {
     expect(median([])).toBeNaN();
+  });
+});
+
+describe("percentile", () => {
+  test("nearest rank: p50 and p99 of 1..100, unsorted input", () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(percentile(values, 0.5)).toBe(50);
+    expect(percentile(values, 0.99)).toBe(99);
+    expect(percentile(values, 1)).toBe(100);
+  });
+  test("one value is every percentile; none is NaN", () => {
+    expect(percentile([7], 0.5)).toBe(7);
+    expect(percentile([7], 0.99)).toBe(7);
+    expect(percentile([], 0.5)).toBeNaN();
   });
 });
 

@@ -9,6 +9,14 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
 }
 
+/** The value below which `fraction` (0–1) of the values lie (nearest rank); NaN for none. */
+export function percentile(values: readonly number[], fraction: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil(fraction * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] ?? Number.NaN;
+}
+
 /** Largest value; NaN for none. */
 export function max(values: readonly number[]): number {
   return values.length ? Math.max(...values) : Number.NaN;

@@ -109,6 +109,25 @@ describe("other figures", () => {
       ["other/s >= 10", false],
     ]);
   });
+
+  test("a maximum per figure is a target too (a cost)", () => {
+    const baseline = entry("baseline", [100, 100, 100]);
+    const subject = entry("s", [50, 50, 50], scenario({ maxFigures: { "cost ms": 1 } }));
+    subject.rounds = subject.rounds.map((r, i) => ({
+      ...r,
+      measurement: { ...r.measurement, figures: { "cost ms": [0.5, 2, 0.8][i] ?? 0 } },
+    }));
+    const met = summarizeEntry(subject, baseline, "load", "req/s");
+    expect(met.targets.map((t) => [t.label, t.actual, t.pass])).toEqual([
+      ["cost ms <= 1", 0.8, true],
+    ]);
+    subject.rounds = subject.rounds.map((r) => ({
+      ...r,
+      measurement: { ...r.measurement, figures: { "cost ms": 1.5 } },
+    }));
+    const missed = summarizeEntry(subject, baseline, "load", "req/s");
+    expect(missed.targets.map((t) => t.pass)).toEqual([false]);
+  });
 });
 
 describe("compareWithReferences", () => {

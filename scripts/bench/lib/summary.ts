@@ -110,6 +110,10 @@ function checkTargets(
     const actual = summary.figures[name] ?? Number.NaN;
     add(`${name} >= ${min}`, actual, actual >= min);
   }
+  for (const [name, max] of Object.entries(targets?.maxFigures ?? {})) {
+    const actual = summary.figures[name] ?? Number.NaN;
+    add(`${name} <= ${max}`, actual, actual <= max);
+  }
   return checks;
 }
 

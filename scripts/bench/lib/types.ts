@@ -98,6 +98,8 @@ export interface Targets {
   maxP99Ms?: number;
   /** Each named figure's median must be at least this (see Measurement.figures). */
   minFigures?: Record<string, number>;
+  /** Each named figure's median must be at most this (a cost, e.g. "run_script p50 ms"). */
+  maxFigures?: Record<string, number>;
 }
 
 interface ScenarioBase {

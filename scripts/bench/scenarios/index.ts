@@ -1,5 +1,6 @@
 /** Every scenario, in the order `run.ts` runs them. Adding one: one file + one line here. */
 import type { Scenario } from "../lib/types.ts";
+import { actions } from "./actions.ts";
 import { bunServeJsonBody } from "./bun-serve-json-body.ts";
 import { capture1k, capture16k } from "./capture.ts";
 import { dedup } from "./dedup.ts";
@@ -19,4 +20,5 @@ export const scenarios: readonly Scenario[] = [
   deliveryBreaker,
   ingest,
   dedup,
+  actions,
 ];
