@@ -76,7 +76,7 @@ export function createOutboxPorts(
       for (const key of touched) probeNow(repo, key, now);
       return done;
     },
-    attemptsOfSubject: (kind, subjectId) => retries.attemptsOfSubject(kind, subjectId),
+    attemptsOfSubject: (kind, subjectId, page) => retries.attemptsOfSubject(kind, subjectId, page),
   };
 }
 

@@ -234,8 +234,12 @@ export interface DeliveryPorts {
     subjectIds: readonly string[],
     options?: { destinationKey?: string },
   ): RetriedDelivery[];
-  /** Every attempt of a subject's deliveries, oldest first. */
-  attemptsOfSubject(kind: DeliveryKind, subjectId: string): SubjectAttempt[];
+  /** A page of the attempts of a subject's deliveries, oldest first, and their total. */
+  attemptsOfSubject(
+    kind: DeliveryKind,
+    subjectId: string,
+    page: { limit: number; offset: number },
+  ): { attempts: SubjectAttempt[]; total: number };
   /**
    * Deletes every delivery of these subjects of a kind, with their attempts, in the caller's
    * transaction: the owner's retention removed the subjects (an event, a captured request), and

@@ -47,10 +47,17 @@ export function createRetryNowRepo(db: DbHandle, move: GaugeMove) {
     `UPDATE deliveries SET next_attempt_at = ?1, updated_at = ?2
      WHERE id IN (SELECT value FROM json_each(?3))`,
   );
-  const attemptsOf = sqlite.prepare<AttemptRow & { destination_key: string }, [string, string]>(
+  const attemptsOf = sqlite.prepare<
+    AttemptRow & { destination_key: string },
+    [string, string, number, number]
+  >(
     `SELECT a.*, d.destination_key FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
       WHERE d.kind = ? AND d.subject_id = ?
-      ORDER BY a.created_at, a.attempt, a.id`,
+      ORDER BY a.created_at, a.attempt, a.id LIMIT ? OFFSET ?`,
+  );
+  const countAttemptsOf = sqlite.prepare<{ n: number }, [string, string]>(
+    `SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+      WHERE d.kind = ? AND d.subject_id = ?`,
   );
 
   return {
@@ -81,14 +88,19 @@ export function createRetryNowRepo(db: DbHandle, move: GaugeMove) {
         action,
       }));
     },
-    /** Every attempt of a subject's deliveries, oldest first, with each one's destination key. */
+    /**
+     * One page of the attempts of a subject's deliveries, oldest first, with each one's
+     * destination key, and how many there are in all.
+     */
     attemptsOfSubject(
       kind: DeliveryKind,
       subjectId: string,
-    ): (DeliveryAttempt & { destinationKey: string })[] {
-      return attemptsOf
-        .all(kind, subjectId)
+      page: { limit: number; offset: number },
+    ): { attempts: (DeliveryAttempt & { destinationKey: string })[]; total: number } {
+      const attempts = attemptsOf
+        .all(kind, subjectId, page.limit, page.offset)
         .map((row) => ({ ...toAttempt(row), destinationKey: row.destination_key }));
+      return { attempts, total: countAttemptsOf.get(kind, subjectId)?.n ?? 0 };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
-import { genericPage, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { genericPage, MAX_PAGE_SIZE, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
 import { documentedQuery } from "../http/http.openapi.ts";
 import { withRetryActions } from "./events.present.ts";
 import { type BulkRetry, parseBulkRetry } from "./events.retry.service.ts";
@@ -14,7 +14,13 @@ import {
   requireEvent,
 } from "./events.service.ts";
 import type { IngestService } from "./ingest.service.ts";
-import { EventListQuery, errorResponses, jsonBody, security } from "./routing.schemas.ts";
+import {
+  EventListQuery,
+  errorResponses,
+  jsonBody,
+  PageQuery,
+  security,
+} from "./routing.schemas.ts";
 
 const tags = ["events"];
 const Nullable = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Nullable(schema);
@@ -180,12 +186,29 @@ export function eventsRoutes(room: EventsParts) {
     )
     .get(
       "/:id/attempts",
-      ({ principal, params }) => ({
-        data: listEventAttempts(principal.organizationId, params.id, room.events),
-      }),
+      ({ principal, params, query }) => {
+        // A page holds every attempt of a usual event: 100 unless page_size says less.
+        const page = parsePageRequest({ ...query, page_size: query.page_size ?? MAX_PAGE_SIZE });
+        const found = listEventAttempts(principal.organizationId, params.id, page, room.events);
+        return genericPage(found.attempts, pageInfo(page, found.total));
+      },
       {
-        response: { 200: t.Object({ data: t.Array(AttemptSchema) }), ...errorResponses },
-        detail: { tags, security, summary: "Every attempt of an event's deliveries, oldest first" },
+        response: {
+          200: t.Object({
+            data: t.Array(AttemptSchema),
+            page: t.Integer(),
+            page_size: t.Integer(),
+            total: t.Integer(),
+          }),
+          ...errorResponses,
+        },
+        detail: {
+          tags,
+          security,
+          summary:
+            "Every attempt of an event's deliveries, oldest first, 100 a page (page, page_size)",
+          ...documentedQuery(PageQuery),
+        },
       },
     )
     .post(

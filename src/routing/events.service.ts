@@ -155,8 +155,20 @@ export function listEvents(
   return { events: listed, total };
 }
 
-/** Every attempt of an event's deliveries, oldest first (decisions.md §15). */
-export function listEventAttempts(organizationId: string, id: string, deps: EventsDeps) {
+/**
+ * The attempts of an event's deliveries, oldest first (decisions.md §15), a page at a time: each
+ * keeps up to 64 KiB of its answer, and retries can make an event's attempts many.
+ */
+export function listEventAttempts(
+  organizationId: string,
+  id: string,
+  page: PageRequest,
+  deps: EventsDeps,
+) {
   const event = requireEvent(organizationId, id, deps);
-  return (deps.delivery?.attemptsOfSubject("event", event.id) ?? []).map(presentAttempt);
+  const found = deps.delivery?.attemptsOfSubject("event", event.id, {
+    limit: page.pageSize,
+    offset: page.offset,
+  }) ?? { attempts: [], total: 0 };
+  return { attempts: found.attempts.map(presentAttempt), total: found.total };
 }

@@ -127,6 +127,18 @@ describe("GET /events/{id}/attempts", () => {
       ].sort(),
     );
     expect(answer.body.data[0].created_at <= answer.body.data[1].created_at).toBe(true);
+    expect([answer.body.page, answer.body.page_size, answer.body.total]).toEqual([1, 100, 2]);
+
+    // Attempts come a page at a time (each keeps up to 64 KiB of its answer), oldest first.
+    const paged = async (query: string) =>
+      (await callAs(server, member, "GET", `/api/v1/events/${id}/attempts?${query}`)).body;
+    const first = await paged("page_size=1");
+    expect([first.data.length, first.data[0].attempt_number, first.total]).toEqual([1, 1, 2]);
+    const second = await paged("page_size=1&page=2");
+    expect([second.data.length, second.data[0].attempt_number]).toEqual([1, 2]);
+    expect((await paged("page_size=500")).page_size).toBe(100);
+    const bad = await callAs(server, member, "GET", `/api/v1/events/${id}/attempts?page=0`);
+    expect([bad.status, Object.keys(bad.body.errors)]).toEqual([422, ["page"]]);
 
     const foreign = await callAs(server, stranger, "GET", `/api/v1/events/${id}/attempts`);
     expect([foreign.status, foreign.body.error]).toEqual([404, "not_found"]);

@@ -75,7 +75,7 @@ function memoryOutbox() {
           return { id: r.id, subjectId: r.subjectId, destinationKey: r.destinationKey, action };
         });
     },
-    attemptsOfSubject: () => [],
+    attemptsOfSubject: () => ({ attempts: [], total: 0 }),
     forgetSubjects(_tx, kind, subjectIds) {
       const gone = rows.filter((r) => r.kind === kind && subjectIds.includes(r.subjectId));
       for (const r of gone) rows.splice(rows.indexOf(r), 1);

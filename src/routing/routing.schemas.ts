@@ -79,10 +79,15 @@ export const BridgeSchema = t.Object({
 });
 
 /** The filters of the event list (events.service.ts parseEventQuery validates them). */
+/** Page parameters alone, for lists with no other filter. */
+export const PageQuery = t.Object({ ...PAGE_QUERY });
+
 export const EventListQuery = t.Object({
   ...PAGE_QUERY,
   status: t.Optional(
-    t.Union(["pending", "delivered", "failed", "filtered", "paused"].map((s) => t.Literal(s))),
+    t.Union(
+      ["pending", "delivered", "failed", "filtered", "paused", "unrouted"].map((s) => t.Literal(s)),
+    ),
   ),
   source_id: t.Optional(t.String({ description: "Events of this source." })),
   bridge_id: t.Optional(t.String({ description: "Events that went through this bridge." })),
