@@ -16,6 +16,7 @@ import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
 import { createIssuesRoom } from "./issues/issues.room.ts";
+import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
@@ -89,6 +90,10 @@ export function createApp(deps: AppDeps) {
     issues: issues.ports,
     resolveSecrets: secrets.ports.resolveSecrets,
   });
+  const monitors = createMonitorsRoom(deps, {
+    guard,
+    resolveSecrets: secrets.ports.resolveSecrets,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -102,6 +107,7 @@ export function createApp(deps: AppDeps) {
     routing,
     issues,
     alerts,
+    monitors,
   ];
 
   const metrics = createMetrics();
@@ -109,6 +115,7 @@ export function createApp(deps: AppDeps) {
   metrics.addSource(issues.ports.metricLines);
   metrics.addSource(routing.ports.metricLines);
   metrics.addSource(dedup.ports.metricLines);
+  metrics.addSource(monitors.ports.metricLines);
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,

@@ -138,6 +138,7 @@ describe("429", () => {
         capture_rate_per_second: rate,
         capture_burst: burst,
         api_keys: false,
+        monitors: 5,
       },
       team: {
         debug_endpoints: 10,
@@ -147,6 +148,7 @@ describe("429", () => {
         capture_rate_per_second: rate * 10,
         capture_burst: burst * 10,
         api_keys: true,
+        monitors: 50,
       },
       enterprise: {
         debug_endpoints: null,
@@ -156,6 +158,7 @@ describe("429", () => {
         capture_rate_per_second: 1000,
         capture_burst: 2000,
         api_keys: true,
+        monitors: null,
       },
     },
   });

@@ -65,6 +65,7 @@ import m0025_events_unrouted_and_filter_reasons from "../../migrations/0025_even
 import m0026_path_forwarding_and_sent_requests from "../../migrations/0026_path_forwarding_and_sent_requests.sql" with {
   type: "text",
 };
+import m0027_uptime_monitors from "../../migrations/0027_uptime_monitors.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -101,4 +102,5 @@ export const MIGRATIONS: Migration[] = [
     sql: m0025_events_unrouted_and_filter_reasons,
   },
   { name: "0026_path_forwarding_and_sent_requests", sql: m0026_path_forwarding_and_sent_requests },
+  { name: "0027_uptime_monitors", sql: m0027_uptime_monitors },
 ];

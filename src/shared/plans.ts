@@ -12,6 +12,8 @@ export interface PlanQuota {
   capture_rate_per_second: number;
   capture_burst: number;
   api_keys: boolean;
+  /** Uptime monitors per organization (decisions.md §13). */
+  monitors: number | null;
 }
 
 export type PlanTable = Record<Plan, PlanQuota>;
@@ -26,6 +28,7 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_rate_per_second: 10,
     capture_burst: 20,
     api_keys: false,
+    monitors: 5,
   },
   team: {
     debug_endpoints: 10,
@@ -35,6 +38,7 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_rate_per_second: 100,
     capture_burst: 200,
     api_keys: true,
+    monitors: 50,
   },
   enterprise: {
     debug_endpoints: null,
@@ -44,11 +48,12 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_rate_per_second: 1000,
     capture_burst: 2000,
     api_keys: true,
+    monitors: null,
   },
 };
 
 const PLAN_NAMES = Object.keys(DEFAULT_PLANS) as Plan[];
-const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints"]);
+const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints", "monitors"]);
 
 /**
  * Reads plan overrides (a TOML table `[plans.team]` or JSON text in `WEIR_PLANS`) onto the

@@ -1,0 +1,131 @@
+import { type GenericPage, genericPage, type PageRequest, pageInfo } from "../db/db.pagination.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
+import {
+  bucketsOf,
+  type Monitor,
+  nextSlotAfter,
+  nextState,
+  type ProbeResult,
+  pushGraceMs,
+} from "./monitors.model.ts";
+
+export interface ChecksDeps {
+  checks: ChecksRepo;
+  tx<T>(fn: () => T): T;
+  clock: Clock;
+  ids: Ids;
+  probe(monitor: Monitor): Promise<ProbeResult>;
+}
+
+/** How a check's outcome moves the monitor's schedule. */
+export type Schedule =
+  /** A scheduled check: the next one at the monitor's next phase slot; the lease is cleared. */
+  | { kind: "slot"; lease: number }
+  /** A push arrived: the next missed-push check is an interval plus grace away. */
+  | { kind: "push" }
+  /** A check on demand: the schedule stays as it is. */
+  | { kind: "none" };
+
+/**
+ * Stores one outcome: the check row, its hour and day buckets, the monitor's state and any
+ * state change commit in ONE transaction. Null when a scheduled check lost its lease.
+ */
+export function recordOutcome(
+  monitor: Monitor,
+  result: ProbeResult,
+  schedule: Schedule,
+  deps: ChecksDeps,
+): CheckView | null {
+  const now = deps.clock.now();
+  const at = isoAt(now);
+  const check: CheckView = {
+    id: deps.ids.uuid(),
+    monitor_id: monitor.id,
+    status: result.status,
+    status_code: result.statusCode,
+    response_time_ms: result.responseTimeMs,
+    error: result.error,
+    checked_at: at,
+    tls_days_remaining: result.tlsDaysRemaining,
+  };
+  const nextCheckAt =
+    schedule.kind === "slot"
+      ? monitor.type === "push"
+        ? now + monitor.intervalSeconds * 1000
+        : nextSlotAfter(now, monitor.phaseMs, monitor.intervalSeconds)
+      : schedule.kind === "push"
+        ? now + monitor.intervalSeconds * 1000 + pushGraceMs(monitor.intervalSeconds)
+        : null;
+  const written = deps.tx(() => {
+    // The state is read again inside the transaction: a push or a check on demand may have
+    // moved it since the row was claimed.
+    const fresh = deps.checks.stateOf(monitor.id);
+    if (!fresh) return false;
+    const next = nextState(fresh.state, fresh.failures, monitor.retries, result.status);
+    const change =
+      next.state !== fresh.state
+        ? {
+            id: deps.ids.uuid(),
+            from: fresh.state,
+            to: next.state,
+            at,
+            reason: result.error ?? (result.status === "up" ? "check succeeded" : result.status),
+          }
+        : null;
+    return deps.checks.record(
+      {
+        check,
+        organizationId: monitor.organizationId,
+        buckets: bucketsOf(now),
+        state: next.state,
+        failures: next.failures,
+        change,
+        schedule: nextCheckAt === null ? null : { nextCheckAt },
+      },
+      schedule.kind === "slot" ? schedule.lease : null,
+    );
+  });
+  return written ? check : null;
+}
+
+/** Runs a check now, outside the schedule (`POST …/check`). */
+export async function checkNow(monitor: Monitor, deps: ChecksDeps): Promise<CheckView> {
+  const result = await deps.probe(monitor);
+  return recordOutcome(monitor, result, { kind: "none" }, deps) as CheckView;
+}
+
+/** A push arrived: `down` reports a failure with its message, anything else is up. */
+export function recordPush(
+  monitor: Monitor,
+  report: { status?: string; msg?: string; ping?: string },
+  deps: ChecksDeps,
+): void {
+  const failed = report.status === "down";
+  const ping = Number(report.ping);
+  recordOutcome(
+    monitor,
+    {
+      status: failed ? "down" : "up",
+      statusCode: null,
+      responseTimeMs: Number.isFinite(ping) && ping >= 0 ? Math.round(ping) : null,
+      error: failed ? (report.msg?.slice(0, 500) ?? "reported down") : null,
+      tlsDaysRemaining: null,
+    },
+    { kind: "push" },
+    deps,
+  );
+}
+
+export function listChecks(
+  monitorId: string,
+  page: PageRequest,
+  deps: ChecksDeps,
+): GenericPage<CheckView> {
+  const rows = deps.checks.checksPage(monitorId, page.pageSize, page.offset);
+  return genericPage(rows, pageInfo(page, deps.checks.checksCount(monitorId)));
+}
+
+export const listStateEvents = (monitorId: string, deps: ChecksDeps): StateEventView[] =>
+  deps.checks.events(monitorId);

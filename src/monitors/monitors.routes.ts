@@ -1,0 +1,202 @@
+import { Elysia, t } from "elysia";
+import { requirePermission } from "../auth/auth.guard.ts";
+import type { AuthPorts } from "../auth/auth.room.ts";
+import { parsePageRequest } from "../db/db.pagination.ts";
+import type { PublicBaseUrl } from "../http/http.public-url.ts";
+import {
+  type ChecksDeps,
+  checkNow,
+  listChecks,
+  listStateEvents,
+  recordPush,
+} from "./checks.service.ts";
+import {
+  CheckSchema,
+  errorResponses,
+  MonitorBody,
+  MonitorSchema,
+  requestBody,
+  StateEventSchema,
+  security,
+} from "./monitors.schemas.ts";
+import {
+  createMonitor,
+  deleteMonitor,
+  getMonitor,
+  listMonitors,
+  type MonitorsDeps,
+  monitorErrors,
+  requireMonitor,
+  updateMonitor,
+} from "./monitors.service.ts";
+
+export interface MonitorsRouteDeps {
+  guard: AuthPorts["guard"];
+  monitors: MonitorsDeps;
+  checks: ChecksDeps;
+  publicBaseUrl: PublicBaseUrl;
+}
+
+const tags = ["uptime monitors"];
+const One = t.Object({ data: MonitorSchema });
+const Paged = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
+  t.Object({ data: t.Array(item), page: t.Integer(), page_size: t.Integer(), total: t.Integer() });
+const BODY_DOC =
+  "Flat fields: `name`, `type` (http|tcp|dns|push), `interval_seconds`, `timeout_seconds`, `retries`, and the type's own settings.";
+
+/** `/api/v1/uptime-monitors` (decisions.md §9, §13, §15): members read, admins write. */
+export function monitorsRoutes(room: MonitorsRouteDeps) {
+  const { monitors, checks } = room;
+  return new Elysia({ prefix: "/api/v1/uptime-monitors" })
+    .use(room.guard())
+    .derive(({ request, server }) => ({ base: room.publicBaseUrl(request, server) }))
+    .get(
+      "/",
+      ({ principal, base, query }) =>
+        listMonitors(principal, parsePageRequest(query), base, monitors),
+      {
+        response: { 200: Paged(MonitorSchema), ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "List monitors with their state and uptime, newest first",
+        },
+      },
+    )
+    .post(
+      "/",
+      ({ principal, base, body, set }) => {
+        requirePermission(principal, "write");
+        set.status = 201;
+        return { data: createMonitor(principal, body, base, monitors) };
+      },
+      {
+        body: MonitorBody,
+        response: { 201: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Create a monitor (admin); 403 monitor_limit_reached past the plan's quota",
+          requestBody: requestBody(BODY_DOC, MonitorBody),
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ principal, base, params }) => ({ data: getMonitor(principal, params.id, base, monitors) }),
+      {
+        response: { 200: One, ...errorResponses },
+        detail: { tags, security, summary: "Get a monitor" },
+      },
+    )
+    .put(
+      "/:id",
+      ({ principal, base, params, body }) => {
+        requirePermission(principal, "write");
+        return { data: updateMonitor(principal, params.id, body, base, monitors) };
+      },
+      {
+        body: MonitorBody,
+        response: { 200: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Update a monitor (admin); fields not sent keep their value",
+          requestBody: requestBody(BODY_DOC, MonitorBody),
+        },
+      },
+    )
+    .patch(
+      "/:id",
+      ({ principal, base, params, body }) => {
+        requirePermission(principal, "write");
+        return { data: updateMonitor(principal, params.id, body, base, monitors) };
+      },
+      {
+        body: MonitorBody,
+        response: { 200: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Change some fields of a monitor (admin), e.g. `{paused: true}`",
+          requestBody: requestBody("Any subset of the fields, e.g. `{paused: true}`.", MonitorBody),
+        },
+      },
+    )
+    .delete(
+      "/:id",
+      ({ principal, params, set }) => {
+        requirePermission(principal, "write");
+        deleteMonitor(principal, params.id, monitors);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errorResponses },
+        detail: { tags, security, summary: "Delete a monitor with its checks and rollups (admin)" },
+      },
+    )
+    .get(
+      "/:id/checks",
+      ({ principal, params, query }) => {
+        requireMonitor(principal.organizationId, params.id, monitors);
+        return listChecks(params.id, parsePageRequest(query), checks);
+      },
+      {
+        response: { 200: Paged(CheckSchema), ...errorResponses },
+        detail: { tags, security, summary: "A monitor's checks, newest first (paginated)" },
+      },
+    )
+    .post(
+      "/:id/check",
+      async ({ principal, params }) => {
+        requirePermission(principal, "write");
+        const monitor = requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: await checkNow(monitor, checks) };
+      },
+      {
+        response: { 200: t.Object({ data: CheckSchema }), ...errorResponses },
+        detail: { tags, security, summary: "Run one check now and store it (admin)" },
+      },
+    )
+    .get(
+      "/:id/events",
+      ({ principal, params }) => {
+        requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: listStateEvents(params.id, checks) };
+      },
+      {
+        response: { 200: t.Object({ data: t.Array(StateEventSchema) }), ...errorResponses },
+        detail: { tags, security, summary: "A monitor's state changes, newest first" },
+      },
+    );
+}
+
+const PushAnswer = t.Object({ ok: t.Literal(true) });
+const PushQuery = t.Object({
+  status: t.Optional(t.String({ description: "`down` reports a failure; anything else is up." })),
+  msg: t.Optional(t.String()),
+  ping: t.Optional(t.String({ description: "A response time to record, in ms." })),
+});
+
+/** `/api/push/{token}` (decisions.md §15): no credentials; the token is the secret. */
+export function pushRoutes(room: Pick<MonitorsRouteDeps, "monitors" | "checks">) {
+  const handle = ({
+    params,
+    query,
+  }: {
+    params: { token: string };
+    query: Record<string, string | undefined>;
+  }) => {
+    const monitor = room.monitors.repo.findByPushToken(params.token);
+    if (!monitor) throw monitorErrors.notFound();
+    if (!monitor.paused) recordPush(monitor, query, room.checks);
+    return { ok: true as const };
+  };
+  const hooks = {
+    query: PushQuery,
+    response: { 200: PushAnswer, 404: errorResponses[404] },
+  };
+  return new Elysia({ prefix: "/api/push" })
+    .get("/:token", handle, { ...hooks, detail: { tags, summary: "Push a heartbeat (public)" } })
+    .post("/:token", handle, { ...hooks, detail: { tags, summary: "Push a heartbeat (public)" } });
+}
