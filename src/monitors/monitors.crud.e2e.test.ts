@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
-import { startHttpSink, type HttpSink } from "../test-utils/http-sink.ts";
+import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
@@ -76,21 +76,24 @@ describe("uptime monitors CRUD", () => {
   });
 
   test.each([
-    ["interval_seconds", () => (httpMonitor({ interval_seconds: 5 }))],
-    ["url", () => (httpMonitor({ url: "not a url" }))],
-    ["url", () => (httpMonitor({ url: "ftp://example.com/" }))],
-    ["expected_status", () => (httpMonitor({ expected_status: "abc" }))],
-    ["expected_status", () => (httpMonitor({ expected_status: "200-99" }))],
-    ["type", () => (httpMonitor({ type: "smoke-signal" }))],
-    ["name", () => (httpMonitor({ name: "" }))],
+    ["interval_seconds", () => httpMonitor({ interval_seconds: 5 })],
+    ["url", () => httpMonitor({ url: "not a url" })],
+    ["url", () => httpMonitor({ url: "ftp://example.com/" })],
+    ["expected_status", () => httpMonitor({ expected_status: "abc" })],
+    ["expected_status", () => httpMonitor({ expected_status: "200-99" })],
+    ["type", () => httpMonitor({ type: "smoke-signal" })],
+    ["name", () => httpMonitor({ name: "" })],
     ["url", () => ({ name: "db", type: "tcp", url: "tcp://db.lan" })],
     ["url", () => ({ name: "db", type: "tcp", url: "http://db.lan:5432" })],
     ["hostname", () => ({ name: "dns", type: "dns", hostname: "not a host!" })],
-    ["record_type", () => ({ name: "dns", type: "dns", hostname: "example.com", record_type: "SOA" })],
-    ["json_expected", () => (httpMonitor({ json_path: "status", json_expected: { $gt: {} } }))],
-    ["json_expected", () => (httpMonitor({ json_path: "status" }))],
-    ["url", () => (httpMonitor({ url: "http://169.254.169.254/latest" }))],
-    ["interval_seconds", () => (httpMonitor({ interval_seconds: "often" }))],
+    [
+      "record_type",
+      () => ({ name: "dns", type: "dns", hostname: "example.com", record_type: "SOA" }),
+    ],
+    ["json_expected", () => httpMonitor({ json_path: "status", json_expected: { $gt: {} } })],
+    ["json_expected", () => httpMonitor({ json_path: "status" })],
+    ["url", () => httpMonitor({ url: "http://169.254.169.254/latest" })],
+    ["interval_seconds", () => httpMonitor({ interval_seconds: "often" })],
   ] as [string, () => unknown][])("422 naming %s", async (field, body) => {
     const answer = await callAs(server, owner, "POST", PATH, body());
     expect(answer.status).toBe(422);
