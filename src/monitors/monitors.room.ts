@@ -10,7 +10,7 @@ import { renderMonitorMetrics } from "./monitors.metrics.ts";
 import { probe } from "./monitors.probes.ts";
 import { createMonitorsRepo, monitorOfRow } from "./monitors.repo.ts";
 import { sweepMonitorHistory } from "./monitors.retention.ts";
-import { monitorsRoutes, pushRoutes } from "./monitors.routes.ts";
+import { monitorsRoomRoutes } from "./monitors.routes.ts";
 import type { MonitorsDeps } from "./monitors.service.ts";
 
 export type MonitorsRoomDeps = Pick<
@@ -88,12 +88,12 @@ export function createMonitorsRoom(
     urlProblem: (url) => deps.outbound.urlProblem(url),
     wake: () => queue.notify(),
   };
-  const routes = monitorsRoutes({
+  const routes = monitorsRoomRoutes({
     guard: ports.guard,
     monitors,
     checks,
     publicBaseUrl: deps.publicBaseUrl,
-  }).use(pushRoutes({ monitors, checks }));
+  });
   return {
     routes,
     jobs: [

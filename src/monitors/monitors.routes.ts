@@ -200,3 +200,8 @@ export function pushRoutes(room: Pick<MonitorsRouteDeps, "monitors" | "checks">)
     .get("/:token", handle, { ...hooks, detail: { tags, summary: "Push a heartbeat (public)" } })
     .post("/:token", handle, { ...hooks, detail: { tags, summary: "Push a heartbeat (public)" } });
 }
+
+/** The room's whole HTTP surface: the management API and the public push URLs, side by side. */
+export function monitorsRoomRoutes(room: MonitorsRouteDeps) {
+  return new Elysia().use(monitorsRoutes(room)).use(pushRoutes(room));
+}
