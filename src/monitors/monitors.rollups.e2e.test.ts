@@ -75,7 +75,7 @@ describe("rollups, retention and metrics", () => {
     const text = await (await server.request("/metrics")).text();
     const labels = `monitor_id="${monitor.id}",monitor="web \\"front\\"",type="http"`;
     expect(text).toContain(`weir_monitor_up{${labels}} 0`); // paused
-    expect(text).toMatch(new RegExp(`weir_monitor_response_ms\\{${escape(labels)}\\} \\d+`));
+    expect(text).toMatch(new RegExp(`weir_monitor_response_ms\\{${escapeRegExp(labels)}\\} \\d+`));
     expect(text).toContain(`weir_monitor_checks_total{${labels},status="up"} 1`);
     await callAs(server, owner, "PATCH", `${MONITORS_PATH}/${monitor.id}`, { paused: false });
     const after = await (await server.request("/metrics")).text();
@@ -83,4 +83,4 @@ describe("rollups, retention and metrics", () => {
   });
 });
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
