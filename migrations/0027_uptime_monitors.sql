@@ -69,4 +69,5 @@ CREATE TABLE `monitors` (
 CREATE UNIQUE INDEX `monitors_push_token_unique` ON `monitors` (`push_token`);--> statement-breakpoint
 CREATE INDEX `monitors_due` ON `monitors` (`next_check_at`);--> statement-breakpoint
 CREATE INDEX `monitors_org_due` ON `monitors` (`organization_id`,`next_check_at`);--> statement-breakpoint
-CREATE INDEX `monitors_org_created` ON `monitors` (`organization_id`,`created_at`);
+CREATE INDEX `monitors_org_created` ON `monitors` (`organization_id`,`created_at`);--> statement-breakpoint
+ALTER TABLE `alert_rules` ADD `condition_monitor_ids` text;

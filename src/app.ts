@@ -93,6 +93,7 @@ export function createApp(deps: AppDeps) {
   const monitors = createMonitorsRoom(deps, {
     guard,
     resolveSecrets: secrets.ports.resolveSecrets,
+    monitorChanged: alerts.ports.monitorChanged,
   });
   const rooms: Room<object>[] = [
     auth,

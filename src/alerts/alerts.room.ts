@@ -6,10 +6,12 @@ import type { IssuesPorts } from "../issues/issues.ports.ts";
 import { type Room, type RoomJob, subscription } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
+import type { MonitorChange } from "./alerts.model.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
 import { alertKindHandlers } from "./alerts.send.ts";
 import type { AlertsDeps } from "./alerts.service.ts";
+import { fireForMonitorChange } from "./monitor-firing.ts";
 
 /** The scheduler's open_for_days check: every 10 minutes (days are the unit), and at start. */
 export const OPEN_FOR_DAYS_JOB = "alerts.open-for-days";
@@ -30,12 +32,18 @@ export interface AlertsRoomPorts {
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
 }
 
+/** What the alerts room lends. */
+export interface AlertsPorts {
+  /** A monitor's state change, heard inside the transaction that recorded its check. */
+  monitorChanged(tx: TxHandle, change: MonitorChange): void;
+}
+
 /**
  * Builds the alerts room (decisions.md §8, §13): `/api/v1/alert-rules`, the listener that fires
  * rules inside the transaction that changed an issue, the open_for_days job, and the outbox's
  * "alert" kind that turns a firing into its channel's request at send time.
  */
-export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room {
+export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room<AlertsPorts> {
   const repo = createAlertsRepo(deps.db);
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
@@ -79,6 +87,8 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       }),
     ],
     stop: () => {},
-    ports: {},
+    ports: {
+      monitorChanged: (handle, change) => void fireForMonitorChange(handle, change, firing),
+    },
   };
 }

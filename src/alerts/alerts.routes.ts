@@ -28,9 +28,18 @@ const Condition = t.Object({
     t.Literal("occurrence_threshold"),
     t.Literal("open_for_days"),
     t.Literal("high_priority_destination"),
+    t.Literal("monitor_down"),
+    t.Literal("monitor_up"),
+    t.Literal("tls_expiring"),
   ]),
   value: t.Optional(
-    t.Number({ description: "occurrence_threshold: a count (≥ 1); open_for_days: days (> 0)." }),
+    t.Number({
+      description:
+        "occurrence_threshold: a count (≥ 1); open_for_days and tls_expiring: days (> 0).",
+    }),
+  ),
+  monitor_ids: t.Optional(
+    t.Array(t.String(), { description: "Monitor conditions: only these monitors (default all)." }),
   ),
 });
 const Channel = t.Object(

@@ -78,6 +78,10 @@ export function createChecksRepo(db: Db) {
   const stateOf = sqlite.prepare<{ state: string; failures: number }, [string]>(
     "SELECT state, consecutive_failures AS failures FROM monitors WHERE id = ?",
   );
+  const lastDown = sqlite.prepare<{ at: string }, [string]>(
+    `SELECT at FROM monitor_state_events WHERE monitor_id = ? AND to_state = 'down'
+     ORDER BY at DESC, rowid DESC LIMIT 1`,
+  );
   const leaseOf = sqlite.prepare<{ locked_until: number | null }, [string]>(
     "SELECT locked_until FROM monitors WHERE id = ?",
   );
@@ -162,6 +166,8 @@ export function createChecksRepo(db: Db) {
       const row = stateOf.get(monitorId);
       return row ? { state: row.state as MonitorState, failures: row.failures } : null;
     },
+    /** When the monitor last went down (ISO), or null. */
+    lastDownAt: (monitorId: string) => lastDown.get(monitorId)?.at ?? null,
     checksPage: (monitorId: string, limit: number, offset: number) =>
       checksPage.all(monitorId, limit, offset),
     checksCount: (monitorId: string) => checksCount.get(monitorId)?.n ?? 0,

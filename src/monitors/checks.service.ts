@@ -1,4 +1,6 @@
+import type { MonitorChange } from "../alerts/alerts.model.ts";
 import { type GenericPage, genericPage, type PageRequest, pageInfo } from "../db/db.pagination.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
@@ -13,10 +15,12 @@ import {
 
 export interface ChecksDeps {
   checks: ChecksRepo;
-  tx<T>(fn: () => T): T;
+  tx<T>(fn: (tx: TxHandle) => T): T;
   clock: Clock;
   ids: Ids;
   probe(monitor: Monitor): Promise<ProbeResult>;
+  /** The alerts room's listener, told inside the check's transaction. */
+  monitorChanged(tx: TxHandle, change: MonitorChange): void;
 }
 
 /** How a check's outcome moves the monitor's schedule. */
@@ -58,7 +62,7 @@ export function recordOutcome(
       : schedule.kind === "push"
         ? now + monitor.intervalSeconds * 1000 + pushGraceMs(monitor.intervalSeconds)
         : null;
-  const written = deps.tx(() => {
+  const written = deps.tx((tx) => {
     // The state is read again inside the transaction: a push or a check on demand may have
     // moved it since the row was claimed.
     const fresh = deps.checks.stateOf(monitor.id);
@@ -74,7 +78,8 @@ export function recordOutcome(
             reason: result.error ?? (result.status === "up" ? "check succeeded" : result.status),
           }
         : null;
-    return deps.checks.record(
+    const downSince = change && fresh.state === "down" ? deps.checks.lastDownAt(monitor.id) : null;
+    const recorded = deps.checks.record(
       {
         check,
         organizationId: monitor.organizationId,
@@ -86,8 +91,70 @@ export function recordOutcome(
       },
       schedule.kind === "slot" ? schedule.lease : null,
     );
+    if (!recorded) return false;
+    for (const told of alertChanges(monitor, check, change, downSince, now)) {
+      deps.monitorChanged(tx, told);
+    }
+    return true;
   });
   return written ? check : null;
+}
+
+/**
+ * What the alerts room hears of a check: going down, recovering from down (with the downtime),
+ * and a certificate's days remaining (the rules compare them with their own threshold).
+ */
+function alertChanges(
+  monitor: Monitor,
+  check: CheckView,
+  change: { id: string; from: string; to: string; reason: string } | null,
+  downSince: string | null,
+  now: number,
+): MonitorChange[] {
+  const base = {
+    organizationId: monitor.organizationId,
+    monitor: {
+      id: monitor.id,
+      name: monitor.name,
+      type: monitor.type,
+      target: monitor.settings.url ?? monitor.settings.hostname ?? null,
+    },
+    at: check.checked_at,
+    tlsDaysRemaining: check.tls_days_remaining,
+  };
+  const told: MonitorChange[] = [];
+  if (change?.to === "down") {
+    told.push({
+      ...base,
+      ...change,
+      condition: "monitor_down",
+      subjectId: change.id,
+      downtimeSeconds: null,
+    });
+  } else if (change && change.from === "down") {
+    const downtimeSeconds = downSince ? Math.round((now - Date.parse(downSince)) / 1000) : null;
+    told.push({
+      ...base,
+      ...change,
+      condition: "monitor_up",
+      subjectId: change.id,
+      downtimeSeconds,
+    });
+  }
+  if (check.tls_days_remaining !== null) {
+    // Once per certificate: its expiry day names it.
+    const expiresOn = isoAt(now + check.tls_days_remaining * 86_400_000).slice(0, 10);
+    told.push({
+      ...base,
+      condition: "tls_expiring",
+      subjectId: `tls:${monitor.id}:${expiresOn}`,
+      from: check.status,
+      to: check.status,
+      reason: `certificate expires in ${check.tls_days_remaining} days`,
+      downtimeSeconds: null,
+    });
+  }
+  return told;
 }
 
 /** Runs a check now, outside the schedule (`POST …/check`). */

@@ -11,6 +11,7 @@ import {
   type RecordType,
   statusExpected,
 } from "./monitors.model.ts";
+import { certificateDaysRemaining } from "./monitors.tls.ts";
 import { jsonFilter, parseTcpTarget } from "./monitors.validate.ts";
 
 export interface ProbeDeps {
@@ -23,6 +24,8 @@ export interface ProbeDeps {
   dnsResolver: string;
   /** Milliseconds from an arbitrary origin, for response times. */
   now(): number;
+  /** The clock's reading (epoch ms), for certificate days. */
+  clockNow(): number;
 }
 
 const down = (error: string, extra: Partial<ProbeResult> = {}): ProbeResult => ({
@@ -63,7 +66,14 @@ async function probeHttp(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult
     body: s.body ?? null,
     timeoutMs: monitor.timeoutSeconds * 1000,
   });
-  const timing = { statusCode: result.status, responseTimeMs: Math.round(result.latencyMs) };
+  const tlsDaysRemaining = url.text.startsWith("https:")
+    ? await certificateDaysRemaining(url.text, monitor.timeoutSeconds * 1000, deps)
+    : null;
+  const timing = {
+    statusCode: result.status,
+    responseTimeMs: Math.round(result.latencyMs),
+    tlsDaysRemaining,
+  };
   if (result.status === null) {
     const e = result.error;
     return down(hide(e ? `${e.code}: ${e.message}` : "no answer"), timing);
@@ -75,7 +85,6 @@ async function probeHttp(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult
     status: slow ? "degraded" : "up",
     ...timing,
     error: slow ? `answered in ${timing.responseTimeMs} ms (over ${s.degraded_after_ms} ms)` : null,
-    tlsDaysRemaining: null,
   };
 }
 

@@ -1,5 +1,7 @@
+import type { AlertsPorts } from "../alerts/alerts.room.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { createDueQueue } from "../db/db.due-queue.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { type Room, subscription } from "../room.ts";
@@ -21,6 +23,7 @@ export type MonitorsRoomDeps = Pick<
 export interface MonitorsRoomPorts {
   guard: AuthPorts["guard"];
   resolveSecrets: SecretsPorts["resolveSecrets"];
+  monitorChanged: AlertsPorts["monitorChanged"];
 }
 
 /** What the monitors room lends: its /metrics lines. */
@@ -48,10 +51,11 @@ export function createMonitorsRoom(
     deny: deps.config.outbound_deny,
     allow: deps.config.outbound_allow,
   });
-  const tx = <T>(fn: () => T): T => deps.db.tx(() => fn());
+  const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
   const checks: ChecksDeps = {
     checks: checksRepo,
     tx,
+    monitorChanged: ports.monitorChanged,
     clock: deps.clock,
     ids: deps.ids,
     probe: (monitor) =>
@@ -61,6 +65,7 @@ export function createMonitorsRoom(
         resolveSecrets: ports.resolveSecrets,
         dnsResolver: deps.config.dns_resolver,
         now: () => performance.now(),
+        clockNow: () => deps.clock.now(),
       }),
   };
   const queue = createDueQueue({
