@@ -130,6 +130,20 @@ describe("monitor alerts", () => {
     expect(alertsAt(sink)).toHaveLength(1);
   });
 
+  test("a monitor rule's test alert is a sample monitor change, marked as a test", async () => {
+    const { sink, server, owner, rule } = await startWorld();
+    sink.answer(() => ({ status: 204 }));
+    const created = await rule({ type: "monitor_up" });
+    const sent = await callAs(server, owner, "POST", `/api/v1/alert-rules/${created.id}/test`);
+    expect(sent.status).toBeLessThan(300);
+    const [alert] = await pollUntil(() => alertsAt(sink).length === 1 && alertsAt(sink), {
+      what: "the test alert",
+    });
+    expect(alert?.type).toBe("monitor.up");
+    expect(alert?.title).toStartWith("[test] Monitor up:");
+    expect(alert?.data.change).toMatchObject({ from: "down", to: "up" });
+  });
+
   test("monitor_ids is refused on issue conditions; tls_expiring needs its days", async () => {
     const { server, owner } = await startWorld();
     const post = (condition: Record<string, unknown>) =>

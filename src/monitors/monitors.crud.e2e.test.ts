@@ -126,6 +126,23 @@ describe("uptime monitors CRUD", () => {
     }
   });
 
+  test("a monitor turned into a push monitor gets a push URL; turned back, it loses it", async () => {
+    const created = await callAs(server, owner, "POST", PATH, httpMonitor({ paused: true }));
+    const id = created.body.data.id;
+    expect(created.body.data.push_url).toBeUndefined();
+    const push = await callAs(server, owner, "PATCH", `${PATH}/${id}`, { type: "push" });
+    expect(push.body.data.push_url).toMatch(/\/api\/push\/[A-Za-z0-9]{32}$/);
+    const path = new URL(push.body.data.push_url).pathname;
+    expect((await server.request(path)).status).toBe(200);
+    const back = await callAs(server, owner, "PATCH", `${PATH}/${id}`, {
+      type: "http",
+      url: `${sink.url}/health`,
+    });
+    expect(back.body.data.push_url).toBeUndefined();
+    expect((await server.request(path)).status).toBe(404);
+    await callAs(server, owner, "DELETE", `${PATH}/${id}`);
+  });
+
   test("secrets stay {{NAME}} in the URL and headers as saved", async () => {
     const created = await callAs(
       server,

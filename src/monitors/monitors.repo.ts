@@ -64,6 +64,7 @@ export interface MonitorColumns {
   paused: boolean;
   phaseMs: number;
   nextCheckAt: number | null;
+  pushToken: string | null;
   updatedAt: string;
 }
 
@@ -93,7 +94,7 @@ export function createMonitorsRepo(db: Db) {
   const update = sqlite.prepare(
     `UPDATE monitors SET name = ?, type = ?, settings = ?, interval_seconds = ?,
        timeout_seconds = ?, retries = ?, paused = ?, phase_ms = ?, next_check_at = ?,
-       updated_at = ?
+       push_token = ?, updated_at = ?
      WHERE organization_id = ? AND id = ?`,
   );
   const remove = sqlite.prepare("DELETE FROM monitors WHERE organization_id = ? AND id = ?");
@@ -153,6 +154,7 @@ export function createMonitorsRepo(db: Db) {
         c.paused ? 1 : 0,
         c.phaseMs,
         c.nextCheckAt,
+        c.pushToken,
         c.updatedAt,
         organizationId,
         id,

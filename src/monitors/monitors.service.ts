@@ -138,10 +138,13 @@ export function updateMonitor(
         ? now + draft.intervalSeconds * 1000 + pushGraceMs(draft.intervalSeconds)
         : nextSlotAfter(now, phaseMs, draft.intervalSeconds);
   }
+  // A monitor that becomes a push monitor gets its token then; one that stops being one drops it.
+  const pushToken = draft.type === "push" ? (current.pushToken ?? deps.ids.base62(32)) : null;
   deps.repo.update(tenant.organizationId, id, {
     ...draft,
     phaseMs,
     nextCheckAt,
+    pushToken,
     updatedAt: isoAt(now),
   });
   if (retimed) deps.wake();
