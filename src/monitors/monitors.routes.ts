@@ -171,6 +171,7 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     );
 }
 
+const PUSH_SUMMARY = "Push a heartbeat (public: the token is the credential)";
 const PushAnswer = t.Object({ ok: t.Literal(true) });
 const PushQuery = t.Object({
   status: t.Optional(t.String({ description: "`down` reports a failure; anything else is up." })),
@@ -197,8 +198,8 @@ export function pushRoutes(room: Pick<MonitorsRouteDeps, "monitors" | "checks">)
     response: { 200: PushAnswer, 404: errorResponses[404] },
   };
   return new Elysia({ prefix: "/api/push" })
-    .get("/:token", handle, { ...hooks, detail: { tags, summary: "Push a heartbeat (public)" } })
-    .post("/:token", handle, { ...hooks, detail: { tags, summary: "Push a heartbeat (public)" } });
+    .get("/:token", handle, { ...hooks, detail: { tags, security: [], summary: PUSH_SUMMARY } })
+    .post("/:token", handle, { ...hooks, detail: { tags, security: [], summary: PUSH_SUMMARY } });
 }
 
 /** The room's whole HTTP surface: the management API and the public push URLs, side by side. */
