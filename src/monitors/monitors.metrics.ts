@@ -1,4 +1,4 @@
-import type { Monitor } from "./monitors.model.ts";
+import type { MonitorFigures } from "./monitors.repo.ts";
 
 /** A Prometheus label value: backslash, double quote and newline escaped. */
 const label = (text: string) =>
@@ -8,7 +8,7 @@ const label = (text: string) =>
  * Per-monitor lines for /metrics, from the monitors' own columns (state, last response time,
  * counters kept by each check's transaction): a scrape reads one row per monitor, never checks.
  */
-export function renderMonitorMetrics(monitors: readonly Monitor[]): string[] {
+export function renderMonitorMetrics(monitors: readonly MonitorFigures[]): string[] {
   const up = [
     "# HELP weir_monitor_up Whether the monitor is up or degraded (1) or not (0).",
     "# TYPE weir_monitor_up gauge",

@@ -124,6 +124,6 @@ export function createMonitorsRoom(
       }),
     ],
     stop: () => queue.stop(),
-    ports: { metricLines: () => renderMonitorMetrics(repo.all()) },
+    ports: { metricLines: () => renderMonitorMetrics(repo.figures()) },
   };
 }
