@@ -25,6 +25,7 @@ CREATE TABLE `monitor_rollups` (
 	`response_count` integer DEFAULT 0 NOT NULL,
 	`response_min` integer,
 	`response_max` integer,
+	`histogram` text DEFAULT '[0,0,0,0,0,0,0,0,0,0]' NOT NULL,
 	PRIMARY KEY(`monitor_id`, `period`, `bucket_start`),
 	FOREIGN KEY (`monitor_id`) REFERENCES `monitors`(`id`) ON UPDATE no action ON DELETE cascade
 );

@@ -1,5 +1,10 @@
 import type { Db } from "../db/db.open.ts";
-import type { CheckStatus, MonitorState } from "./monitors.model.ts";
+import {
+  type CheckStatus,
+  EMPTY_HISTOGRAM,
+  histogramSlot,
+  type MonitorState,
+} from "./monitors.model.ts";
 
 /** A stored check, as the API shows it. */
 export interface CheckView {
@@ -53,15 +58,18 @@ export function createChecksRepo(db: Db) {
     `INSERT INTO monitor_checks (id, monitor_id, organization_id, status, status_code,
        response_time_ms, error, checked_at, tls_days_remaining) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // ?9 is the response's histogram slot (NULL without a response time), ?10 the new histogram.
   const upsertBucket = sqlite.prepare(
     `INSERT INTO monitor_rollups (monitor_id, period, bucket_start, checks, up, down, degraded,
-       response_sum, response_count, response_min, response_max)
-     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, coalesce(?7, 0), ?8, ?7, ?7)
+       response_sum, response_count, response_min, response_max, histogram)
+     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, coalesce(?7, 0), ?8, ?7, ?7, ?10)
      ON CONFLICT (monitor_id, period, bucket_start) DO UPDATE SET
        checks = checks + 1, up = up + ?4, down = down + ?5, degraded = degraded + ?6,
        response_sum = response_sum + coalesce(?7, 0), response_count = response_count + ?8,
        response_min = min(coalesce(response_min, ?7), coalesce(?7, response_min)),
-       response_max = max(coalesce(response_max, ?7), coalesce(?7, response_max))`,
+       response_max = max(coalesce(response_max, ?7), coalesce(?7, response_max)),
+       histogram = CASE WHEN ?9 IS NULL THEN histogram ELSE json_set(histogram,
+         '$[' || ?9 || ']', json_extract(histogram, '$[' || ?9 || ']') + 1) END`,
   );
   const updateMonitor = sqlite.prepare(
     `UPDATE monitors SET state = ?, consecutive_failures = ?, last_checked_at = ?,
@@ -101,6 +109,13 @@ export function createChecksRepo(db: Db) {
        coalesce(sum(degraded), 0) AS degraded, coalesce(sum(response_sum), 0) AS responseSum,
        coalesce(sum(response_count), 0) AS responseCount
      FROM monitor_rollups WHERE monitor_id = ? AND period = ? AND bucket_start >= ?`,
+  );
+  const histograms = sqlite.prepare<
+    { histogram: string; slowest: number | null },
+    [string, number]
+  >(
+    `SELECT histogram, response_max AS slowest FROM monitor_rollups
+     WHERE monitor_id = ? AND period = 'hour' AND bucket_start >= ?`,
   );
   const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
     `SELECT DISTINCT o.id, o.plan FROM organizations o
@@ -142,11 +157,22 @@ export function createChecksRepo(db: Db) {
         c.status === "degraded" ? 1 : 0,
       ] as const;
       const timed = c.response_time_ms === null ? 0 : 1;
+      const slot = c.response_time_ms === null ? null : histogramSlot(c.response_time_ms);
+      const fresh = EMPTY_HISTOGRAM.map((n, i) => (i === slot ? n + 1 : n));
       for (const [period, start] of [
         ["hour", record.buckets.hour],
         ["day", record.buckets.day],
       ] as const) {
-        upsertBucket.run(c.monitor_id, period, start, ...counts, c.response_time_ms, timed);
+        upsertBucket.run(
+          c.monitor_id,
+          period,
+          start,
+          ...counts,
+          c.response_time_ms,
+          timed,
+          slot,
+          JSON.stringify(fresh),
+        );
       }
       updateMonitor.run(
         record.state,
@@ -175,6 +201,18 @@ export function createChecksRepo(db: Db) {
     /** Bucket sums of one period since `from` (a bucket start). */
     sums: (monitorId: string, period: "hour" | "day", from: number) =>
       sums.get(monitorId, period, from) as RollupSums,
+    /** The hourly histograms since `from`, added up, with the slowest answer among them. */
+    hourlyHistogram(monitorId: string, from: number) {
+      const total = [...EMPTY_HISTOGRAM];
+      let slowest: number | null = null;
+      for (const row of histograms.all(monitorId, from)) {
+        (JSON.parse(row.histogram) as number[]).forEach((n, i) => {
+          total[i] = (total[i] ?? 0) + n;
+        });
+        if (row.slowest !== null) slowest = Math.max(slowest ?? 0, row.slowest);
+      }
+      return { histogram: total, slowest };
+    },
     tenants: () => tenants.all().map((t) => ({ id: t.id, plan: t.plan ?? "free" })),
     deleteChecksBefore: (organizationId: string, before: string, limit: number) =>
       deleteOldChecks.run(organizationId, before, limit).changes,

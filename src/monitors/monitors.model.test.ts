@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import {
   nextSlotAfter,
   nextState,
+  p95Of,
   parseStatusRanges,
   phaseOf,
   statusExpected,
@@ -28,6 +29,13 @@ describe("monitor scheduling and state rules", () => {
       expect(at - now).toBeLessThanOrEqual(60_000);
       expect(at % 60_000).toBe(phase);
     }
+  });
+
+  test("p95 from a histogram: the edge where 95 % of answers are reached", () => {
+    expect(p95Of([0, 0, 0, 0, 0, 0, 0, 0, 0, 0], null)).toBeNull();
+    expect(p95Of([100, 0, 0, 0, 0, 0, 0, 0, 0, 0], 12)).toBe(50);
+    expect(p95Of([90, 0, 10, 0, 0, 0, 0, 0, 0, 0], 180)).toBe(200);
+    expect(p95Of([94, 0, 0, 0, 0, 0, 0, 0, 0, 6], 9000)).toBe(9000);
   });
 
   test("status ranges: lists of codes and ranges", () => {

@@ -139,3 +139,31 @@ export function bucketsOf(at: number): { hour: number; day: number } {
 }
 
 export const TIME = { HOUR_MS, DAY_MS } as const;
+
+/**
+ * Upper edges (ms) of the response-time histogram each rollup bucket keeps; a tenth bucket holds
+ * the slower answers. p95 is read from it: the edge below which 95 % of the answers fell.
+ */
+export const RESPONSE_EDGES_MS = [50, 100, 200, 300, 500, 750, 1000, 2000, 5000] as const;
+export const EMPTY_HISTOGRAM = RESPONSE_EDGES_MS.map(() => 0).concat(0);
+
+/** The histogram slot of a response time. */
+export function histogramSlot(responseMs: number): number {
+  const slot = RESPONSE_EDGES_MS.findIndex((edge) => responseMs <= edge);
+  return slot === -1 ? RESPONSE_EDGES_MS.length : slot;
+}
+
+/**
+ * The approximate 95th percentile: the upper edge of the slot where 95 % of the answers are
+ * reached (the slowest answer seen, for the open-ended last slot). Null without answers.
+ */
+export function p95Of(histogram: readonly number[], slowestMs: number | null): number | null {
+  const total = histogram.reduce((sum, n) => sum + n, 0);
+  if (total === 0) return null;
+  let seen = 0;
+  for (let slot = 0; slot < histogram.length; slot++) {
+    seen += histogram[slot] ?? 0;
+    if (seen >= total * 0.95) return RESPONSE_EDGES_MS[slot] ?? slowestMs;
+  }
+  return slowestMs;
+}

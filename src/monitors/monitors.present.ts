@@ -1,14 +1,20 @@
 import type { RollupSums } from "./checks.repo.ts";
-import { bucketsOf, type Monitor, shownStatus, TIME } from "./monitors.model.ts";
+import { bucketsOf, type Monitor, p95Of, shownStatus, TIME } from "./monitors.model.ts";
 
-/** Where the rollup figures come from: sums of a monitor's buckets since a bucket start. */
-export type SumsOf = (monitorId: string, period: "hour" | "day", from: number) => RollupSums;
+/** Where the rollup figures come from: a monitor's buckets since a bucket start. */
+export interface RollupReads {
+  sums(monitorId: string, period: "hour" | "day", from: number): RollupSums;
+  hourlyHistogram(monitorId: string, from: number): { histogram: number[]; slowest: number | null };
+}
 
 /** The API's monitor (decisions.md §9, §13, §15): settings flat beside the figures. */
-export function monitorView(monitor: Monitor, now: number, sums: SumsOf, baseUrl: string) {
+export function monitorView(monitor: Monitor, now: number, reads: RollupReads, baseUrl: string) {
   const { hour, day } = bucketsOf(now);
-  const last24h = sums(monitor.id, "hour", hour - 23 * TIME.HOUR_MS);
-  const daily = (days: number) => uptimeOf(sums(monitor.id, "day", day - (days - 1) * TIME.DAY_MS));
+  const since = hour - 23 * TIME.HOUR_MS;
+  const last24h = reads.sums(monitor.id, "hour", since);
+  const daily = (days: number) =>
+    uptimeOf(reads.sums(monitor.id, "day", day - (days - 1) * TIME.DAY_MS));
+  const { histogram, slowest } = reads.hourlyHistogram(monitor.id, since);
   return {
     id: monitor.id,
     name: monitor.name,
@@ -30,6 +36,7 @@ export function monitorView(monitor: Monitor, now: number, sums: SumsOf, baseUrl
     uptime_90d: daily(90),
     avg_response_ms:
       last24h.responseCount === 0 ? null : Math.round(last24h.responseSum / last24h.responseCount),
+    p95_response_ms: p95Of(histogram, slowest),
     created_at: monitor.createdAt,
     updated_at: monitor.updatedAt,
   };

@@ -52,6 +52,8 @@ describe("rollups, retention and metrics", () => {
     const mixed = await read(monitor.id);
     expect(mixed).toMatchObject({ uptime_24h: 0, uptime_7d: 66.67, uptime_30d: 66.67 });
     expect(typeof mixed.avg_response_ms).toBe("number");
+    // A local sink answers within the first histogram slot (≤ 50 ms).
+    expect(mixed.p95_response_ms).toBe(50);
 
     // The team plan keeps raw checks 30 days; the hourly sweep removes them, buckets stay.
     clock.advance(31 * DAY);

@@ -38,7 +38,7 @@ export const monitorErrors = {
 };
 
 const view = (monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView =>
-  monitorView(monitor, deps.clock.now(), deps.checks.sums, baseUrl);
+  monitorView(monitor, deps.clock.now(), deps.checks, baseUrl);
 
 /**
  * When a monitor is first due: a new probe monitor at once (its status leaves `pending`

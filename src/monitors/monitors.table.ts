@@ -89,6 +89,8 @@ export const monitorRollups = sqliteTable(
     responseCount: integer("response_count").notNull().default(0),
     responseMin: integer("response_min"),
     responseMax: integer("response_max"),
+    /** Answers per response-time slot (RESPONSE_EDGES_MS), a JSON array: p95 is read from it. */
+    histogram: text("histogram").notNull().default("[0,0,0,0,0,0,0,0,0,0]"),
   },
   (t) => [primaryKey({ columns: [t.monitorId, t.period, t.bucketStart] })],
 );
