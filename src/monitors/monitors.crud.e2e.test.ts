@@ -165,6 +165,9 @@ describe("uptime monitors CRUD", () => {
     const created = await callAs(server, owner, "POST", PATH, httpMonitor({ paused: true }));
     const id = created.body.data.id;
     expect((await callAs(server, member, "POST", PATH, httpMonitor())).status).toBe(403);
+    const badBody = httpMonitor({ interval_seconds: "often" });
+    expect((await callAs(server, member, "POST", PATH, badBody)).status).toBe(403);
+    expect((await callAs(server, member, "PUT", `${PATH}/${id}`, badBody)).status).toBe(403);
     expect((await callAs(server, member, "PATCH", `${PATH}/${id}`, { paused: false })).status).toBe(
       403,
     );

@@ -166,9 +166,9 @@ async function probeDns(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult>
   const s = monitor.settings;
   const timeoutMs = monitor.timeoutSeconds * 1000;
   const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
-  if (deps.dnsResolver !== "") resolver.setServers([deps.dnsResolver]);
   const started = deps.now();
   try {
+    if (deps.dnsResolver !== "") resolver.setServers([deps.dnsResolver]);
     const records = await withTimeout(
       resolveRecords(resolver, s.hostname ?? "", s.record_type ?? "A"),
       timeoutMs,

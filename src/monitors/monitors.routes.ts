@@ -66,11 +66,12 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     .post(
       "/",
       ({ principal, base, body, set }) => {
-        requirePermission(principal, "write");
         set.status = 201;
         return { data: createMonitor(principal, body, base, monitors) };
       },
       {
+        // Before the body is validated: a member learns nothing about the fields it may not write.
+        transform: ({ principal }) => requirePermission(principal, "write"),
         body: MonitorBody,
         response: { 201: One, ...errorResponses },
         detail: {
@@ -92,10 +93,10 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     .put(
       "/:id",
       ({ principal, base, params, body }) => {
-        requirePermission(principal, "write");
         return { data: updateMonitor(principal, params.id, body, base, monitors) };
       },
       {
+        transform: ({ principal }) => requirePermission(principal, "write"),
         body: MonitorBody,
         response: { 200: One, ...errorResponses },
         detail: {
@@ -109,10 +110,10 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     .patch(
       "/:id",
       ({ principal, base, params, body }) => {
-        requirePermission(principal, "write");
         return { data: updateMonitor(principal, params.id, body, base, monitors) };
       },
       {
+        transform: ({ principal }) => requirePermission(principal, "write"),
         body: MonitorBody,
         response: { 200: One, ...errorResponses },
         detail: {
