@@ -44,24 +44,8 @@ export function recordOutcome(
 ): CheckView | null {
   const now = deps.clock.now();
   const at = isoAt(now);
-  const check: CheckView = {
-    id: deps.ids.uuid(),
-    monitor_id: monitor.id,
-    status: result.status,
-    status_code: result.statusCode,
-    response_time_ms: result.responseTimeMs,
-    error: result.error,
-    checked_at: at,
-    tls_days_remaining: result.tlsDaysRemaining,
-  };
-  const nextCheckAt =
-    schedule.kind === "slot"
-      ? monitor.type === "push"
-        ? now + monitor.intervalSeconds * 1000
-        : nextSlotAfter(now, monitor.phaseMs, monitor.intervalSeconds)
-      : schedule.kind === "push"
-        ? now + monitor.intervalSeconds * 1000 + pushGraceMs(monitor.intervalSeconds)
-        : null;
+  const check = checkOf(monitor, result, at, deps.ids.uuid());
+  const nextCheckAt = nextDueAfter(monitor, schedule, now);
   const written = deps.tx((tx) => {
     // The state is read again inside the transaction: a push or a check on demand may have
     // moved it since the row was claimed.
@@ -98,6 +82,29 @@ export function recordOutcome(
     return true;
   });
   return written ? check : null;
+}
+
+function checkOf(monitor: Monitor, result: ProbeResult, at: string, id: string): CheckView {
+  return {
+    id,
+    monitor_id: monitor.id,
+    status: result.status,
+    status_code: result.statusCode,
+    response_time_ms: result.responseTimeMs,
+    error: result.error,
+    checked_at: at,
+    tls_days_remaining: result.tlsDaysRemaining,
+  };
+}
+
+/** When the monitor is next due after this outcome; null: its schedule stays as it is. */
+function nextDueAfter(monitor: Monitor, schedule: Schedule, now: number): number | null {
+  const interval = monitor.intervalSeconds * 1000;
+  if (schedule.kind === "push") return now + interval + pushGraceMs(monitor.intervalSeconds);
+  if (schedule.kind === "none") return null;
+  // A missed push is reported again each interval until a push arrives.
+  if (monitor.type === "push") return now + interval;
+  return nextSlotAfter(now, monitor.phaseMs, monitor.intervalSeconds);
 }
 
 /**
