@@ -26,9 +26,10 @@ export function buildProgram(): Command {
 Every command works on one data dir: --data-dir DIR, or WEIR_DATA_DIR, or data_dir in
 /etc/weir/weir.toml (written by install.sh --systemd); default ./weir-data.
 
-Routing (sources, bridges, destinations, filters, transformations, secrets), issues and alert
-rules are managed over the HTTP API: see docs/routing.md, docs/issues.md and docs/alerts.md.
-Coming, not in this version yet: endpoint automations, uptime monitors and status pages.`,
+Routing (sources, bridges, destinations, filters, transformations, secrets), issues, alert
+rules and uptime monitors are managed over the HTTP API: see docs/routing.md, docs/issues.md,
+docs/alerts.md and docs/monitors.md.
+Coming, not in this version yet: endpoint automations and status pages.`,
     );
   for (const register of [
     registerServe,
