@@ -18,6 +18,16 @@ export interface CheckView {
   tls_days_remaining: number | null;
 }
 
+/** One day of a monitor's checks. */
+export interface DailyBucket {
+  /** Start of the UTC day, epoch ms. */
+  start: number;
+  checks: number;
+  up: number;
+  down: number;
+  degraded: number;
+}
+
 /** A state change, as `GET …/events` shows it. */
 export interface StateEventView {
   from: string;
@@ -117,6 +127,10 @@ export function createChecksRepo(db: Db) {
     `SELECT histogram, response_max AS slowest FROM monitor_rollups
      WHERE monitor_id = ? AND period = 'hour' AND bucket_start >= ?`,
   );
+  const days = sqlite.prepare<DailyBucket, [string, number]>(
+    `SELECT bucket_start AS start, checks, up, down, degraded FROM monitor_rollups
+     WHERE monitor_id = ? AND period = 'day' AND bucket_start >= ? ORDER BY bucket_start`,
+  );
   const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
     `SELECT DISTINCT o.id, o.plan FROM organizations o
      WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.organization_id = o.id)`,
@@ -213,6 +227,8 @@ export function createChecksRepo(db: Db) {
       }
       return { histogram: total, slowest };
     },
+    /** Daily buckets since `from` (a day start), oldest first: status pages' bars. */
+    dailyBuckets: (monitorId: string, from: number) => days.all(monitorId, from),
     tenants: () => tenants.all().map((t) => ({ id: t.id, plan: t.plan ?? "free" })),
     deleteChecksBefore: (organizationId: string, before: string, limit: number) =>
       deleteOldChecks.run(organizationId, before, limit).changes,

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import type { AuthPorts } from "../auth/auth.room.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
@@ -6,7 +8,7 @@ import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { checksOf, createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { MONITORS_RETENTION_JOB } from "./monitors.room.ts";
+import { createMonitorsRoom, MONITORS_RETENTION_JOB } from "./monitors.room.ts";
 
 const DAY = 24 * 3600 * 1000;
 let server: TestServer;
@@ -63,6 +65,22 @@ describe("rollups, retention and metrics", () => {
     const later = await read(monitor.id);
     expect(later).toMatchObject({ uptime_24h: null, uptime_7d: null, uptime_30d: null });
     expect(later.uptime_90d).toBe(66.67);
+
+    // What status pages read: the daily buckets, oldest first, and the monitor with its figures.
+    const ports = createMonitorsRoom(server.deps, {
+      guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
+      resolveSecrets: () => () => undefined,
+      monitorChanged: () => {},
+    }).ports;
+    const days = ports.dailyBuckets(monitor.id, 90);
+    expect(days.map(({ checks, up, down }) => ({ checks, up, down }))).toEqual([
+      { checks: 2, up: 2, down: 0 },
+      { checks: 1, up: 0, down: 1 },
+    ]);
+    expect(days[1]?.start).toBe((days[0]?.start ?? 0) + 2 * DAY);
+    expect(ports.dailyBuckets(monitor.id, 30)).toEqual([]);
+    expect(ports.findMonitor(owner.organizationId, monitor.id, "")?.uptime_90d).toBe(66.67);
+    expect(ports.findMonitor("another-org", monitor.id, "")).toBeNull();
   });
 
   test("/metrics carries each monitor's state, last response time and check counts", async () => {

@@ -6,9 +6,11 @@ import type { AppDeps } from "../deps.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { type Room, subscription } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
-import { createChecksRepo } from "./checks.repo.ts";
+import { createChecksRepo, type DailyBucket } from "./checks.repo.ts";
 import { type ChecksDeps, recordOutcome } from "./checks.service.ts";
 import { renderMonitorMetrics } from "./monitors.metrics.ts";
+import { bucketsOf, TIME } from "./monitors.model.ts";
+import { type MonitorView, monitorView } from "./monitors.present.ts";
 import { probe } from "./monitors.probes.ts";
 import { createMonitorsRepo, monitorOfRow } from "./monitors.repo.ts";
 import { sweepMonitorHistory } from "./monitors.retention.ts";
@@ -26,9 +28,13 @@ export interface MonitorsRoomPorts {
   monitorChanged: AlertsPorts["monitorChanged"];
 }
 
-/** What the monitors room lends: its /metrics lines. */
+/** What the monitors room lends: its /metrics lines, and reads for status pages. */
 export interface MonitorsPorts {
   metricLines(): string[];
+  /** The organization's monitor as the API shows it (uptime figures included), or null. */
+  findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
+  /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
+  dailyBuckets(monitorId: string, days: number): DailyBucket[];
 }
 
 export const MONITORS_RETENTION_JOB = "monitors.retention";
@@ -124,6 +130,16 @@ export function createMonitorsRoom(
       }),
     ],
     stop: () => queue.stop(),
-    ports: { metricLines: () => renderMonitorMetrics(repo.figures()) },
+    ports: {
+      metricLines: () => renderMonitorMetrics(repo.figures()),
+      findMonitor(organizationId, id, baseUrl) {
+        const monitor = repo.find(organizationId, id);
+        return monitor ? monitorView(monitor, deps.clock.now(), checksRepo, baseUrl) : null;
+      },
+      dailyBuckets(monitorId, days) {
+        const { day } = bucketsOf(deps.clock.now());
+        return checksRepo.dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS);
+      },
+    },
   };
 }

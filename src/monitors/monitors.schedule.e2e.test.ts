@@ -47,6 +47,22 @@ describe("one scheduler for every monitor", () => {
     expect((await checksOf(server, owner, monitor.id)).length).toBeLessThanOrEqual(5);
   });
 
+  test("a monitor created paused is checked as soon as it is resumed", async () => {
+    const { sink, server } = await world();
+    const owner = await signUp(server);
+    const monitor = await createMonitorAs(server, owner, {
+      name: "later",
+      type: "http",
+      url: `${sink.url}/later`,
+      interval_seconds: 3600,
+      paused: true,
+    });
+    await Bun.sleep(50);
+    expect(sinkRequests(sink, "/later")).toBe(0);
+    await callAs(server, owner, "PATCH", `${MONITORS_PATH}/${monitor.id}`, { paused: false });
+    await monitorWhen(server, owner, monitor.id, (m) => m.status === "up");
+  });
+
   test("a slow target holds only its own slot: others are checked meanwhile", async () => {
     const { sink, server } = await world();
     const owner = await signUp(server);

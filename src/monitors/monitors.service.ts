@@ -132,7 +132,10 @@ export function updateMonitor(
     draft.type !== current.type ||
     (current.paused && !draft.paused);
   let nextCheckAt = current.nextCheckAt;
-  if (retimed) {
+  if (retimed && draft.type !== "push" && current.lastCheckedAt === null) {
+    // Never checked yet (created paused): its first check is now, as for a new monitor.
+    nextCheckAt = now;
+  } else if (retimed) {
     nextCheckAt =
       draft.type === "push"
         ? now + draft.intervalSeconds * 1000 + pushGraceMs(draft.intervalSeconds)
