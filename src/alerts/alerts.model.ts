@@ -24,7 +24,7 @@ export const MONITOR_CONDITIONS: readonly ConditionType[] = [
 ];
 const MAX_MONITOR_IDS = 1000;
 
-export const CHANNEL_TYPES = ["slack", "discord", "telegram", "webhook"] as const;
+export const CHANNEL_TYPES = ["slack", "discord", "telegram", "webhook", "ntfy", "gotify"] as const;
 export type AlertChannelType = (typeof CHANNEL_TYPES)[number];
 
 export interface AlertCondition {

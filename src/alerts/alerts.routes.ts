@@ -49,6 +49,8 @@ const Channel = t.Object(
       t.Literal("discord"),
       t.Literal("telegram"),
       t.Literal("webhook"),
+      t.Literal("ntfy"),
+      t.Literal("gotify"),
     ]),
     signing_secret: t.Optional(
       t.String({
@@ -60,7 +62,7 @@ const Channel = t.Object(
   {
     additionalProperties: true,
     description:
-      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`; values may hold `{{SECRET_NAME}}`.",
+      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`, ntfy `{server_url, topic, token?}`, gotify `{server_url, token}`; values may hold `{{SECRET_NAME}}`.",
   },
 );
 const RuleSchema = t.Object({

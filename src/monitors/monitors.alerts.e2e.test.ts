@@ -144,6 +144,61 @@ describe("monitor alerts", () => {
     expect(alert?.data.change).toMatchObject({ from: "down", to: "up" });
   });
 
+  test("ntfy and gotify channels get the down alert, tokens filled in from secrets", async () => {
+    const { sink, server, owner } = await startWorld();
+    let status = 200;
+    sink.answer((r) => (r.path === "/target" ? { status } : { status: 200 }));
+    await callAs(server, owner, "POST", "/api/v1/secrets", { name: "PUSH_TOKEN", value: "tk_abc" });
+    for (const channel of [
+      {
+        type: "ntfy",
+        server_url: `${sink.url}/ntfy`,
+        topic: "ops-alerts",
+        token: "{{PUSH_TOKEN}}",
+      },
+      { type: "gotify", server_url: `${sink.url}/gotify`, token: "{{PUSH_TOKEN}}" },
+    ]) {
+      const answer = await callAs(server, owner, "POST", "/api/v1/alert-rules", {
+        name: channel.type,
+        condition: { type: "monitor_down" },
+        channel,
+      });
+      expect(answer.status).toBe(201);
+      expect(answer.body.data.channel.token).toBe("{{PUSH_TOKEN}}");
+    }
+    const bad = await callAs(server, owner, "POST", "/api/v1/alert-rules", {
+      name: "bad",
+      condition: { type: "monitor_down" },
+      channel: { type: "ntfy", server_url: "not a url", topic: "no spaces allowed" },
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors).sort()).toEqual(["channel.server_url", "channel.topic"]);
+    const monitor = await createMonitorAs(server, owner, {
+      name: "api",
+      type: "http",
+      url: `${sink.url}/target`,
+      paused: true,
+    });
+    status = 500;
+    await callAs(server, owner, "POST", `${MONITORS_PATH}/${monitor.id}/check`);
+    const ntfy = await pollUntil(() => sink.requests.find((r) => r.path === "/ntfy/"), {
+      what: "the ntfy publish",
+    });
+    expect(ntfy.headers.get("authorization")).toBe("Bearer tk_abc");
+    expect(JSON.parse(new TextDecoder().decode(ntfy.body))).toMatchObject({
+      topic: "ops-alerts",
+      title: "Monitor down: api",
+      tags: ["monitor.down"],
+    });
+    const gotify = await pollUntil(() => sink.requests.find((r) => r.path === "/gotify/message"), {
+      what: "the gotify message",
+    });
+    expect(gotify.headers.get("x-gotify-key")).toBe("tk_abc");
+    const message = JSON.parse(new TextDecoder().decode(gotify.body));
+    expect(message.title).toBe("Monitor down: api");
+    expect(message.message).toContain("status 500");
+  });
+
   test("monitor_ids is refused on issue conditions; tls_expiring needs its days", async () => {
     const { server, owner } = await startWorld();
     const post = (condition: Record<string, unknown>) =>
