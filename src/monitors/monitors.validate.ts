@@ -29,21 +29,9 @@ export type UrlProblem = (url: string) => string | null;
 
 type Fields = Record<string, unknown>;
 
-const SETTING_KEYS = [
-  "url",
-  "method",
-  "headers",
-  "body",
-  "expected_status",
-  "keyword",
-  "keyword_absent",
-  "json_path",
-  "json_expected",
-  "degraded_after_ms",
-  "hostname",
-  "record_type",
-  "expected",
-] as const;
+const MAX_HEADERS = 50;
+const MAX_BODY = 65_536;
+
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_-]{1,63})*\.?$/;
 // `{{NAME}}` stands for a secret filled in at send time: judge the URL with a stand-in.
 const withStandIns = (text: string) => text.replace(/\{\{\s*[A-Z][A-Z0-9_]*\s*\}\}/g, "secret");
@@ -125,8 +113,8 @@ function settingsOf(type: MonitorType, input: Fields, urlProblem: UrlProblem, fa
 function httpSettings(input: Fields, urlProblem: UrlProblem, fail: Fail): MonitorSettings {
   const url = typeof input.url === "string" ? input.url.trim() : "";
   const parsed = URL.canParse(withStandIns(url)) ? new URL(withStandIns(url)) : null;
-  if (!parsed || !["http:", "https:"].includes(parsed.protocol)) {
-    fail("url", "must be an absolute http:// or https:// URL");
+  if (!parsed || !["http:", "https:"].includes(parsed.protocol) || url.length > 2048) {
+    fail("url", "must be an absolute http:// or https:// URL (at most 2048 characters)");
   } else {
     const problem = urlProblem(withStandIns(url));
     if (problem) fail("url", problem);
@@ -139,15 +127,19 @@ function httpSettings(input: Fields, urlProblem: UrlProblem, fail: Fail): Monito
   const headersOk =
     typeof headers === "object" &&
     !Array.isArray(headers) &&
-    Object.values(headers as object).every((v) => typeof v === "string");
-  if (!headersOk) fail("headers", "must be an object of string values");
-  if (input.body != null && typeof input.body !== "string") fail("body", "must be a string");
+    Object.keys(headers as object).length <= MAX_HEADERS &&
+    Object.values(headers as object).every((v) => typeof v === "string" && v.length <= 8192);
+  if (!headersOk) fail("headers", `must be an object of at most ${MAX_HEADERS} string values`);
+  if (input.body != null && (typeof input.body !== "string" || input.body.length > MAX_BODY)) {
+    fail("body", `must be a string of at most ${MAX_BODY} characters`);
+  }
   const expectedStatus = input.expected_status ?? "200-299";
   if (typeof expectedStatus !== "string" || parseStatusRanges(expectedStatus) === null) {
     fail("expected_status", 'must list codes or ranges of 100–599, e.g. "200-299,301"');
   }
-  if (input.keyword != null && (typeof input.keyword !== "string" || input.keyword === "")) {
-    fail("keyword", "must be a non-empty string");
+  const keyword = input.keyword;
+  if (keyword != null && (typeof keyword !== "string" || keyword === "" || keyword.length > 1000)) {
+    fail("keyword", "must be a non-empty string of at most 1000 characters");
   }
   if (input.keyword_absent != null && typeof input.keyword_absent !== "boolean") {
     fail("keyword_absent", "must be a boolean");
@@ -231,6 +223,3 @@ function dnsSettings(input: Fields, fail: Fail): MonitorSettings {
     expected: (input.expected as string | undefined) ?? null,
   };
 }
-
-/** Keys a body may carry that are settings (the rest are the monitor's own columns). */
-export const SETTINGS_FIELDS: readonly string[] = SETTING_KEYS;
