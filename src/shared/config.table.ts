@@ -288,13 +288,13 @@ export const CONFIG_TABLE = {
   }),
   monitor_concurrency: entry({
     env: "WEIR_MONITOR_CONCURRENCY",
-    default: 32,
+    default: 64,
     parse: integer(1, 10_000),
     doc: "Monitor checks in flight at once (a slow target holds one slot until its timeout).",
   }),
   monitor_per_organization: entry({
     env: "WEIR_MONITOR_PER_ORGANIZATION",
-    default: 8,
+    default: 16,
     parse: integer(1, 10_000),
     doc: "Monitor checks of one organization in flight at once: its share when the slots are contended.",
   }),
