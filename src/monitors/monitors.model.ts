@@ -106,7 +106,10 @@ export function nextSlotAfter(now: number, phaseMs: number, intervalSeconds: num
   return now + (offset === 0 ? period : offset);
 }
 
-/** How long after the last push a push monitor waits before it counts as missed. */
+/**
+ * How long after the last push a push monitor waits before it counts as missed (the repo's
+ * restart resume computes the same in SQL).
+ */
 export function pushGraceMs(intervalSeconds: number): number {
   return Math.max(10_000, intervalSeconds * 100);
 }

@@ -122,6 +122,13 @@ export function createMonitorsRepo(db: Db) {
        + interval_seconds * 1000) % (interval_seconds * 1000))
      WHERE type <> 'push' AND next_check_at < ?1 - ?2 AND locked_until IS NULL`,
   );
+  // Pushes could not reach a stopped server: a push monitor gets a whole interval (and grace)
+  // from the restart before a missing push counts against it.
+  const resumePush = sqlite.prepare(
+    `UPDATE monitors SET next_check_at = ?1 + interval_seconds * 1000
+       + max(10000, interval_seconds * 100)
+     WHERE type = 'push' AND next_check_at < ?1 - ?2 AND locked_until IS NULL`,
+  );
   return {
     insert(monitor: Monitor): void {
       const m = monitor;
@@ -181,7 +188,8 @@ export function createMonitorsRepo(db: Db) {
     /** Every monitor's figures for /metrics: its own columns, never a scan of checks. */
     figures: () => figures.all().map((row) => ({ ...row, paused: Number(row.paused) === 1 })),
     /** Moves slots missed by more than `slackMs` (the server was down) to their next phase slot. */
-    resumeOverdue: (now: number, slackMs: number) => resume.run(now, slackMs).changes,
+    resumeOverdue: (now: number, slackMs: number) =>
+      resume.run(now, slackMs).changes + resumePush.run(now, slackMs).changes,
   };
 }
 

@@ -145,6 +145,31 @@ describe("one scheduler for every monitor", () => {
 });
 
 describe("push monitors", () => {
+  test("after a restart a push monitor gets a whole interval before a missing push counts", async () => {
+    const { clock, server } = await world();
+    const owner = await signUp(server);
+    const monitor = await createMonitorAs(server, owner, {
+      name: "cron",
+      type: "push",
+      interval_seconds: 60,
+    });
+    await server.request(new URL(monitor.push_url as string).pathname);
+    await monitorWhen(server, owner, monitor.id, (m) => m.status === "up");
+    const first = server.weir;
+    await first.stop();
+    clock.advance(600_000); // pushes sent meanwhile could not arrive
+    const restarted = createApp(server.deps);
+    restarted.start({ port: server.port, hostname: "127.0.0.1" });
+    first.stop = () => restarted.stop();
+    clock.advance(60_000);
+    await Bun.sleep(50);
+    expect(
+      (await callAs(server, owner, "GET", `${MONITORS_PATH}/${monitor.id}`)).body.data.status,
+    ).toBe("up");
+    clock.advance(15_000);
+    await monitorWhen(server, owner, monitor.id, (m) => m.status === "down");
+  });
+
   test("up while pushed within the interval; a reported failure or a missed push is down", async () => {
     const { clock, server } = await world();
     const owner = await signUp(server);
