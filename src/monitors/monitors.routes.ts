@@ -25,7 +25,7 @@ import {
   getMonitor,
   listMonitors,
   type MonitorsDeps,
-  monitorErrors,
+  monitorForPush,
   requireMonitor,
   updateMonitor,
 } from "./monitors.service.ts";
@@ -189,8 +189,8 @@ export function pushRoutes(room: Pick<MonitorsRouteDeps, "monitors" | "checks">)
     params: { token: string };
     query: Record<string, string | undefined>;
   }) => {
-    const monitor = room.monitors.repo.findByPushToken(params.token);
-    if (!monitor) throw monitorErrors.notFound();
+    const monitor = monitorForPush(params.token, room.monitors);
+    // A paused monitor hears nothing, pushes included; the sender still gets its answer.
     if (!monitor.paused) recordPush(monitor, query, room.checks);
     return { ok: true as const };
   };

@@ -157,3 +157,10 @@ export function updateMonitor(
 export function deleteMonitor(tenant: Tenant, id: string, deps: MonitorsDeps): void {
   if (!deps.repo.remove(tenant.organizationId, id)) throw monitorErrors.notFound();
 }
+
+/** The push monitor a push URL's token names; 404 for an unknown token. */
+export function monitorForPush(token: string, deps: Pick<MonitorsDeps, "repo">): Monitor {
+  const monitor = deps.repo.findByPushToken(token);
+  if (!monitor) throw monitorErrors.notFound();
+  return monitor;
+}
