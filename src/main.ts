@@ -6,6 +6,7 @@ import { registerConfig } from "./cli/config.ts";
 import { registerDoctor } from "./cli/doctor.ts";
 import { registerHealthcheck } from "./cli/healthcheck.ts";
 import { registerMigrate } from "./cli/migrate.ts";
+import { registerMonitors } from "./cli/monitors.ts";
 import { registerSandboxSelftest } from "./cli/sandbox-selftest.ts";
 import { registerServe } from "./cli/serve.ts";
 import { registerTail } from "./cli/tail.ts";
@@ -40,6 +41,7 @@ Coming, not in this version yet: endpoint automations and status pages.`,
     registerDoctor,
     registerBackup,
     registerAdmin,
+    registerMonitors,
     registerTail,
     registerSandboxSelftest,
   ]) {
