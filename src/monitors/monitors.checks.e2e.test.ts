@@ -141,6 +141,32 @@ describe("http checks", () => {
   });
 });
 
+describe("secrets in checks", () => {
+  test("a failing check names the secret, never its value; an unknown secret fails the check", async () => {
+    await callAs(server, owner, "POST", "/api/v1/secrets", {
+      name: "PRIVATE_HOST",
+      value: "private-weir-host.invalid",
+    });
+    const monitor = await createMonitorAs(
+      server,
+      owner,
+      http("/x", { url: "http://{{PRIVATE_HOST}}/health", timeout_seconds: 3, paused: true }),
+    );
+    const check = await checkNow(monitor.id);
+    expect(check.status).toBe("down");
+    expect(check.error).not.toContain("private-weir-host");
+    const events = await callAs(server, owner, "GET", `${MONITORS_PATH}/${monitor.id}/events`);
+    expect(JSON.stringify(events.body)).not.toContain("private-weir-host");
+
+    const unknown = await createMonitorAs(
+      server,
+      owner,
+      http("/x", { url: `${sink.url}/x?key={{NO_SUCH_SECRET}}`, paused: true }),
+    );
+    expect((await checkNow(unknown.id)).error).toBe("missing_secret: NO_SUCH_SECRET");
+  });
+});
+
 describe("tcp and dns checks", () => {
   test("tcp is up while something accepts on host:port, down when nothing does", async () => {
     const listener = Bun.listen({
