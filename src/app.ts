@@ -17,6 +17,7 @@ import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
 import { createIssuesRoom } from "./issues/issues.room.ts";
+import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
@@ -115,6 +116,11 @@ export function createApp(deps: AppDeps) {
     resolveSecrets: secrets.ports.resolveSecrets,
     apiKeys: auth.ports.apiKeys,
   });
+  const monitors = createMonitorsRoom(deps, {
+    guard,
+    resolveSecrets: secrets.ports.resolveSecrets,
+    monitorChanged: alerts.ports.monitorChanged,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -129,6 +135,7 @@ export function createApp(deps: AppDeps) {
     routing,
     issues,
     alerts,
+    monitors,
   ];
 
   const metrics = createMetrics();
@@ -136,6 +143,7 @@ export function createApp(deps: AppDeps) {
   metrics.addSource(issues.ports.metricLines);
   metrics.addSource(routing.ports.metricLines);
   metrics.addSource(dedup.ports.metricLines);
+  metrics.addSource(monitors.ports.metricLines);
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,

@@ -6,6 +6,7 @@ import { registerConfig } from "./cli/config.ts";
 import { registerDoctor } from "./cli/doctor.ts";
 import { registerHealthcheck } from "./cli/healthcheck.ts";
 import { registerMigrate } from "./cli/migrate.ts";
+import { registerMonitors } from "./cli/monitors.ts";
 import { registerSandboxSelftest } from "./cli/sandbox-selftest.ts";
 import { registerServe } from "./cli/serve.ts";
 import { registerTail } from "./cli/tail.ts";
@@ -26,9 +27,10 @@ export function buildProgram(): Command {
 Every command works on one data dir: --data-dir DIR, or WEIR_DATA_DIR, or data_dir in
 /etc/weir/weir.toml (written by install.sh --systemd); default ./weir-data.
 
-Routing (sources, bridges, destinations, filters, transformations, secrets), issues and alert
-rules are managed over the HTTP API: see docs/routing.md, docs/issues.md and docs/alerts.md.
-Coming, not in this version yet: endpoint automations, uptime monitors and status pages.`,
+Routing (sources, bridges, destinations, filters, transformations, secrets), issues, alert
+rules and uptime monitors are managed over the HTTP API: see docs/routing.md, docs/issues.md,
+docs/alerts.md and docs/monitors.md.
+Coming, not in this version yet: endpoint automations and status pages.`,
     );
   for (const register of [
     registerServe,
@@ -39,6 +41,7 @@ Coming, not in this version yet: endpoint automations, uptime monitors and statu
     registerDoctor,
     registerBackup,
     registerAdmin,
+    registerMonitors,
     registerTail,
     registerSandboxSelftest,
   ]) {

@@ -4,8 +4,18 @@
 import type { ChannelEvent } from "../delivery/channels/channels.model.ts";
 import { issueAlertMessage } from "../delivery/channels/chat.format.ts";
 import type { IssueContext, IssueRecord } from "../issues/issues.ports.ts";
-import type { AlertCondition, AlertRule, ConditionType } from "./alerts.model.ts";
+import {
+  type AlertCondition,
+  type AlertRule,
+  type ConditionType,
+  MONITOR_CONDITIONS,
+} from "./alerts.model.ts";
 import type { ApiKeyCondition } from "./api-key-alert.model.ts";
+import {
+  type MonitorAlertSnapshot,
+  monitorAlertEvent,
+  sampleMonitorSnapshot,
+} from "./monitor-alert.model.ts";
 
 /** An issue as an alert shows it: the issue API's fields, snake_case. */
 export interface AlertIssue {
@@ -28,6 +38,9 @@ export interface AlertSnapshot {
   issue: AlertIssue;
   context: IssueContext;
 }
+
+/** What a firing stores: an issue, or a monitor's change. */
+export type FiringSnapshot = AlertSnapshot | MonitorAlertSnapshot;
 
 export function snapshotOf(issue: IssueRecord, context: IssueContext): AlertSnapshot {
   return {
@@ -53,7 +66,8 @@ export function snapshotOf(issue: IssueRecord, context: IssueContext): AlertSnap
  * The made-up issue a rule's test alert shows: a plausible failure on a destination named so
  * nobody mistakes it for a real one (the document says `test: true` as well).
  */
-export function sampleSnapshot(rule: AlertRule, at: string): AlertSnapshot {
+export function sampleSnapshot(rule: AlertRule, at: string): FiringSnapshot {
+  if (MONITOR_CONDITIONS.includes(rule.condition.type)) return sampleMonitorSnapshot(rule, at);
   const count = rule.condition.type === "occurrence_threshold" ? (rule.condition.value ?? 1) : 3;
   return {
     issue: {
@@ -90,6 +104,9 @@ function headline(condition: AlertCondition): string {
     occurrence_threshold: `Issue reached ${plural(value, "failure")}`,
     open_for_days: `Issue open for ${plural(value, "day")}`,
     high_priority_destination: "High-priority destination failing",
+    monitor_down: "Monitor down",
+    monitor_up: "Monitor up",
+    tls_expiring: "Certificate expiring",
   };
   return headlines[condition.type as keyof typeof headlines] ?? condition.type;
 }
@@ -99,7 +116,7 @@ export interface AlertToSend {
   alertId: string;
   test: boolean;
   rule: Pick<AlertRule, "id" | "name" | "condition">;
-  snapshot: AlertSnapshot;
+  snapshot: FiringSnapshot;
   firedAt: string;
   /** The base of links in Weir (`base_url`), without a trailing slash. */
   linkBase: string;
@@ -111,7 +128,9 @@ export interface AlertToSend {
  * source: {name}, destination: {id, name, type, priority}, issue_url}` (docs/alerts.md).
  */
 export function alertEvent(alert: AlertToSend): ChannelEvent {
-  const { issue, context } = alert.snapshot;
+  const snapshot = alert.snapshot;
+  if ("monitor" in snapshot) return monitorAlertEvent({ ...alert, snapshot });
+  const { issue, context } = snapshot;
   const issueUrl = `${alert.linkBase}/api/v1/issues/${issue.id}`;
   const kind = `issue.${alert.rule.condition.type === "issue_created" ? "created" : alert.rule.condition.type}`;
   return issueAlertMessage({

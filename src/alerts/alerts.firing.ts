@@ -8,7 +8,7 @@ import type { IssueChange, IssuesPorts } from "../issues/issues.ports.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
-import { type AlertSnapshot, snapshotOf } from "./alert-message.model.ts";
+import { type FiringSnapshot, snapshotOf } from "./alert-message.model.ts";
 import {
   type AlertRule,
   changeMeets,
@@ -45,7 +45,7 @@ export function fire(
   tx: TxHandle,
   rule: AlertRule,
   issueId: string | null,
-  snapshot: AlertSnapshot | ApiKeySnapshot,
+  snapshot: FiringSnapshot | ApiKeySnapshot,
   deps: FiringDeps,
 ): { firing: AlertFiring; delivery: DeliveryRecord } | null {
   const firing: AlertFiring = {

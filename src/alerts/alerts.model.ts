@@ -15,19 +15,48 @@ export const CONDITION_TYPES = [
   "api_key_revoked",
   "api_key_expiring",
   "api_key_denied_ip",
+  "monitor_down",
+  "monitor_up",
+  "tls_expiring",
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
-export const CHANNEL_TYPES = ["slack", "discord", "telegram", "webhook"] as const;
+/** Conditions on uptime monitors (decisions.md §13, §15): they take optional `monitor_ids`. */
+export const MONITOR_CONDITIONS: readonly ConditionType[] = [
+  "monitor_down",
+  "monitor_up",
+  "tls_expiring",
+];
+const MAX_MONITOR_IDS = 1000;
+
+export const CHANNEL_TYPES = ["slack", "discord", "telegram", "webhook", "ntfy", "gotify"] as const;
 export type AlertChannelType = (typeof CHANNEL_TYPES)[number];
 
 export interface AlertCondition {
   type: ConditionType;
   /**
-   * occurrence_threshold: a count (whole, ≥ 1); open_for_days and api_key_expiring: days (> 0);
-   * otherwise null.
+   * occurrence_threshold: a count (whole, ≥ 1); open_for_days, api_key_expiring and tls_expiring:
+   * days (> 0); otherwise null.
    */
   value: number | null;
+  /** Monitor conditions only: the monitors the rule hears (null: every monitor). */
+  monitorIds?: string[] | null;
+}
+
+/** A monitor's state change (or expiring certificate), heard in the check's transaction. */
+export interface MonitorChange {
+  organizationId: string;
+  condition: "monitor_down" | "monitor_up" | "tls_expiring";
+  /** Once per subject per rule: the state change's id, or the certificate's expiry day. */
+  subjectId: string;
+  monitor: { id: string; name: string; type: string; target: string | null };
+  from: string;
+  to: string;
+  at: string;
+  reason: string | null;
+  /** monitor_up: how long it was down. */
+  downtimeSeconds: number | null;
+  tlsDaysRemaining: number | null;
 }
 
 /** A channel's settings as validated by its provider, templates kept verbatim. */
@@ -75,12 +104,14 @@ function checkCondition(raw: unknown, errors: FieldErrors): AlertCondition | und
     return undefined;
   }
   const value = record.value ?? null;
+  const monitorIds = checkMonitorIds(type, record.monitor_ids, errors);
+  if (monitorIds === undefined) return undefined;
   if (type === "occurrence_threshold") {
     if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_THRESHOLD) {
       errors["condition.value"] = ["must be a whole number of at least 1 (the occurrence count)"];
       return undefined;
     }
-  } else if (type === "open_for_days" || type === "api_key_expiring") {
+  } else if (type === "open_for_days" || type === "api_key_expiring" || type === "tls_expiring") {
     const days = value as number;
     if (typeof value !== "number" || !Number.isFinite(days) || days <= 0 || days > MAX_DAYS) {
       errors["condition.value"] = [`must be a number of days above 0 and at most ${MAX_DAYS}`];
@@ -90,7 +121,31 @@ function checkCondition(raw: unknown, errors: FieldErrors): AlertCondition | und
     errors["condition.value"] = [`is not taken by ${type}`];
     return undefined;
   }
-  return { type, value: value as number | null };
+  return MONITOR_CONDITIONS.includes(type)
+    ? { type, value: value as number | null, monitorIds }
+    : { type, value: value as number | null };
+}
+
+/** `monitor_ids`: a list of ids on monitor conditions only; undefined after an error. */
+function checkMonitorIds(
+  type: ConditionType,
+  raw: unknown,
+  errors: FieldErrors,
+): string[] | null | undefined {
+  if (raw === undefined || raw === null) return null;
+  if (!MONITOR_CONDITIONS.includes(type)) {
+    errors["condition.monitor_ids"] = [`is not taken by ${type}`];
+    return undefined;
+  }
+  const ok =
+    Array.isArray(raw) &&
+    raw.length <= MAX_MONITOR_IDS &&
+    raw.every((id) => typeof id === "string" && id !== "");
+  if (!ok) {
+    errors["condition.monitor_ids"] = [`must be a list of at most ${MAX_MONITOR_IDS} monitor ids`];
+    return undefined;
+  }
+  return [...new Set(raw as string[])];
 }
 
 function checkChannel(
@@ -170,8 +225,21 @@ export function changeMeets(condition: AlertCondition, change: IssueChange): boo
     case "api_key_revoked":
     case "api_key_expiring":
     case "api_key_denied_ip":
+    case "monitor_down":
+    case "monitor_up":
+    case "tls_expiring":
       return false;
   }
+}
+
+/** Whether a monitor rule hears this change: its condition, and the monitor among its ids. */
+export function monitorChangeMeets(condition: AlertCondition, change: MonitorChange): boolean {
+  if (condition.type !== change.condition) return false;
+  if (condition.type === "tls_expiring") {
+    const days = change.tlsDaysRemaining;
+    if (days === null || condition.value === null || days > condition.value) return false;
+  }
+  return !condition.monitorIds || condition.monitorIds.includes(change.monitor.id);
 }
 
 /** Whether an issue opened at `openedAt` (ISO) has been open for the rule's days at `now`. */

@@ -7,7 +7,7 @@ import { isApiKeySnapshot } from "./api-key-alert.model.ts";
 export interface RuleView {
   id: string;
   name: string;
-  condition: { type: ConditionType; value?: number };
+  condition: { type: ConditionType; value?: number; monitor_ids?: string[] };
   channel: Record<string, unknown> & { type: AlertChannelType; signing_secret?: string };
   enabled: boolean;
   created_at: string;
@@ -17,6 +17,7 @@ export interface RuleView {
 export function presentRule(rule: AlertRule, signingSecret?: string): RuleView {
   const condition: RuleView["condition"] = { type: rule.condition.type };
   if (rule.condition.value !== null) condition.value = rule.condition.value;
+  if (rule.condition.monitorIds) condition.monitor_ids = rule.condition.monitorIds;
   const channel: RuleView["channel"] = { type: rule.channelType, ...rule.channel };
   if (signingSecret) channel.signing_secret = signingSecret;
   return {

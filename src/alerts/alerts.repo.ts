@@ -1,10 +1,11 @@
 import type { DbHandle } from "../db/db.tx.ts";
-import type { AlertSnapshot } from "./alert-message.model.ts";
-import type {
-  AlertChannelType,
-  AlertRule,
-  ChannelSettings,
-  ConditionType,
+import type { FiringSnapshot } from "./alert-message.model.ts";
+import {
+  type AlertChannelType,
+  type AlertRule,
+  type ChannelSettings,
+  type ConditionType,
+  MONITOR_CONDITIONS,
 } from "./alerts.model.ts";
 import type { ApiKeySnapshot } from "./api-key-alert.model.ts";
 
@@ -14,6 +15,7 @@ interface RuleRow {
   name: string;
   condition_type: ConditionType;
   condition_value: number | null;
+  condition_monitor_ids: string | null;
   channel_type: AlertChannelType;
   channel: string;
   signing_secret: string | null;
@@ -51,7 +53,7 @@ export interface AlertFiring {
   issueId: string | null;
   conditionKey: string;
   test: boolean;
-  snapshot: AlertSnapshot | ApiKeySnapshot;
+  snapshot: FiringSnapshot | ApiKeySnapshot;
   createdAt: string;
 }
 
@@ -71,7 +73,13 @@ const toStored = (row: RuleRow): StoredRule => ({
     id: row.id,
     organizationId: row.organization_id,
     name: row.name,
-    condition: { type: row.condition_type, value: row.condition_value },
+    condition: {
+      type: row.condition_type,
+      value: row.condition_value,
+      ...(row.condition_monitor_ids !== null || MONITOR_CONDITIONS.includes(row.condition_type)
+        ? { monitorIds: row.condition_monitor_ids && JSON.parse(row.condition_monitor_ids) }
+        : {}),
+    },
     channelType: row.channel_type,
     channel: JSON.parse(row.channel) as ChannelSettings,
     enabled: row.enabled === 1,
@@ -92,7 +100,7 @@ const toFiring = (row: FiringRow): AlertFiring => ({
   issueId: row.issue_id,
   conditionKey: row.condition_key,
   test: row.test === 1,
-  snapshot: JSON.parse(row.payload) as AlertSnapshot | ApiKeySnapshot,
+  snapshot: JSON.parse(row.payload) as FiringSnapshot | ApiKeySnapshot,
   createdAt: row.created_at,
 });
 
@@ -140,6 +148,11 @@ export function createAlertsRepo(db: DbHandle) {
   const enabledOfType = sqlite.prepare<RuleRow, [string]>(
     "SELECT * FROM alert_rules WHERE condition_type = ? AND enabled = 1",
   );
+  const setMonitorIds = sqlite.prepare<unknown, [string | null, string]>(
+    "UPDATE alert_rules SET condition_monitor_ids = ? WHERE id = ?",
+  );
+  const monitorIdsOf = (s: StoredRule) =>
+    s.rule.condition.monitorIds ? JSON.stringify(s.rule.condition.monitorIds) : null;
   const remove = sqlite.prepare<unknown, [string, string]>(
     "DELETE FROM alert_rules WHERE id = ? AND organization_id = ?",
   );
@@ -197,9 +210,11 @@ export function createAlertsRepo(db: DbHandle) {
         ...values(stored),
         stored.rule.createdAt,
       );
+      setMonitorIds.run(monitorIdsOf(stored), stored.rule.id);
     },
     updateRule(stored: StoredRule): void {
       updateRule.run(...values(stored), stored.rule.id);
+      setMonitorIds.run(monitorIdsOf(stored), stored.rule.id);
     },
     /** The organization's rule, or null (another organization's rule is null too). */
     findRule(organizationId: string, id: string): StoredRule | null {

@@ -14,11 +14,13 @@ import {
   fireForExpiringKeys,
 } from "./alerts.api-keys.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
+import type { MonitorChange } from "./alerts.model.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
 import { sweepAlertFirings } from "./alerts.retention.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
 import { alertKindHandlers } from "./alerts.send.ts";
 import type { AlertsDeps } from "./alerts.service.ts";
+import { fireForMonitorChange } from "./monitor-firing.ts";
 
 /** The firings sweep: hourly at minute 0 like the other retention sweeps, and once at start. */
 export const ALERTS_RETENTION_JOB = "alerts.firings-retention";
@@ -48,6 +50,12 @@ export interface AlertsRoomPorts {
 export interface AlertsPorts {
   /** The organization's rules whose channel says `{{name}}`: a secret's users. */
   rulesUsingSecret(organizationId: string, name: string): { alert_rule_id: string; name: string }[];
+}
+
+/** What the alerts room lends. */
+export interface AlertsPorts {
+  /** A monitor's state change, heard inside the transaction that recorded its check. */
+  monitorChanged(tx: TxHandle, change: MonitorChange): void;
 }
 
 /**
@@ -132,6 +140,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
           .allRules(organizationId)
           .filter((rule) => secretReferences(JSON.stringify(rule.channel)).includes(name))
           .map((rule) => ({ alert_rule_id: rule.id, name: rule.name })),
+      monitorChanged: (handle, change) => void fireForMonitorChange(handle, change, firing),
     },
   };
 }

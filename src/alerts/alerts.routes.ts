@@ -39,12 +39,18 @@ const Condition = t.Object({
     t.Literal("api_key_revoked"),
     t.Literal("api_key_expiring"),
     t.Literal("api_key_denied_ip"),
+    t.Literal("monitor_down"),
+    t.Literal("monitor_up"),
+    t.Literal("tls_expiring"),
   ]),
   value: t.Optional(
     t.Number({
       description:
-        "occurrence_threshold: a count (≥ 1); open_for_days, api_key_expiring: days (> 0).",
+        "occurrence_threshold: a count (≥ 1); open_for_days, api_key_expiring and tls_expiring: days (> 0).",
     }),
+  ),
+  monitor_ids: t.Optional(
+    t.Array(t.String(), { description: "Monitor conditions: only these monitors (default all)." }),
   ),
 });
 const Channel = t.Object(
@@ -54,6 +60,8 @@ const Channel = t.Object(
       t.Literal("discord"),
       t.Literal("telegram"),
       t.Literal("webhook"),
+      t.Literal("ntfy"),
+      t.Literal("gotify"),
     ]),
     signing_secret: t.Optional(
       t.String({
@@ -65,7 +73,7 @@ const Channel = t.Object(
   {
     additionalProperties: true,
     description:
-      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`; values may hold `{{SECRET_NAME}}`.",
+      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`, ntfy `{server_url, topic, token?}`, gotify `{server_url, token}`; values may hold `{{SECRET_NAME}}`.",
   },
 );
 const RuleSchema = t.Object({

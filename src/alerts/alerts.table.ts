@@ -17,6 +17,8 @@ export const alertRules = sqliteTable(
     name: text("name").notNull(),
     conditionType: text("condition_type").notNull(),
     conditionValue: real("condition_value"),
+    /** Monitor conditions: the monitor ids the rule hears, as JSON (NULL: every monitor). */
+    conditionMonitorIds: text("condition_monitor_ids"),
     channelType: text("channel_type").notNull(),
     /** The channel's settings as JSON (without its type). */
     channel: text("channel").notNull(),

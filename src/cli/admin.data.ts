@@ -23,7 +23,13 @@ export async function withAdminData<T>(
   const db = openDatabase(config.data_dir, config.durability);
   try {
     runMigrations(db.sqlite, MIGRATIONS);
-    const ctx = { repo: createAuthRepo(db), clock: createSystemClock(), ids: createIds(), config };
+    const ctx = {
+      db,
+      repo: createAuthRepo(db),
+      clock: createSystemClock(),
+      ids: createIds(),
+      config,
+    };
     return await work(ctx);
   } catch (error) {
     if (error instanceof AppError) fail(describeAppError(error));
@@ -34,6 +40,8 @@ export async function withAdminData<T>(
 }
 
 export type AdminContext = {
+  /** The open database, for commands that use another room's repos (monitors import). */
+  db: ReturnType<typeof openDatabase>;
   repo: ReturnType<typeof createAuthRepo>;
   clock: ReturnType<typeof createSystemClock>;
   ids: ReturnType<typeof createIds>;

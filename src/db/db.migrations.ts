@@ -79,6 +79,7 @@ import m0031_endpoint_actions from "../../migrations/0031_endpoint_actions.sql" 
 import m0032_inbound_signature_verification from "../../migrations/0032_inbound_signature_verification.sql" with {
   type: "text",
 };
+import m0033_uptime_monitors from "../../migrations/0033_uptime_monitors.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -124,4 +125,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0030_event_status_reason", sql: m0030_event_status_reason },
   { name: "0031_endpoint_actions", sql: m0031_endpoint_actions },
   { name: "0032_inbound_signature_verification", sql: m0032_inbound_signature_verification },
+  { name: "0033_uptime_monitors", sql: m0033_uptime_monitors },
 ];

@@ -322,6 +322,24 @@ export const CONFIG_TABLE = {
     parse: integer(1, 100_000),
     doc: "Scripts of one organization that may wait for a busy sandbox worker; past it its next run is refused as busy.",
   }),
+  monitor_concurrency: entry({
+    env: "WEIR_MONITOR_CONCURRENCY",
+    default: 64,
+    parse: integer(1, 10_000),
+    doc: "Monitor checks in flight at once (a slow target holds one slot until its timeout).",
+  }),
+  monitor_per_organization: entry({
+    env: "WEIR_MONITOR_PER_ORGANIZATION",
+    default: 16,
+    parse: integer(1, 10_000),
+    doc: "Monitor checks of one organization in flight at once: its share when the slots are contended.",
+  }),
+  dns_resolver: entry({
+    env: "WEIR_DNS_RESOLVER",
+    default: "",
+    parse: anyText,
+    doc: "DNS server (`host` or `host:port`) that dns monitors ask; empty: the system's resolvers.",
+  }),
 } as const;
 
 export type ConfigKey = keyof typeof CONFIG_TABLE;

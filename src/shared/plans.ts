@@ -17,6 +17,8 @@ export interface PlanQuota {
    * answers 429 `event_quota_exceeded`. `null` means unlimited.
    */
   event_storage_mb: number | null;
+  /** Uptime monitors per organization (decisions.md §13). */
+  monitors: number | null;
 }
 
 export type PlanTable = Record<Plan, PlanQuota>;
@@ -32,6 +34,7 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_burst: 20,
     api_keys: false,
     event_storage_mb: 256,
+    monitors: 5,
   },
   team: {
     debug_endpoints: 10,
@@ -42,6 +45,7 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_burst: 200,
     api_keys: true,
     event_storage_mb: 5120,
+    monitors: 50,
   },
   enterprise: {
     debug_endpoints: null,
@@ -52,11 +56,12 @@ export const DEFAULT_PLANS: PlanTable = {
     capture_burst: 2000,
     api_keys: true,
     event_storage_mb: null,
+    monitors: null,
   },
 };
 
 const PLAN_NAMES = Object.keys(DEFAULT_PLANS) as Plan[];
-const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints", "event_storage_mb"]);
+const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints", "event_storage_mb", "monitors"]);
 
 /**
  * Reads plan overrides (a TOML table `[plans.team]` or JSON text in `WEIR_PLANS`) onto the

@@ -3,7 +3,7 @@ import type { OutboundRequest } from "../../http/outbound/outbound.model.ts";
 import type { FieldErrors } from "../../shared/errors.ts";
 
 /** The chat and hook services an alert or a destination can speak to (decisions.md §8). */
-export type ChannelType = "webhook" | "slack" | "discord" | "telegram";
+export type ChannelType = "webhook" | "slack" | "discord" | "telegram" | "ntfy" | "gotify";
 
 /**
  * Something worth telling a person or a system about, independent of where it goes: an issue

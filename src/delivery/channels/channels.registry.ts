@@ -1,5 +1,7 @@
 import type { ChannelProvider, ChannelType } from "./channels.model.ts";
 import { discordChannel } from "./discord.channel.ts";
+import { gotifyChannel } from "./gotify.channel.ts";
+import { ntfyChannel } from "./ntfy.channel.ts";
 import { slackChannel } from "./slack.channel.ts";
 import { createTelegramChannel, DEFAULT_TELEGRAM_API_BASE } from "./telegram.channel.ts";
 import { webhookChannel } from "./webhook.channel.ts";
@@ -23,6 +25,10 @@ export function channelProvider(
       return slackChannel as ChannelProvider<unknown>;
     case "discord":
       return discordChannel as ChannelProvider<unknown>;
+    case "ntfy":
+      return ntfyChannel as ChannelProvider<unknown>;
+    case "gotify":
+      return gotifyChannel as ChannelProvider<unknown>;
     case "telegram": {
       const base = options.telegramApiBase || DEFAULT_TELEGRAM_API_BASE;
       let provider = telegramByBase.get(base);

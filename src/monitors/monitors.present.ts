@@ -1,0 +1,51 @@
+import type { RollupSums } from "./checks.repo.ts";
+import { bucketsOf, type Monitor, p95Of, shownStatus, TIME } from "./monitors.model.ts";
+
+/** Where the rollup figures come from: a monitor's buckets since a bucket start. */
+export interface RollupReads {
+  sums(monitorId: string, period: "hour" | "day", from: number): RollupSums;
+  hourlyHistogram(monitorId: string, from: number): { histogram: number[]; slowest: number | null };
+}
+
+/** The API's monitor (decisions.md §9, §13, §15): settings flat beside the figures. */
+export function monitorView(monitor: Monitor, now: number, reads: RollupReads, baseUrl: string) {
+  const { hour, day } = bucketsOf(now);
+  const since = hour - 23 * TIME.HOUR_MS;
+  const last24h = reads.sums(monitor.id, "hour", since);
+  const daily = (days: number) =>
+    uptimeOf(reads.sums(monitor.id, "day", day - (days - 1) * TIME.DAY_MS));
+  const { histogram, slowest } = reads.hourlyHistogram(monitor.id, since);
+  return {
+    id: monitor.id,
+    name: monitor.name,
+    type: monitor.type,
+    ...monitor.settings,
+    interval_seconds: monitor.intervalSeconds,
+    timeout_seconds: monitor.timeoutSeconds,
+    retries: monitor.retries,
+    paused: monitor.paused,
+    status: shownStatus(monitor),
+    ...(monitor.type === "push" && monitor.pushToken
+      ? { push_url: `${baseUrl}/api/push/${monitor.pushToken}` }
+      : {}),
+    last_checked_at: monitor.lastCheckedAt,
+    last_response_ms: monitor.lastResponseMs,
+    uptime_24h: uptimeOf(last24h),
+    uptime_7d: daily(7),
+    uptime_30d: daily(30),
+    uptime_90d: daily(90),
+    avg_response_ms:
+      last24h.responseCount === 0 ? null : Math.round(last24h.responseSum / last24h.responseCount),
+    p95_response_ms: p95Of(histogram, slowest),
+    created_at: monitor.createdAt,
+    updated_at: monitor.updatedAt,
+  };
+}
+
+export type MonitorView = ReturnType<typeof monitorView>;
+
+/** Up and degraded checks count as up; null before any check. Percent, two decimals. */
+function uptimeOf(sums: RollupSums): number | null {
+  if (sums.checks === 0) return null;
+  return Math.round(((sums.up + sums.degraded) / sums.checks) * 10_000) / 100;
+}

@@ -1,0 +1,209 @@
+import { Elysia, t } from "elysia";
+import { requirePermission } from "../auth/auth.guard.ts";
+import type { AuthPorts } from "../auth/auth.room.ts";
+import { parsePageRequest } from "../db/db.pagination.ts";
+import type { PublicBaseUrl } from "../http/http.public-url.ts";
+import {
+  type ChecksDeps,
+  checkNow,
+  listChecks,
+  listStateEvents,
+  recordPush,
+} from "./checks.service.ts";
+import {
+  CheckSchema,
+  errorResponses,
+  MonitorBody,
+  MonitorSchema,
+  requestBody,
+  StateEventSchema,
+  security,
+} from "./monitors.schemas.ts";
+import {
+  createMonitor,
+  deleteMonitor,
+  getMonitor,
+  listMonitors,
+  type MonitorsDeps,
+  monitorForPush,
+  requireMonitor,
+  updateMonitor,
+} from "./monitors.service.ts";
+
+export interface MonitorsRouteDeps {
+  guard: AuthPorts["guard"];
+  monitors: MonitorsDeps;
+  checks: ChecksDeps;
+  publicBaseUrl: PublicBaseUrl;
+}
+
+const tags = ["uptime monitors"];
+const One = t.Object({ data: MonitorSchema });
+const Paged = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
+  t.Object({ data: t.Array(item), page: t.Integer(), page_size: t.Integer(), total: t.Integer() });
+const BODY_DOC =
+  "Flat fields: `name`, `type` (http|tcp|dns|push), `interval_seconds`, `timeout_seconds`, `retries`, and the type's own settings.";
+
+/** `/api/v1/uptime-monitors` (decisions.md §9, §13, §15): members read, admins write. */
+export function monitorsRoutes(room: MonitorsRouteDeps) {
+  const { monitors, checks } = room;
+  return new Elysia({ prefix: "/api/v1/uptime-monitors" })
+    .use(room.guard())
+    .derive(({ request, server }) => ({ base: room.publicBaseUrl(request, server) }))
+    .get(
+      "/",
+      ({ principal, base, query }) =>
+        listMonitors(principal, parsePageRequest(query), base, monitors),
+      {
+        response: { 200: Paged(MonitorSchema), ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "List monitors with their state and uptime, newest first",
+        },
+      },
+    )
+    .post(
+      "/",
+      ({ principal, base, body, set }) => {
+        set.status = 201;
+        return { data: createMonitor(principal, body, base, monitors) };
+      },
+      {
+        // Before the body is validated: a member learns nothing about the fields it may not write.
+        transform: ({ principal }) => requirePermission(principal, "write"),
+        body: MonitorBody,
+        response: { 201: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Create a monitor (admin); 403 monitor_limit_reached past the plan's quota",
+          requestBody: requestBody(BODY_DOC, MonitorBody),
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ principal, base, params }) => ({ data: getMonitor(principal, params.id, base, monitors) }),
+      {
+        response: { 200: One, ...errorResponses },
+        detail: { tags, security, summary: "Get a monitor" },
+      },
+    )
+    .put(
+      "/:id",
+      ({ principal, base, params, body }) => {
+        return { data: updateMonitor(principal, params.id, body, base, monitors) };
+      },
+      {
+        transform: ({ principal }) => requirePermission(principal, "write"),
+        body: MonitorBody,
+        response: { 200: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Update a monitor (admin); fields not sent keep their value",
+          requestBody: requestBody(BODY_DOC, MonitorBody),
+        },
+      },
+    )
+    .patch(
+      "/:id",
+      ({ principal, base, params, body }) => {
+        return { data: updateMonitor(principal, params.id, body, base, monitors) };
+      },
+      {
+        transform: ({ principal }) => requirePermission(principal, "write"),
+        body: MonitorBody,
+        response: { 200: One, ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary: "Change some fields of a monitor (admin), e.g. `{paused: true}`",
+          requestBody: requestBody("Any subset of the fields, e.g. `{paused: true}`.", MonitorBody),
+        },
+      },
+    )
+    .delete(
+      "/:id",
+      ({ principal, params, set }) => {
+        requirePermission(principal, "write");
+        deleteMonitor(principal, params.id, monitors);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), ...errorResponses },
+        detail: { tags, security, summary: "Delete a monitor with its checks and rollups (admin)" },
+      },
+    )
+    .get(
+      "/:id/checks",
+      ({ principal, params, query }) => {
+        requireMonitor(principal.organizationId, params.id, monitors);
+        return listChecks(params.id, parsePageRequest(query), checks);
+      },
+      {
+        response: { 200: Paged(CheckSchema), ...errorResponses },
+        detail: { tags, security, summary: "A monitor's checks, newest first (paginated)" },
+      },
+    )
+    .post(
+      "/:id/check",
+      async ({ principal, params }) => {
+        requirePermission(principal, "write");
+        const monitor = requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: await checkNow(monitor, checks) };
+      },
+      {
+        response: { 200: t.Object({ data: CheckSchema }), ...errorResponses },
+        detail: { tags, security, summary: "Run one check now and store it (admin)" },
+      },
+    )
+    .get(
+      "/:id/events",
+      ({ principal, params }) => {
+        requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: listStateEvents(params.id, checks) };
+      },
+      {
+        response: { 200: t.Object({ data: t.Array(StateEventSchema) }), ...errorResponses },
+        detail: { tags, security, summary: "A monitor's state changes, newest first" },
+      },
+    );
+}
+
+const PUSH_SUMMARY = "Push a heartbeat (public: the token is the credential)";
+const PushAnswer = t.Object({ ok: t.Literal(true) });
+const PushQuery = t.Object({
+  status: t.Optional(t.String({ description: "`down` reports a failure; anything else is up." })),
+  msg: t.Optional(t.String()),
+  ping: t.Optional(t.String({ description: "A response time to record, in ms." })),
+});
+
+/** `/api/push/{token}` (decisions.md §15): no credentials; the token is the secret. */
+export function pushRoutes(room: Pick<MonitorsRouteDeps, "monitors" | "checks">) {
+  const handle = ({
+    params,
+    query,
+  }: {
+    params: { token: string };
+    query: Record<string, string | undefined>;
+  }) => {
+    const monitor = monitorForPush(params.token, room.monitors);
+    // A paused monitor hears nothing, pushes included; the sender still gets its answer.
+    if (!monitor.paused) recordPush(monitor, query, room.checks);
+    return { ok: true as const };
+  };
+  const hooks = {
+    query: PushQuery,
+    response: { 200: PushAnswer, 404: errorResponses[404] },
+  };
+  return new Elysia({ prefix: "/api/push" })
+    .get("/:token", handle, { ...hooks, detail: { tags, security: [], summary: PUSH_SUMMARY } })
+    .post("/:token", handle, { ...hooks, detail: { tags, security: [], summary: PUSH_SUMMARY } });
+}
+
+/** The room's whole HTTP surface: the management API and the public push URLs, side by side. */
+export function monitorsRoomRoutes(room: MonitorsRouteDeps) {
+  return new Elysia().use(monitorsRoutes(room)).use(pushRoutes(room));
+}

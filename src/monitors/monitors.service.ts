@@ -1,0 +1,166 @@
+import { type GenericPage, genericPage, type PageRequest, pageInfo } from "../db/db.pagination.ts";
+import { type Clock, isoAt } from "../shared/clock.ts";
+import { AppError } from "../shared/errors.ts";
+import type { Ids } from "../shared/ids.ts";
+import type { Plan, PlanTable } from "../shared/plans.ts";
+import type { ChecksRepo } from "./checks.repo.ts";
+import { type Monitor, nextSlotAfter, phaseOf, pushGraceMs } from "./monitors.model.ts";
+import { type MonitorView, monitorView } from "./monitors.present.ts";
+import type { MonitorsRepo } from "./monitors.repo.ts";
+import {
+  fieldsOfDraft,
+  type MonitorDraft,
+  type UrlProblem,
+  validateMonitor,
+} from "./monitors.validate.ts";
+
+export interface MonitorsDeps {
+  repo: MonitorsRepo;
+  checks: ChecksRepo;
+  tx<T>(fn: () => T): T;
+  clock: Clock;
+  ids: Ids;
+  plans: PlanTable;
+  urlProblem: UrlProblem;
+  /** A monitor became due sooner than the queue knew: claim now. */
+  wake(): void;
+}
+
+/** The organization asking and its plan. */
+export interface Tenant {
+  organizationId: string;
+  plan: Plan;
+}
+
+export const monitorErrors = {
+  notFound: () => new AppError("not_found", 404),
+  limitReached: () => new AppError("monitor_limit_reached", 403),
+};
+
+const view = (monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView =>
+  monitorView(monitor, deps.clock.now(), deps.checks, baseUrl);
+
+/**
+ * When a monitor is first due: a new probe monitor at once (its status leaves `pending`
+ * without waiting an interval), a push monitor once its first push is overdue.
+ */
+function firstDue(draft: MonitorDraft, now: number): number {
+  if (draft.type === "push")
+    return now + draft.intervalSeconds * 1000 + pushGraceMs(draft.intervalSeconds);
+  return now;
+}
+
+/** Creates a monitor; 422 on bad fields, 403 `monitor_limit_reached` past the plan's quota. */
+export function createMonitor(
+  tenant: Tenant,
+  body: unknown,
+  baseUrl: string,
+  deps: MonitorsDeps,
+): MonitorView {
+  const draft = validateMonitor(body, null, deps.urlProblem);
+  const now = deps.clock.now();
+  const id = deps.ids.uuid();
+  const at = isoAt(now);
+  const monitor: Monitor = {
+    ...draft,
+    id,
+    organizationId: tenant.organizationId,
+    pushToken: draft.type === "push" ? deps.ids.base62(32) : null,
+    state: "pending",
+    consecutiveFailures: 0,
+    phaseMs: phaseOf(id, draft.intervalSeconds),
+    nextCheckAt: firstDue(draft, now),
+    lastCheckedAt: null,
+    lastResponseMs: null,
+    checksUp: 0,
+    checksDown: 0,
+    checksDegraded: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const limit = deps.plans[tenant.plan].monitors;
+  deps.tx(() => {
+    if (limit !== null && deps.repo.count(tenant.organizationId) >= limit) {
+      throw monitorErrors.limitReached();
+    }
+    deps.repo.insert(monitor);
+  });
+  deps.wake();
+  return view(monitor, deps, baseUrl);
+}
+
+export function requireMonitor(organizationId: string, id: string, deps: MonitorsDeps): Monitor {
+  const monitor = deps.repo.find(organizationId, id);
+  if (!monitor) throw monitorErrors.notFound();
+  return monitor;
+}
+
+export const getMonitor = (tenant: Tenant, id: string, baseUrl: string, deps: MonitorsDeps) =>
+  view(requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
+
+export function listMonitors(
+  tenant: Tenant,
+  page: PageRequest,
+  baseUrl: string,
+  deps: MonitorsDeps,
+): GenericPage<MonitorView> {
+  const rows = deps.repo.page(tenant.organizationId, page.pageSize, page.offset);
+  const info = pageInfo(page, deps.repo.count(tenant.organizationId));
+  return genericPage(
+    rows.map((monitor) => view(monitor, deps, baseUrl)),
+    info,
+  );
+}
+
+/**
+ * Lays `body` over the monitor's fields (PUT and PATCH alike, `{paused}` included) and saves
+ * it. A changed interval or an unpause puts the monitor back on its phase from now.
+ */
+export function updateMonitor(
+  tenant: Tenant,
+  id: string,
+  body: unknown,
+  baseUrl: string,
+  deps: MonitorsDeps,
+): MonitorView {
+  const current = requireMonitor(tenant.organizationId, id, deps);
+  const draft = validateMonitor(body, fieldsOfDraft(current), deps.urlProblem);
+  const now = deps.clock.now();
+  const phaseMs = phaseOf(id, draft.intervalSeconds);
+  const retimed =
+    draft.intervalSeconds !== current.intervalSeconds ||
+    draft.type !== current.type ||
+    (current.paused && !draft.paused);
+  let nextCheckAt = current.nextCheckAt;
+  if (retimed && draft.type !== "push" && current.lastCheckedAt === null) {
+    // Never checked yet (created paused): its first check is now, as for a new monitor.
+    nextCheckAt = now;
+  } else if (retimed) {
+    nextCheckAt =
+      draft.type === "push"
+        ? now + draft.intervalSeconds * 1000 + pushGraceMs(draft.intervalSeconds)
+        : nextSlotAfter(now, phaseMs, draft.intervalSeconds);
+  }
+  // A monitor that becomes a push monitor gets its token then; one that stops being one drops it.
+  const pushToken = draft.type === "push" ? (current.pushToken ?? deps.ids.base62(32)) : null;
+  deps.repo.update(tenant.organizationId, id, {
+    ...draft,
+    phaseMs,
+    nextCheckAt,
+    pushToken,
+    updatedAt: isoAt(now),
+  });
+  if (retimed) deps.wake();
+  return view(requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
+}
+
+export function deleteMonitor(tenant: Tenant, id: string, deps: MonitorsDeps): void {
+  if (!deps.repo.remove(tenant.organizationId, id)) throw monitorErrors.notFound();
+}
+
+/** The push monitor a push URL's token names; 404 for an unknown token. */
+export function monitorForPush(token: string, deps: Pick<MonitorsDeps, "repo">): Monitor {
+  const monitor = deps.repo.findByPushToken(token);
+  if (!monitor) throw monitorErrors.notFound();
+  return monitor;
+}
