@@ -74,6 +74,7 @@ export function createApp(deps: AppDeps) {
       ...routing.ports.destinationsUsingSecret(organizationId, name),
       ...alerts.ports.rulesUsingSecret(organizationId, name),
       ...actions.ports.actionsUsingSecret(organizationId, name),
+      ...monitors.ports.monitorsUsingSecret(organizationId, name),
     ],
   });
   const transformations = createTransformationsRoom(deps, {

@@ -6,6 +6,7 @@ import type { AppDeps } from "../deps.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { type Room, subscription } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
+import { secretReferences } from "../shared/secret-template.ts";
 import { createChecksRepo, type DailyBucket } from "./checks.repo.ts";
 import { type ChecksDeps, recordOutcome } from "./checks.service.ts";
 import { renderMonitorMetrics } from "./monitors.metrics.ts";
@@ -35,6 +36,8 @@ export interface MonitorsPorts {
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
   /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
+  /** The organization's monitors whose URL or headers say `{{name}}`: such a secret stays. */
+  monitorsUsingSecret(organizationId: string, name: string): { monitor_id: string; name: string }[];
 }
 
 export const MONITORS_RETENTION_JOB = "monitors.retention";
@@ -136,6 +139,11 @@ export function createMonitorsRoom(
         const monitor = repo.find(organizationId, id);
         return monitor ? monitorView(monitor, deps.clock.now(), checksRepo, baseUrl) : null;
       },
+      monitorsUsingSecret: (organizationId, name) =>
+        repo
+          .page(organizationId, Number.MAX_SAFE_INTEGER, 0)
+          .filter((monitor) => secretReferences(JSON.stringify(monitor.settings)).includes(name))
+          .map((monitor) => ({ monitor_id: monitor.id, name: monitor.name })),
       dailyBuckets(monitorId, days) {
         const { day } = bucketsOf(deps.clock.now());
         return checksRepo.dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS);

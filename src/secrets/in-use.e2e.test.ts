@@ -116,3 +116,24 @@ test("a secret an endpoint's action sends with is not deleted: 409 naming the ac
   expect((await call("DELETE", actionPath)).status).toBe(204);
   expect((await call("DELETE", "/api/v1/secrets/ACTION_TOKEN")).status).toBe(204);
 });
+
+test("a secret a monitor's URL or headers name is not deleted: 409 naming the monitor", async () => {
+  await secret("PROBE_TOKEN");
+  const monitor = await call("POST", "/api/v1/uptime-monitors", {
+    name: "API health",
+    type: "http",
+    url: "http://127.0.0.1:9/health",
+    headers: { authorization: "Bearer {{PROBE_TOKEN}}" },
+    paused: true,
+  });
+  expect(monitor.status).toBe(201);
+  const refused = await call("DELETE", "/api/v1/secrets/PROBE_TOKEN");
+  expect([refused.status, refused.body]).toEqual([
+    409,
+    { error: "in_use", used_by: [{ monitor_id: monitor.body.data.id, name: "API health" }] },
+  ]);
+  expect((await call("DELETE", `/api/v1/uptime-monitors/${monitor.body.data.id}`)).status).toBe(
+    204,
+  );
+  expect((await call("DELETE", "/api/v1/secrets/PROBE_TOKEN")).status).toBe(204);
+});
