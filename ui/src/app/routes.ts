@@ -1,0 +1,72 @@
+import { type ComponentChildren, h } from "preact";
+import { EndpointSettingsPage } from "../capture/endpoint-settings.page.tsx";
+import { EndpointsPage } from "../capture/endpoints.page.tsx";
+import { InspectorPage } from "../capture/inspector.page.tsx";
+import { SettingsPage } from "../settings/settings.page.tsx";
+
+export type Area =
+  | "capture"
+  | "sources"
+  | "bridges"
+  | "events"
+  | "issues"
+  | "alerts"
+  | "transformations"
+  | "secrets"
+  | "settings";
+
+export interface Route {
+  /** `/bridges/:id`: a `:name` segment matches one path segment. */
+  path: string;
+  area: Area;
+  title: string;
+  page: (params: Record<string, string>) => ComponentChildren;
+}
+
+/** The one route table: what each path shows, its navigation area and its document title. */
+export const ROUTES: Route[] = [
+  { path: "/", area: "capture", title: "Endpoints", page: () => h(EndpointsPage, {}) },
+  { path: "/endpoints", area: "capture", title: "Endpoints", page: () => h(EndpointsPage, {}) },
+  {
+    path: "/endpoints/:id",
+    area: "capture",
+    title: "Inspector",
+    page: (p) => h(InspectorPage, { endpointId: p.id ?? "", key: p.id }),
+  },
+  {
+    path: "/endpoints/:id/settings",
+    area: "capture",
+    title: "Endpoint settings",
+    page: (p) => h(EndpointSettingsPage, { endpointId: p.id ?? "", key: p.id }),
+  },
+  { path: "/settings", area: "settings", title: "Settings", page: () => h(SettingsPage, {}) },
+];
+
+/** The navigation, in reading order: one entry per area. */
+export const NAV: { area: Area; href: string; label: string }[] = [
+  { area: "capture", href: "/endpoints", label: "Endpoints" },
+  { area: "settings", href: "/settings", label: "Settings" },
+];
+
+/** The route for `path` and its parameters, or null for an unknown path. */
+export function matchRoute(
+  path: string,
+  routes: Route[] = ROUTES,
+): { route: Route; params: Record<string, string> } | null {
+  const parts = path.split("/").filter(Boolean);
+  for (const route of routes) {
+    const pattern = route.path.split("/").filter(Boolean);
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const fits = pattern.every((segment, i) => {
+      const part = parts[i] ?? "";
+      if (segment.startsWith(":")) {
+        params[segment.slice(1)] = decodeURIComponent(part);
+        return true;
+      }
+      return segment === part;
+    });
+    if (fits) return { route, params };
+  }
+  return null;
+}
