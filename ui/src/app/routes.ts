@@ -2,6 +2,8 @@ import { type ComponentChildren, h } from "preact";
 import { EndpointSettingsPage } from "../capture/endpoint-settings.page.tsx";
 import { EndpointsPage } from "../capture/endpoints.page.tsx";
 import { InspectorPage } from "../capture/inspector.page.tsx";
+import { EventPage } from "../events/event.page.tsx";
+import { EventsPage } from "../events/events.page.tsx";
 import { SettingsPage } from "../settings/settings.page.tsx";
 
 export type Area =
@@ -39,12 +41,20 @@ export const ROUTES: Route[] = [
     title: "Endpoint settings",
     page: (p) => h(EndpointSettingsPage, { endpointId: p.id ?? "", key: p.id }),
   },
+  { path: "/events", area: "events", title: "Events", page: () => h(EventsPage, {}) },
+  {
+    path: "/events/:id",
+    area: "events",
+    title: "Event",
+    page: (p) => h(EventPage, { eventId: p.id ?? "", key: p.id }),
+  },
   { path: "/settings", area: "settings", title: "Settings", page: () => h(SettingsPage, {}) },
 ];
 
 /** The navigation, in reading order: one entry per area. */
 export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "capture", href: "/endpoints", label: "Endpoints" },
+  { area: "events", href: "/events", label: "Events" },
   { area: "settings", href: "/settings", label: "Settings" },
 ];
 

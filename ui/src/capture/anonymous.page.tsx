@@ -5,9 +5,9 @@ import { CopyButton } from "../kit/copy-button.tsx";
 import { formatBytes, formatFullDate } from "../kit/format.ts";
 import { Link } from "../kit/link.tsx";
 import { Notice } from "../kit/notice.tsx";
+import { PairTable } from "../kit/pair-table.tsx";
 import { Time } from "../kit/time.tsx";
 import type { CapturedRequest, Page } from "../lib/types.ts";
-import { PairTable } from "./request-detail.tsx";
 
 /** What creating an anonymous endpoint answers (decisions.md §6); the token is its only key. */
 interface Anonymous {

@@ -2,10 +2,10 @@ import { useState } from "preact/hooks";
 import { Field } from "../kit/field.tsx";
 import { formatTimestamp } from "../kit/format.ts";
 import { Notice } from "../kit/notice.tsx";
+import { PairTable } from "../kit/pair-table.tsx";
 import { ApiError, errorText } from "../lib/api.ts";
 import { canWrite, useApp } from "../lib/context.ts";
 import type { Endpoint, ForwardRecord, HeaderPair, Page, RequestRow } from "../lib/types.ts";
-import { PairTable } from "./request-detail.tsx";
 
 const LAST_URL = "weir.replay-url";
 

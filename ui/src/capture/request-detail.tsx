@@ -4,6 +4,7 @@ import { BodyViewer } from "../kit/body-view.tsx";
 import { downloadBytes } from "../kit/clipboard.ts";
 import { CopyButton } from "../kit/copy-button.tsx";
 import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../kit/format.ts";
+import { PairTable } from "../kit/pair-table.tsx";
 import type { Endpoint, HeaderPair, RequestRow } from "../lib/types.ts";
 import { toCurl } from "./curl.ts";
 import { ExportOne } from "./export-menu.tsx";
@@ -97,28 +98,5 @@ function Meta(props: { term: string; value: string; mono?: boolean }) {
       <dt>{props.term}</dt>
       <dd class={props.mono ? "mono" : undefined}>{props.value}</dd>
     </div>
-  );
-}
-
-/** Name/value pairs as a table, repeats and order kept. */
-export function PairTable(props: { pairs: HeaderPair[]; label: string; first: string }) {
-  if (props.pairs.length === 0) return <p class="muted">None.</p>;
-  return (
-    <table class="kv" aria-label={props.label}>
-      <thead>
-        <tr>
-          <th scope="col">{props.first}</th>
-          <th scope="col">Value</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.pairs.map(([name, value], i) => (
-          <tr key={i}>
-            <th scope="row">{name}</th>
-            <td>{value}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }

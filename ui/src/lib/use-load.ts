@@ -66,6 +66,8 @@ export function useData<T>(key: string, load: (signal: AbortSignal) => Promise<T
       });
     return () => controller.abort();
   }, [key, round]);
+  // Stable, so a poll timer set up with it is not torn down on every render.
+  const refetch = useCallback(() => setRound((n) => n + 1), []);
   const current = loaded.current === key ? data : undefined;
   const state = error ? "failed" : current === undefined ? "loading" : "ready";
   return {
@@ -73,7 +75,7 @@ export function useData<T>(key: string, load: (signal: AbortSignal) => Promise<T
     data: current,
     error,
     refreshing: busy && current !== undefined,
-    refetch: () => setRound((n) => n + 1),
+    refetch,
     set: (next: T) => {
       loaded.current = key;
       setData(next);
