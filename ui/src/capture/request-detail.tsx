@@ -5,7 +5,7 @@ import { downloadBytes } from "../kit/clipboard.ts";
 import { CopyButton } from "../kit/copy-button.tsx";
 import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../kit/format.ts";
 import { PairTable } from "../kit/pair-table.tsx";
-import type { Endpoint, HeaderPair, RequestRow } from "../lib/types.ts";
+import type { Endpoint, RequestRow } from "../lib/types.ts";
 import { toCurl } from "./curl.ts";
 import { ExportOne } from "./export-menu.tsx";
 import { ReplayPanel } from "./replay-panel.tsx";

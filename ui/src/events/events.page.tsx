@@ -13,7 +13,6 @@ import { useQueryState, writeQuery } from "../lib/router.ts";
 import { useData } from "../lib/use-load.ts";
 import { EVENT_STATUSES, EventStatusBadge, eventStatusLabel } from "./event-status.tsx";
 import {
-  type EventFilters,
   type EventRow,
   listBridgeRefs,
   listEvents,
