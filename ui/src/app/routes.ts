@@ -4,6 +4,10 @@ import { EndpointsPage } from "../capture/endpoints.page.tsx";
 import { InspectorPage } from "../capture/inspector.page.tsx";
 import { EventPage } from "../events/event.page.tsx";
 import { EventsPage } from "../events/events.page.tsx";
+import { BridgePage } from "../routing/bridge.page.tsx";
+import { BridgesPage } from "../routing/bridges.page.tsx";
+import { SourcePage } from "../routing/source.page.tsx";
+import { SourcesPage } from "../routing/sources.page.tsx";
 import { SettingsPage } from "../settings/settings.page.tsx";
 
 export type Area =
@@ -41,6 +45,20 @@ export const ROUTES: Route[] = [
     title: "Endpoint settings",
     page: (p) => h(EndpointSettingsPage, { endpointId: p.id ?? "", key: p.id }),
   },
+  { path: "/sources", area: "sources", title: "Sources", page: () => h(SourcesPage, {}) },
+  {
+    path: "/sources/:id",
+    area: "sources",
+    title: "Source",
+    page: (p) => h(SourcePage, { sourceId: p.id ?? "", key: p.id }),
+  },
+  { path: "/bridges", area: "bridges", title: "Bridges", page: () => h(BridgesPage, {}) },
+  {
+    path: "/bridges/:id",
+    area: "bridges",
+    title: "Bridge",
+    page: (p) => h(BridgePage, { bridgeId: p.id ?? "", key: p.id }),
+  },
   { path: "/events", area: "events", title: "Events", page: () => h(EventsPage, {}) },
   {
     path: "/events/:id",
@@ -54,6 +72,8 @@ export const ROUTES: Route[] = [
 /** The navigation, in reading order: one entry per area. */
 export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "capture", href: "/endpoints", label: "Endpoints" },
+  { area: "sources", href: "/sources", label: "Sources" },
+  { area: "bridges", href: "/bridges", label: "Bridges" },
   { area: "events", href: "/events", label: "Events" },
   { area: "settings", href: "/settings", label: "Settings" },
 ];

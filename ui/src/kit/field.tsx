@@ -1,4 +1,4 @@
-import { useId } from "preact/hooks";
+import { useEffect, useId } from "preact/hooks";
 
 interface FieldProps {
   label: string;
@@ -161,4 +161,12 @@ export function FormErrors(props: {
       </div>
     </div>
   );
+}
+
+/** After a failed submit, focus moves to the first field the server named. */
+export function useFocusFirstInvalid(errors: Record<string, string[]>) {
+  useEffect(() => {
+    if (Object.keys(errors).length === 0) return;
+    document.querySelector<HTMLElement>('main [aria-invalid="true"]')?.focus();
+  }, [errors]);
 }
