@@ -6,8 +6,11 @@ import { EventPage } from "../events/event.page.tsx";
 import { EventsPage } from "../events/events.page.tsx";
 import { BridgePage } from "../routing/bridge.page.tsx";
 import { BridgesPage } from "../routing/bridges.page.tsx";
+import { SecretsPage } from "../routing/secrets.page.tsx";
 import { SourcePage } from "../routing/source.page.tsx";
 import { SourcesPage } from "../routing/sources.page.tsx";
+import { TransformationPage } from "../routing/transformation.page.tsx";
+import { TransformationsPage } from "../routing/transformations.page.tsx";
 import { SettingsPage } from "../settings/settings.page.tsx";
 
 export type Area =
@@ -66,6 +69,19 @@ export const ROUTES: Route[] = [
     title: "Event",
     page: (p) => h(EventPage, { eventId: p.id ?? "", key: p.id }),
   },
+  {
+    path: "/transformations",
+    area: "transformations",
+    title: "Transformations",
+    page: () => h(TransformationsPage, {}),
+  },
+  {
+    path: "/transformations/:id",
+    area: "transformations",
+    title: "Transformation",
+    page: (p) => h(TransformationPage, { transformationId: p.id ?? "", key: p.id }),
+  },
+  { path: "/secrets", area: "secrets", title: "Secrets", page: () => h(SecretsPage, {}) },
   { path: "/settings", area: "settings", title: "Settings", page: () => h(SettingsPage, {}) },
 ];
 
@@ -75,6 +91,8 @@ export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "sources", href: "/sources", label: "Sources" },
   { area: "bridges", href: "/bridges", label: "Bridges" },
   { area: "events", href: "/events", label: "Events" },
+  { area: "transformations", href: "/transformations", label: "Transformations" },
+  { area: "secrets", href: "/secrets", label: "Secrets" },
   { area: "settings", href: "/settings", label: "Settings" },
 ];
 

@@ -66,3 +66,9 @@ export const rotateSigningSecret = (api: Api, bridgeId: string, id: string) =>
 
 export const listSecrets = (api: Api, signal?: AbortSignal) =>
   data(api.get<{ data: Secret[] }>("/api/v1/secrets", signal));
+export const createSecret = (api: Api, body: { name: string; value: string }) =>
+  data(api.post<{ data: Secret }>("/api/v1/secrets", body));
+export const replaceSecret = (api: Api, name: string, value: string) =>
+  data(api.put<{ data: Secret }>(`/api/v1/secrets/${encodeURIComponent(name)}`, { value }));
+export const deleteSecret = (api: Api, name: string) =>
+  api.delete(`/api/v1/secrets/${encodeURIComponent(name)}`);
