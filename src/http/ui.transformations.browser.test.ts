@@ -70,7 +70,7 @@ describe("transformations in chromium", () => {
     expect(await code.inputValue()).toBe("  ");
 
     await code.fill(
-      'addHandler("transform", (request) => {\n  console.log("seen", request.body.id);\n  return { text: `order ${request.body.id}` };\n});',
+      'addHandler("transform", (request) => {\n  console.log("seen", request.body.id);\n  return { text: "order " + request.body.id };\n});',
     );
     await page.getByRole("button", { name: "Save transformation" }).click();
     await page.getByRole("status").getByText(`Transformation “${name}” saved`).waitFor();

@@ -54,6 +54,7 @@ export function CodeInput(props: {
         </pre>
         <textarea
           id={id}
+          class="code-area"
           name={props.name}
           value={props.value}
           rows={Math.max(8, lines + 1)}
