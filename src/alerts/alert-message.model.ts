@@ -110,7 +110,8 @@ export interface AlertToSend {
  */
 export function alertEvent(alert: AlertToSend): ChannelEvent {
   const { issue, context } = alert.snapshot;
-  const issueUrl = `${alert.linkBase}/api/v1/issues/${issue.id}`;
+  // The web UI page of the issue: a logged-in browser opens it; a logged-out one logs in first.
+  const issueUrl = `${alert.linkBase}/issues/${issue.id}`;
   const kind = `issue.${alert.rule.condition.type === "issue_created" ? "created" : alert.rule.condition.type}`;
   return issueAlertMessage({
     kind,
