@@ -4,6 +4,8 @@ import { EndpointsPage } from "../capture/endpoints.page.tsx";
 import { InspectorPage } from "../capture/inspector.page.tsx";
 import { EventPage } from "../events/event.page.tsx";
 import { EventsPage } from "../events/events.page.tsx";
+import { IssuePage } from "../issues/issue.page.tsx";
+import { IssuesPage } from "../issues/issues.page.tsx";
 import { BridgePage } from "../routing/bridge.page.tsx";
 import { BridgesPage } from "../routing/bridges.page.tsx";
 import { SecretsPage } from "../routing/secrets.page.tsx";
@@ -69,6 +71,13 @@ export const ROUTES: Route[] = [
     title: "Event",
     page: (p) => h(EventPage, { eventId: p.id ?? "", key: p.id }),
   },
+  { path: "/issues", area: "issues", title: "Issues", page: () => h(IssuesPage, {}) },
+  {
+    path: "/issues/:id",
+    area: "issues",
+    title: "Issue",
+    page: (p) => h(IssuePage, { issueId: p.id ?? "", key: p.id }),
+  },
   {
     path: "/transformations",
     area: "transformations",
@@ -91,6 +100,7 @@ export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "sources", href: "/sources", label: "Sources" },
   { area: "bridges", href: "/bridges", label: "Bridges" },
   { area: "events", href: "/events", label: "Events" },
+  { area: "issues", href: "/issues", label: "Issues" },
   { area: "transformations", href: "/transformations", label: "Transformations" },
   { area: "secrets", href: "/secrets", label: "Secrets" },
   { area: "settings", href: "/settings", label: "Settings" },
