@@ -1,4 +1,6 @@
 import { type ComponentChildren, h } from "preact";
+import { AlertRulePage } from "../alerts/alert-rule.page.tsx";
+import { AlertRulesPage } from "../alerts/alert-rules.page.tsx";
 import { EndpointSettingsPage } from "../capture/endpoint-settings.page.tsx";
 import { EndpointsPage } from "../capture/endpoints.page.tsx";
 import { InspectorPage } from "../capture/inspector.page.tsx";
@@ -79,6 +81,18 @@ export const ROUTES: Route[] = [
     page: (p) => h(IssuePage, { issueId: p.id ?? "", key: p.id }),
   },
   {
+    path: "/alert-rules",
+    area: "alerts",
+    title: "Alert rules",
+    page: () => h(AlertRulesPage, {}),
+  },
+  {
+    path: "/alert-rules/:id",
+    area: "alerts",
+    title: "Alert rule",
+    page: (p) => h(AlertRulePage, { ruleId: p.id ?? "", key: p.id }),
+  },
+  {
     path: "/transformations",
     area: "transformations",
     title: "Transformations",
@@ -101,6 +115,7 @@ export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "bridges", href: "/bridges", label: "Bridges" },
   { area: "events", href: "/events", label: "Events" },
   { area: "issues", href: "/issues", label: "Issues" },
+  { area: "alerts", href: "/alert-rules", label: "Alert rules" },
   { area: "transformations", href: "/transformations", label: "Transformations" },
   { area: "secrets", href: "/secrets", label: "Secrets" },
   { area: "settings", href: "/settings", label: "Settings" },
