@@ -81,6 +81,10 @@ async function expectClean(page: Page, errors: Error[]) {
 }
 
 describe("events in chromium", () => {
+  test("the whole UI, every screen included, stays within its first-load budget", () => {
+    expect(world.gzipBytes).toBeLessThanOrEqual(80 * 1024);
+  });
+
   test("an event's page shows the request received, the request sent and every attempt; Retry sends it again", async () => {
     const bridge = await bridgeTo("down-one");
     const id = await failedEvent(bridge.source_id, { order: "A-1" });
