@@ -144,10 +144,17 @@ describe("bridges in chromium", () => {
     await page.getByRole("button", { name: "Resume bridge" }).click();
     await page.getByText("● Active").waitFor();
 
+    const script = await callAs(world.server, owner, "POST", "/api/v1/transformations", {
+      name: "Add a tag",
+      code: 'addHandler("transform", (request) => request);',
+    });
+    expect(script.status).toBe(201);
+    await page.reload();
     await card.getByRole("button", { name: "Edit Billing" }).click();
     await page.getByLabel("Retries").fill("3");
+    await page.getByLabel("Transformation").selectOption({ label: "Add a tag" });
     await page.getByRole("button", { name: "Save destination" }).click();
-    await card.getByText(/3 retries/).waitFor();
+    await card.getByText(/3 retries .* transformed by Add a tag/).waitFor();
 
     await card.getByRole("button", { name: "Delete Billing" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete destination" }).click();

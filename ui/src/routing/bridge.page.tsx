@@ -18,17 +18,19 @@ import {
   listSources,
   setBridgeStatus,
 } from "./routing.api.ts";
+import { listTransformations } from "./transformations.api.ts";
 
 /** One bridge: pause or resume it, and its destinations with their type-specific settings. */
 export function BridgePage({ bridgeId }: { bridgeId: string }) {
   const { api, org, notify } = useApp();
   const loaded = useData(`bridge:${bridgeId}`, async (signal) => {
-    const [bridge, sources, secrets] = await Promise.all([
+    const [bridge, sources, secrets, transformations] = await Promise.all([
       getBridge(api, bridgeId, signal),
       listSources(api, signal),
       listSecrets(api, signal).catch(() => []),
+      listTransformations(api, signal).catch(() => []),
     ]);
-    return { bridge, sources, secretNames: secrets.map((s) => s.name) };
+    return { bridge, sources, secretNames: secrets.map((s) => s.name), transformations };
   });
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
@@ -62,7 +64,7 @@ export function BridgePage({ bridgeId }: { bridgeId: string }) {
         <Link href="/bridges">Bridges</Link> /
       </p>
       <Loaded data={loaded} what="the bridge">
-        {({ bridge, sources, secretNames }) => {
+        {({ bridge, sources, secretNames, transformations }) => {
           const source = sources.find((s) => s.id === bridge.source_id);
           return (
             <>
@@ -104,6 +106,7 @@ export function BridgePage({ bridgeId }: { bridgeId: string }) {
                   bridgeId={bridge.id}
                   destination={d}
                   secretNames={secretNames}
+                  transformations={transformations}
                   canWrite={writer}
                   onChanged={loaded.refetch}
                   onSecret={(value) => setSecret({ name: d.name, value })}
@@ -114,6 +117,7 @@ export function BridgePage({ bridgeId }: { bridgeId: string }) {
                   <DestinationForm
                     bridgeId={bridge.id}
                     secretNames={secretNames}
+                    transformations={transformations}
                     onCancel={() => setAdding(false)}
                     onSaved={(saved) => {
                       setAdding(false);

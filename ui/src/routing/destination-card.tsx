@@ -13,6 +13,7 @@ export function DestinationCard(props: {
   bridgeId: string;
   destination: Destination;
   secretNames: string[];
+  transformations: { id: string; name: string }[];
   canWrite: boolean;
   onChanged: () => void;
   onSecret: (value: string) => void;
@@ -28,6 +29,7 @@ export function DestinationCard(props: {
         bridgeId={props.bridgeId}
         destination={d}
         secretNames={props.secretNames}
+        transformations={props.transformations}
         onCancel={() => setEditing(false)}
         onSaved={() => {
           setEditing(false);
@@ -51,6 +53,9 @@ export function DestinationCard(props: {
         Priority {d.priority}
         {d.type === "http" ? ` · ${d.max_retries} retries` : ""}
         {d.filters.length ? ` · ${d.filters.length} filter(s)` : " · no filters"}
+        {d.transformation_id
+          ? ` · transformed by ${props.transformations.find((t) => t.id === d.transformation_id)?.name ?? "a transformation"}`
+          : ""}
       </p>
       {props.canWrite ? (
         <div class="actions">

@@ -31,6 +31,8 @@ export function DestinationForm(props: {
   bridgeId: string;
   destination?: Destination;
   secretNames: string[];
+  /** The organization's transformations a destination may run before sending. */
+  transformations: { id: string; name: string }[];
   onSaved: (saved: Destination) => void;
   onCancel?: () => void;
 }) {
@@ -38,6 +40,7 @@ export function DestinationForm(props: {
   const existing = props.destination;
   const [type, setType] = useState<DestinationType>(existing?.type ?? "http");
   const [name, setName] = useState(existing?.name ?? "");
+  const [transformationId, setTransformationId] = useState(existing?.transformation_id ?? "");
   const [priority, setPriority] = useState<string>(existing?.priority ?? "normal");
   const [filters, setFilters] = useState(
     existing && existing.filters.length > 0 ? JSON.stringify(existing.filters, null, 2) : "",
@@ -69,7 +72,14 @@ export function DestinationForm(props: {
     }
     setBusy(true);
     setFailure(undefined);
-    const body = { name, type, priority, filters: parsed.filters, ...form.body(draft) };
+    const body = {
+      name,
+      type,
+      priority,
+      filters: parsed.filters,
+      transformation_id: transformationId || null,
+      ...form.body(draft),
+    };
     try {
       const saved = existing
         ? await updateDestination(api, props.bridgeId, existing.id, body)
@@ -87,6 +97,7 @@ export function DestinationForm(props: {
     "name",
     "type",
     "priority",
+    "transformation_id",
     "url",
     "method",
     "headers",
@@ -151,6 +162,18 @@ export function DestinationForm(props: {
         ]}
         errors={errors.priority}
         onChange={setPriority}
+      />
+      <Select
+        label="Transformation"
+        name="transformation_id"
+        value={transformationId}
+        options={[
+          { value: "", label: "None: send the request as received" },
+          ...props.transformations.map((t) => ({ value: t.id, label: t.name })),
+        ]}
+        hint="Code that changes or drops each event before it is sent (Transformations)."
+        errors={errors.transformation_id}
+        onChange={setTransformationId}
       />
       <Field
         label="Filters (JSON)"
