@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { BodyViewer } from "../kit/body-view.tsx";
 import { Link } from "../kit/link.tsx";
 import { Loaded, NotFound } from "../kit/loaded.tsx";
@@ -20,6 +20,8 @@ import {
   retryEvent,
 } from "./events.api.ts";
 
+const POLL_MS = 5_000;
+
 /** One event: the request as received, and per destination what was sent and every attempt. */
 export function EventPage({ eventId }: { eventId: string }) {
   const { api, org, notify } = useApp();
@@ -35,6 +37,17 @@ export function EventPage({ eventId }: { eventId: string }) {
   });
   const [busy, setBusy] = useState(false);
   const [retryError, setRetryError] = useState("");
+  const detail = event.data?.detail;
+  // While something is still on its way, the page reads the event again, as the list does.
+  const inFlight =
+    detail?.status === "pending" ||
+    detail?.deliveries.some((d) => ["pending", "delivering", "retrying"].includes(d.status)) ===
+      true;
+  useEffect(() => {
+    if (!inFlight) return;
+    const timer = setInterval(event.refetch, POLL_MS);
+    return () => clearInterval(timer);
+  }, [inFlight, event.refetch]);
 
   if (event.state === "failed" && event.error?.status === 404)
     return <NotFound what="Event" listHref="/events" listLabel="Back to events" />;
