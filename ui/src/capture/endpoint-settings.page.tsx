@@ -5,30 +5,31 @@ import { Notice } from "../kit/notice.tsx";
 import { ApiError, errorText } from "../lib/api.ts";
 import { canWrite, useApp } from "../lib/context.ts";
 import type { CustomResponse, Endpoint } from "../lib/types.ts";
-import { useLoad } from "../lib/use-load.ts";
+import { useData } from "../lib/use-load.ts";
 import { patchEndpoint, renameEndpoint } from "./endpoints.api.ts";
 
 /** Per-endpoint settings: name, forward URL and the custom response given to senders. */
 export function EndpointSettingsPage({ endpointId }: { endpointId: string }) {
   const { api, org } = useApp();
-  const endpoint = useLoad(() =>
-    api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`).then((r) => r.data),
+  const endpoint = useData(`endpoint:${endpointId}`, (signal) =>
+    api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`, signal).then((r) => r.data),
   );
-  if (endpoint.result.state === "loading")
+  if (endpoint.state === "loading")
     return (
       <main id="main" class="page">
         <p class="muted">Loading…</p>
       </main>
     );
-  if (endpoint.result.state === "failed") {
+  if (endpoint.state === "failed") {
     return (
       <main id="main" class="page">
-        <Notice kind="error">{endpoint.result.message}</Notice>
+        <Notice kind="error">{endpoint.error?.message}</Notice>
         <Link href="/endpoints">Back to endpoints</Link>
       </main>
     );
   }
-  const ep = endpoint.result.value;
+  // Past the two checks above, the endpoint is loaded.
+  const ep = endpoint.data as Endpoint;
   return (
     <main id="main" class="page narrow">
       <p class="crumbs">

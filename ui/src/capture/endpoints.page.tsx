@@ -4,7 +4,7 @@ import { useNow } from "../kit/time.tsx";
 import { canWrite, useApp } from "../lib/context.ts";
 import { endpointUsage, PLAN_LABEL } from "../lib/plans.ts";
 import type { Endpoint } from "../lib/types.ts";
-import { useLoad } from "../lib/use-load.ts";
+import { useData } from "../lib/use-load.ts";
 import { CreateEndpointForm } from "./create-endpoint-form.tsx";
 import { EndpointCard } from "./endpoint-card.tsx";
 
@@ -12,12 +12,12 @@ import { EndpointCard } from "./endpoint-card.tsx";
 export function EndpointsPage() {
   const { api, org } = useApp();
   const now = useNow();
-  const endpoints = useLoad(() =>
-    api.get<{ data: Endpoint[] }>("/api/v1/endpoints").then((r) => r.data),
+  const endpoints = useData("endpoints", (signal) =>
+    api.get<{ data: Endpoint[] }>("/api/v1/endpoints", signal).then((r) => r.data),
   );
   const [justCreated, setJustCreated] = useState<string | null>(null);
   const limits = org.limits;
-  const list = endpoints.result.state === "ready" ? endpoints.result.value : [];
+  const list = endpoints.data ?? [];
   const usage = endpointUsage(list.length, limits.debug_endpoints);
 
   const replace = (updated: Endpoint) =>
@@ -59,11 +59,11 @@ export function EndpointsPage() {
         <h2 id="endpoint-list-title" class="visually-hidden">
           Your endpoints
         </h2>
-        {endpoints.result.state === "loading" ? <p class="muted">Loading endpoints…</p> : null}
-        {endpoints.result.state === "failed" ? (
-          <Notice kind="error">{endpoints.result.message}</Notice>
+        {endpoints.state === "loading" ? <p class="muted">Loading endpoints…</p> : null}
+        {endpoints.state === "failed" ? (
+          <Notice kind="error">{endpoints.error?.message}</Notice>
         ) : null}
-        {endpoints.result.state === "ready" && list.length === 0 ? (
+        {endpoints.state === "ready" && list.length === 0 ? (
           <p class="empty">No endpoints yet. Create the first one above.</p>
         ) : null}
         <ul class="endpoint-list">

@@ -10,7 +10,7 @@ import { canWrite, useApp } from "../lib/context.ts";
 import { LIVE_LABEL } from "../lib/live.ts";
 import { PLAN_LABEL } from "../lib/plans.ts";
 import type { Endpoint } from "../lib/types.ts";
-import { useLoad } from "../lib/use-load.ts";
+import { useData } from "../lib/use-load.ts";
 import { patchEndpoint } from "./endpoints.api.ts";
 import { ExportMenu } from "./export-menu.tsx";
 import { RequestDetail } from "./request-detail.tsx";
@@ -32,8 +32,8 @@ const TYPING = /^(INPUT|TEXTAREA|SELECT)$/;
 /** One endpoint's requests, live: list with filters on the left, the selected request on the right. */
 export function InspectorPage({ endpointId }: { endpointId: string }) {
   const { api, org, notify } = useApp();
-  const endpoint = useLoad(() =>
-    api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`).then((r) => r.data),
+  const endpoint = useData(`endpoint:${endpointId}`, (signal) =>
+    api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`, signal).then((r) => r.data),
   );
   const feed = useRequestFeed(endpointId);
   const [filter, setFilter] = useState<RequestFilter>(EMPTY_FILTER);
@@ -105,25 +105,26 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
     return () => document.removeEventListener("keydown", onKey);
   }, []);
 
-  if (endpoint.result.state === "loading")
+  if (endpoint.state === "loading")
     return (
       <main id="main" class="page">
         <p class="muted">Loading endpoint…</p>
       </main>
     );
-  if (endpoint.result.state === "failed") {
+  if (endpoint.state === "failed") {
     return (
       <main id="main" class="page">
         <Notice kind="error">
-          {endpoint.result.status === 404
+          {endpoint.error?.status === 404
             ? "This endpoint does not exist, or it was deleted."
-            : endpoint.result.message}
+            : endpoint.error?.message}
         </Notice>
         <Link href="/endpoints">Back to endpoints</Link>
       </main>
     );
   }
-  const ep = endpoint.result.value;
+  // Past the two checks above, the endpoint is loaded.
+  const ep = endpoint.data as Endpoint;
 
   async function toggle() {
     try {

@@ -8,19 +8,21 @@ import { errorText } from "../lib/api.ts";
 import { useApp } from "../lib/context.ts";
 import { PLAN_LABEL } from "../lib/plans.ts";
 import type { ApiKey } from "../lib/types.ts";
-import { useLoad } from "../lib/use-load.ts";
+import { useData } from "../lib/use-load.ts";
 
 /** API keys: create (shown once), list, revoke. JWT only, owners only, Team and Enterprise plans. */
 export function ApiKeysSection() {
   const { api, org, notify } = useApp();
   const base = `/api/v1/organizations/${org.id}/api-keys`;
   const allowed = org.limits.api_keys;
-  const keys = useLoad(() => (allowed ? api.get<ApiKey[]>(base) : Promise.resolve([])), [org.id]);
+  const keys = useData(`api-keys:${org.id}`, (signal) =>
+    allowed ? api.get<ApiKey[]>(base, signal) : Promise.resolve([]),
+  );
   const [name, setName] = useState("");
   const [created, setCreated] = useState<ApiKey | null>(null);
   const [error, setError] = useState("");
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const list = keys.result.state === "ready" ? keys.result.value : [];
+  const list = keys.data ?? [];
 
   async function create(event: Event) {
     event.preventDefault();
@@ -91,12 +93,8 @@ export function ApiKeysSection() {
               </button>
             </div>
           </form>
-          {keys.result.state === "failed" ? (
-            <Notice kind="error">{keys.result.message}</Notice>
-          ) : null}
-          {list.length === 0 && keys.result.state === "ready" ? (
-            <p class="muted">No keys yet.</p>
-          ) : null}
+          {keys.state === "failed" ? <Notice kind="error">{keys.error?.message}</Notice> : null}
+          {list.length === 0 && keys.state === "ready" ? <p class="muted">No keys yet.</p> : null}
           {list.length > 0 ? (
             <div class="table-scroll">
               <table class="list-table">

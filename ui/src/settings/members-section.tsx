@@ -5,7 +5,7 @@ import { Notice } from "../kit/notice.tsx";
 import { ApiError, errorText } from "../lib/api.ts";
 import { useApp } from "../lib/context.ts";
 import type { Member, Role } from "../lib/types.ts";
-import { useLoad } from "../lib/use-load.ts";
+import { useData } from "../lib/use-load.ts";
 
 const ROLES: { value: Role; label: string }[] = [
   { value: "member", label: "Member: sees endpoints and requests" },
@@ -17,14 +17,16 @@ const ROLES: { value: Role; label: string }[] = [
 export function MembersSection() {
   const { api, org, me, notify } = useApp();
   const base = `/api/v1/organizations/${org.id}/members`;
-  const members = useLoad(() => api.get<{ data: Member[] }>(base).then((r) => r.data), [org.id]);
+  const members = useData(`members:${org.id}`, (signal) =>
+    api.get<{ data: Member[] }>(base, signal).then((r) => r.data),
+  );
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [password, setPassword] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [error, setError] = useState("");
   const [removing, setRemoving] = useState<Member | null>(null);
-  const list = members.result.state === "ready" ? members.result.value : [];
+  const list = members.data ?? [];
 
   async function add(event: Event) {
     event.preventDefault();
@@ -70,9 +72,7 @@ export function MembersSection() {
     <section class="card" aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
       {error ? <Notice kind="error">{error}</Notice> : null}
-      {members.result.state === "failed" ? (
-        <Notice kind="error">{members.result.message}</Notice>
-      ) : null}
+      {members.state === "failed" ? <Notice kind="error">{members.error?.message}</Notice> : null}
       <ul class="member-list">
         {list.map((member) => (
           <li key={member.user_id} class="member">
