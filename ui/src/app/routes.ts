@@ -16,6 +16,7 @@ import { SourcesPage } from "../routing/sources.page.tsx";
 import { TransformationPage } from "../routing/transformation.page.tsx";
 import { TransformationsPage } from "../routing/transformations.page.tsx";
 import { SettingsPage } from "../settings/settings.page.tsx";
+import { matchPath } from "./match-path.ts";
 
 export type Area =
   | "capture"
@@ -122,24 +123,4 @@ export const NAV: { area: Area; href: string; label: string }[] = [
 ];
 
 /** The route for `path` and its parameters, or null for an unknown path. */
-export function matchRoute(
-  path: string,
-  routes: Route[] = ROUTES,
-): { route: Route; params: Record<string, string> } | null {
-  const parts = path.split("/").filter(Boolean);
-  for (const route of routes) {
-    const pattern = route.path.split("/").filter(Boolean);
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    const fits = pattern.every((segment, i) => {
-      const part = parts[i] ?? "";
-      if (segment.startsWith(":")) {
-        params[segment.slice(1)] = decodeURIComponent(part);
-        return true;
-      }
-      return segment === part;
-    });
-    if (fits) return { route, params };
-  }
-  return null;
-}
+export const matchRoute = (path: string) => matchPath(path, ROUTES);

@@ -26,6 +26,9 @@ const MESSAGES: Record<string, string> = {
   already_member: "This person is already a member.",
   invalid_json: "The server could not read the request.",
   feature_not_available: "Your plan does not include this feature.",
+  retry_in_progress: "A bulk retry is already running. Try again once it has finished.",
+  in_use: "It is still in use: change what refers to it first.",
+  secret_in_use: "This secret is still used: change what refers to it first.",
 };
 
 function describeError(status: number, code: string): string {
