@@ -35,12 +35,12 @@ afterAll(async () => {
 });
 
 /** A bridge from a new source to the sink; `/down…` paths answer 503, others 200. */
-async function bridgeTo(path: string) {
+async function bridgeTo(path: string, maxRetries = 0) {
   counter += 1;
   const created = await callAs(world.server, owner, "POST", "/api/v1/bridges", {
     name: `Bridge ${counter} ${path}`,
     source: { name: `Source ${counter} ${path}`, type: "webhook" },
-    destinations: [{ name: `Sink ${path}`, url: `${sink.url}/${path}`, max_retries: 0 }],
+    destinations: [{ name: `Sink ${path}`, url: `${sink.url}/${path}`, max_retries: maxRetries }],
   });
   expect(created.status).toBe(201);
   return created.body.data as { id: string; name: string; source_id: string };
@@ -121,6 +121,31 @@ describe("events in chromium", () => {
         request.path.startsWith("/down") ? { status: 503, body: "upstream down" } : { status: 200 },
       );
     }
+    await expectClean(page, errors);
+  });
+
+  test("a delivery waiting for its next attempt says when, and Retry now sends it at once", async () => {
+    const bridge = await bridgeTo("down-waiting", 5);
+    const id = await ingest(bridge.source_id, { order: "W-1" });
+    const waiting = async () =>
+      (await callAs(world.server, owner, "GET", `/api/v1/events/${id}`)).body.data.deliveries[0];
+    await pollUntil(async () => (await waiting())?.status === "retrying", {
+      what: "the delivery waiting for its next attempt",
+    });
+    const page = await world.newPage();
+    const errors: Error[] = [];
+    page.on("pageerror", (e) => errors.push(e));
+    await world.logIn(page, owner);
+    await page.goto(`${world.server.url}/events/${id}`);
+    await page.getByText("↻ Retrying").waitFor();
+    await page.getByText(/1 attempt · next attempt in/).waitFor();
+    expect(await page.getByRole("button", { name: "Retry", exact: true }).count()).toBe(0);
+    await page.getByRole("button", { name: "Retry now" }).click();
+    await page.getByRole("status").getByText("Retry: 1 sent now").waitFor();
+    await page
+      .getByRole("list", { name: /Attempts to Sink down-waiting/ })
+      .getByText(/Attempt 2 .* HTTP 503/)
+      .waitFor();
     await expectClean(page, errors);
   });
 

@@ -36,3 +36,12 @@ test("plan usage and limits", () => {
   expect(endpointUsage(3, 3)).toEqual({ text: "3 of 3 endpoints used", reached: true });
   expect(endpointUsage(1, null).reached).toBe(false);
 });
+
+test("a time ahead reads as how long until it", () => {
+  const now = Date.parse("2026-11-26T12:00:00Z");
+  expect(formatRelative("2026-11-26T12:00:30Z", now)).toBe("in 30 s");
+  expect(formatRelative("2026-11-26T12:00:50.000Z", now)).toBe("in 50 s");
+  expect(formatRelative("2026-11-26T12:01:30Z", now)).toBe("in 2 min");
+  expect(formatRelative("2026-11-26T15:00:00Z", now)).toBe("in 3 h");
+  expect(formatRelative("2026-11-26T12:00:01Z", now)).toBe("just now");
+});

@@ -6,12 +6,20 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** "just now", "5 s ago", "3 min ago", "2 h ago", "4 d ago"; older ones as a date. */
+/** "just now", "5 s ago", "3 min ago", "2 h ago", "4 d ago"; older ones as a date; "in 2 min" ahead. */
 export function formatRelative(iso: string | null | undefined, now: number): string {
   if (!iso) return "never";
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return "unknown";
   const seconds = Math.round((now - at) / 1000);
+  // A time ahead, such as a delivery's next attempt.
+  if (seconds <= -2) {
+    const ahead = -seconds;
+    if (ahead < 60) return `in ${ahead} s`;
+    if (ahead < 3600) return `in ${Math.ceil(ahead / 60)} min`;
+    if (ahead < 86_400) return `in ${Math.ceil(ahead / 3600)} h`;
+    return `in ${Math.ceil(ahead / 86_400)} d`;
+  }
   if (seconds < 2) return "just now";
   if (seconds < 60) return `${seconds} s ago`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
