@@ -171,7 +171,14 @@ describe("events in chromium", () => {
     await page.getByText("3 events").waitFor();
     expect(await page.getByLabel("Status").inputValue()).toBe("failed");
 
-    await page.getByRole("button", { name: "Retry matching events" }).click();
+    // Cancel gives focus back to the button that opened the dialog.
+    const retryMatching = page.getByRole("button", { name: "Retry matching events" });
+    await retryMatching.click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    expect(await retryMatching.evaluate((el) => el.matches(":focus"))).toBe(true);
+
+    await retryMatching.click();
     const dialog = page.getByRole("dialog", { name: "Retry 3 events?" });
     await dialog.waitFor();
     await dialog.getByRole("button", { name: "Retry" }).click();
