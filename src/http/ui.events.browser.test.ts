@@ -105,6 +105,13 @@ describe("events in chromium", () => {
     const attempts = page.getByRole("list", { name: /Attempts to Sink down-one/ });
     await attempts.getByText(/Attempt 1 .* HTTP 503 .* ms .* ✖ http_error/).waitFor();
     await attempts.getByText("upstream down").waitFor();
+    // An attempt can be linked to: the URL selects it, a reload keeps it.
+    await attempts.getByRole("link", { name: "Attempt 1" }).click();
+    await page.waitForURL(/\?attempt=/);
+    await page.reload();
+    await attempts
+      .locator('li.selected a[aria-current="true"]', { hasText: "Attempt 1" })
+      .waitFor();
     await page.getByText(/Request sent: POST .*\/down-one/).click();
     await page.getByRole("table", { name: "Headers sent" }).getByText("webhook-id").waitFor();
 

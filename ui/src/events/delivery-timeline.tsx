@@ -1,4 +1,6 @@
+import { useEffect } from "preact/hooks";
 import { BodyViewer } from "../kit/body-view.tsx";
+import { Link } from "../kit/link.tsx";
 import { PairTable } from "../kit/pair-table.tsx";
 import { Time } from "../kit/time.tsx";
 import { DeliveryStatusBadge } from "./event-status.tsx";
@@ -13,8 +15,14 @@ export function DeliveryTimeline(props: {
   name: string;
   attempts: Attempt[];
   now: number;
+  /** The attempt the URL points at (`?attempt=<id>`): marked and scrolled to. */
+  selectedAttempt: string;
 }) {
   const { delivery: d } = props;
+  const selected = props.attempts.some((a) => a.id === props.selectedAttempt);
+  useEffect(() => {
+    if (selected) document.getElementById(`attempt-${props.selectedAttempt}`)?.scrollIntoView();
+  }, [selected, props.selectedAttempt]);
   return (
     <section class="card delivery" aria-label={`Delivery to ${props.name}`}>
       <div class="page-head">
@@ -56,10 +64,19 @@ export function DeliveryTimeline(props: {
       {props.attempts.length > 0 ? (
         <ol class="timeline" aria-label={`Attempts to ${props.name}`}>
           {props.attempts.map((a) => (
-            <li key={a.id} class={a.error_type ? "attempt failed" : "attempt"}>
+            <li
+              key={a.id}
+              id={`attempt-${a.id}`}
+              class={`attempt${a.error_type ? " failed" : ""}${a.id === props.selectedAttempt ? " selected" : ""}`}
+            >
               <p>
-                <strong>Attempt {a.attempt_number}</strong> ·{" "}
-                <Time iso={a.created_at} now={props.now} /> ·{" "}
+                <Link
+                  href={`?attempt=${a.id}`}
+                  aria-current={a.id === props.selectedAttempt ? "true" : undefined}
+                >
+                  <strong>Attempt {a.attempt_number}</strong>
+                </Link>{" "}
+                · <Time iso={a.created_at} now={props.now} /> ·{" "}
                 {a.status_code === null ? "no answer" : `HTTP ${a.status_code}`}
                 {a.latency_ms === null ? "" : ` · ${a.latency_ms} ms`}
                 {a.error_type ? (

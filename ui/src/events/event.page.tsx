@@ -7,6 +7,7 @@ import { PairTable } from "../kit/pair-table.tsx";
 import { Time, useNow } from "../kit/time.tsx";
 import { errorText } from "../lib/api.ts";
 import { canWrite, useApp } from "../lib/context.ts";
+import { useQueryState } from "../lib/router.ts";
 import { useData } from "../lib/use-load.ts";
 import { DeliveryTimeline } from "./delivery-timeline.tsx";
 import { EventStatusBadge } from "./event-status.tsx";
@@ -35,6 +36,7 @@ export function EventPage({ eventId }: { eventId: string }) {
     ]);
     return { detail, attempts, sources, bridges };
   });
+  const [{ attempt: selectedAttempt }] = useQueryState({ attempt: "" });
   const [busy, setBusy] = useState(false);
   const [retryError, setRetryError] = useState("");
   const detail = event.data?.detail;
@@ -177,6 +179,7 @@ export function EventPage({ eventId }: { eventId: string }) {
                       }
                       attempts={attempts.filter((a) => a.delivery_id === d.id)}
                       now={now}
+                      selectedAttempt={selectedAttempt}
                     />
                   );
                 })
