@@ -15,9 +15,10 @@ import { patchEndpoint } from "./endpoints.api.ts";
 import { ExportMenu } from "./export-menu.tsx";
 import { RequestDetail } from "./request-detail.tsx";
 import {
-  EMPTY_FILTER,
+  filterFromSearch,
   filterParams,
   filterRequests,
+  inspectorUrl,
   methodsOf,
   type RequestFilter,
 } from "./request-filter.ts";
@@ -36,7 +37,9 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
     api.get<{ data: Endpoint }>(`/api/v1/endpoints/${endpointId}`, signal).then((r) => r.data),
   );
   const feed = useRequestFeed(endpointId);
-  const [filter, setFilter] = useState<RequestFilter>(EMPTY_FILTER);
+  // The filter lives in the URL (reload and a pasted link show the same list); typing is kept
+  // here and written to the address once it settles.
+  const [filter, setFilter] = useState<RequestFilter>(() => filterFromSearch(location.search));
   const search = useRequestSearch(endpointId, filter);
   const [selectedId, setSelectedId] = useState<string | undefined>(
     new URLSearchParams(location.search).get("request") ?? undefined,
@@ -66,17 +69,26 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
     // The address follows the selection (a link to one request) once j/k settle: browsers make
     // history.replaceState slow when it runs on every key press.
     clearTimeout(urlTimer.current);
-    urlTimer.current = setTimeout(() => {
-      const path = `/endpoints/${endpointId}`;
-      if (location.pathname === path)
-        history.replaceState(null, "", id ? `${path}?request=${id}` : path);
-    }, 300);
+    urlTimer.current = setTimeout(() => writeUrl(latest.current.filter, id), 300);
+  }
+
+  function writeUrl(next: RequestFilter, id: string | undefined) {
+    const path = `/endpoints/${endpointId}`;
+    if (location.pathname === path) history.replaceState(null, "", inspectorUrl(path, next, id));
+  }
+
+  const filterTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  function changeFilter(next: RequestFilter) {
+    setFilter(next);
+    latest.current.filter = next;
+    clearTimeout(filterTimer.current);
+    filterTimer.current = setTimeout(() => writeUrl(next, latest.current.selectedId), 300);
   }
 
   // One listener for the page's life, reading the latest state: re-adding it after every render
   // would leave a stale one in place until effects run, and a fast second key press would be lost.
-  const latest = useRef({ visible, selectedId, select });
-  latest.current = { visible, selectedId, select };
+  const latest = useRef({ visible, selectedId, select, filter });
+  latest.current = { visible, selectedId, select, filter };
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
@@ -206,7 +218,7 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
           <FilterBar
             filter={filter}
             methods={methods}
-            onChange={setFilter}
+            onChange={changeFilter}
             count={
               !search.active
                 ? `${feed.rows.length.toLocaleString()} of ${feed.total.toLocaleString()}`

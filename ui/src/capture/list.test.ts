@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { moveSelection } from "../kit/list-keys.ts";
 import type { RequestRow } from "../lib/types.ts";
-import { EMPTY_FILTER, filterParams, filterRequests, methodsOf } from "./request-filter.ts";
+import {
+  EMPTY_FILTER,
+  filterFromSearch,
+  filterParams,
+  filterRequests,
+  inspectorUrl,
+  methodsOf,
+} from "./request-filter.ts";
 import { mergeRequests, newestId, rowFromEvent } from "./requests.ts";
 
 function row(id: string, patch: Partial<RequestRow> = {}): RequestRow {
@@ -121,5 +128,15 @@ describe("merging live and fetched requests", () => {
   test("newest id is the catch-up cursor", () => {
     expect(newestId([row("2"), row("9"), row("5")])).toBe("9");
     expect(newestId([])).toBeUndefined();
+  });
+});
+
+describe("the inspector's address", () => {
+  test("holds the filter under the API's names and the selected request, and reads them back", () => {
+    const filter = { method: "POST", text: "A-17", since: "2026-11-26T09:00:00", until: "" };
+    const url = inspectorUrl("/endpoints/e1", filter, "r9");
+    expect(url).toBe("/endpoints/e1?method=POST&q=A-17&since=2026-11-26T09%3A00%3A00&request=r9");
+    expect(filterFromSearch(url.slice(url.indexOf("?")))).toEqual(filter);
+    expect(inspectorUrl("/endpoints/e1", EMPTY_FILTER)).toBe("/endpoints/e1");
   });
 });

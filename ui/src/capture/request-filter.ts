@@ -65,3 +65,26 @@ export function methodsOf(requests: RequestRow[]): string[] {
   const common = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
   return [...new Set([...common, ...requests.map((r) => r.method.toUpperCase())])].sort();
 }
+
+/** The filter as the inspector's URL holds it, under the API's names (`q`, `method`, …). */
+export function filterFromSearch(search: string): RequestFilter {
+  const params = new URLSearchParams(search);
+  return {
+    method: params.get("method") ?? "",
+    text: params.get("q") ?? "",
+    since: params.get("since") ?? "",
+    until: params.get("until") ?? "",
+  };
+}
+
+/** The inspector's address for a filter and a selected request; empty values left out. */
+export function inspectorUrl(path: string, filter: RequestFilter, requestId?: string): string {
+  const params = new URLSearchParams();
+  if (filter.method) params.set("method", filter.method);
+  if (filter.text) params.set("q", filter.text);
+  if (filter.since) params.set("since", filter.since);
+  if (filter.until) params.set("until", filter.until);
+  if (requestId) params.set("request", requestId);
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
