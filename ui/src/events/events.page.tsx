@@ -19,6 +19,7 @@ import {
   listSourceRefs,
   retryEvents,
 } from "./events.api.ts";
+import { overlayFresh } from "./fresh.ts";
 import { fromLocalInput, toLocalInput } from "./time-input.ts";
 
 const DEFAULTS = { status: "", source_id: "", bridge_id: "", since: "", until: "", page: "1" };
@@ -46,12 +47,25 @@ export function EventsPage() {
   const [bulkError, setBulkError] = useState("");
   const filtered = Object.values(filters).some(Boolean);
 
-  // Later pages stay still while read; the first one follows new events.
+  // Rows on screen follow their events; new events on the first page are counted, then shown
+  // when asked, so the list does not move under the reader.
+  const [newCount, setNewCount] = useState(0);
+  const shown = events.data;
   useEffect(() => {
-    if (page !== 1) return;
-    const timer = setInterval(events.refetch, POLL_MS);
+    setNewCount(0);
+    const timer = setInterval(async () => {
+      if (!shown) return;
+      try {
+        const fresh = await listEvents(api, filters, page);
+        const overlay = overlayFresh(shown.data, fresh.data);
+        if (overlay.rows !== shown.data) events.set({ ...shown, data: overlay.rows });
+        setNewCount(page === 1 ? overlay.newCount : 0);
+      } catch {
+        // A missed poll is retried at the next tick; the list on screen stays.
+      }
+    }, POLL_MS);
     return () => clearInterval(timer);
-  }, [page, events.refetch]);
+  }, [shown, page]);
 
   const sourceName = (id: string) => refs.data?.sources.find((s) => s.id === id)?.name ?? id;
   const bridgeName = (id: string | null) =>
@@ -89,8 +103,7 @@ export function EventsPage() {
       <div class="page-head">
         <h1>Events</h1>
         <p class="muted small" aria-live="polite">
-          {page === 1 ? `Updated every ${POLL_MS / 1000} s` : "Go to page 1 to follow new events"}
-          {events.refreshing ? " · Refreshing…" : ""}
+          Checked every {POLL_MS / 1000} s{events.refreshing ? " · Refreshing…" : ""}
         </p>
       </div>
       <form class="filter-bar event-filters" onSubmit={(e) => e.preventDefault()}>
@@ -140,6 +153,14 @@ export function EventsPage() {
         ) : null}
       </form>
       {bulkError ? <Notice kind="error">{bulkError}</Notice> : null}
+      {newCount > 0 ? (
+        <p class="notice notice-info" role="status">
+          {newCount} new {newCount === 1 ? "event" : "events"} ·{" "}
+          <button type="button" class="button small" onClick={events.refetch}>
+            Show
+          </button>
+        </p>
+      ) : null}
       <Loaded data={events} what="events">
         {(list) =>
           list.data.length === 0 ? (
