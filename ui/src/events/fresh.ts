@@ -14,7 +14,11 @@ export function overlayFresh<R extends { id: string; created_at: string }>(
     changed = true;
     return next;
   });
-  const newest = shown.map((r) => r.created_at).sort().at(-1) ?? "";
+  const newest =
+    shown
+      .map((r) => r.created_at)
+      .sort()
+      .at(-1) ?? "";
   const shownIds = new Set(shown.map((r) => r.id));
   const newCount = fresh.filter((r) => !shownIds.has(r.id) && r.created_at >= newest).length;
   return { rows: changed ? rows : shown, newCount };
