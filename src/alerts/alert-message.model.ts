@@ -131,7 +131,8 @@ export function alertEvent(alert: AlertToSend): ChannelEvent {
   const snapshot = alert.snapshot;
   if ("monitor" in snapshot) return monitorAlertEvent({ ...alert, snapshot });
   const { issue, context } = snapshot;
-  const issueUrl = `${alert.linkBase}/api/v1/issues/${issue.id}`;
+  // The web UI page of the issue: a logged-in browser opens it; a logged-out one logs in first.
+  const issueUrl = `${alert.linkBase}/issues/${issue.id}`;
   const kind = `issue.${alert.rule.condition.type === "issue_created" ? "created" : alert.rule.condition.type}`;
   return issueAlertMessage({
     kind,

@@ -76,7 +76,9 @@ describe("each channel's test alert", () => {
       text: { type: "plain_text", text: "[test] New issue: Sample destination (http_error 500)" },
     });
     expect(payload.blocks[1].text.text).toContain("Alert rule: Payments down.");
-    expect(JSON.stringify(payload.blocks.at(-1))).toContain("/api/v1/issues/");
+    expect(JSON.stringify(payload.blocks.at(-1))).toMatch(
+      /:\/\/[^/]+\/issues\/[0-9a-f-]+\|Open in Weir/,
+    );
     expect(received.headers.get("webhook-signature")).toBeNull();
     const alert = await alertWhen(rule.id, alert_id, "delivered");
     expect(alert).toMatchObject({ issue_id: null, test: true, delivery: { attempts: 1 } });
@@ -94,7 +96,7 @@ describe("each channel's test alert", () => {
       "[test] Issue reached 50 failures: Sample destination (http_error 500)",
     );
     expect(payload.embeds[0].description).toContain("50 failures since");
-    expect(payload.embeds[0].url).toContain("/api/v1/issues/");
+    expect(payload.embeds[0].url).toMatch(/^https?:\/\/[^/]+\/issues\/[0-9a-f-]+$/);
   });
 
   test("telegram: sendMessage at WEIR_TELEGRAM_API_BASE with the chat id, in HTML parse mode", async () => {
@@ -125,7 +127,7 @@ describe("each channel's test alert", () => {
       type: "issue.high_priority_destination",
       title: "[test] High-priority destination failing: Sample destination (http_error 500)",
       text: expect.stringContaining("Bridge Sample bridge (source Sample source)"),
-      link: expect.stringMatching(/\/api\/v1\/issues\/0{8}-/),
+      link: expect.stringMatching(/^https?:\/\/[^/]+\/issues\/0{8}-/),
       occurred_at: expect.any(String),
       data: {
         alert_id,
@@ -157,7 +159,7 @@ describe("each channel's test alert", () => {
           type: "http",
           priority: "high",
         },
-        issue_url: expect.stringContaining("/api/v1/issues/"),
+        issue_url: expect.stringMatching(/^https?:\/\/[^/]+\/issues\/[^/]+$/),
       },
     });
     const other = await ruleWith({ type: "webhook", url: `${sink.url}/hook` });

@@ -47,6 +47,11 @@ describe("server-side search in chromium", () => {
     await page.locator(`[role="option"][data-request-id="${oldest}"]`).waitFor();
     expect(await rows.count()).toBe(1);
     await page.getByText("1 shown of 1 matching").waitFor();
+    // The filter is in the address: a reload (or a pasted link) shows the same search.
+    await page.waitForURL(/[?&]q=inv-0042-zebra/);
+    await page.reload();
+    await page.getByText("1 shown of 1 matching").waitFor();
+    expect(await page.getByLabel("Filter by text").inputValue()).toBe("inv-0042-zebra");
 
     // A new capture that matches joins the results live; one that does not, does not.
     const live = await idOf(

@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { App } from "./app.tsx";
+import { App } from "./app/app.tsx";
 
 const root = document.getElementById("app");
 if (root) {

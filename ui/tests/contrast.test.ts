@@ -50,6 +50,9 @@ const PAIRS: [string, string][] = [
   ["warn", "surface"],
   ["info", "info-bg"],
   ["text", "code-bg"],
+  // The code editor's gutter: line numbers, and the error line.
+  ["muted", "code-bg"],
+  ["danger", "code-bg"],
   ["json-key", "code-bg"],
   ["json-string", "code-bg"],
   ["json-number", "code-bg"],

@@ -4,6 +4,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     readonly fields: Record<string, string[]> = {},
+    /** The server's `request_id` of a 5xx answer, so the log line can be found. */
+    readonly requestId?: string,
   ) {
     super(describeError(status, code));
   }
@@ -24,6 +26,9 @@ const MESSAGES: Record<string, string> = {
   already_member: "This person is already a member.",
   invalid_json: "The server could not read the request.",
   feature_not_available: "Your plan does not include this feature.",
+  retry_in_progress: "A bulk retry is already running. Try again once it has finished.",
+  in_use: "It is still in use: change what refers to it first.",
+  secret_in_use: "This secret is still used: change what refers to it first.",
 };
 
 function describeError(status: number, code: string): string {
@@ -47,7 +52,12 @@ export type Api = ReturnType<typeof createApi>;
  * httpOnly session cookie, which the server accepts only with `X-Weir-UI` from this origin.
  */
 export function createApi(options: ApiOptions) {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json", "x-weir-ui": "1" };
     const org = options.organizationId();
     if (org) headers["x-organization-id"] = org;
@@ -59,8 +69,11 @@ export function createApi(options: ApiOptions) {
         headers,
         credentials: "same-origin",
         body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
       });
-    } catch {
+    } catch (error) {
+      // An abort is the caller leaving, not the network failing: let it pass as it is.
+      if (signal?.aborted) throw error;
       throw new ApiError(0, "");
     }
     if (response.status === 204) return undefined as T;
@@ -69,10 +82,11 @@ export function createApi(options: ApiOptions) {
     if (response.status === 401 && options.loggedIn()) options.onUnauthorized();
     const code = typeof data?.error === "string" ? data.error : "";
     const fields = (data?.errors ?? {}) as Record<string, string[]>;
-    throw new ApiError(response.status, code, fields);
+    const requestId = typeof data?.request_id === "string" ? data.request_id : undefined;
+    throw new ApiError(response.status, code, fields, requestId);
   }
   return {
-    get: <T>(path: string) => call<T>("GET", path),
+    get: <T>(path: string, signal?: AbortSignal) => call<T>("GET", path, undefined, signal),
     post: <T>(path: string, body: unknown = {}) => call<T>("POST", path, body),
     put: <T>(path: string, body: unknown) => call<T>("PUT", path, body),
     patch: <T>(path: string, body: unknown) => call<T>("PATCH", path, body),

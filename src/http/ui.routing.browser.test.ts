@@ -1,0 +1,209 @@
+/**
+ * Sources and bridges in chromium against a real server: create, see, change and delete each,
+ * with destinations per type, the signing secret shown once, pause/resume and the filter editor.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import {
+  readClipboard,
+  sidewaysOverflow,
+  startUiWorld,
+  type UiWorld,
+  unlabelledControls,
+} from "../test-utils/browser-world.ts";
+import { callAs } from "../test-utils/endpoints.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
+
+let world: UiWorld;
+let owner: TestAccount;
+const sink = startHttpSink();
+let counter = 0;
+const unique = (what: string) => `${what} ${++counter}-${Date.now() % 100_000}`;
+
+beforeAll(async () => {
+  world = await startUiWorld();
+  owner = await signUp(world.server);
+}, 60_000);
+
+afterAll(async () => {
+  await world?.stop();
+  await sink.stop();
+});
+
+function watch(page: Page) {
+  const errors: Error[] = [];
+  page.on("pageerror", (e) => errors.push(e));
+  return async () => {
+    expect(errors).toEqual([]);
+    expect(world.cspViolations(page)).toEqual([]);
+    expect(await unlabelledControls(page)).toEqual([]);
+  };
+}
+
+async function open(page: Page, path: string, heading: string, as: TestAccount = owner) {
+  await world.logIn(page, as);
+  await page.goto(`${world.server.url}${path}`);
+  await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+}
+
+describe("sources in chromium", () => {
+  test("create a source, copy its ingest URL, set deduplication (a 422 at the field first), delete it", async () => {
+    const page = await world.newPage();
+    const clean = watch(page);
+    const name = unique("Shop");
+    await open(page, "/sources", "Sources");
+    await page.getByLabel("Name").fill(name);
+    await page.getByRole("button", { name: "Create source" }).click();
+    const row = page.getByRole("row", { name: new RegExp(`${name}.*/in/.*Off`) });
+    await row.waitFor();
+    await row.getByRole("button", { name: `Copy ingest URL of ${name}` }).click();
+    expect(await readClipboard(page)).toContain("/in/");
+
+    await row.getByRole("link", { name }).click();
+    await page.getByRole("heading", { name, exact: true }).waitFor();
+    expect(await page.title()).toBe("Source · Weir");
+    await page.getByLabel("Drop duplicates by").selectOption("body_path");
+    await page.getByLabel("Field path").fill("order_id");
+    await page.getByRole("button", { name: "Save deduplication" }).click();
+    const path = page.getByLabel("Field path");
+    await page.locator('input[name="body_path"][aria-invalid="true"]').waitFor();
+    await page
+      .getByText(/must start with/)
+      .first()
+      .waitFor();
+    expect(await path.evaluate((el) => el.matches(":focus"))).toBe(true);
+    await path.fill("body.order_id");
+    await page.getByRole("button", { name: "Save deduplication" }).click();
+    await page.getByRole("status").getByText("Deduplication saved").waitFor();
+    const saved = await callAs(world.server, owner, "GET", "/api/v1/sources");
+    const stored = (saved.body.data as { name: string; deduplication_config: unknown }[]).find(
+      (s) => s.name === name,
+    );
+    expect(stored?.deduplication_config).toMatchObject({ body_path: "body.order_id" });
+
+    await page.getByRole("button", { name: "Delete source" }).click();
+    await page.getByRole("dialog", { name: `Delete source “${name}”?` }).waitFor();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete source" }).click();
+    await page.getByRole("heading", { name: "Sources", exact: true }).waitFor();
+    await page.getByRole("status").getByText(`Source “${name}” deleted`).waitFor();
+    expect(await page.getByRole("row", { name: new RegExp(name) }).count()).toBe(0);
+    await clean();
+  });
+});
+
+describe("bridges in chromium", () => {
+  test("create a bridge, add an http destination (filter 422 inline), copy and rotate its secret, pause, resume, delete", async () => {
+    const created = await callAs(world.server, owner, "POST", "/api/v1/secrets", {
+      name: "SINK_TOKEN",
+      value: "t0ken",
+    });
+    expect([201, 409]).toContain(created.status);
+    const page = await world.newPage();
+    const clean = watch(page);
+    const name = unique("Orders");
+    await open(page, "/bridges", "Bridges");
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.getByLabel("New source name").fill(unique("Orders source"));
+    await page.getByRole("button", { name: "Create bridge" }).click();
+    await page.getByRole("heading", { name, exact: true }).waitFor();
+    await page.getByText("No destinations yet").waitFor();
+
+    await page.getByRole("button", { name: "Add a destination" }).click();
+    await page.getByLabel("Destination name").fill("Billing");
+    await page.getByLabel("URL", { exact: true }).fill(`${sink.url}/billing`);
+    await page.getByText("{{SINK_TOKEN}}").first().waitFor();
+    await page.getByLabel("Headers").fill("Authorization: Bearer {{SINK_TOKEN}}");
+    await page.getByLabel("Filters (JSON)").fill('[{"body.order_id": {"$regex": "(ord_"}}]');
+    await page.getByRole("button", { name: "Add destination" }).click();
+    await page.locator('textarea[name="filters"][aria-invalid="true"]').waitFor();
+    await page.getByText(/filters\[0\]\.body\.order_id.*not a valid pattern/).waitFor();
+    await page.getByLabel("Filters (JSON)").fill('[{"body.order_id": {"$startsWith": "ord_"}}]');
+    await page.getByRole("button", { name: "Add destination" }).click();
+
+    const shown = page.getByText(/Signing secret of Billing \(shown once\): whsec_/);
+    await shown.waitFor();
+    await page.getByRole("button", { name: "Copy signing secret" }).click();
+    const first = await readClipboard(page);
+    expect(first).toStartWith("whsec_");
+    await page.getByRole("button", { name: "I have saved it" }).click();
+    const card = page.getByRole("region", { name: "Destination Billing" });
+    await card.getByText(`POST ${sink.url}/billing`).waitFor();
+    await card.getByText("1 filter(s)").waitFor();
+
+    await card.getByRole("button", { name: "Rotate signing secret of Billing" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
+    await shown.waitFor();
+    await page.getByRole("button", { name: "Copy signing secret" }).click();
+    const second = await readClipboard(page);
+    expect(second).toStartWith("whsec_");
+    expect(second).not.toBe(first);
+
+    await page.getByRole("button", { name: "Pause bridge" }).click();
+    await page.getByText("❚❚ Paused").waitFor();
+    await page.getByRole("button", { name: "Resume bridge" }).click();
+    await page.getByText("● Active").waitFor();
+
+    const script = await callAs(world.server, owner, "POST", "/api/v1/transformations", {
+      name: "Add a tag",
+      code: 'addHandler("transform", (request) => request);',
+    });
+    expect(script.status).toBe(201);
+    await page.reload();
+    await card.getByRole("button", { name: "Edit Billing" }).click();
+    await page.getByLabel("Retries").fill("3");
+    await page.getByLabel("Transformation").selectOption({ label: "Add a tag" });
+    await page.getByRole("button", { name: "Save destination" }).click();
+    await card.getByText(/3 retries .* transformed by Add a tag/).waitFor();
+
+    await card.getByRole("button", { name: "Delete Billing" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete destination" }).click();
+    await page.getByText("No destinations yet").waitFor();
+
+    const url = page.url();
+    await page.getByRole("button", { name: "Delete bridge" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete bridge" }).click();
+    await page.getByRole("heading", { name: "Bridges", exact: true }).waitFor();
+    await page.goto(url);
+    await page.getByRole("heading", { name: "Bridge not found" }).waitFor();
+    await clean();
+  });
+
+  test("a member reads a bridge without write buttons; chat forms have their own fields; small screen in the dark", async () => {
+    const made = await callAs(world.server, owner, "POST", "/api/v1/bridges", {
+      name: unique("Alerts"),
+      source: { name: unique("Alerts source"), type: "webhook" },
+      destinations: [{ name: "Ops chat", type: "slack", webhook_url: "{{SLACK_URL}}" }],
+    });
+    expect(made.status).toBe(201);
+    const bridge = made.body.data as { id: string; name: string };
+    const member = await owner.addMember("member");
+    const page = await world.newPage({ width: 375, height: 740, colorScheme: "dark" });
+    const clean = watch(page);
+    await open(page, `/bridges/${bridge.id}`, bridge.name, member);
+    await page
+      .getByRole("region", { name: "Destination Ops chat" })
+      .getByText("{{SLACK_URL}}")
+      .waitFor();
+    expect(
+      await page.getByRole("button", { name: /Pause bridge|Delete|Add a destination/ }).count(),
+    ).toBe(0);
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await page.goto(`${world.server.url}/bridges`);
+    await page.getByRole("row", { name: new RegExp(bridge.name) }).waitFor();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await clean();
+
+    const admin = await world.newPage();
+    const adminClean = watch(admin);
+    await open(admin, `/bridges/${bridge.id}`, bridge.name);
+    await admin.getByRole("button", { name: "Add a destination" }).click();
+    await admin.getByLabel("Type").selectOption("telegram");
+    await admin.getByLabel("Bot token").waitFor();
+    await admin.getByLabel("Chat id").waitFor();
+    expect(await admin.getByLabel("URL", { exact: true }).count()).toBe(0);
+    await admin.getByLabel("Type").selectOption("discord");
+    await admin.getByLabel("Discord webhook URL").waitFor();
+    await adminClean();
+  });
+});

@@ -1,0 +1,42 @@
+import type { Api } from "../lib/api.ts";
+import type { CustomResponse, Endpoint } from "../lib/types.ts";
+
+/**
+ * Changes through the `debug-endpoints` family's PATCH (status, forward_url, response). Its answer
+ * is the bare endpoint with that family's URL shape (/debug/...), so only the changed fields are
+ * taken from it; the rest of the `endpoints` family record stays.
+ */
+export async function patchEndpoint(
+  api: Api,
+  endpoint: Endpoint,
+  change: {
+    status?: Endpoint["status"];
+    forward_url?: string | null;
+    response?: CustomResponse | null;
+  },
+): Promise<Endpoint> {
+  const updated = await api.patch<Partial<Endpoint>>(`/api/v1/debug-endpoints/${endpoint.id}`, {
+    debug_endpoint: change,
+  });
+  const next: Endpoint = { ...endpoint };
+  if (change.status !== undefined) next.status = updated?.status ?? change.status;
+  if (change.forward_url !== undefined)
+    next.forward_url = updated?.forward_url ?? change.forward_url;
+  if (change.response !== undefined) next.response = updated?.response ?? change.response;
+  return next;
+}
+
+/** Renames through the `endpoints` family (PUT), which answers `{data: endpoint}`. */
+export async function renameEndpoint(
+  api: Api,
+  endpoint: Endpoint,
+  name: string,
+): Promise<Endpoint> {
+  const updated = await api.put<{ data?: Endpoint } | undefined>(
+    `/api/v1/endpoints/${endpoint.id}`,
+    {
+      debug_endpoint: { name },
+    },
+  );
+  return { ...endpoint, ...(updated?.data ?? {}), name: updated?.data?.name ?? name };
+}

@@ -1,0 +1,74 @@
+/** Every call the sources, bridges, destinations and secrets screens make, and their shapes. */
+import type { DestinationType } from "../../../src/routing/destinations.model.ts";
+import type {
+  DestinationView,
+  presentBridge,
+  presentSource,
+} from "../../../src/routing/routing.present.ts";
+import type { SecretView } from "../../../src/secrets/secrets.service.ts";
+import type { Api } from "../lib/api.ts";
+
+export type Source = ReturnType<typeof presentSource>;
+export type Bridge = ReturnType<typeof presentBridge>;
+export type Destination = DestinationView;
+export type { DestinationType };
+export type Secret = SecretView;
+export type DedupConfig = NonNullable<Source["deduplication_config"]>;
+export interface SourceStats {
+  total_requests: number;
+  duplicates_rejected: number;
+  duplicate_rate: number;
+  period: string;
+}
+
+const data = <T>(p: Promise<{ data: T }>) => p.then((r) => r.data);
+
+export const listSources = (api: Api, signal?: AbortSignal) =>
+  data(api.get<{ data: Source[] }>("/api/v1/sources", signal));
+export const getSource = (api: Api, id: string, signal?: AbortSignal) =>
+  data(api.get<{ data: Source }>(`/api/v1/sources/${id}`, signal));
+export const getSourceStats = (api: Api, id: string, signal?: AbortSignal) =>
+  data(api.get<{ data: SourceStats }>(`/api/v1/sources/${id}/stats?period=24h`, signal));
+export const createSource = (api: Api, body: { name: string }) =>
+  data(api.post<{ data: Source }>("/api/v1/sources", body));
+export const setDedup = (api: Api, id: string, config: unknown) =>
+  data(api.patch<{ data: Source }>(`/api/v1/sources/${id}`, { deduplication_config: config }));
+export const deleteSource = (api: Api, id: string) => api.delete(`/api/v1/sources/${id}`);
+
+export const listBridges = (api: Api, signal?: AbortSignal) =>
+  data(api.get<{ data: Bridge[] }>("/api/v1/bridges", signal));
+export const getBridge = (api: Api, id: string, signal?: AbortSignal) =>
+  data(api.get<{ data: Bridge }>(`/api/v1/bridges/${id}`, signal));
+export const createBridge = (
+  api: Api,
+  body: { name: string; source_id?: string; source?: { name: string; type: "webhook" } },
+) => data(api.post<{ data: Bridge }>("/api/v1/bridges", { ...body, destinations: [] }));
+export const setBridgeStatus = (api: Api, id: string, status: "active" | "paused") =>
+  data(api.patch<{ data: Bridge }>(`/api/v1/bridges/${id}`, { status }));
+export const deleteBridge = (api: Api, id: string) => api.delete(`/api/v1/bridges/${id}`);
+
+export const createDestination = (api: Api, bridgeId: string, body: Record<string, unknown>) =>
+  data(api.post<{ data: Destination }>(`/api/v1/bridges/${bridgeId}/destinations`, body));
+export const updateDestination = (
+  api: Api,
+  bridgeId: string,
+  id: string,
+  body: Record<string, unknown>,
+) => data(api.patch<{ data: Destination }>(`/api/v1/bridges/${bridgeId}/destinations/${id}`, body));
+export const deleteDestination = (api: Api, bridgeId: string, id: string) =>
+  api.delete(`/api/v1/bridges/${bridgeId}/destinations/${id}`);
+export const rotateSigningSecret = (api: Api, bridgeId: string, id: string) =>
+  data(
+    api.post<{ data: { signing_secret: string } }>(
+      `/api/v1/bridges/${bridgeId}/destinations/${id}/rotate-secret`,
+    ),
+  );
+
+export const listSecrets = (api: Api, signal?: AbortSignal) =>
+  data(api.get<{ data: Secret[] }>("/api/v1/secrets", signal));
+export const createSecret = (api: Api, body: { name: string; value: string }) =>
+  data(api.post<{ data: Secret }>("/api/v1/secrets", body));
+export const replaceSecret = (api: Api, name: string, value: string) =>
+  data(api.put<{ data: Secret }>(`/api/v1/secrets/${encodeURIComponent(name)}`, { value }));
+export const deleteSecret = (api: Api, name: string) =>
+  api.delete(`/api/v1/secrets/${encodeURIComponent(name)}`);
