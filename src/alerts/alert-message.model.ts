@@ -4,7 +4,12 @@
 import type { ChannelEvent } from "../delivery/channels/channels.model.ts";
 import { issueAlertMessage } from "../delivery/channels/chat.format.ts";
 import type { IssueContext, IssueRecord } from "../issues/issues.ports.ts";
-import type { AlertCondition, AlertRule, ConditionType } from "./alerts.model.ts";
+import {
+  type AlertCondition,
+  type AlertRule,
+  alertRuleData,
+  type ConditionType,
+} from "./alerts.model.ts";
 import type { ApiKeyCondition } from "./api-key-alert.model.ts";
 
 /** An issue as an alert shows it: the issue API's fields, snake_case. */
@@ -135,11 +140,7 @@ export function alertEvent(alert: AlertToSend): ChannelEvent {
     data: {
       alert_id: alert.alertId,
       test: alert.test,
-      alert_rule: {
-        id: alert.rule.id,
-        name: alert.rule.name,
-        condition: { type: alert.rule.condition.type, value: alert.rule.condition.value },
-      },
+      alert_rule: alertRuleData(alert.rule),
       issue,
       bridge: { id: issue.bridge_id, name: context.bridgeName },
       source: { name: context.sourceName },
