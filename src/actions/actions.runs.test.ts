@@ -21,12 +21,17 @@ afterEach(() => {
   for (const db of dbs.splice(0)) db.destroy();
 });
 
-test("past the waiting bound a capture's run is recorded as skipped instead of queued", async () => {
+/** A fresh database with endpoint "ep" of organization "org", removed after the test. */
+function endpointDb() {
   const db = createTestDb();
   dbs.push(db);
   insertOrganization(db, "org");
   insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
-  const repo = createActionsRepo(db);
+  return { db, repo: createActionsRepo(db) };
+}
+
+test("past the waiting bound a capture's run is recorded as skipped instead of queued", async () => {
+  const { db, repo } = endpointDb();
   repo.insert({
     id: "a1",
     organizationId: "org",
@@ -90,11 +95,7 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
 });
 
 test("a capture runs at most the plan's number of actions, and none on a plan without them", async () => {
-  const db = createTestDb();
-  dbs.push(db);
-  insertOrganization(db, "org");
-  insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
-  const repo = createActionsRepo(db);
+  const { db, repo } = endpointDb();
   for (const position of [0, 1, 2]) {
     repo.insert({
       id: `a${position}`,
