@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { createBridge } from "../test-utils/bridges.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
@@ -89,7 +90,7 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
     enabled: true,
   });
   expect(rule.status).toBe(201);
-  const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+  const { bridge, ingestUrl } = await createBridge(server, owner, {
     name: "Secretive",
     source: { name: "Secretive", type: "webhook" },
     destinations: [
@@ -104,14 +105,7 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
       { name: "literal bot", type: "telegram", bot_token: LITERAL_BOT_TOKEN, chat_id: "43" },
     ],
   });
-  expect(created.status).toBe(201);
-  const source = await callAs(
-    server,
-    owner,
-    "GET",
-    `/api/v1/sources/${created.body.data.source_id}`,
-  );
-  const ingested = await fetch(`${source.body.data.ingest_url}/orders`, {
+  const ingested = await fetch(`${ingestUrl}/orders`, {
     method: "POST",
     body: '{"id":1}',
   });
@@ -138,7 +132,7 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
 
   const byName = Object.fromEntries(
     event.deliveries.map((d: { destination_id: string }) => [
-      created.body.data.destinations.find((x: { id: string }) => x.id === d.destination_id).name,
+      bridge.destinations.find((x: { id: string }) => x.id === d.destination_id).name,
       d,
     ]),
   );
