@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import { type CreatedEndpoint, callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
+import { type CreatedEndpoint, createEndpointWithActions } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
@@ -35,16 +35,25 @@ const runsOf = (requestId: string) =>
     )
     .all(requestId);
 
-async function endpointWithChain(): Promise<CreatedEndpoint> {
-  const endpoint = await createDebugEndpoint(server, owner);
-  const path = `/api/v1/endpoints/${endpoint.id}/actions`;
-  for (const body of [
+const endpointWithChain = () =>
+  createEndpointWithActions(server, owner, [
     { type: "http_request", name: "notify", config: { url: `${sink.url}/owed`, method: "POST" } },
     { type: "modify_response", name: "answer", config: { status: 202 } },
-  ]) {
-    expect((await callAs(server, owner, "POST", path, body)).status).toBe(201);
-  }
-  return endpoint;
+  ]);
+
+/** One capture at a chain's endpoint, answered 202 by it; the id of the request once its run is recorded. */
+async function captureWithRun(endpoint: CreatedEndpoint): Promise<string> {
+  sink.answer(() => ({ status: 200, body: "ok" }));
+  const response = await fetch(`${server.url}/w/${endpoint.slug}`, { method: "POST", body: "{}" });
+  expect(response.status).toBe(202);
+  return pollUntil(() => {
+    const row = sql()
+      .query<{ request_id: string }, [string]>(
+        "SELECT request_id FROM action_runs WHERE endpoint_id = ?",
+      )
+      .get(endpoint.id);
+    return row?.request_id;
+  });
 }
 
 test("the run a capture is owed is noted in its transaction and settled when the run is recorded", async () => {
@@ -74,17 +83,7 @@ test("the run a capture is owed is noted in its transaction and settled when the
 
 test("a run owed from before a restart is made by the recovery job, its answer noted as not given", async () => {
   const endpoint = await endpointWithChain();
-  sink.answer(() => ({ status: 200, body: "ok" }));
-  const response = await fetch(`${server.url}/w/${endpoint.slug}`, { method: "POST", body: "{}" });
-  expect(response.status).toBe(202);
-  const requestId = await pollUntil(() => {
-    const row = sql()
-      .query<{ request_id: string }, [string]>(
-        "SELECT request_id FROM action_runs WHERE endpoint_id = ?",
-      )
-      .get(endpoint.id);
-    return row?.request_id;
-  });
+  const requestId = await captureWithRun(endpoint);
   // As a crash between the commit and the run leaves it: the capture and its owed row, no run.
   sql().run("DELETE FROM action_runs WHERE request_id = ?", [requestId]);
   sql().run(
@@ -124,17 +123,7 @@ test("a CORS preflight runs no chain and is owed none", async () => {
 // Last in the file: it moves the clock a month on.
 test("the retention sweep takes a request's runs and what it was owed with it", async () => {
   const endpoint = await endpointWithChain();
-  sink.answer(() => ({ status: 200, body: "ok" }));
-  const response = await fetch(`${server.url}/w/${endpoint.slug}`, { method: "POST", body: "{}" });
-  expect(response.status).toBe(202);
-  const requestId = await pollUntil(() => {
-    const row = sql()
-      .query<{ request_id: string }, [string]>(
-        "SELECT request_id FROM action_runs WHERE endpoint_id = ?",
-      )
-      .get(endpoint.id);
-    return row?.request_id;
-  });
+  const requestId = await captureWithRun(endpoint);
   clock.advance(31 * 24 * 3600_000);
   await scheduler.run("retention.sweep");
   const left = sql()

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import { type CreatedEndpoint, callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
+import {
+  type CreatedEndpoint,
+  callAs,
+  createEndpointWithActions,
+} from "../test-utils/endpoints.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
@@ -22,17 +26,8 @@ afterAll(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: tests inspect the answered JSON as received.
 type Result = any;
 
-async function withActions(actions: Record<string, unknown>[]): Promise<CreatedEndpoint> {
-  const endpoint = await createDebugEndpoint(server, owner);
-  for (const action of actions) {
-    const made = await callAs(server, owner, "POST", `/api/v1/endpoints/${endpoint.id}/actions`, {
-      name: action.type,
-      ...action,
-    });
-    expect(made.status).toBe(201);
-  }
-  return endpoint;
-}
+const withActions = (actions: Record<string, unknown>[]) =>
+  createEndpointWithActions(server, owner, actions);
 
 /** One capture at `/w/{slug}`: its answer, and the id of the request it stored. */
 async function send(endpoint: CreatedEndpoint, body: unknown, init: RequestInit = {}) {

@@ -21,12 +21,37 @@ afterEach(() => {
   for (const db of dbs.splice(0)) db.destroy();
 });
 
-test("past the waiting bound a capture's run is recorded as skipped instead of queued", async () => {
+type RunsDeps = Parameters<typeof createActionRuns>[0];
+
+/**
+ * A fresh database with endpoint "ep" of organization "org", removed after the test, and a
+ * maker of runners over it: `own` gives what the test looks at, the rest is filled in.
+ */
+function endpointDb() {
   const db = createTestDb();
   dbs.push(db);
   insertOrganization(db, "org");
   insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
   const repo = createActionsRepo(db);
+  const runsWith = (own: Pick<RunsDeps, "outbound" | "completed"> & Partial<RunsDeps>) =>
+    createActionRuns({
+      repo,
+      recordTx: (fn) => db.tx(() => fn()),
+      clock: createFakeClock(),
+      ids: createIds(),
+      logger: createLogger({ level: "error", write: () => {} }),
+      plans: DEFAULT_PLANS,
+      budgetMs: 60_000,
+      sandbox: {} as Sandbox,
+      scriptCpuMs: 1000,
+      resolveSecrets: () => () => undefined,
+      ...own,
+    });
+  return { db, repo, runsWith };
+}
+
+test("past the waiting bound a capture's run is recorded as skipped instead of queued", async () => {
+  const { db, repo, runsWith } = endpointDb();
   repo.insert({
     id: "a1",
     organizationId: "org",
@@ -51,21 +76,11 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
     error: null,
   };
   const recorded: [string, ActionResult[]][] = [];
-  const runs = createActionRuns({
-    repo,
-    recordTx: (fn) => db.tx(() => fn()),
-    clock: createFakeClock(),
-    ids: createIds(),
-    logger: createLogger({ level: "error", write: () => {} }),
-    plans: DEFAULT_PLANS,
-    budgetMs: 60_000,
+  const runs = runsWith({
     outbound: {
       send: () => new Promise((resolve) => held.push(() => resolve(answered))),
       urlProblem: () => null,
     },
-    sandbox: {} as Sandbox,
-    scriptCpuMs: 1000,
-    resolveSecrets: () => () => undefined,
     completed: (_endpointId, requestId, results) => recorded.push([requestId, results]),
     maxWaitingRuns: 2,
   });
@@ -90,11 +105,7 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
 });
 
 test("a capture runs at most the plan's number of actions, and none on a plan without them", async () => {
-  const db = createTestDb();
-  dbs.push(db);
-  insertOrganization(db, "org");
-  insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
-  const repo = createActionsRepo(db);
+  const { db, repo, runsWith } = endpointDb();
   for (const position of [0, 1, 2]) {
     repo.insert({
       id: `a${position}`,
@@ -110,18 +121,9 @@ test("a capture runs at most the plan's number of actions, and none on a plan wi
     });
   }
   const recorded: ActionResult[][] = [];
-  const runs = createActionRuns({
-    repo,
-    recordTx: (fn) => db.tx(() => fn()),
-    clock: createFakeClock(),
-    ids: createIds(),
-    logger: createLogger({ level: "error", write: () => {} }),
+  const runs = runsWith({
     plans: { ...DEFAULT_PLANS, team: { ...DEFAULT_PLANS.team, actions_per_endpoint: 2 } },
-    budgetMs: 60_000,
     outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
-    sandbox: {} as Sandbox,
-    scriptCpuMs: 1000,
-    resolveSecrets: () => () => undefined,
     completed: (_endpointId, _requestId, results) => recorded.push(results),
   });
   const request = insertCapturedRequest(db, { id: "r1", endpointId: "ep" });

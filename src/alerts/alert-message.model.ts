@@ -7,6 +7,7 @@ import type { IssueContext, IssueRecord } from "../issues/issues.ports.ts";
 import {
   type AlertCondition,
   type AlertRule,
+  alertRuleData,
   type ConditionType,
   MONITOR_CONDITIONS,
 } from "./alerts.model.ts";
@@ -155,11 +156,7 @@ export function alertEvent(alert: AlertToSend): ChannelEvent {
     data: {
       alert_id: alert.alertId,
       test: alert.test,
-      alert_rule: {
-        id: alert.rule.id,
-        name: alert.rule.name,
-        condition: { type: alert.rule.condition.type, value: alert.rule.condition.value },
-      },
+      alert_rule: alertRuleData(alert.rule),
       issue,
       bridge: { id: issue.bridge_id, name: context.bridgeName },
       source: { name: context.sourceName },

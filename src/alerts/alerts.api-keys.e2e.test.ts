@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { documentsAt as sinkDocumentsAt, webhookAlertRule } from "../test-utils/alert-rules.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
-import { type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
@@ -33,23 +34,10 @@ afterAll(async () => {
   await sink.stop();
 });
 
-let rules = 0;
-async function rule(condition: unknown, account = owner) {
-  rules += 1;
-  const path = `/alerts/${rules}`;
-  const created = await callAs(server, account, "POST", "/api/v1/alert-rules", {
-    name: `Keys ${rules}`,
-    condition,
-    channel: { type: "webhook", url: `${sink.url}${path}` },
-  });
-  expect(created.status).toBe(201);
-  return { id: created.body.data.id as string, path };
-}
+const rule = (condition: unknown, account: TestAccount = owner) =>
+  webhookAlertRule(server, account, sink, condition, "Keys");
 
-const documentsAt = (path: string) =>
-  sink.requests
-    .filter((r: SinkRequest) => r.path === path)
-    .map((r) => JSON.parse(new TextDecoder().decode(r.body)));
+const documentsAt = (path: string) => sinkDocumentsAt(sink, path);
 
 const delivered = (path: string, count: number) =>
   pollUntil(() => (documentsAt(path).length >= count ? documentsAt(path) : undefined), {

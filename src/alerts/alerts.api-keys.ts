@@ -5,7 +5,7 @@ import type { ApiKeyEvent, ApiKeyPorts, ApiKeySummary } from "../auth/api-keys.p
 import type { TxHandle } from "../db/db.tx.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
-import { ALERT_MAX_RETRIES, alertDestinationKey, type FiringDeps } from "./alerts.firing.ts";
+import { type FiringDeps, writeAlert } from "./alerts.firing.ts";
 import { type AlertRule, conditionKey, DAY_MS } from "./alerts.model.ts";
 import { apiKeySnapshot, CONDITION_OF_EVENT } from "./api-key-alert.model.ts";
 
@@ -24,28 +24,13 @@ function fireAboutKey(
   onceKey: string,
   deps: FiringDeps,
 ): boolean {
-  const firing = {
-    id: deps.ids.uuid(),
-    organizationId: rule.organizationId,
-    ruleId: rule.id,
+  const subject = {
     issueId: key.id,
     conditionKey: onceKey,
     test: false,
     snapshot: apiKeySnapshot(key, ip),
-    createdAt: isoAt(deps.clock.now()),
   };
-  if (!deps.repo.insertFiring(firing)) return false;
-  const [delivery] = deps.delivery.enqueue(tx, [
-    {
-      kind: "alert",
-      organizationId: rule.organizationId,
-      subjectId: firing.id,
-      destinationKey: alertDestinationKey(rule.id),
-      maxRetries: ALERT_MAX_RETRIES,
-    },
-  ]);
-  if (!delivery) throw new Error("the outbox wrote no delivery for an alert");
-  return true;
+  return writeAlert(tx, rule, subject, deps) !== null;
 }
 
 /** The auth room's key events: every enabled rule of the key's organization on that event fires. */

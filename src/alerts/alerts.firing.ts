@@ -37,25 +37,29 @@ export interface FiringDeps {
 /** The outbox's breaker key of a rule's channel: one rule's failing channel holds only its own alerts. */
 export const alertDestinationKey = (ruleId: string) => `alert:${ruleId}`;
 
+/** What one alert is about: its subject, the key that makes it fire once, and what it shows. */
+export interface AlertSubject {
+  issueId: string | null;
+  conditionKey: string;
+  test: boolean;
+  snapshot: FiringSnapshot | ApiKeySnapshot;
+}
+
 /**
- * Writes one alert (firing + delivery) in `tx`; null when the rule already fired for this issue
- * under this condition. The caller wakes the outbox after its commit.
+ * Writes one alert (firing + delivery) in `tx`; null when the rule already fired under this
+ * subject's key. The caller wakes the outbox after its commit.
  */
-export function fire(
+export function writeAlert(
   tx: TxHandle,
   rule: AlertRule,
-  issueId: string | null,
-  snapshot: FiringSnapshot | ApiKeySnapshot,
+  subject: AlertSubject,
   deps: FiringDeps,
 ): { firing: AlertFiring; delivery: DeliveryRecord } | null {
   const firing: AlertFiring = {
     id: deps.ids.uuid(),
     organizationId: rule.organizationId,
     ruleId: rule.id,
-    issueId,
-    conditionKey: conditionKey(rule.condition),
-    test: issueId === null,
-    snapshot,
+    ...subject,
     createdAt: isoAt(deps.clock.now()),
   };
   if (!deps.repo.insertFiring(firing)) return null;
@@ -70,6 +74,26 @@ export function fire(
   ]);
   if (!delivery) throw new Error("the outbox wrote no delivery for an alert");
   return { firing, delivery };
+}
+
+/**
+ * Writes one alert about an issue (a test alert when `issueId` is null); null when the rule
+ * already fired for this issue under this condition.
+ */
+export function fire(
+  tx: TxHandle,
+  rule: AlertRule,
+  issueId: string | null,
+  snapshot: FiringSnapshot | ApiKeySnapshot,
+  deps: FiringDeps,
+): { firing: AlertFiring; delivery: DeliveryRecord } | null {
+  const once = conditionKey(rule.condition);
+  return writeAlert(
+    tx,
+    rule,
+    { issueId, conditionKey: once, test: issueId === null, snapshot },
+    deps,
+  );
 }
 
 export interface ChangeFiringDeps extends FiringDeps {

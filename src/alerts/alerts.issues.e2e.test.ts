@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createIssuesWorld, destinationOf, type IssuesWorld } from "../issues/issues.test-world.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { documentsAt as sinkDocumentsAt, webhookAlertRule } from "../test-utils/alert-rules.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
-import { type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
@@ -36,24 +37,11 @@ afterAll(async () => {
   await sink.stop();
 });
 
-let rules = 0;
 /** A rule whose alerts arrive at the sink under `/alerts/<n>`; returns its id and path. */
-async function rule(condition: unknown, account: TestAccount = owner) {
-  rules += 1;
-  const path = `/alerts/${rules}`;
-  const created = await callAs(server, account, "POST", "/api/v1/alert-rules", {
-    name: `Rule ${rules}`,
-    condition,
-    channel: { type: "webhook", url: `${sink.url}${path}` },
-  });
-  expect(created.status).toBe(201);
-  return { id: created.body.data.id as string, path };
-}
+const rule = (condition: unknown, account: TestAccount = owner) =>
+  webhookAlertRule(server, account, sink, condition, "Rule");
 
-const documentsAt = (path: string) =>
-  sink.requests
-    .filter((r: SinkRequest) => r.path === path)
-    .map((r) => JSON.parse(new TextDecoder().decode(r.body)));
+const documentsAt = (path: string) => sinkDocumentsAt(sink, path);
 
 /**
  * An organization of its own, acting with an API key (a login token would expire as days pass).

@@ -206,6 +206,13 @@ export function parseRuleInput(
 export const conditionKey = (condition: AlertCondition): string =>
   condition.value === null ? condition.type : `${condition.type}:${condition.value}`;
 
+/** A rule as an alert's data names it: `{id, name, condition: {type, value}}` (docs/alerts.md). */
+export const alertRuleData = (rule: Pick<AlertRule, "id" | "name" | "condition">) => ({
+  id: rule.id,
+  name: rule.name,
+  condition: { type: rule.condition.type, value: rule.condition.value },
+});
+
 /**
  * Whether a change to an issue meets a rule's condition. `issue_created` hears creations only
  * (a reopened issue is the same issue: once per issue); a count reaching the threshold and an

@@ -2,7 +2,7 @@
 // (stored with the firing, never the key itself) and the channel event every channel renders.
 import type { ApiKeyEvent, ApiKeySummary } from "../auth/api-keys.ports.ts";
 import type { ChannelEvent } from "../delivery/channels/channels.model.ts";
-import type { AlertRule, ConditionType } from "./alerts.model.ts";
+import { type AlertRule, alertRuleData, type ConditionType } from "./alerts.model.ts";
 
 export const API_KEY_CONDITIONS = [
   "api_key_created",
@@ -99,11 +99,7 @@ export function apiKeyAlertEvent(alert: {
     data: {
       alert_id: alert.alertId,
       test: alert.test,
-      alert_rule: {
-        id: alert.rule.id,
-        name: alert.rule.name,
-        condition: { type: alert.rule.condition.type, value: alert.rule.condition.value },
-      },
+      alert_rule: alertRuleData(alert.rule),
       ...alert.snapshot,
     },
   };

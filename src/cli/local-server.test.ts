@@ -2,23 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { apiCall } from "../test-utils/api-call.ts";
-import { runCli, spawnCli } from "../test-utils/cli.ts";
+import { collect, runCli, spawnCli } from "../test-utils/cli.ts";
 import { freePort } from "../test-utils/free-port.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeTempDir, useTempDirs } from "../test-utils/temp-dir.ts";
 import { registerOperator } from "../test-utils/weir-process.ts";
 
 const tempDir = useTempDirs("weir-local-server-");
-
-/** Collects a child's output as it arrives. */
-function collect(stream: ReadableStream<Uint8Array>) {
-  const state = { text: "" };
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) state.text += decoder.decode(chunk, { stream: true });
-  })();
-  return state;
-}
 
 describe("commands find the server running on their data dir, flags included", () => {
   // One server for the describe: its dir outlives each test, unlike tempDir()'s.

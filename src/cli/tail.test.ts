@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
-import { spawnCli } from "../test-utils/cli.ts";
+import { collect, spawnCli } from "../test-utils/cli.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { apiKeyId, capture, type RealtimeWorld, startWorld } from "../test-utils/realtime-world.ts";
@@ -41,16 +41,6 @@ function startRelay(targetPort: number) {
       return new Promise((resolve) => server?.close(() => resolve()));
     },
   };
-}
-
-/** Collects a child's output as it arrives. */
-function collect(stream: ReadableStream<Uint8Array>) {
-  const state = { text: "" };
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) state.text += decoder.decode(chunk, { stream: true });
-  })();
-  return state;
 }
 
 let world: RealtimeWorld;

@@ -1,16 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
-import { closeDeps, createDeps } from "../deps.ts";
-import { startRooms } from "../room.ts";
-import { loadConfig } from "../shared/config.ts";
-import { createLogger } from "../shared/logger.ts";
-import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { startHeldSink } from "../test-utils/held-sink.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
-import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { startOutboxAlone } from "../test-utils/outbox.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
 import type { NewDelivery } from "./delivery.ports.ts";
-import { createDeliveryRoom } from "./delivery.room.ts";
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -24,51 +17,22 @@ afterEach(async () => {
 async function sharedOutbox() {
   const slow = startHeldSink();
   const fast = startHttpSink();
-  const dir = makeTempDir("weir-fair-share-");
-  const clock = createFakeClock();
-  const scheduler = createManualScheduler();
-  const base = loadConfig({ env: {}, flags: { data_dir: dir.path } }).config;
-  const deps = await createDeps(
-    { ...base, durability: "normal", delivery_concurrency: 16, delivery_per_destination: 4 },
-    {
-      clock,
-      scheduler,
-      logger: createLogger({ level: "error", write: () => {} }),
-    },
-  );
-  const room = createDeliveryRoom(deps);
-  room.ports.registerKind("event", {
-    prepare: async (delivery) => ({
-      send: {
-        url: `${delivery.subjectId.startsWith("slow") ? slow.url : fast.url}/${delivery.subjectId}`,
-        method: "POST",
-        headers: [],
-        body: "{}",
-        signingSecrets: [],
-      },
-    }),
+  const box = await startOutboxAlone({
+    dirPrefix: "weir-fair-share-",
+    config: { delivery_concurrency: 16, delivery_per_destination: 4 },
+    urlOf: (subjectId) => `${subjectId.startsWith("slow") ? slow.url : fast.url}/${subjectId}`,
   });
-  const stopRooms = startRooms([room], deps);
-  deps.bus.publish("server.started", { baseUrl: "", port: 0 });
   cleanup.push(async () => {
     await fast.stop();
     await slow.stop();
-    closeDeps(deps);
-    dir.remove();
   });
-  cleanup.push(stopRooms);
+  cleanup.push(box.stop);
   cleanup.push(() => slow.release());
   const enqueue = (items: NewDelivery[]) => {
-    deps.db.tx((tx) => room.ports.enqueue(tx, items));
-    room.ports.wake();
+    box.deps.db.tx((tx) => box.ports.enqueue(tx, items));
+    box.ports.wake();
   };
-  const leased = () =>
-    deps.db.sqlite
-      .query<{ n: number }, []>(
-        "SELECT count(*) AS n FROM deliveries WHERE locked_until IS NOT NULL",
-      )
-      .get()?.n ?? 0;
-  return { slow, fast, enqueue, leased, clock, scheduler };
+  return { slow, fast, enqueue, leased: box.leased, clock: box.clock, scheduler: box.scheduler };
 }
 
 const delivery = (organizationId: string, subjectId: string, destinationKey: string) => ({

@@ -1,14 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
-import { closeDeps, createDeps } from "../deps.ts";
-import { startRooms } from "../room.ts";
-import { loadConfig } from "../shared/config.ts";
-import { createLogger } from "../shared/logger.ts";
-import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { type HeldSink, startHeldSink } from "../test-utils/held-sink.ts";
-import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { startOutboxAlone } from "../test-utils/outbox.ts";
 import { pollUntil } from "../test-utils/poll.ts";
-import { makeTempDir } from "../test-utils/temp-dir.ts";
-import { createDeliveryRoom } from "./delivery.room.ts";
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -22,55 +15,24 @@ function heldSink(): HeldSink {
 }
 
 async function outbox(url: string, floor = 32) {
-  const dir = makeTempDir("weir-give-way-");
-  const clock = createFakeClock();
-  const base = loadConfig({ env: {}, flags: { data_dir: dir.path } }).config;
-  const deps = await createDeps(
-    {
-      ...base,
-      durability: "normal",
+  const box = await startOutboxAlone({
+    dirPrefix: "weir-give-way-",
+    config: {
       delivery_concurrency: 64,
       delivery_per_destination: 64,
       delivery_give_way_floor: floor,
     },
-    {
-      clock,
-      scheduler: createManualScheduler(),
-      logger: createLogger({ level: "error", write: () => {} }),
-    },
-  );
-  const room = createDeliveryRoom(deps);
-  room.ports.registerKind("event", {
-    prepare: async (delivery) => ({
-      send: {
-        url: `${url}/${delivery.subjectId}`,
-        method: "POST",
-        headers: [],
-        body: "{}",
-        signingSecrets: [],
-      },
-    }),
+    urlOf: (subjectId) => `${url}/${subjectId}`,
   });
-  const stopRooms = startRooms([room], deps);
-  deps.bus.publish("server.started", { baseUrl: "", port: 0 });
-  cleanup.push(() => {
-    closeDeps(deps);
-    dir.remove();
-  });
-  cleanup.push(stopRooms);
-  const leased = () =>
-    deps.db.sqlite
-      .query<{ n: number }, []>(
-        "SELECT count(*) AS n FROM deliveries WHERE locked_until IS NOT NULL",
-      )
-      .get()?.n ?? 0;
+  cleanup.push(box.stop);
+  const { deps, ports, clock, leased } = box;
   const delivered = () =>
     deps.db.sqlite
       .query<{ n: number }, []>("SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'")
       .get()?.n ?? 0;
   const enqueue = (count: number) => {
     deps.db.tx((tx) =>
-      room.ports.enqueue(
+      ports.enqueue(
         tx,
         Array.from({ length: count }, (_, i) => ({
           kind: "event" as const,
@@ -81,9 +43,9 @@ async function outbox(url: string, floor = 32) {
         })),
       ),
     );
-    room.ports.wake();
+    ports.wake();
   };
-  return { ports: room.ports, clock, leased, delivered, enqueue };
+  return { ports, clock, leased, delivered, enqueue };
 }
 
 /** Lets the held answers go until `count` deliveries have ended delivered. */

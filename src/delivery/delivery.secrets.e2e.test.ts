@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { createBridge } from "../test-utils/bridges.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
@@ -89,7 +90,7 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
     enabled: true,
   });
   expect(rule.status).toBe(201);
-  const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+  const { bridge, ingestUrl } = await createBridge(server, owner, {
     name: "Secretive",
     source: { name: "Secretive", type: "webhook" },
     destinations: [
@@ -104,14 +105,7 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
       { name: "literal bot", type: "telegram", bot_token: LITERAL_BOT_TOKEN, chat_id: "43" },
     ],
   });
-  expect(created.status).toBe(201);
-  const source = await callAs(
-    server,
-    owner,
-    "GET",
-    `/api/v1/sources/${created.body.data.source_id}`,
-  );
-  const ingested = await fetch(`${source.body.data.ingest_url}/orders`, {
+  const ingested = await fetch(`${ingestUrl}/orders`, {
     method: "POST",
     body: '{"id":1}',
   });
@@ -138,7 +132,7 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
 
   const byName = Object.fromEntries(
     event.deliveries.map((d: { destination_id: string }) => [
-      created.body.data.destinations.find((x: { id: string }) => x.id === d.destination_id).name,
+      bridge.destinations.find((x: { id: string }) => x.id === d.destination_id).name,
       d,
     ]),
   );
@@ -170,6 +164,35 @@ test("secrets in a URL's host and path, a header and bot tokens are never stored
   for (const value of HIDDEN) expect(outsideSettings).not.toContain(value.toLowerCase());
 });
 
+/**
+ * Stores `secret` as `name`, sends one event through a new bridge whose only destination at
+ * `echoUrl` gets it in its x-token header (no retry), and returns that event's one attempt.
+ */
+async function echoedAttempts(echoUrl: string, name: string, secret: string, bridge: string) {
+  const added = await callAs(server, owner, "POST", "/api/v1/secrets", { name, value: secret });
+  expect(added.status).toBe(201);
+  const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+    name: bridge,
+    source: { name: bridge, type: "webhook" },
+    destinations: [
+      { name: "echo", url: echoUrl, headers: { "x-token": `{{${name}}}` }, max_retries: 0 },
+    ],
+  });
+  expect(created.status).toBe(201);
+  const ingested = await server.request(`/api/v1/sources/${created.body.data.source_id}/ingest`, {
+    method: "POST",
+    body: "{}",
+  });
+  const { event_id } = (await ingested.json()) as { event_id: string };
+  return pollUntil(
+    async () => {
+      const answer = await callAs(server, owner, "GET", `/api/v1/events/${event_id}/attempts`);
+      return answer.body.data.length === 1 ? answer.body.data : undefined;
+    },
+    { what: "the echoed answer recorded" },
+  );
+}
+
 test("an answer echoing a secret across the 64 KiB cut keeps no part of it", async () => {
   const secret = "q7Zk9wXv-echoed-across-the-cut-4d1e";
   const shownBefore = 8;
@@ -180,31 +203,7 @@ test("an answer echoing a secret across the 64 KiB cut keeps no part of it", asy
     body: `${"x".repeat(65_536 - shownBefore)}${r.headers.get("x-token") ?? ""}`,
   }));
   try {
-    const added = await callAs(server, owner, "POST", "/api/v1/secrets", {
-      name: "CUT_TOKEN",
-      value: secret,
-    });
-    expect(added.status).toBe(201);
-    const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
-      name: "Echo at the cut",
-      source: { name: "Echo at the cut", type: "webhook" },
-      destinations: [
-        { name: "echo", url: echo.url, headers: { "x-token": "{{CUT_TOKEN}}" }, max_retries: 0 },
-      ],
-    });
-    expect(created.status).toBe(201);
-    const ingested = await server.request(`/api/v1/sources/${created.body.data.source_id}/ingest`, {
-      method: "POST",
-      body: "{}",
-    });
-    const { event_id } = (await ingested.json()) as { event_id: string };
-    const attempts = await pollUntil(
-      async () => {
-        const answer = await callAs(server, owner, "GET", `/api/v1/events/${event_id}/attempts`);
-        return answer.body.data.length === 1 ? answer.body.data : undefined;
-      },
-      { what: "the echoed answer recorded" },
-    );
+    const attempts = await echoedAttempts(echo.url, "CUT_TOKEN", secret, "Echo at the cut");
     expect(echo.requests[0]?.headers.get("x-token")).toBe(secret);
     const kept = attempts[0].response_body as string;
     expect(kept.startsWith("xxxx")).toBe(true);
@@ -226,31 +225,7 @@ test("an answer echoing a secret inside JSON, slashes and quotes escaped, shows 
     body: JSON.stringify({ token: r.headers.get("x-token") }).replaceAll("/", "\\/"),
   }));
   try {
-    const added = await callAs(server, owner, "POST", "/api/v1/secrets", {
-      name: "JSON_TOKEN",
-      value: secret,
-    });
-    expect(added.status).toBe(201);
-    const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
-      name: "Echo as JSON",
-      source: { name: "Echo as JSON", type: "webhook" },
-      destinations: [
-        { name: "echo", url: echo.url, headers: { "x-token": "{{JSON_TOKEN}}" }, max_retries: 0 },
-      ],
-    });
-    expect(created.status).toBe(201);
-    const ingested = await server.request(`/api/v1/sources/${created.body.data.source_id}/ingest`, {
-      method: "POST",
-      body: "{}",
-    });
-    const { event_id } = (await ingested.json()) as { event_id: string };
-    const attempts = await pollUntil(
-      async () => {
-        const answer = await callAs(server, owner, "GET", `/api/v1/events/${event_id}/attempts`);
-        return answer.body.data.length === 1 ? answer.body.data : undefined;
-      },
-      { what: "the echoed answer recorded" },
-    );
+    const attempts = await echoedAttempts(echo.url, "JSON_TOKEN", secret, "Echo as JSON");
     expect(echo.requests[0]?.headers.get("x-token")).toBe(secret);
     expect(attempts[0].response_body).toBe('{"token":"{{JSON_TOKEN}}"}');
   } finally {

@@ -1,5 +1,6 @@
 import { expect } from "bun:test";
 import type { TestAccount } from "../test-utils/accounts.ts";
+import { createBridge } from "../test-utils/bridges.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import type { TestServer } from "../test-utils/test-server.ts";
@@ -48,24 +49,17 @@ export function createIssuesWorld(server: TestServer, account: TestAccount) {
     async route(destinations: Record<string, unknown>[]): Promise<Route> {
       routes += 1;
       const name = `route ${routes}`;
-      const created = await callAs(server, account, "POST", "/api/v1/bridges", {
+      const { bridge, ingestUrl } = await createBridge(server, account, {
         name,
         source: { name: `source ${routes}`, type: "webhook" },
         destinations: destinations.map((d) => ({ max_retries: 0, ...d })),
       });
-      expect(created.status).toBe(201);
-      const source = await callAs(
-        server,
-        account,
-        "GET",
-        `/api/v1/sources/${created.body.data.source_id}`,
-      );
       return {
         name,
-        bridgeId: created.body.data.id,
-        sourceId: created.body.data.source_id,
-        ingestUrl: source.body.data.ingest_url,
-        destinations: created.body.data.destinations.map((d: { id: string }) => d.id),
+        bridgeId: bridge.id,
+        sourceId: bridge.source_id,
+        ingestUrl,
+        destinations: bridge.destinations.map((d: { id: string }) => d.id),
       };
     },
     /** Ingests one JSON body; returns the event id. */

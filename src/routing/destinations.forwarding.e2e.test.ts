@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { createBridge } from "../test-utils/bridges.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
@@ -23,23 +24,12 @@ afterAll(async () => {
 });
 
 async function bridgeTo(name: string, destination: Record<string, unknown>) {
-  const created = await callAs(server, owner, "POST", "/api/v1/bridges", {
+  const { bridge, ingestUrl } = await createBridge(server, owner, {
     name,
     source: { name, type: "webhook" },
     destinations: [{ name: `${name} service`, ...destination }],
   });
-  expect(created.status).toBe(201);
-  const source = await callAs(
-    server,
-    owner,
-    "GET",
-    `/api/v1/sources/${created.body.data.source_id}`,
-  );
-  return {
-    bridge: created.body.data,
-    destination: created.body.data.destinations[0],
-    ingestUrl: source.body.data.ingest_url as string,
-  };
+  return { bridge, destination: bridge.destinations[0], ingestUrl };
 }
 
 const receivedAt = (path: string) =>

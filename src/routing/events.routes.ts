@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { genericPage, MAX_PAGE_SIZE, pageInfo, parsePageRequest } from "../db/db.pagination.ts";
+import { genericPageOf } from "../endpoints/endpoints.schemas.ts";
 import { documentedQuery } from "../http/http.openapi.ts";
 import { withRetryActions } from "./events.present.ts";
 import { type BulkRetry, parseBulkRetry } from "./events.retry.service.ts";
@@ -143,12 +144,7 @@ export function eventsRoutes(room: EventsParts) {
       },
       {
         response: {
-          200: t.Object({
-            data: t.Array(t.Object(eventFields)),
-            page: t.Integer(),
-            page_size: t.Integer(),
-            total: t.Integer(),
-          }),
+          200: genericPageOf(t.Object(eventFields)),
           ...errorResponses,
         },
         detail: {
@@ -194,12 +190,7 @@ export function eventsRoutes(room: EventsParts) {
       },
       {
         response: {
-          200: t.Object({
-            data: t.Array(AttemptSchema),
-            page: t.Integer(),
-            page_size: t.Integer(),
-            total: t.Integer(),
-          }),
+          200: genericPageOf(AttemptSchema),
           ...errorResponses,
         },
         detail: {

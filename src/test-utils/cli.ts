@@ -39,6 +39,16 @@ export function spawnCli(args: string[], env: Record<string, string> = {}) {
   });
 }
 
+/** Collects a child's output as it arrives: read `text` for what came so far. */
+export function collect(stream: ReadableStream<Uint8Array>) {
+  const state = { text: "" };
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) state.text += decoder.decode(chunk, { stream: true });
+  })();
+  return state;
+}
+
 /** The caller's environment without WEIR_* settings, so the developer's shell cannot leak in. */
 export function cleanEnv(): Record<string, string> {
   return Object.fromEntries(

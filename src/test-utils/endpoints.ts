@@ -47,3 +47,23 @@ export function callAs(
 ): Promise<ApiAnswer> {
   return apiCall(server, method, path, { headers: account?.headers ?? {}, body });
 }
+
+/**
+ * A new endpoint whose chain is `actions`, in order, each expected to be created (201). An
+ * action without a name is named after its type.
+ */
+export async function createEndpointWithActions(
+  server: TestServer,
+  account: Pick<TestAccount, "headers">,
+  actions: Record<string, unknown>[],
+): Promise<CreatedEndpoint> {
+  const endpoint = await createDebugEndpoint(server, account);
+  for (const action of actions) {
+    const made = await callAs(server, account, "POST", `/api/v1/endpoints/${endpoint.id}/actions`, {
+      name: action.type,
+      ...action,
+    });
+    expect(made.status).toBe(201);
+  }
+  return endpoint;
+}
