@@ -52,14 +52,22 @@ export interface DeliveryRequest {
    * instead: the attempt's URL, sent request, error message and answer are stored concealed.
    */
   concealed?: readonly Concealment[];
+  /**
+   * The body is the subject's own stored body, byte for byte (an event sent untransformed): an
+   * attempt's record keeps none of it, and readers take it from the subject.
+   */
+  bodyIsSubject?: boolean;
 }
 
 /** The request an attempt sent, as stored and shown: secrets concealed, the body cut. */
 export interface SentRequest {
   /** Every header as written by Weir, the signature headers included. */
   headers: HeaderPair[];
-  /** The first 64 KiB of the body: UTF-8 text, or base64 when it is not text. */
-  body: string;
+  /**
+   * The first 64 KiB of the body: UTF-8 text, or base64 when it is not text; null when it was the
+   * subject's own stored body (`bodyIsSubject`), which a reader shows from the subject.
+   */
+  body: string | null;
   bodyEncoding: "utf8" | "base64";
   bodyTruncated: boolean;
   /** The whole body's size in bytes. */

@@ -41,3 +41,15 @@ test("header values and a text body have their secrets concealed", () => {
   expect(sent.headers).toEqual([["authorization", "Bearer {{TOKEN}}"]]);
   expect(sent.body).toBe('{"token":"{{TOKEN}}"}');
 });
+
+test("the subject's own body, sent unchanged, is not copied into the record: readers take it from the subject", () => {
+  const body = "é".repeat(SENT_BODY_LIMIT);
+  const sent = sentRequest([["x-trace", "1"]], body, (text) => text, true);
+  expect(sent).toEqual({
+    headers: [["x-trace", "1"]],
+    body: null,
+    bodyEncoding: "utf8",
+    bodyTruncated: true,
+    bodySize: Buffer.byteLength(body),
+  });
+});

@@ -16,12 +16,33 @@ export function sentRequest(
   headers: readonly HeaderPair[],
   body: Uint8Array | string,
   conceal: (text: string) => string,
+  bodyIsSubject = false,
 ): SentRequest {
+  const shownHeaders = headers.map(([name, value]) => [name, conceal(value)] as const);
+  if (bodyIsSubject) {
+    const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    return { headers: shownHeaders, ...subjectBody(size) };
+  }
+  return { headers: shownHeaders, ...sentBody(body, conceal) };
+}
+
+/** A body the record does not keep: the subject's own, shown from the subject when read. */
+const subjectBody = (size: number) => ({
+  body: null,
+  bodyEncoding: "utf8" as const,
+  bodyTruncated: size > SENT_BODY_LIMIT,
+  bodySize: size,
+});
+
+/** A body as a sent request shows it: its first 64 KiB, text or base64, concealed. */
+export function sentBody(
+  body: Uint8Array | string,
+  conceal: (text: string) => string,
+): Pick<SentRequest, "bodyEncoding" | "bodyTruncated" | "bodySize"> & { body: string } {
   const bytes = typeof body === "string" ? encoder.encode(body) : body;
   const truncated = bytes.byteLength > SENT_BODY_LIMIT;
   const text = utf8Prefix(bytes, truncated);
   return {
-    headers: headers.map(([name, value]) => [name, conceal(value)] as const),
     body:
       text === null
         ? Buffer.from(bytes.subarray(0, SENT_BODY_LIMIT)).toString("base64")

@@ -391,7 +391,7 @@ export function createDeliveryWorker(
     if (result.bodyTruncated) {
       fields.responseBody = concealCutTail(fields.responseBody, request.concealed ?? []);
     }
-    const sent = sentRequest(headers, request.body, conceal);
+    const sent = sentRequest(headers, request.body, conceal, request.bodyIsSubject);
     const attempt = newAttempt(row, { ...fields, sent }, startedAt);
     const success = result.status !== null && result.error === null;
     const retryAfter = result.headers.find(([name]) => name.toLowerCase() === "retry-after");

@@ -1,5 +1,6 @@
 import type { PageRequest } from "../db/db.pagination.ts";
 import type { DeliveryAttempt, DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
+import { sentBody } from "../delivery/delivery.sent.ts";
 import { headerRecord } from "../http/outbound/outbound.headers.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import { presentAttempt, presentFilteredBy, presentListedRequest } from "./events.present.ts";
@@ -85,22 +86,25 @@ export function presentEvent(e: StoredEvent, bridgeIds: readonly string[]) {
  * secrets concealed (decisions §15); null before anything was sent. An attempt held by the
  * breaker or failed before sending sent nothing, so the few latest are looked through.
  */
-function presentSent(attempts: readonly DeliveryAttempt[]) {
+function presentSent(event: StoredEvent, attempts: readonly DeliveryAttempt[]) {
   const attempt = attempts.find((a) => a.sent);
   if (!attempt?.sent) return null;
   const { sent } = attempt;
+  // Sent untransformed: the record kept no copy of the event's body (no secret was filled in it).
+  const body =
+    sent.body === null ? sentBody(event.body, (text) => text) : { ...sent, body: sent.body };
   return {
     method: attempt.method,
     url: attempt.url,
     headers: headerRecord(sent.headers),
-    body: sent.body,
-    body_encoding: sent.bodyEncoding,
-    body_truncated: sent.bodyTruncated,
-    body_size: sent.bodySize,
+    body: body.body,
+    body_encoding: body.bodyEncoding,
+    body_truncated: body.bodyTruncated,
+    body_size: body.bodySize,
   };
 }
 
-function presentDelivery(d: DeliveryRecord, deps: EventsDeps) {
+function presentDelivery(event: StoredEvent, d: DeliveryRecord, deps: EventsDeps) {
   const recent = d.attempts > 0 ? (deps.delivery?.listAttempts(d.id, 5) ?? []) : [];
   const last = recent[0];
   return {
@@ -115,7 +119,7 @@ function presentDelivery(d: DeliveryRecord, deps: EventsDeps) {
     error_code: d.lastErrorCode,
     error_message: d.lastErrorMessage,
     next_attempt_at: d.nextAttemptAt,
-    sent: presentSent(recent),
+    sent: presentSent(event, recent),
     created_at: d.createdAt,
   };
 }
@@ -136,7 +140,7 @@ export function getEvent(organizationId: string, id: string, deps: EventsDeps) {
   return {
     ...presentEvent(event, bridgeIds),
     ...(reason ? { status_reason: reason } : {}),
-    deliveries: deliveries.map((d) => presentDelivery(d, deps)),
+    deliveries: deliveries.map((d) => presentDelivery(event, d, deps)),
   };
 }
 

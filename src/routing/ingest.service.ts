@@ -378,7 +378,10 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
               ?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });
-          return "send" in prepared ? { send: { ...prepared.send, concealed } } : prepared;
+          if (!("send" in prepared)) return prepared;
+          // Untransformed, the body sent is the event's own: its attempts need not keep a copy.
+          const bodyIsSubject = sendable === event && prepared.send.body === event.body;
+          return { send: { ...prepared.send, concealed, bodyIsSubject } };
         },
         retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
           const found = destinations.get(delivery.destinationKey);
