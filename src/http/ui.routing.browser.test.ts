@@ -63,6 +63,7 @@ describe("sources in chromium", () => {
     await row.getByRole("link", { name }).click();
     await page.getByRole("heading", { name, exact: true }).waitFor();
     expect(await page.title()).toBe("Source · Weir");
+    await page.getByText("0 requests · 0 duplicates dropped (0%)").waitFor();
     await page.getByLabel("Drop duplicates by").selectOption("body_path");
     await page.getByLabel("Field path").fill("order_id");
     await page.getByRole("button", { name: "Save deduplication" }).click();

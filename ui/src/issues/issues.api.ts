@@ -36,11 +36,12 @@ export function listIssues(
   return api.get(`/api/v1/issues?${params}`, signal);
 }
 
+/** Issues keep their own shapes: get and PATCH answer the bare issue. */
 export const getIssue = (api: Api, id: string, signal?: AbortSignal) =>
-  api.get<{ data: IssueDetail }>(`/api/v1/issues/${id}`, signal).then((r) => r.data);
+  api.get<IssueDetail>(`/api/v1/issues/${id}`, signal);
 
 export const setIssueStatus = (api: Api, id: string, status: IssueStatus) =>
-  api.patch<{ data: Issue }>(`/api/v1/issues/${id}`, { status }).then((r) => r.data);
+  api.patch<Issue>(`/api/v1/issues/${id}`, { status });
 
 /** Bridge and destination names for the list: one call, never one per row. */
 export const listBridgeNames = (api: Api, signal?: AbortSignal) =>

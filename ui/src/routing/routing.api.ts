@@ -27,8 +27,9 @@ export const listSources = (api: Api, signal?: AbortSignal) =>
   data(api.get<{ data: Source[] }>("/api/v1/sources", signal));
 export const getSource = (api: Api, id: string, signal?: AbortSignal) =>
   data(api.get<{ data: Source }>(`/api/v1/sources/${id}`, signal));
+/** The stats answer is the bare object of the interface, no `data` envelope. */
 export const getSourceStats = (api: Api, id: string, signal?: AbortSignal) =>
-  data(api.get<{ data: SourceStats }>(`/api/v1/sources/${id}/stats?period=24h`, signal));
+  api.get<SourceStats>(`/api/v1/sources/${id}/stats?period=24h`, signal);
 export const createSource = (api: Api, body: { name: string }) =>
   data(api.post<{ data: Source }>("/api/v1/sources", body));
 export const setDedup = (api: Api, id: string, config: unknown) =>
