@@ -91,6 +91,41 @@ describe("sources in chromium", () => {
     expect(await page.getByRole("row", { name: new RegExp(name) }).count()).toBe(0);
     await clean();
   });
+
+  test("a source typed github suggests GitHub verification; a secret is required (422 at the field), then unsigned webhooks are refused", async () => {
+    const name = unique("Repo");
+    const created = await callAs(world.server, owner, "POST", "/api/v1/sources", {
+      name,
+      type: "github",
+    });
+    const source = created.body.data as { id: string; ingest_url: string };
+    const page = await world.newPage();
+    const clean = watch(page);
+    await open(page, `/sources/${source.id}`, name);
+    await page.getByText(/This source's type is “github”.*Choose\s+GitHub/).waitFor();
+    await page.getByLabel("Verify signatures of").selectOption("github");
+    await page.getByRole("button", { name: "Save verification" }).click();
+    await page.locator('input[name="secret"][aria-invalid="true"]').waitFor();
+    const secret = page.getByLabel("Signing secret");
+    expect(await secret.evaluate((el) => el.matches(":focus"))).toBe(true);
+    await secret.fill("It's a Secret to Everybody");
+    await page.getByRole("button", { name: "Save verification" }).click();
+    await page.getByRole("status").getByText("Signature verification saved").waitFor();
+    await page.getByText("A secret is set; leave empty to keep it.", { exact: false }).waitFor();
+    expect(await page.content()).not.toContain("It's a Secret to Everybody");
+
+    const read = await callAs(world.server, owner, "GET", `/api/v1/sources/${source.id}`);
+    expect(read.body.data.verification).toEqual({ type: "github", secret_set: true });
+    const unsigned = await fetch(source.ingest_url, { method: "POST", body: "{}" });
+    expect([unsigned.status, await unsigned.json()]).toEqual([401, { error: "signature_invalid" }]);
+
+    await page.getByLabel("Verify signatures of").selectOption("");
+    await page.getByRole("button", { name: "Save verification" }).click();
+    await page.getByRole("status").getByText("Signature verification saved").waitFor();
+    const off = await callAs(world.server, owner, "GET", `/api/v1/sources/${source.id}`);
+    expect(off.body.data.verification).toBeNull();
+    await clean();
+  });
 });
 
 describe("bridges in chromium", () => {

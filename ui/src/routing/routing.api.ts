@@ -34,6 +34,8 @@ export const createSource = (api: Api, body: { name: string }) =>
   data(api.post<{ data: Source }>("/api/v1/sources", body));
 export const setDedup = (api: Api, id: string, config: unknown) =>
   data(api.patch<{ data: Source }>(`/api/v1/sources/${id}`, { deduplication_config: config }));
+export const setVerification = (api: Api, id: string, verification: unknown) =>
+  data(api.patch<{ data: Source }>(`/api/v1/sources/${id}`, { verification }));
 export const deleteSource = (api: Api, id: string) => api.delete(`/api/v1/sources/${id}`);
 
 export const listBridges = (api: Api, signal?: AbortSignal) =>

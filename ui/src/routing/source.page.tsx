@@ -11,6 +11,7 @@ import { navigate } from "../lib/router.ts";
 import { useData } from "../lib/use-load.ts";
 import { DedupForm } from "./dedup-form.tsx";
 import { deleteSource, getSource, getSourceStats, listBridges } from "./routing.api.ts";
+import { VerificationForm } from "./verification-form.tsx";
 
 /** One source: where to send webhooks, its deduplication and numbers, and the bridges it feeds. */
 export function SourcePage({ sourceId }: { sourceId: string }) {
@@ -55,6 +56,12 @@ export function SourcePage({ sourceId }: { sourceId: string }) {
             ) : null}
             {canWrite(org) ? (
               <DedupForm
+                source={source}
+                onSaved={(next) => loaded.set({ source: next, stats, bridges })}
+              />
+            ) : null}
+            {canWrite(org) ? (
+              <VerificationForm
                 source={source}
                 onSaved={(next) => loaded.set({ source: next, stats, bridges })}
               />
