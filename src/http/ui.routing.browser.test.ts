@@ -88,7 +88,7 @@ describe("sources in chromium", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Delete source" }).click();
     await page.getByRole("heading", { name: "Sources", exact: true }).waitFor();
     await page.getByRole("status").getByText(`Source “${name}” deleted`).waitFor();
-    expect(await page.getByRole("row", { name: new RegExp(name) }).count()).toBe(0);
+    await page.getByRole("row", { name: new RegExp(name) }).waitFor({ state: "detached" });
     await clean();
   });
 
