@@ -5,12 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
-import {
-  sidewaysOverflow,
-  startUiWorld,
-  type UiWorld,
-  unlabelledControls,
-} from "../test-utils/browser-world.ts";
+import { watchPage } from "../test-utils/browser-checks.ts";
+import { sidewaysOverflow, startUiWorld, type UiWorld } from "../test-utils/browser-world.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
@@ -61,15 +57,7 @@ async function openIssue() {
   return { bridge, eventId, issueId: issue.id };
 }
 
-function watch(page: Page) {
-  const errors: Error[] = [];
-  page.on("pageerror", (e) => errors.push(e));
-  return async () => {
-    expect(errors).toEqual([]);
-    expect(world.cspViolations(page)).toEqual([]);
-    expect(await unlabelledControls(page)).toEqual([]);
-  };
-}
+const watch = (page: Page) => watchPage(world, page);
 
 describe("issues in chromium", () => {
   test("grouped by status with counts; an issue's failures link to events; open → in progress → closed", async () => {

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { openScreen, watchPage } from "../test-utils/browser-checks.ts";
 import {
   readClipboard,
   sidewaysOverflow,
   startUiWorld,
   type UiWorld,
-  unlabelledControls,
 } from "../test-utils/browser-world.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
@@ -31,21 +31,10 @@ afterAll(async () => {
   await sink.stop();
 });
 
-function watch(page: Page) {
-  const errors: Error[] = [];
-  page.on("pageerror", (e) => errors.push(e));
-  return async () => {
-    expect(errors).toEqual([]);
-    expect(world.cspViolations(page)).toEqual([]);
-    expect(await unlabelledControls(page)).toEqual([]);
-  };
-}
+const watch = (page: Page) => watchPage(world, page);
 
-async function open(page: Page, path: string, heading: string, as: TestAccount = owner) {
-  await world.logIn(page, as);
-  await page.goto(`${world.server.url}${path}`);
-  await page.getByRole("heading", { name: heading, exact: true }).waitFor();
-}
+const open = (page: Page, path: string, heading: string, as: TestAccount = owner) =>
+  openScreen(world, page, as, path, heading);
 
 describe("sources in chromium", () => {
   test("create a source, copy its ingest URL, set deduplication (a 422 at the field first), delete it", async () => {

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { openScreen, watchPage } from "../test-utils/browser-checks.ts";
 import {
   sidewaysOverflow,
   startUiWorld,
   textOf,
   type UiWorld,
-  unlabelledControls,
 } from "../test-utils/browser-world.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 
@@ -28,21 +28,10 @@ afterAll(async () => {
   await world?.stop();
 });
 
-function watch(page: Page) {
-  const errors: Error[] = [];
-  page.on("pageerror", (e) => errors.push(e));
-  return async () => {
-    expect(errors).toEqual([]);
-    expect(world.cspViolations(page)).toEqual([]);
-    expect(await unlabelledControls(page)).toEqual([]);
-  };
-}
+const watch = (page: Page) => watchPage(world, page);
 
-async function open(page: Page, path: string, heading: string, as: TestAccount = owner) {
-  await world.logIn(page, as);
-  await page.goto(`${world.server.url}${path}`);
-  await page.getByRole("heading", { name: heading, exact: true }).waitFor();
-}
+const open = (page: Page, path: string, heading: string, as: TestAccount = owner) =>
+  openScreen(world, page, as, path, heading);
 
 describe("transformations in chromium", () => {
   test("create, a syntax error marked on its line, test output and logs, a runtime error's line, delete", async () => {
