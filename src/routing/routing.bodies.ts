@@ -182,3 +182,62 @@ export const BridgeUpdateBody = Type.Object(
   },
   { description: "name and/or status.", examples: [{ status: "paused" }] },
 );
+
+export const FilterCheckBody = Type.Object(
+  {
+    filters: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      maxItems: FILTER_LIMITS.objects,
+      description: "A draft filter list, as a destination's `filters`.",
+    }),
+    event_id: Type.Optional(Type.String({ description: "Try the filters on this event." })),
+    source_id: Type.Optional(
+      Type.String({ description: "Or on this source's most recent events (newest first)." }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 20,
+        default: 5,
+        description: "How many of the source's events.",
+      }),
+    ),
+  },
+  {
+    description:
+      "Validates `filters` as saving a destination does; with event_id or source_id also says whether each event passes.",
+    examples: [{ filters: [{ "body.type": "order.created" }], source_id: "src_…" }],
+  },
+);
+
+/** The longest body a dedup check hashes: ingest bodies are bigger, but a check is typed. */
+export const DEDUP_CHECK_BODY_MAX = 256 * 1024;
+
+const CheckedRequest = Type.Object(
+  {
+    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { maxProperties: 200 })),
+    query: Type.Optional(Type.Record(Type.String(), Type.String(), { maxProperties: 200 })),
+    body: Type.Optional(
+      Type.String({ maxLength: DEDUP_CHECK_BODY_MAX, description: "The raw body text." }),
+    ),
+  },
+  { description: "A request as the source would receive it." },
+);
+
+export const DedupCheckBody = Type.Object(
+  {
+    a: CheckedRequest,
+    b: CheckedRequest,
+    settings: Type.Optional(DedupConfigBody),
+  },
+  {
+    description:
+      "Two requests and, optionally, unsaved deduplication settings (else the source's saved ones).",
+    examples: [
+      {
+        a: { body: '{"id":"evt_1","n":1}' },
+        b: { body: '{"id":"evt_1","n":2}' },
+        settings: { body_path: "body.id" },
+      },
+    ],
+  },
+);

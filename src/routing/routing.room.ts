@@ -14,6 +14,7 @@ import {
 import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
+import { checksRoutes } from "./checks.routes.ts";
 import type { Destination } from "./destinations.model.ts";
 import { refersToSecret } from "./event-prepare.model.ts";
 import { createEventsRepo } from "./events.repo.ts";
@@ -234,7 +235,16 @@ export function createRoutingRoom(
       .use(ingestRoutes(ingestParts))
       .use(sourcesRoutes(parts))
       .use(bridgesRoutes(parts))
-      .use(eventsRoutes(parts)),
+      .use(eventsRoutes(parts))
+      .use(
+        checksRoutes(parts, {
+          limits: {
+            maxTerms: deps.config.filter_max_terms,
+            compileMs: deps.config.filter_budget_ms,
+          },
+          budget: { comparisons: deps.config.filter_budget, ms: deps.config.filter_budget_ms },
+        }),
+      ),
     jobs: [
       {
         name: EVENTS_RETENTION_JOB,
