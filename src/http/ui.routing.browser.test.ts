@@ -194,6 +194,64 @@ describe("bridges in chromium", () => {
     await clean();
   });
 
+  test("the filter editor checks a draft as you type (one call per pause) and tries it on the source's latest events", async () => {
+    const made = await callAs(world.server, owner, "POST", "/api/v1/bridges", {
+      name: unique("Payments"),
+      source: { name: unique("Payments source"), type: "webhook" },
+      destinations: [],
+    });
+    const bridge = made.body.data as { id: string; name: string; source_id: string };
+    const source = await callAs(world.server, owner, "GET", `/api/v1/sources/${bridge.source_id}`);
+    const ingest = async (body: unknown) => {
+      const answer = await fetch(source.body.data.ingest_url, {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+      return ((await answer.json()) as { event_id: string }).event_id;
+    };
+    const paid = await ingest({ type: "paid", amount: 120 });
+    const refund = await ingest({ type: "refund", amount: 5 });
+
+    const page = await world.newPage();
+    const clean = watch(page);
+    const checks: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/api/v1/filters/test")) checks.push(r.postData() ?? "");
+    });
+    await open(page, `/bridges/${bridge.id}`, bridge.name);
+    await page.getByRole("button", { name: "Add a destination" }).click();
+    const editor = page.getByLabel("Filters (JSON)");
+    await editor.pressSequentially('[{"body.amount": {"$above": 10}}]');
+    await page.locator('textarea[name="filters"][aria-invalid="true"]').waitFor();
+    await page.getByText(/filters\[0\]\.body\.amount.*unknown operator \$above/).waitFor();
+    // Typed key by key: only the whole draft was sent (the rest was not even JSON yet).
+    expect(checks).toHaveLength(1);
+
+    // Two drafts within the pause: the first is never sent.
+    await editor.fill('[{"body.type": "refund"}]');
+    await editor.fill('[{"body.type": "paid"}]');
+    await page.getByText("✔ Filter is valid").waitFor();
+    expect(checks).toHaveLength(2);
+    expect(checks[1]).toContain("paid");
+    expect(await editor.getAttribute("aria-invalid")).toBeNull();
+    await page.getByRole("button", { name: "Test against recent events" }).click();
+    const results = page.getByRole("region", { name: "Filter test results" });
+    await results.getByText("1 of 2 recent events would pass.").waitFor();
+    const passes = results.getByRole("listitem").filter({ hasText: paid.slice(-8) });
+    await passes.getByText("✔ Passes").waitFor();
+    const fails = results.getByRole("listitem").filter({ hasText: refund.slice(-8) });
+    await fails.getByText(/✖ Fails at filters\[0\] body\.type/).waitFor();
+
+    await editor.fill('[{"body.type": "refund"}]');
+    await results.waitFor({ state: "detached" });
+    await page.getByText("✔ Filter is valid").waitFor();
+    await page.getByRole("button", { name: "Test against recent events" }).click();
+    await page.getByRole("link", { name: `Event ${refund.slice(-8)}` }).click();
+    await page.getByRole("heading", { name: /Event POST/ }).waitFor();
+    expect(page.url()).toEndWith(`/events/${refund}`);
+    await clean();
+  });
+
   test("a member reads a bridge without write buttons; chat forms have their own fields; small screen in the dark", async () => {
     const made = await callAs(world.server, owner, "POST", "/api/v1/bridges", {
       name: unique("Alerts"),

@@ -87,7 +87,8 @@ export function createApi(options: ApiOptions) {
   }
   return {
     get: <T>(path: string, signal?: AbortSignal) => call<T>("GET", path, undefined, signal),
-    post: <T>(path: string, body: unknown = {}) => call<T>("POST", path, body),
+    post: <T>(path: string, body: unknown = {}, signal?: AbortSignal) =>
+      call<T>("POST", path, body, signal),
     put: <T>(path: string, body: unknown) => call<T>("PUT", path, body),
     patch: <T>(path: string, body: unknown) => call<T>("PATCH", path, body),
     delete: <T = void>(path: string) => call<T>("DELETE", path),

@@ -104,6 +104,7 @@ export function BridgePage({ bridgeId }: { bridgeId: string }) {
                 <DestinationCard
                   key={d.id}
                   bridgeId={bridge.id}
+                  sourceId={bridge.source_id}
                   destination={d}
                   secretNames={secretNames}
                   transformations={transformations}
@@ -115,6 +116,7 @@ export function BridgePage({ bridgeId }: { bridgeId: string }) {
               {writer ? (
                 adding ? (
                   <DestinationForm
+                    sourceId={bridge.source_id}
                     bridgeId={bridge.id}
                     secretNames={secretNames}
                     transformations={transformations}

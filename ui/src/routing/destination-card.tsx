@@ -11,6 +11,7 @@ import { DESTINATION_FORMS } from "./types/index.ts";
 /** A destination's settings as written (secrets as their `{{NAME}}`), with its actions. */
 export function DestinationCard(props: {
   bridgeId: string;
+  sourceId?: string;
   destination: Destination;
   secretNames: string[];
   transformations: { id: string; name: string }[];
@@ -26,6 +27,7 @@ export function DestinationCard(props: {
   if (editing)
     return (
       <DestinationForm
+        sourceId={props.sourceId}
         bridgeId={props.bridgeId}
         destination={d}
         secretNames={props.secretNames}

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { Field, FormErrors, Select, useFocusFirstInvalid } from "../kit/field.tsx";
 import { useApp } from "../lib/context.ts";
 import { formFailure } from "../lib/form-errors.ts";
+import { FilterEditor } from "./filter-editor.tsx";
 import { filterErrors, parseFilters } from "./filters.ts";
 import {
   createDestination,
@@ -29,6 +30,8 @@ function draftOf(d: Destination): Draft {
 /** Adds a destination to a bridge, or changes one: the shared fields, then the type's own. */
 export function DestinationForm(props: {
   bridgeId: string;
+  /** The bridge's source: the filter editor tries drafts on its latest events. */
+  sourceId?: string;
   destination?: Destination;
   secretNames: string[];
   /** The organization's transformations a destination may run before sending. */
@@ -175,14 +178,10 @@ export function DestinationForm(props: {
         errors={errors.transformation_id}
         onChange={setTransformationId}
       />
-      <Field
-        label="Filters (JSON)"
-        name="filters"
-        multiline
+      <FilterEditor
         value={filters}
-        placeholder='[{"body.type": "invoice.paid"}]'
-        hint="An array of filter objects; all must match. Empty sends every event. Checked by the server on save."
-        errors={filterMessages.length ? filterMessages : undefined}
+        sourceId={props.sourceId}
+        submitErrors={filterMessages.length ? filterMessages : undefined}
         onInput={(v) => {
           setFilters(v);
           if (filterMessages.length && failure) {

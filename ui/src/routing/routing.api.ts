@@ -75,3 +75,40 @@ export const replaceSecret = (api: Api, name: string, value: string) =>
   data(api.put<{ data: Secret }>(`/api/v1/secrets/${encodeURIComponent(name)}`, { value }));
 export const deleteSecret = (api: Api, name: string) =>
   api.delete(`/api/v1/secrets/${encodeURIComponent(name)}`);
+
+export interface FilterCheck {
+  valid: true;
+  results: {
+    event_id: string;
+    created_at: string;
+    matched: boolean;
+    failed: { filter: number; path: string } | null;
+    over_budget?: true;
+  }[];
+}
+/** Validates a draft filter list and, with `event_id` or `source_id`, tries it on events. */
+export const testFilters = (
+  api: Api,
+  body: { filters: unknown[]; event_id?: string; source_id?: string; limit?: number },
+  signal?: AbortSignal,
+) => data(api.post<{ data: FilterCheck }>("/api/v1/filters/test", body, signal));
+
+export interface CheckedRequest {
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: string;
+}
+export interface DedupCheck {
+  duplicate: boolean;
+  enabled: boolean;
+  key_a: string;
+  key_b: string;
+  window_seconds: number;
+}
+/** Would `a` and `b` be duplicates under the source's settings, or the draft `settings`? */
+export const checkDuplicates = (
+  api: Api,
+  sourceId: string,
+  body: { a: CheckedRequest; b: CheckedRequest; settings?: unknown },
+  signal?: AbortSignal,
+) => data(api.post<{ data: DedupCheck }>(`/api/v1/sources/${sourceId}/dedup/check`, body, signal));
