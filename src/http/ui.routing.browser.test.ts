@@ -115,6 +115,48 @@ describe("sources in chromium", () => {
     expect(off.body.data.verification).toBeNull();
     await clean();
   });
+  test("the dedup check answers for unsaved settings as they are edited, from typed requests or two recent events", async () => {
+    const name = unique("Orders feed");
+    const created = await callAs(world.server, owner, "POST", "/api/v1/sources", { name });
+    const source = created.body.data as { id: string; ingest_url: string };
+    const ingest = async (body: unknown) => {
+      const answer = await fetch(source.ingest_url, { method: "POST", body: JSON.stringify(body) });
+      return ((await answer.json()) as { event_id: string }).event_id;
+    };
+    const first = await ingest({ order: "o-1", attempt: 1 });
+    const second = await ingest({ order: "o-1", attempt: 2 });
+    const page = await world.newPage();
+    const clean = watch(page);
+    await open(page, `/sources/${source.id}`, name);
+    const check = page.getByRole("region", { name: "Would these two be duplicates?" });
+    await check.getByText("Deduplication is off: both requests would be kept.").waitFor();
+
+    await page.getByLabel("Drop duplicates by").selectOption("body_path");
+    await page.getByLabel("Field path").fill("order");
+    await check.getByText(/settings\.body_path: .*must start with/).waitFor();
+    await page.getByLabel("Field path").fill("body.id");
+    await check
+      .getByText("✖ Duplicates: B would be dropped if it came within 300 s of A.")
+      .waitFor();
+    const keyA = check.getByRole("listitem").filter({ hasText: "Key of A" });
+    expect(await keyA.textContent()).toMatch(/[0-9a-f]{64}/);
+    await check.getByLabel("Body of B").fill('{"id": "evt_2", "attempt": 2}');
+    await check.getByText("✔ Not duplicates: both would be kept.").waitFor();
+
+    // By order: A (no order) and B ("o-2") differ until both are filled from the two events.
+    await page.getByLabel("Field path").fill("body.order");
+    await check.getByLabel("Body of B").fill('{"order": "o-2"}');
+    await check.getByText("Checking…").waitFor({ state: "detached" });
+    await check.getByText("✔ Not duplicates: both would be kept.").waitFor();
+    await check.getByLabel("Fill request A from").selectOption(first);
+    await check.getByLabel("Fill request B from").selectOption(second);
+    expect(await check.getByLabel("Body of B").inputValue()).toContain('"attempt":2');
+    await check.getByText(/✖ Duplicates/).waitFor();
+    // Nothing was saved: the check tried the draft only.
+    const stored = await callAs(world.server, owner, "GET", `/api/v1/sources/${source.id}`);
+    expect(stored.body.data.deduplication_config).toBeNull();
+    await clean();
+  });
 });
 
 describe("bridges in chromium", () => {

@@ -2,9 +2,10 @@ import { useState } from "preact/hooks";
 import { Field, FormErrors, Select, useFocusFirstInvalid } from "../kit/field.tsx";
 import { useApp } from "../lib/context.ts";
 import { formFailure } from "../lib/form-errors.ts";
+import { dedupSettings, type Strategy } from "./dedup.ts";
+import { DedupCheck } from "./dedup-check.tsx";
 import { type DedupConfig, type Source, setDedup } from "./routing.api.ts";
 
-type Strategy = "" | "body_path" | "include_fields" | "exclude_fields";
 const P = "deduplication_config.";
 
 function strategyOf(config: DedupConfig | null): Strategy {
@@ -31,17 +32,7 @@ export function DedupForm(props: { source: Source; onSaved: (source: Source) => 
     event.preventDefault();
     setBusy(true);
     setFailure(undefined);
-    const list = paths
-      .split(",")
-      .map((p) => p.trim())
-      .filter(Boolean);
-    const body = strategy
-      ? {
-          enabled: true,
-          [strategy]: strategy === "body_path" ? paths.trim() : list,
-          ttl_seconds: Number(ttl),
-        }
-      : null;
+    const body = dedupSettings(strategy, paths, ttl);
     try {
       const saved = await setDedup(api, props.source.id, body);
       notify("Deduplication saved");
@@ -63,46 +54,49 @@ export function DedupForm(props: { source: Source; onSaved: (source: Source) => 
       ]
     : [];
   return (
-    <form class="card" onSubmit={submit} noValidate aria-labelledby="dedup-title">
-      <h2 id="dedup-title">Deduplication</h2>
-      {failure ? (
-        <FormErrors errors={failure.errors} claimed={claimed} message={failure.message} />
-      ) : null}
-      <Select
-        label="Drop duplicates by"
-        name="strategy"
-        value={strategy}
-        options={[
-          { value: "", label: "Off: keep every request" },
-          { value: "body_path", label: "One field" },
-          { value: "include_fields", label: "Several fields together" },
-          { value: "exclude_fields", label: "Whole body except some fields" },
-        ]}
-        onChange={(v) => setStrategy(v as Strategy)}
-      />
-      {strategy ? (
-        <>
-          <Field
-            label={strategy === "body_path" ? "Field path" : "Field paths (comma-separated)"}
-            name={strategy}
-            value={paths}
-            hint="Paths start with body., headers., query. or path. (for example body.order_id)"
-            errors={pathErrors.length ? pathErrors : undefined}
-            onInput={setPaths}
-          />
-          <Field
-            label="Remember keys for (seconds)"
-            name="ttl_seconds"
-            inputMode="numeric"
-            value={ttl}
-            errors={failure?.errors[`${P}ttl_seconds`]}
-            onInput={setTtl}
-          />
-        </>
-      ) : null}
-      <button type="submit" class="button primary" disabled={busy}>
-        {busy ? "Saving…" : "Save deduplication"}
-      </button>
-    </form>
+    <>
+      <form class="card" onSubmit={submit} noValidate aria-labelledby="dedup-title">
+        <h2 id="dedup-title">Deduplication</h2>
+        {failure ? (
+          <FormErrors errors={failure.errors} claimed={claimed} message={failure.message} />
+        ) : null}
+        <Select
+          label="Drop duplicates by"
+          name="strategy"
+          value={strategy}
+          options={[
+            { value: "", label: "Off: keep every request" },
+            { value: "body_path", label: "One field" },
+            { value: "include_fields", label: "Several fields together" },
+            { value: "exclude_fields", label: "Whole body except some fields" },
+          ]}
+          onChange={(v) => setStrategy(v as Strategy)}
+        />
+        {strategy ? (
+          <>
+            <Field
+              label={strategy === "body_path" ? "Field path" : "Field paths (comma-separated)"}
+              name={strategy}
+              value={paths}
+              hint="Paths start with body., headers., query. or path. (for example body.order_id)"
+              errors={pathErrors.length ? pathErrors : undefined}
+              onInput={setPaths}
+            />
+            <Field
+              label="Remember keys for (seconds)"
+              name="ttl_seconds"
+              inputMode="numeric"
+              value={ttl}
+              errors={failure?.errors[`${P}ttl_seconds`]}
+              onInput={setTtl}
+            />
+          </>
+        ) : null}
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? "Saving…" : "Save deduplication"}
+        </button>
+      </form>
+      <DedupCheck sourceId={props.source.id} settings={dedupSettings(strategy, paths, ttl)} />
+    </>
   );
 }

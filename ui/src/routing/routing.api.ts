@@ -112,3 +112,23 @@ export const checkDuplicates = (
   body: { a: CheckedRequest; b: CheckedRequest; settings?: unknown },
   signal?: AbortSignal,
 ) => data(api.post<{ data: DedupCheck }>(`/api/v1/sources/${sourceId}/dedup/check`, body, signal));
+
+/** What the dedup check needs of a recent event: its request as received. */
+export interface RecentEvent {
+  id: string;
+  created_at: string;
+  request: {
+    headers: Record<string, string>;
+    query: Record<string, string>;
+    body: string;
+    body_encoding: "utf8" | "base64";
+  };
+}
+/** A source's latest events, newest first (bodies cut at 64 KiB, as every list cuts them). */
+export const recentEvents = (api: Api, sourceId: string, signal?: AbortSignal) =>
+  data(
+    api.get<{ data: RecentEvent[] }>(
+      `/api/v1/events?source_id=${encodeURIComponent(sourceId)}&page_size=10`,
+      signal,
+    ),
+  );
