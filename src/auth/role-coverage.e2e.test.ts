@@ -14,6 +14,9 @@ const MEMBER_MAY = [
   /^POST \/api\/v1\/me\/password$/,
   /^POST \/api\/v1\/anonymous-endpoints$/,
   /^POST \/api\/v1\/sources\/\{id\}\/ingest$/,
+  // Dry runs of the editors: they read events and settings, store nothing and run no user code.
+  /^POST \/api\/v1\/filters\/test$/,
+  /^POST \/api\/v1\/sources\/\{id\}\/dedup\/check$/,
 ];
 
 /** Routes that run code or send a request: an admin gets past the role check (not a 403). */
