@@ -65,6 +65,12 @@ const eventFields = {
     { description: "A filtered event: why each destination rejected it on arrival." },
   ),
   created_at: t.String(),
+  completed_at: Nullable(
+    t.String({
+      description:
+        "A delivered event: when its last delivery succeeded (completed_at − created_at is its latency); null otherwise.",
+    }),
+  ),
 };
 const DeliverySchema = t.Object({
   id: t.String(),

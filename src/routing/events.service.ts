@@ -68,7 +68,11 @@ function presentRequest(e: StoredEvent) {
   };
 }
 
-export function presentEvent(e: StoredEvent, bridgeIds: readonly string[]) {
+export function presentEvent(
+  e: StoredEvent,
+  bridgeIds: readonly string[],
+  completedAt: string | null = null,
+) {
   return {
     id: e.id,
     source_id: e.sourceId,
@@ -78,7 +82,27 @@ export function presentEvent(e: StoredEvent, bridgeIds: readonly string[]) {
     status: e.status,
     ...presentFilteredBy(e),
     created_at: e.createdAt,
+    completed_at: e.status === "delivered" ? completedAt : null,
   };
+}
+
+/**
+ * When each delivered event's last delivery succeeded: the latest change of its deliveries, read
+ * for the whole page at once (a list makes one call, so its latency column costs one query).
+ */
+function completionTimes(
+  events: readonly StoredEvent[],
+  deps: EventsDeps,
+  known: readonly DeliveryRecord[] | null = null,
+): Map<string, string> {
+  const delivered = events.filter((e) => e.status === "delivered").map((e) => e.id);
+  const done = new Map<string, string>();
+  if (delivered.length === 0 || !deps.delivery) return done;
+  for (const d of known ?? deps.delivery.listBySubject("event", delivered)) {
+    const seen = done.get(d.subjectId);
+    if (seen === undefined || d.updatedAt > seen) done.set(d.subjectId, d.updatedAt);
+  }
+  return done;
 }
 
 /**
@@ -138,7 +162,7 @@ export function getEvent(organizationId: string, id: string, deps: EventsDeps) {
   // Only an event that failed before any delivery has a reason (e.g. its filters' budget).
   const reason = event.status === "failed" ? deps.events.statusReason(event.id) : null;
   return {
-    ...presentEvent(event, bridgeIds),
+    ...presentEvent(event, bridgeIds, completionTimes([event], deps, deliveries).get(event.id)),
     ...(reason ? { status_reason: reason } : {}),
     deliveries: deliveries.map((d) => presentDelivery(event, d, deps)),
   };
@@ -152,8 +176,9 @@ export function listEvents(
 ) {
   const { events, total } = deps.events.page(organizationId, query, page.pageSize, page.offset);
   const bridges = deps.events.bridgesOf(events.map((e) => e.id));
+  const completed = completionTimes(events, deps);
   const listed = events.map((e) => {
-    const shown = presentEvent(e, bridges.get(e.id) ?? []);
+    const shown = presentEvent(e, bridges.get(e.id) ?? [], completed.get(e.id));
     return { ...shown, request: presentListedRequest(shown.request, e) };
   });
   return { events: listed, total };
