@@ -201,6 +201,44 @@ describe("events in chromium", () => {
     await expectClean(page, errors);
   });
 
+  test("the latency column: receipt to last success for a delivered event, counting up while pending, none when failed", async () => {
+    const up = await bridgeTo("up-latency");
+    const waiting = await bridgeTo("down-latency", 3);
+    const delivered = await ingest(up.source_id, { n: "quick" });
+    const pending = await ingest(waiting.source_id, { n: "slow" });
+    await pollUntil(async () => (await eventStatus(delivered)) === "delivered", {
+      what: "the event delivered",
+    });
+    await pollUntil(
+      async () => {
+        const answer = await callAs(world.server, owner, "GET", `/api/v1/events/${pending}`);
+        return answer.body.data.deliveries[0]?.attempts === 1;
+      },
+      { what: "the first attempt failed" },
+    );
+    const page = await world.newPage();
+    const errors: Error[] = [];
+    page.on("pageerror", (e) => errors.push(e));
+    await openEvents(page, `?source_id=${up.source_id}`);
+    await page.getByRole("columnheader", { name: "Latency" }).waitFor();
+    const done = page.getByRole("row", { name: /Delivered/ });
+    await done.waitFor();
+    expect(await done.getByRole("cell").last().textContent()).toMatch(/^\d+(\.\d)? m?s$/);
+
+    await page.goto(`${world.server.url}/events?source_id=${waiting.source_id}`);
+    const running = page.getByRole("row", { name: /Pending/ });
+    await running.waitFor();
+    expect(await running.getByRole("cell").last().textContent()).toMatch(/ so far$/);
+
+    const broken = await bridgeTo("down-latency-now");
+    await failedEvent(broken.source_id, { n: "lost" });
+    await page.goto(`${world.server.url}/events?source_id=${broken.source_id}`);
+    const failed = page.getByRole("row", { name: /Failed/ });
+    await failed.waitFor();
+    expect(await failed.getByRole("cell").last().textContent()).toBe("—");
+    await expectClean(page, errors);
+  });
+
   test("an event that does not exist is a not-found page; a member sees no retry; small screen and dark theme", async () => {
     const member = await owner.addMember("member");
     const bridge = await bridgeTo("down-member");

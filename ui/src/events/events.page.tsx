@@ -20,6 +20,7 @@ import {
   retryEvents,
 } from "./events.api.ts";
 import { overlayFresh } from "./fresh.ts";
+import { formatDuration, type Latency, latencyOf } from "./latency.ts";
 import { fromLocalInput, toLocalInput } from "./time-input.ts";
 
 const DEFAULTS = { status: "", source_id: "", bridge_id: "", since: "", until: "", page: "1" };
@@ -84,6 +85,7 @@ export function EventsPage() {
     { label: "Source", cell: (e) => sourceName(e.source_id) },
     { label: "Bridge", cell: (e) => bridgeName(e.bridge_id) },
     { label: "Received", cell: (e) => <Time iso={e.created_at} now={now} /> },
+    { label: "Latency", cell: (e) => <LatencyCell latency={latencyOf(e, now)} /> },
   ];
 
   async function retryMatching() {
@@ -212,6 +214,13 @@ export function EventsPage() {
       ) : null}
     </main>
   );
+}
+
+function LatencyCell(props: { latency: Latency }) {
+  const { latency } = props;
+  if (!latency) return <span class="muted">—</span>;
+  const text = formatDuration(latency.ms);
+  return latency.running ? <span>{text} so far</span> : <span>{text}</span>;
 }
 
 function TimeFilter(props: { label: string; value: string; onChange: (iso: string) => void }) {
