@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Cookie, Page } from "playwright-core";
 import { startUiWorld, type UiWorld } from "../src/test-utils/browser-world.ts";
+import { routingScreens } from "./screenshots-routing.ts";
 
 const root = join(import.meta.dir, "..");
 const at = process.argv.indexOf("--out");
@@ -220,6 +221,7 @@ async function main(): Promise<void> {
     await createEndpoints(page);
     await inspectorScreens(world, page);
     await settingsScreen(page);
+    await routingScreens(world, page, shoot);
     await phoneAndDarkScreens(world, await page.context().cookies());
     const login = await world.newPage();
     await login.goto(`${world.server.url}/login`);
