@@ -156,6 +156,16 @@ describe("sources in chromium", () => {
     const stored = await callAs(world.server, owner, "GET", `/api/v1/sources/${source.id}`);
     expect(stored.body.data.deduplication_config).toBeNull();
     await clean();
+
+    // On a phone in the dark, the two requests and their 64-character keys fit the width.
+    const phone = await world.newPage({ width: 375, height: 740, colorScheme: "dark" });
+    const phoneClean = watch(phone);
+    await open(phone, `/sources/${source.id}`, name);
+    await phone.getByLabel("Drop duplicates by").selectOption("body_path");
+    await phone.getByLabel("Field path").fill("body.id");
+    await phone.getByText(/✖ Duplicates/).waitFor();
+    expect(await sidewaysOverflow(phone)).toBe(0);
+    await phoneClean();
   });
 });
 
@@ -292,6 +302,18 @@ describe("bridges in chromium", () => {
     await page.getByRole("heading", { name: /Event POST/ }).waitFor();
     expect(page.url()).toEndWith(`/events/${refund}`);
     await clean();
+
+    // On a phone, the trial's results fit the width.
+    const phone = await world.newPage({ width: 375, height: 740 });
+    const phoneClean = watch(phone);
+    await open(phone, `/bridges/${bridge.id}`, bridge.name);
+    await phone.getByRole("button", { name: "Add a destination" }).click();
+    await phone.getByLabel("Filters (JSON)").fill('[{"body.type": "paid"}]');
+    await phone.getByText("✔ Filter is valid").waitFor();
+    await phone.getByRole("button", { name: "Test against recent events" }).click();
+    await phone.getByText("1 of 2 recent events would pass.").waitFor();
+    expect(await sidewaysOverflow(phone)).toBe(0);
+    await phoneClean();
   });
 
   test("a member reads a bridge without write buttons; chat forms have their own fields; small screen in the dark", async () => {
