@@ -27,6 +27,8 @@ export interface MonitorSettings {
   hostname?: string;
   record_type?: RecordType;
   expected?: string | null;
+  /** Any type: the heading a status page shows the monitor under. */
+  group?: string;
 }
 
 /** A monitor as the room holds it. */

@@ -77,7 +77,7 @@ export function validateMonitor(body: unknown, base: Fields | null, urlProblem: 
   if (input.paused !== undefined && typeof input.paused !== "boolean") {
     fail("paused", "must be a boolean");
   }
-  const settings = settingsOf(type, input, urlProblem, fail);
+  const settings = { ...settingsOf(type, input, urlProblem, fail), ...groupOf(input, fail) };
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const draft: MonitorDraft = {
     name,
@@ -92,6 +92,17 @@ export function validateMonitor(body: unknown, base: Fields | null, urlProblem: 
 }
 
 type Fail = (field: string, message: string) => void;
+
+/** `group` (decisions.md §15): the heading a status page shows the monitor under; any type. */
+function groupOf(input: Fields, fail: Fail): MonitorSettings {
+  const group = input.group;
+  if (group == null) return {};
+  if (typeof group !== "string" || group.trim().length > 100) {
+    fail("group", "must be a name of at most 100 characters");
+    return {};
+  }
+  return group.trim() === "" ? {} : { group: group.trim() };
+}
 
 function integerField(input: Fields, field: string, fallback: number, fail: Fail): number {
   const value = input[field];
