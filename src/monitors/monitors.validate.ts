@@ -1,5 +1,6 @@
 import { validateFilters } from "../routing/filters.model.ts";
 import { type FieldErrors, validationFailed } from "../shared/errors.ts";
+import { dockerSettings } from "./monitors.docker.ts";
 import {
   DEFAULT_INTERVAL_SECONDS,
   DEFAULT_TIMEOUT_SECONDS,
@@ -118,6 +119,7 @@ function settingsOf(type: MonitorType, input: Fields, urlProblem: UrlProblem, fa
   if (type === "http") return httpSettings(input, urlProblem, fail);
   if (type === "tcp") return tcpSettings(input, urlProblem, fail);
   if (type === "dns") return dnsSettings(input, fail);
+  if (type === "docker") return dockerSettings(input, urlProblem, fail);
   return {};
 }
 
