@@ -1,5 +1,5 @@
 /** Monitor kinds (decisions.md §15). */
-export const MONITOR_TYPES = ["http", "tcp", "dns", "push", "docker"] as const;
+export const MONITOR_TYPES = ["http", "tcp", "dns", "push", "docker", "ping"] as const;
 export type MonitorType = (typeof MONITOR_TYPES)[number];
 
 export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS"] as const;

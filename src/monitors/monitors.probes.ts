@@ -12,6 +12,7 @@ import {
   type RecordType,
   statusExpected,
 } from "./monitors.model.ts";
+import { probePing } from "./monitors.ping.ts";
 import { certificateDaysRemaining } from "./monitors.tls.ts";
 import { jsonFilter, parseTcpTarget } from "./monitors.validate.ts";
 
@@ -45,6 +46,9 @@ export function probe(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult> {
   if (monitor.type === "dns") return probeDns(monitor, deps);
   if (monitor.type === "docker") {
     return probeDocker(monitor.settings, monitor.timeoutSeconds * 1000, deps);
+  }
+  if (monitor.type === "ping") {
+    return probePing(monitor.settings.hostname ?? "", monitor.timeoutSeconds, deps);
   }
   return Promise.resolve(down("no push received within the interval"));
 }

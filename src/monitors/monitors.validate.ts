@@ -13,6 +13,7 @@ import {
   RECORD_TYPES,
   type RecordType,
 } from "./monitors.model.ts";
+import { pingSettings } from "./monitors.ping.ts";
 
 /** A monitor's editable fields, checked. */
 export interface MonitorDraft {
@@ -120,6 +121,7 @@ function settingsOf(type: MonitorType, input: Fields, urlProblem: UrlProblem, fa
   if (type === "tcp") return tcpSettings(input, urlProblem, fail);
   if (type === "dns") return dnsSettings(input, fail);
   if (type === "docker") return dockerSettings(input, urlProblem, fail);
+  if (type === "ping") return pingSettings(input, urlProblem, fail);
   return {};
 }
 
