@@ -158,3 +158,21 @@ describe("docker monitor validation", () => {
     expect(defaulted.body.data.docker_host).toBe("unix:///var/run/docker.sock");
   });
 });
+
+describe("the OpenAPI document", () => {
+  test("the monitor body lists the docker and ping fields", async () => {
+    type Schema = { properties: Record<string, { description?: string }> };
+    const doc = (await (await server.request("/api/openapi.json")).json()) as {
+      paths: Record<
+        string,
+        { post: { requestBody: { content: Record<string, { schema: Schema }> } } }
+      >;
+    };
+    const body = doc.paths["/api/v1/uptime-monitors"]?.post.requestBody.content["application/json"];
+    if (!body) throw new Error("no monitor body in the OpenAPI document");
+    expect(Object.keys(body.schema.properties)).toEqual(
+      expect.arrayContaining(["container", "docker_host", "hostname", "group"]),
+    );
+    expect(body.schema.properties.type?.description).toContain("docker | ping");
+  });
+});

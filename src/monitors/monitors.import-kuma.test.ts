@@ -56,11 +56,29 @@ const KUMA_COLUMNS = [
 
 const KEPT_TOKEN = "kumaPushToken_0123456789abcdef";
 
-/** A Kuma data file holding `rows` (column → value), made here with bun:sqlite. */
-function kumaFile(dir: string, rows: Record<string, unknown>[]): string {
+/**
+ * A Kuma data file holding `rows` (column → value), made here with bun:sqlite; with
+ * `dockerDaemons`, Kuma's docker_host table too (id → docker_daemon).
+ */
+function kumaFile(
+  dir: string,
+  rows: Record<string, unknown>[],
+  dockerDaemons: Record<number, string> = {},
+): string {
   const path = join(dir, "kuma.db");
   const db = new Database(path, { create: true });
   db.run(`CREATE TABLE monitor (${KUMA_COLUMNS.join(", ")})`);
+  if (Object.keys(dockerDaemons).length > 0) {
+    db.run(
+      "CREATE TABLE docker_host (id INTEGER PRIMARY KEY, user_id INT, docker_daemon VARCHAR(255), docker_type VARCHAR(255), name VARCHAR(255))",
+    );
+    for (const [id, daemon] of Object.entries(dockerDaemons)) {
+      db.run("INSERT INTO docker_host (id, user_id, docker_daemon) VALUES (?, 1, ?)", [
+        Number(id),
+        daemon,
+      ]);
+    }
+  }
   for (const row of rows) {
     const columns = Object.keys(row);
     db.run(
@@ -223,6 +241,37 @@ describe("monitors import from Uptime Kuma", () => {
     const ambiguous = runCli(["monitors", "import", list, "--data-dir", server.dataDir]);
     expect(ambiguous.exitCode).toBe(1);
     expect(ambiguous.stderr).toContain("give --org: the data dir has 2 organizations");
+  });
+});
+
+describe("Kuma docker and ping monitors", () => {
+  test("docker monitors name their daemon from Kuma's docker hosts; ping keeps its host", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const account = await signUp(server);
+    const file = kumaFile(
+      tempDir(),
+      [
+        { name: "web", type: "docker", docker_container: "web", docker_host: 1, active: 0 },
+        { name: "db", type: "docker", docker_container: "db", docker_host: 2, active: 0 },
+        { name: "lost", type: "docker", docker_container: "x", docker_host: 9 },
+        { name: "router", type: "ping", hostname: "192.168.1.1", active: 0 },
+      ],
+      { 1: "/var/run/docker.sock", 2: "tcp://192.168.1.20:2375" },
+    );
+    const run = runCli(["monitors", "import", file, "--data-dir", server.dataDir]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("skipped lost (docker host #9 is not in the file)");
+    const byName = Object.fromEntries(
+      (await monitorsOf(server, account.headers)).map((m) => [m.name, m]),
+    );
+    expect(byName.web).toMatchObject({
+      type: "docker",
+      container: "web",
+      docker_host: "unix:///var/run/docker.sock",
+    });
+    expect(byName.db).toMatchObject({ docker_host: "tcp://192.168.1.20:2375" });
+    expect(byName.router).toMatchObject({ type: "ping", hostname: "192.168.1.1" });
   });
 });
 

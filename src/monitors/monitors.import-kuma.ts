@@ -49,7 +49,7 @@ export function kumaEntries(rows: KumaRow[], dockerHosts: KumaDockerHosts): Impo
 
 type Typed = { body: Record<string, unknown>; pushToken?: string } | { skipped: string };
 
-function typedFields(row: KumaRow, _dockerHosts: KumaDockerHosts, notes: string[]): Typed {
+function typedFields(row: KumaRow, dockerHosts: KumaDockerHosts, notes: string[]): Typed {
   switch (row.type) {
     case "http":
     case "keyword":
@@ -62,8 +62,11 @@ function typedFields(row: KumaRow, _dockerHosts: KumaDockerHosts, notes: string[
     case "push":
       return pushFields(row, notes);
     case "docker":
+      return dockerFields(row, dockerHosts);
     case "ping":
-      return { skipped: `type ${row.type} is not yet a check Weir runs` };
+      return text(row.hostname)
+        ? { body: { type: "ping", hostname: text(row.hostname) } }
+        : { skipped: "a ping monitor without a hostname" };
     default:
       return { skipped: `type ${text(row.type) || "(none)"} has no counterpart in Weir` };
   }
@@ -172,7 +175,7 @@ function pushFields(row: KumaRow, notes: string[]): Typed {
   return { body: { type: "push" } };
 }
 
-export function dockerFields(row: KumaRow, dockerHosts: KumaDockerHosts): Typed {
+function dockerFields(row: KumaRow, dockerHosts: KumaDockerHosts): Typed {
   const container = text(row.docker_container);
   const daemon = dockerHosts.get(Number(row.docker_host));
   if (!container) return { skipped: "a docker monitor without a container" };

@@ -54,6 +54,8 @@ function fromGatus(endpoint: Record<string, unknown>): ImportEntry {
       hostname: endpoint.dns["query-name"],
       record_type: endpoint.dns["query-type"] ?? "A",
     });
+  } else if (/^icmp:\/\/[^/]+$/.test(url)) {
+    Object.assign(body, { type: "ping", hostname: url.slice("icmp://".length) });
   } else if (url.startsWith("tcp://")) {
     Object.assign(body, { type: "tcp", url });
   } else if (/^https?:\/\//.test(url)) {
@@ -62,7 +64,10 @@ function fromGatus(endpoint: Record<string, unknown>): ImportEntry {
     if (isRecord(endpoint.headers)) body.headers = endpoint.headers;
     if (typeof endpoint.body === "string") body.body = endpoint.body;
   } else {
-    return { name, skipped: `url ${url || "(none)"} is not http(s):// or tcp://, nor a dns check` };
+    return {
+      name,
+      skipped: `url ${url || "(none)"} is not http(s)://, tcp:// or icmp://, nor a dns check`,
+    };
   }
   if (typeof endpoint.group === "string" && endpoint.group.trim() !== "") {
     body.group = endpoint.group.trim();

@@ -104,7 +104,8 @@ describe("monitors import", () => {
       },
       {
         name: "ping",
-        skipped: "url icmp://10.0.0.1 is not http(s):// or tcp://, nor a dns check",
+        body: { name: "ping", interval_seconds: 60, type: "ping", hostname: "10.0.0.1" },
+        notes: [],
       },
     ]);
     expect(durationSeconds("1m30s")).toBe(90);
@@ -128,7 +129,7 @@ describe("monitors import", () => {
       "created",
       "created",
       "created",
-      "skipped",
+      "created",
     ]);
 
     const plain = runCli(["monitors", "import", gatus, "--org", "Nowhere", "--data-dir", dir]);
