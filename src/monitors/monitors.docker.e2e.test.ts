@@ -99,6 +99,22 @@ describe("docker checks over tcp", () => {
     expect(sink.requests.some((r) => r.path === "/containers/db/json")).toBe(true);
   });
 
+  test("an inspect answer longer than the sender reads is still judged by its State", async () => {
+    const state = { Running: true, Status: "running", Health: { Status: "starting", Log: [] } };
+    const long = {
+      Id: "4f1c",
+      State: state,
+      Config: { Env: Array(4000).fill("A_VARIABLE=x".repeat(4)) },
+    };
+    expect(JSON.stringify(long).length).toBeGreaterThan(128 * 1024);
+    sink.answer(() => ({ status: 200, body: JSON.stringify(long) }));
+    const monitor = await dockerMonitor("big", sink.url.replace("http://", "tcp://"));
+    expect(await checkNow(monitor.id)).toMatchObject({
+      status: "degraded",
+      error: "container health check is starting",
+    });
+  });
+
   test("the address policy: a denied address is a 422 on save, a denied name fails the check", async () => {
     const denied = await callAs(server, owner, "POST", MONITORS_PATH, {
       name: "metadata",

@@ -90,13 +90,16 @@ export async function probeDocker(
   return judgeState(answer.body, answer.ms);
 }
 
+type State = { Running?: unknown; Status?: unknown; Health?: { Status?: unknown } };
+
 /** The verdict on an inspect answer's `State`. */
 export function judgeState(body: string, ms: number): ProbeResult {
-  let state: { Running?: unknown; Status?: unknown; Health?: { Status?: unknown } } | undefined;
+  let state: State | undefined;
   try {
-    state = (JSON.parse(body) as { State?: typeof state }).State;
+    state = (JSON.parse(body) as { State?: State }).State;
   } catch {
-    return result("down", ms, "docker's answer is not JSON");
+    state = stateFromCutAnswer(body);
+    if (!state) return result("down", ms, "docker's answer is not JSON");
   }
   if (state?.Running !== true) {
     return result(
@@ -109,6 +112,24 @@ export function judgeState(body: string, ms: number): ProbeResult {
   if (health === "starting") return result("degraded", ms, "container health check is starting");
   if (health === "unhealthy") return result("down", ms, "container is unhealthy");
   return result("up", ms, null);
+}
+
+/**
+ * An inspect answer longer than the outbound sender reads (many mounts, long health-check logs)
+ * arrives cut. `State` comes early in it, and `Health.Status` before its log, so they are read
+ * from the text.
+ */
+function stateFromCutAnswer(body: string): State | undefined {
+  const opening = /"State"\s*:\s*\{([^{}]*)/.exec(body)?.[1];
+  const running = opening && /"Running"\s*:\s*(true|false)/.exec(opening)?.[1];
+  if (!opening || !running) return undefined;
+  const status = /"Status"\s*:\s*"(\w+)"/.exec(opening)?.[1];
+  const health = /"State"\s*:\s*\{[^{}]*"Health"\s*:\s*\{\s*"Status"\s*:\s*"(\w+)"/.exec(body)?.[1];
+  return {
+    Running: running === "true",
+    Status: status,
+    Health: health ? { Status: health } : undefined,
+  };
 }
 
 const result = (status: ProbeResult["status"], ms: number | null, error: string | null) => ({

@@ -60,7 +60,7 @@ export async function probePing(
   let address = hostname;
   if (isIP(hostname) === 0) {
     try {
-      address = (await lookup(hostname)).address;
+      address = (await withDeadline(lookup(hostname), timeoutSeconds * 1000)).address;
     } catch (error) {
       const code = (error as { code?: string }).code;
       return outcome("down", null, `dns_failure: ${code ?? (error as Error).message}`);
@@ -106,6 +106,14 @@ export function roundTripMs(output: string): number | null {
   const summary = /min\/avg\/max[^=]*=\s*[\d.]+\/([\d.]+)\//.exec(output);
   const ms = Number((reply ?? summary)?.[1]);
   return Number.isFinite(ms) && (reply ?? summary) ? Math.round(ms) : null;
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 const firstLine = (text: string) => text.trim().split("\n")[0]?.trim() ?? "";
