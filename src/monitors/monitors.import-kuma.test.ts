@@ -275,6 +275,36 @@ describe("Kuma docker and ping monitors", () => {
   });
 });
 
+describe("a later Kuma's JSON comparisons", () => {
+  test("json_path_operator becomes a filter operator; header values that are numbers become text", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const account = await signUp(server);
+    const file = kumaFile(tempDir(), []);
+    const db = new Database(file);
+    db.run("ALTER TABLE monitor ADD json_path_operator VARCHAR(10)");
+    const insert = db.prepare(
+      "INSERT INTO monitor (name, type, url, json_path, expected_value, json_path_operator, headers, active) VALUES (?, 'json-query', 'http://127.0.0.1:9/', ?, ?, ?, ?, 0)",
+    );
+    insert.run("depth", "queue.depth", "1000", "<", '{"x-count": 1}');
+    insert.run("version", "version", "2.", "contains", null);
+    insert.run("odd", "value", "1", "~=", null);
+    db.close();
+    const run = runCli(["monitors", "import", file, "--data-dir", server.dataDir]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("skipped odd (json comparison ~= has no counterpart)");
+    const byName = Object.fromEntries(
+      (await monitorsOf(server, account.headers)).map((m) => [m.name, m]),
+    );
+    expect(byName.depth).toMatchObject({
+      json_path: "queue.depth",
+      json_expected: { $lt: 1000 },
+      headers: { "x-count": "1" },
+    });
+    expect(byName.version).toMatchObject({ json_expected: { $contains: "2." } });
+  });
+});
+
 async function monitorsOf(server: TestServer, headers: Record<string, string>) {
   const answer = await apiCall(server, "GET", `${MONITORS_PATH}?page_size=100`, { headers });
   return answer.body.data as ({ name: string; push_url?: string } & Record<string, unknown>)[];

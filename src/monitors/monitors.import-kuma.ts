@@ -96,7 +96,7 @@ function httpFields(row: KumaRow, notes: string[]): Typed {
   if (text(row.method)) body.method = text(row.method).toUpperCase();
   if (text(row.body)) body.body = String(row.body);
   const headers = headersOf(row.headers);
-  if (headers === null) notes.push("headers left out: not a JSON object of texts");
+  if (headers === null) notes.push("headers left out: not a JSON object of values");
   else if (Object.keys(headers).length > 0) body.headers = headers;
   const statuses = statusRangesOf(row.accepted_statuscodes_json);
   if (statuses) body.expected_status = statuses;
@@ -116,10 +116,33 @@ function httpFields(row: KumaRow, notes: string[]): Typed {
     if (!PLAIN_PATH.test(path)) {
       return { skipped: `json query ${path || "(none)"} is not a plain path Weir can check` };
     }
+    const expected = jsonExpected(row);
+    if (expected === undefined) {
+      return { skipped: `json comparison ${text(row.json_path_operator)} has no counterpart` };
+    }
     body.json_path = path;
-    body.json_expected = scalarOf(text(row.expected_value));
+    body.json_expected = expected;
   }
   return { body };
+}
+
+/** Later Kuma versions compare with `json_path_operator`; older ones only test equality. */
+const JSON_OPERATORS: Record<string, string> = {
+  "!=": "$neq",
+  "<": "$lt",
+  "<=": "$lte",
+  ">": "$gt",
+  ">=": "$gte",
+};
+
+/** Kuma's expected value as a filter value or operator object; undefined when it has none. */
+function jsonExpected(row: KumaRow): unknown {
+  const value = scalarOf(text(row.expected_value));
+  const operator = text(row.json_path_operator) || "==";
+  if (operator === "==") return value;
+  if (operator === "contains") return { $contains: text(row.expected_value) };
+  const mapped = JSON_OPERATORS[operator];
+  return mapped ? { [mapped]: value } : undefined;
 }
 
 /** Kuma keeps headers as JSON text; null when it is not an object of texts. */
@@ -131,8 +154,10 @@ function headersOf(value: unknown): Record<string, string> | null {
       typeof parsed === "object" &&
       parsed !== null &&
       !Array.isArray(parsed) &&
-      Object.values(parsed).every((v) => typeof v === "string");
-    return ok ? (parsed as Record<string, string>) : null;
+      Object.values(parsed).every((v) => ["string", "number", "boolean"].includes(typeof v));
+    if (!ok) return null;
+    // Kuma sends `{"x-count": 1}` as the text "1".
+    return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
   } catch {
     return null;
   }
