@@ -8,16 +8,20 @@ import { AppError } from "../shared/errors.ts";
 import { type AdminContext, withAdminData } from "./admin.data.ts";
 import { fail, printJson } from "./cli.common.ts";
 
-/** `created` only once written; `valid` passed every check but was not written. */
+/**
+ * `created` only once written; `valid` passed every check but was not written (so it has no
+ * id, nor a push URL that the real run would make anew).
+ */
 type ImportResult =
   | {
       name: string;
-      status: "created" | "valid";
+      status: "created";
       id: string;
       type: string;
       push_url?: string;
       notes: string[];
     }
+  | { name: string; status: "valid"; type: string; notes: string[] }
   | { name: string; status: "skipped" | "failed"; reason: string };
 
 export interface ImportFlags {
@@ -48,7 +52,11 @@ export async function importMonitors(entries: ImportEntry[], flags: ImportFlags)
       });
     } catch (error) {
       if (!(error instanceof Undo)) throw error;
-      results = results.map((r) => (r.status === "created" ? { ...r, status: "valid" } : r));
+      results = results.map((r) =>
+        r.status === "created"
+          ? { name: r.name, status: "valid", type: r.type, notes: r.notes }
+          : r,
+      );
     }
     const failed = results.filter((r) => r.status === "failed").length;
     if (flags.json) {
@@ -96,7 +104,11 @@ function importOne(tenant: Tenant, entry: ImportEntry, baseUrl: string, deps: Mo
 function printLines(results: ImportResult[]) {
   for (const r of results) {
     const what =
-      "id" in r ? `${r.id} (${[r.type, r.push_url].filter(Boolean).join(" ")})` : `(${r.reason})`;
+      r.status === "created"
+        ? `${r.id} (${[r.type, r.push_url].filter(Boolean).join(" ")})`
+        : "type" in r
+          ? `(${r.type})`
+          : `(${r.reason})`;
     console.log(`${r.status} ${r.name} ${what}`);
     for (const note of "notes" in r ? r.notes : []) console.log(`  ${note}`);
   }

@@ -155,6 +155,8 @@ describe("monitors import from Uptime Kuma", () => {
     expect(planned.monitors.filter((m: { status: string }) => m.status === "valid")).toHaveLength(
       7,
     );
+    // Nothing was written, so nothing has an id to show.
+    expect(planned.monitors.some((m: object) => "id" in m)).toBe(false);
     expect(await monitorsOf(server, account.headers)).toEqual([]);
 
     const run = cli("--org", account.organizationId);
