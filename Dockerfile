@@ -13,8 +13,12 @@ COPY . .
 # Builds the UI when ui/package.json exists, embeds it, compiles with .env/bunfig autoload off.
 RUN bash scripts/build
 
-# --- runtime: nothing but the binary ------------------------------------------------------------
+# --- runtime: the binary, and ping for ping monitors ----------------------------------------------
 FROM debian:bookworm-slim
+# ping monitors run the host's ping (Weir opens no raw sockets itself).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends iputils-ping \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --user-group --uid 10001 --home-dir /data --no-create-home \
       --shell /usr/sbin/nologin weir \
     && mkdir -p /data \

@@ -124,7 +124,8 @@ function alertChanges(
       id: monitor.id,
       name: monitor.name,
       type: monitor.type,
-      target: monitor.settings.url ?? monitor.settings.hostname ?? null,
+      target:
+        monitor.settings.url ?? monitor.settings.hostname ?? monitor.settings.container ?? null,
     },
     at: check.checked_at,
     tlsDaysRemaining: check.tls_days_remaining,

@@ -4,9 +4,12 @@
  * condition by condition, and what has no counterpart is reported, never silently dropped.
  */
 
-/** One monitor to create, or why an entry was skipped, with notes on what was left out. */
+/**
+ * One monitor to create, or why an entry was skipped, with notes on what was left out. A push
+ * monitor may bring the token its senders already use (`pushToken`).
+ */
 export type ImportEntry =
-  | { name: string; body: Record<string, unknown>; notes: string[] }
+  | { name: string; body: Record<string, unknown>; notes: string[]; pushToken?: string }
   | { name: string; skipped: string };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -51,6 +54,8 @@ function fromGatus(endpoint: Record<string, unknown>): ImportEntry {
       hostname: endpoint.dns["query-name"],
       record_type: endpoint.dns["query-type"] ?? "A",
     });
+  } else if (/^icmp:\/\/[^/]+$/.test(url)) {
+    Object.assign(body, { type: "ping", hostname: url.slice("icmp://".length) });
   } else if (url.startsWith("tcp://")) {
     Object.assign(body, { type: "tcp", url });
   } else if (/^https?:\/\//.test(url)) {
@@ -59,8 +64,15 @@ function fromGatus(endpoint: Record<string, unknown>): ImportEntry {
     if (isRecord(endpoint.headers)) body.headers = endpoint.headers;
     if (typeof endpoint.body === "string") body.body = endpoint.body;
   } else {
-    return { name, skipped: `url ${url || "(none)"} is not http(s):// or tcp://, nor a dns check` };
+    return {
+      name,
+      skipped: `url ${url || "(none)"} is not http(s)://, tcp:// or icmp://, nor a dns check`,
+    };
   }
+  if (typeof endpoint.group === "string" && endpoint.group.trim() !== "") {
+    body.group = endpoint.group.trim();
+  }
+  if (endpoint.enabled === false) body.paused = true;
   const conditions = Array.isArray(endpoint.conditions) ? endpoint.conditions : [];
   for (const condition of conditions) {
     if (!applyCondition(String(condition), body)) notes.push(`condition left out: ${condition}`);
@@ -68,10 +80,10 @@ function fromGatus(endpoint: Record<string, unknown>): ImportEntry {
   return { name, body, notes };
 }
 
-const STATUS = /^\[STATUS\]\s*(==|<|<=|>=)\s*(\d{3})$/;
+const STATUS = /^\[STATUS\]\s*(==|<=|>=|<|>)\s*(\d{3})$/;
 const STATUS_ANY = /^\[STATUS\]\s*==\s*any\(([\d,\s]+)\)$/;
-const BODY_PATH = /^\[BODY\]\.(\S+)\s*==\s*(.+)$/;
-const BODY_KEYWORD = /^\[BODY\]\s*==\s*pat\(\*(.+)\*\)$/;
+const BODY_PATH = /^\[BODY\]\.(\S+)\s*(==|<=|>=|<|>)\s*(.+)$/;
+const BODY_KEYWORD = /^\[BODY\]\s*(==|!=)\s*pat\(\*(.+)\*\)$/;
 const BODY_EQUALS = /^\[BODY\]\s*==\s*(.+)$/;
 const RESPONSE_TIME = /^\[RESPONSE_TIME\]\s*<=?\s*(\d+)$/;
 /** Conditions every monitor of the kind already means. */
@@ -89,6 +101,7 @@ function applyCondition(condition: string, body: Record<string, unknown>): boole
       "<": `100-${code - 1}`,
       "<=": `100-${code}`,
       ">=": `${code}-599`,
+      ">": `${code + 1}-599`,
     };
     body.expected_status = ranges[status[1] as string];
     return true;
@@ -106,13 +119,23 @@ function applyCondition(condition: string, body: Record<string, unknown>): boole
   }
   const keyword = BODY_KEYWORD.exec(text);
   if (keyword && body.type === "http") {
-    body.keyword = keyword[1];
+    body.keyword = keyword[2];
+    if (keyword[1] === "!=") body.keyword_absent = true;
     return true;
   }
   const path = BODY_PATH.exec(text);
   if (path && body.type === "http") {
+    const value = scalarOf((path[3] as string).trim());
+    const operators: Record<string, string> = {
+      "<": "$lt",
+      "<=": "$lte",
+      ">": "$gt",
+      ">=": "$gte",
+    };
+    const operator = operators[path[2] as string];
+    if (operator && typeof value !== "number") return false;
     body.json_path = path[1];
-    body.json_expected = scalarOf((path[2] as string).trim());
+    body.json_expected = operator ? { [operator]: value } : value;
     return true;
   }
   const equals = BODY_EQUALS.exec(text);
@@ -124,7 +147,7 @@ function applyCondition(condition: string, body: Record<string, unknown>): boole
 }
 
 /** A Gatus value as JSON would hold it: numbers and booleans typed, the rest text. */
-function scalarOf(text: string): unknown {
+export function scalarOf(text: string): unknown {
   if (text === "true" || text === "false") return text === "true";
   if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
   return text.replace(/^"(.*)"$/, "$1");

@@ -1,11 +1,44 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { signUp } from "../test-utils/accounts.ts";
+import { apiCall } from "../test-utils/api-call.ts";
 import { runCli } from "../test-utils/cli.ts";
+import { MONITORS_PATH } from "../test-utils/monitors.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
+import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { durationSeconds, importEntries } from "./monitors.import.model.ts";
 
 const tempDir = useTempDirs("weir-monitors-import-");
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop();
+});
+
+const GATUS_E2E = `
+endpoints:
+  - name: api
+    group: core
+    enabled: false
+    url: http://127.0.0.1:9/health
+    method: POST
+    conditions:
+      - "[STATUS] > 200"
+      - "[BODY] != pat(*error*)"
+      - "[RESPONSE_TIME] < 500"
+  - name: stats
+    group: core
+    url: http://127.0.0.1:9/stats
+    conditions:
+      - "[STATUS] == any(200, 204)"
+      - "[BODY].queue.depth < 1000"
+  - name: page
+    url: http://127.0.0.1:9/
+    conditions:
+      - "[STATUS] < 400"
+      - "[BODY] == pat(*Welcome*)"
+      - "[BODY] == hello"
+`;
 
 const GATUS = `
 endpoints:
@@ -71,7 +104,8 @@ describe("monitors import", () => {
       },
       {
         name: "ping",
-        skipped: "url icmp://10.0.0.1 is not http(s):// or tcp://, nor a dns check",
+        body: { name: "ping", interval_seconds: 60, type: "ping", hostname: "10.0.0.1" },
+        notes: [],
       },
     ]);
     expect(durationSeconds("1m30s")).toBe(90);
@@ -88,32 +122,55 @@ describe("monitors import", () => {
     expect(user.exitCode).toBe(0);
     const gatus = join(dir, "gatus.yaml");
     writeFileSync(gatus, GATUS);
-    const json = join(dir, "monitors.json");
-    writeFileSync(
-      json,
-      JSON.stringify([
-        { name: "api", type: "http", url: "https://api.example.org/" },
-        { name: "bad", type: "http" },
-      ]),
-    );
-    const run = (file: string) =>
-      runCli(["monitors", "import", file, "--org", "Ops", "--data-dir", dir, "--json"]);
-    const fromGatus = run(gatus);
-    expect(fromGatus.stderr).toBe("");
-    const imported = JSON.parse(fromGatus.stdout).monitors;
+    const run = runCli(["monitors", "import", gatus, "--org", "Ops", "--data-dir", dir, "--json"]);
+    expect(run.stderr).toBe("");
+    const imported = JSON.parse(run.stdout).monitors;
     expect(imported.map((m: { status: string }) => m.status)).toEqual([
       "created",
       "created",
       "created",
-      "skipped",
+      "created",
     ]);
-    const fromJson = JSON.parse(run(json).stdout).monitors;
-    expect(fromJson[0]).toMatchObject({ name: "api", status: "created" });
-    expect(fromJson[1]).toMatchObject({ name: "bad", status: "failed" });
-    expect(fromJson[1].reason).toContain("url");
 
     const plain = runCli(["monitors", "import", gatus, "--org", "Nowhere", "--data-dir", dir]);
     expect(plain.exitCode).toBe(1);
     expect(plain.stderr).toMatch(/no organization "Nowhere"/);
+  });
+
+  test("a Gatus YAML file end to end: conditions, group and enabled reach the API's monitors", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const account = await signUp(server);
+    const file = join(tempDir(), "config.yml");
+    writeFileSync(file, GATUS_E2E);
+    const run = runCli(["monitors", "import", file, "--data-dir", server.dataDir]);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("  condition left out: [BODY] == hello");
+    const answer = await apiCall(server, "GET", `${MONITORS_PATH}?page_size=100`, {
+      headers: account.headers,
+    });
+    const byName = Object.fromEntries(
+      (answer.body.data as ({ name: string } & Record<string, unknown>)[]).map((m) => [m.name, m]),
+    );
+    expect(byName.api).toMatchObject({
+      type: "http",
+      url: "http://127.0.0.1:9/health",
+      method: "POST",
+      expected_status: "201-599",
+      keyword: "error",
+      keyword_absent: true,
+      degraded_after_ms: 500,
+      group: "core",
+      status: "paused",
+    });
+    expect(byName.stats).toMatchObject({
+      json_path: "queue.depth",
+      json_expected: { $lt: 1000 },
+      expected_status: "200,204",
+      group: "core",
+    });
+    expect(byName.page).toMatchObject({ keyword: "Welcome", expected_status: "100-399" });
+    expect(byName.page?.keyword_absent).toBe(false);
+    expect(byName.page).not.toHaveProperty("group");
   });
 });

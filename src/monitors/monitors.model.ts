@@ -1,5 +1,5 @@
-/** Monitor kinds (decisions.md §15); `docker` and `ping` come later. */
-export const MONITOR_TYPES = ["http", "tcp", "dns", "push"] as const;
+/** Monitor kinds (decisions.md §15). */
+export const MONITOR_TYPES = ["http", "tcp", "dns", "push", "docker", "ping"] as const;
 export type MonitorType = (typeof MONITOR_TYPES)[number];
 
 export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS"] as const;
@@ -27,6 +27,11 @@ export interface MonitorSettings {
   hostname?: string;
   record_type?: RecordType;
   expected?: string | null;
+  /** docker: the container's name or id, and the daemon (`unix:///…sock` or `tcp://host:port`). */
+  container?: string;
+  docker_host?: string;
+  /** Any type: the heading a status page shows the monitor under. */
+  group?: string;
 }
 
 /** A monitor as the room holds it. */

@@ -4,6 +4,7 @@ import type { OutboundSender } from "../http/outbound/outbound.model.ts";
 import type { PolicyVerdict } from "../http/outbound/outbound.policy.ts";
 import { compileFilters } from "../routing/filters.model.ts";
 import { secretConcealments, substituteSecrets } from "../shared/secret-template.ts";
+import { probeDocker } from "./monitors.docker.ts";
 import {
   type Monitor,
   type MonitorSettings,
@@ -11,6 +12,7 @@ import {
   type RecordType,
   statusExpected,
 } from "./monitors.model.ts";
+import { probePing } from "./monitors.ping.ts";
 import { certificateDaysRemaining } from "./monitors.tls.ts";
 import { jsonFilter, parseTcpTarget } from "./monitors.validate.ts";
 
@@ -42,6 +44,12 @@ export function probe(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult> {
   if (monitor.type === "http") return probeHttp(monitor, deps);
   if (monitor.type === "tcp") return probeTcp(monitor, deps);
   if (monitor.type === "dns") return probeDns(monitor, deps);
+  if (monitor.type === "docker") {
+    return probeDocker(monitor.settings, monitor.timeoutSeconds * 1000, deps);
+  }
+  if (monitor.type === "ping") {
+    return probePing(monitor.settings.hostname ?? "", monitor.timeoutSeconds, deps);
+  }
   return Promise.resolve(down("no push received within the interval"));
 }
 

@@ -42,7 +42,7 @@ const One = t.Object({ data: MonitorSchema });
 const Paged = <T extends Parameters<typeof t.Array>[0]>(item: T) =>
   t.Object({ data: t.Array(item), page: t.Integer(), page_size: t.Integer(), total: t.Integer() });
 const BODY_DOC =
-  "Flat fields: `name`, `type` (http|tcp|dns|push), `interval_seconds`, `timeout_seconds`, `retries`, and the type's own settings.";
+  "Flat fields: `name`, `type` (http|tcp|dns|push|docker|ping), `interval_seconds`, `timeout_seconds`, `retries`, and the type's own settings.";
 
 /** `/api/v1/uptime-monitors` (decisions.md §9, §13, §15): members read, admins write. */
 export function monitorsRoutes(room: MonitorsRouteDeps) {

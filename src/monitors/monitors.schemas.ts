@@ -10,7 +10,9 @@ const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
 export const MonitorBody = t.Object(
   {
     name: t.Optional(t.String({ description: "Required on create." })),
-    type: t.Optional(t.String({ description: "http | tcp | dns | push; required on create." })),
+    type: t.Optional(
+      t.String({ description: "http | tcp | dns | push | docker | ping; required on create." }),
+    ),
     url: t.Optional(
       t.String({ description: "http: http(s) URL ({{SECRET}} allowed); tcp: tcp://host:port." }),
     ),
@@ -30,10 +32,22 @@ export const MonitorBody = t.Object(
       t.Unknown({ description: "A value, or a filter operator object such as {$gte: 1}." }),
     ),
     degraded_after_ms: t.Optional(Nullable(t.Integer())),
-    hostname: t.Optional(t.String({ description: "dns: the name to resolve." })),
+    hostname: t.Optional(
+      t.String({ description: "dns: the name to resolve; ping: the host name or IP to ping." }),
+    ),
     record_type: t.Optional(t.String({ description: "dns: A, AAAA, CNAME, MX, TXT or NS." })),
     expected: t.Optional(
       Nullable(t.String({ description: "dns: a record that must be among the answers." })),
+    ),
+    container: t.Optional(t.String({ description: "docker: the container's name or id." })),
+    docker_host: t.Optional(
+      t.String({
+        description:
+          "docker: the daemon, unix:///var/run/docker.sock (default) or tcp://host:2375 (plain HTTP).",
+      }),
+    ),
+    group: t.Optional(
+      Nullable(t.String({ description: "Any type: the heading a status page shows it under." })),
     ),
     paused: t.Optional(t.Boolean()),
   },

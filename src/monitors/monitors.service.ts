@@ -50,12 +50,16 @@ function firstDue(draft: MonitorDraft, now: number): number {
   return now;
 }
 
-/** Creates a monitor; 422 on bad fields, 403 `monitor_limit_reached` past the plan's quota. */
+/**
+ * Creates a monitor; 422 on bad fields, 403 `monitor_limit_reached` past the plan's quota. An
+ * import may hand a push monitor the token its senders already use (`pushToken`, checked by it).
+ */
 export function createMonitor(
   tenant: Tenant,
   body: unknown,
   baseUrl: string,
   deps: MonitorsDeps,
+  options: { pushToken?: string } = {},
 ): MonitorView {
   const draft = validateMonitor(body, null, deps.urlProblem);
   const now = deps.clock.now();
@@ -65,7 +69,7 @@ export function createMonitor(
     ...draft,
     id,
     organizationId: tenant.organizationId,
-    pushToken: draft.type === "push" ? deps.ids.base62(32) : null,
+    pushToken: draft.type === "push" ? (options.pushToken ?? deps.ids.base62(32)) : null,
     state: "pending",
     consecutiveFailures: 0,
     phaseMs: phaseOf(id, draft.intervalSeconds),

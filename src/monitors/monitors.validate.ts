@@ -1,5 +1,6 @@
 import { validateFilters } from "../routing/filters.model.ts";
 import { type FieldErrors, validationFailed } from "../shared/errors.ts";
+import { dockerSettings } from "./monitors.docker.ts";
 import {
   DEFAULT_INTERVAL_SECONDS,
   DEFAULT_TIMEOUT_SECONDS,
@@ -12,6 +13,7 @@ import {
   RECORD_TYPES,
   type RecordType,
 } from "./monitors.model.ts";
+import { pingSettings } from "./monitors.ping.ts";
 
 /** A monitor's editable fields, checked. */
 export interface MonitorDraft {
@@ -77,7 +79,7 @@ export function validateMonitor(body: unknown, base: Fields | null, urlProblem: 
   if (input.paused !== undefined && typeof input.paused !== "boolean") {
     fail("paused", "must be a boolean");
   }
-  const settings = settingsOf(type, input, urlProblem, fail);
+  const settings = { ...settingsOf(type, input, urlProblem, fail), ...groupOf(input, fail) };
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
   const draft: MonitorDraft = {
     name,
@@ -93,6 +95,17 @@ export function validateMonitor(body: unknown, base: Fields | null, urlProblem: 
 
 type Fail = (field: string, message: string) => void;
 
+/** `group` (decisions.md §15): the heading a status page shows the monitor under; any type. */
+function groupOf(input: Fields, fail: Fail): MonitorSettings {
+  const group = input.group;
+  if (group == null) return {};
+  if (typeof group !== "string" || group.trim().length > 100) {
+    fail("group", "must be a name of at most 100 characters");
+    return {};
+  }
+  return group.trim() === "" ? {} : { group: group.trim() };
+}
+
 function integerField(input: Fields, field: string, fallback: number, fail: Fail): number {
   const value = input[field];
   if (value === undefined || value === null) return fallback;
@@ -107,6 +120,8 @@ function settingsOf(type: MonitorType, input: Fields, urlProblem: UrlProblem, fa
   if (type === "http") return httpSettings(input, urlProblem, fail);
   if (type === "tcp") return tcpSettings(input, urlProblem, fail);
   if (type === "dns") return dnsSettings(input, fail);
+  if (type === "docker") return dockerSettings(input, urlProblem, fail);
+  if (type === "ping") return pingSettings(input, urlProblem, fail);
   return {};
 }
 

@@ -1,0 +1,142 @@
+import { findOrganization } from "../auth/accounts.service.ts";
+import { createConfiguredSender } from "../deps.ts";
+import { createChecksRepo } from "../monitors/checks.repo.ts";
+import type { ImportEntry } from "../monitors/monitors.import.model.ts";
+import { createMonitorsRepo } from "../monitors/monitors.repo.ts";
+import { createMonitor, type MonitorsDeps, type Tenant } from "../monitors/monitors.service.ts";
+import { AppError } from "../shared/errors.ts";
+import { type AdminContext, withAdminData } from "./admin.data.ts";
+import { fail, printJson } from "./cli.common.ts";
+
+/**
+ * `created` only once written; `valid` passed every check but was not written (so it has no
+ * id, nor a push URL that the real run would make anew).
+ */
+type ImportResult =
+  | {
+      name: string;
+      status: "created";
+      id: string;
+      type: string;
+      push_url?: string;
+      notes: string[];
+    }
+  | { name: string; status: "valid"; type: string; notes: string[] }
+  | { name: string; status: "skipped" | "failed"; reason: string };
+
+export interface ImportFlags {
+  dataDir?: string;
+  json?: boolean;
+  org?: string;
+  dryRun?: boolean;
+}
+
+/** Thrown inside the transaction to undo it: a dry run, or an entry that failed. */
+class Undo extends Error {}
+
+/**
+ * Creates every entry in ONE transaction, as the API would (same checks, the plan's quota):
+ * when any entry fails, or on a dry run, the transaction is undone and nothing is written.
+ */
+export async function importMonitors(entries: ImportEntry[], flags: ImportFlags) {
+  await withAdminData(flags, (ctx) => {
+    const org = organizationOf(ctx, flags.org);
+    const tenant = { organizationId: org.id, plan: org.plan };
+    let results: ImportResult[] = [];
+    try {
+      ctx.db.tx(() => {
+        // Each create runs inside this one transaction, so it opens none of its own.
+        const deps = monitorsDeps(ctx);
+        results = entries.map((entry) => importOne(tenant, entry, ctx.config.base_url, deps));
+        if (flags.dryRun || results.some((r) => r.status === "failed")) throw new Undo();
+      });
+    } catch (error) {
+      if (!(error instanceof Undo)) throw error;
+      results = results.map((r) =>
+        r.status === "created"
+          ? { name: r.name, status: "valid", type: r.type, notes: r.notes }
+          : r,
+      );
+    }
+    const failed = results.filter((r) => r.status === "failed").length;
+    if (flags.json) {
+      printJson({
+        organization_id: org.id,
+        written: !flags.dryRun && failed === 0,
+        monitors: results,
+      });
+    } else {
+      printLines(results);
+    }
+    if (failed > 0) fail(`nothing imported: ${failed} of ${results.length} entries failed`);
+    if (flags.dryRun && !flags.json) console.log("dry run: nothing written");
+  });
+}
+
+function importOne(tenant: Tenant, entry: ImportEntry, baseUrl: string, deps: MonitorsDeps) {
+  if ("skipped" in entry) {
+    return { name: entry.name, status: "skipped", reason: entry.skipped } satisfies ImportResult;
+  }
+  const notes = [...entry.notes];
+  let pushToken = entry.pushToken;
+  if (pushToken && deps.repo.findByPushToken(pushToken)) {
+    notes.push("new push URL: the old token is already used by another monitor");
+    pushToken = undefined;
+  }
+  try {
+    const created = createMonitor(tenant, entry.body, baseUrl, deps, { pushToken });
+    const result: ImportResult = {
+      name: entry.name,
+      status: "created",
+      id: created.id,
+      type: created.type,
+      notes,
+    };
+    if ("push_url" in created) result.push_url = created.push_url;
+    return result;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const details = error.details.errors ? JSON.stringify(error.details.errors) : error.code;
+    return { name: entry.name, status: "failed", reason: details } satisfies ImportResult;
+  }
+}
+
+function printLines(results: ImportResult[]) {
+  for (const r of results) {
+    const what =
+      r.status === "created"
+        ? `${r.id} (${[r.type, r.push_url].filter(Boolean).join(" ")})`
+        : "type" in r
+          ? `(${r.type})`
+          : `(${r.reason})`;
+    console.log(`${r.status} ${r.name} ${what}`);
+    for (const note of "notes" in r ? r.notes : []) console.log(`  ${note}`);
+  }
+}
+
+/** `--org`, or the data dir's only organization. */
+function organizationOf(ctx: AdminContext, name: string | undefined) {
+  if (name !== undefined)
+    return findOrganization(ctx.repo, name) ?? fail(`no organization "${name}"`);
+  const all = ctx.repo.listOrganizations();
+  if (all.length !== 1) fail(`give --org: the data dir has ${all.length} organizations`);
+  return all[0] as NonNullable<(typeof all)[number]>;
+}
+
+/**
+ * The monitors service over the admin command's database. No queue runs here: a running server
+ * finds the new monitors due at its next poll.
+ */
+function monitorsDeps(ctx: AdminContext): MonitorsDeps {
+  const sender = createConfiguredSender(ctx.config);
+  return {
+    repo: createMonitorsRepo(ctx.db),
+    checks: createChecksRepo(ctx.db),
+    tx: (fn) => fn(),
+    clock: ctx.clock,
+    ids: ctx.ids,
+    plans: ctx.config.plans,
+    urlProblem: (url) => sender.urlProblem(url),
+    wake: () => {},
+  };
+}
