@@ -27,6 +27,8 @@ export interface MonitorsRoomPorts {
   guard: AuthPorts["guard"];
   resolveSecrets: SecretsPorts["resolveSecrets"];
   monitorChanged: AlertsPorts["monitorChanged"];
+  /** Whether a maintenance window covers the monitor at `at` (none when not given). */
+  inMaintenance?(monitorId: string, at: Date): boolean;
 }
 
 /** What the monitors room lends: its /metrics lines, and reads for status pages. */
@@ -61,10 +63,12 @@ export function createMonitorsRoom(
     allow: deps.config.outbound_allow,
   });
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
+  const inMaintenance = ports.inMaintenance ?? (() => false);
   const checks: ChecksDeps = {
     checks: checksRepo,
     tx,
     monitorChanged: ports.monitorChanged,
+    inMaintenance,
     clock: deps.clock,
     ids: deps.ids,
     probe: (monitor) =>
@@ -101,6 +105,7 @@ export function createMonitorsRoom(
     plans: deps.config.plans,
     urlProblem: (url) => deps.outbound.urlProblem(url),
     wake: () => queue.notify(),
+    inMaintenance,
   };
   const routes = monitorsRoomRoutes({
     guard: ports.guard,
@@ -134,10 +139,14 @@ export function createMonitorsRoom(
     ],
     stop: () => queue.stop(),
     ports: {
-      metricLines: () => renderMonitorMetrics(repo.figures()),
+      metricLines: () =>
+        renderMonitorMetrics(repo.figures(), (id) => inMaintenance(id, new Date(deps.clock.now()))),
       findMonitor(organizationId, id, baseUrl) {
         const monitor = repo.find(organizationId, id);
-        return monitor ? monitorView(monitor, deps.clock.now(), checksRepo, baseUrl) : null;
+        if (!monitor) return null;
+        const now = deps.clock.now();
+        const maintenance = inMaintenance(id, new Date(now));
+        return monitorView(monitor, now, checksRepo, baseUrl, maintenance);
       },
       monitorsUsingSecret: (organizationId, name) =>
         repo

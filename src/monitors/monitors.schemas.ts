@@ -72,6 +72,7 @@ export const CheckSchema = t.Object({
   error: Nullable(t.String()),
   checked_at: t.String(),
   tls_days_remaining: Nullable(t.Integer()),
+  maintenance: t.Boolean({ description: "Taken inside a maintenance window (not in uptime)." }),
 });
 
 export const StateEventSchema = t.Object({

@@ -24,6 +24,7 @@ export interface MonitorsDeps {
   urlProblem: UrlProblem;
   /** A monitor became due sooner than the queue knew: claim now. */
   wake(): void;
+  inMaintenance(monitorId: string, at: Date): boolean;
 }
 
 /** The organization asking and its plan. */
@@ -37,8 +38,11 @@ export const monitorErrors = {
   limitReached: () => new AppError("monitor_limit_reached", 403),
 };
 
-const view = (monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView =>
-  monitorView(monitor, deps.clock.now(), deps.checks, baseUrl);
+function view(monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView {
+  const now = deps.clock.now();
+  const maintenance = deps.inMaintenance(monitor.id, new Date(now));
+  return monitorView(monitor, now, deps.checks, baseUrl, maintenance);
+}
 
 /**
  * When a monitor is first due: a new probe monitor at once (its status leaves `pending`
