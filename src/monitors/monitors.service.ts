@@ -8,6 +8,12 @@ import { type Monitor, nextSlotAfter, phaseOf, pushGraceMs } from "./monitors.mo
 import { type MonitorView, monitorView } from "./monitors.present.ts";
 import type { MonitorsRepo } from "./monitors.repo.ts";
 import {
+  parseReportQuery,
+  type ReportFormat,
+  type SlaReport,
+  slaReport,
+} from "./monitors.report.ts";
+import {
   fieldsOfDraft,
   type MonitorDraft,
   type UrlProblem,
@@ -156,6 +162,23 @@ export function updateMonitor(
   });
   if (retimed) deps.wake();
   return view(requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
+}
+
+/** A monitor's SLA report over whole UTC days, from its daily buckets alone. */
+export function monitorReport(
+  tenant: Tenant,
+  id: string,
+  query: { from?: string; to?: string; format?: string },
+  deps: MonitorsDeps,
+): { report: SlaReport; format: ReportFormat; monitorId: string } {
+  const monitor = requireMonitor(tenant.organizationId, id, deps);
+  const range = parseReportQuery(query, deps.clock.now());
+  const buckets = deps.checks.dailyRange(monitor.id, range.from, range.to);
+  return {
+    report: slaReport(range, buckets, monitor.intervalSeconds),
+    format: range.format,
+    monitorId: monitor.id,
+  };
 }
 
 export function deleteMonitor(tenant: Tenant, id: string, deps: MonitorsDeps): void {
