@@ -127,8 +127,7 @@ export function createApp(deps: AppDeps) {
   });
   const maintenance = createMaintenanceRoom(deps, {
     guard,
-    monitorExists: (organizationId, monitorId) =>
-      monitors.ports.findMonitor(organizationId, monitorId, "") !== null,
+    monitorExists: monitors.ports.monitorExists,
   });
   const rooms: Room<object>[] = [
     auth,

@@ -179,6 +179,24 @@ describe("maintenance windows", () => {
     await callAs(server, owner, "DELETE", `${PATH}/${window.id}`);
   });
 
+  test("a deleted monitor drops out of its windows without blocking an edit", async () => {
+    const doomed = await createMonitorAs(server, owner, {
+      name: "doomed",
+      type: "http",
+      url: "http://127.0.0.1:9/",
+      paused: true,
+    });
+    const window = (
+      await callAs(server, owner, "POST", PATH, oneOff({ monitor_ids: [monitorId, doomed.id] }))
+    ).body.data;
+    expect(window.monitor_ids).toEqual([monitorId, doomed.id]);
+    await callAs(server, owner, "DELETE", `/api/v1/uptime-monitors/${doomed.id}`);
+    const edited = await callAs(server, owner, "PATCH", `${PATH}/${window.id}`, { title: "Moved" });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data).toMatchObject({ title: "Moved", monitor_ids: [monitorId] });
+    await callAs(server, owner, "DELETE", `${PATH}/${window.id}`);
+  });
+
   test("maintenanceFor: active, upcoming within the horizon, and recent occurrences of the page's monitors", async () => {
     const other = await createMonitorAs(server, owner, {
       name: "other",

@@ -1,5 +1,6 @@
 import { Elysia, type TSchema, t } from "elysia";
 import { requirePermission } from "../auth/auth.guard.ts";
+import type { Principal } from "../auth/auth.model.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { AUTHENTICATED } from "../http/http.openapi.document.ts";
 import { ErrorBody, schemaBody, ValidationErrorBody } from "../http/http.openapi.ts";
@@ -50,9 +51,9 @@ const WindowBody = t.Object(
 
 const One = t.Object({ data: WindowSchema });
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
+// Before the body is validated: a member learns nothing about the fields it may not write.
 const write = {
-  transform: ({ principal }: { principal: Parameters<typeof requirePermission>[0] }) =>
-    requirePermission(principal, "write"),
+  transform: ({ principal }: { principal: Principal }) => requirePermission(principal, "write"),
 };
 
 /** `/api/v1/maintenance-windows` (decisions.md §15): members read, admins write. */

@@ -23,16 +23,31 @@ export const maintenanceErrors = {
   notFound: () => new AppError("not_found", 404),
 };
 
-/** Another organization's monitor reads as unknown: nothing tells it exists. */
-function requireOwnMonitors(tenant: Tenant, draft: MaintenanceDraft, deps: MaintenanceDeps) {
-  const unknown = draft.monitorIds.filter((id) => !deps.monitorExists(tenant.organizationId, id));
+/**
+ * Another organization's monitor reads as unknown: nothing tells it exists. Only ids not
+ * `kept` from the stored window are asked: a monitor deleted since does not block an edit.
+ */
+function requireOwnMonitors(
+  tenant: Tenant,
+  draft: MaintenanceDraft,
+  deps: MaintenanceDeps,
+  kept: readonly string[] = [],
+) {
+  const unknown = draft.monitorIds.filter(
+    (id) => !kept.includes(id) && !deps.monitorExists(tenant.organizationId, id),
+  );
   if (unknown.length > 0) {
     throw validationFailed({ monitor_ids: [`unknown monitor: ${unknown.join(", ")}`] });
   }
 }
 
-const view = (window: MaintenanceWindow, deps: MaintenanceDeps): WindowView =>
-  windowView(window, deps.clock.now());
+/** A deleted monitor's id stays in the row (harmless to the index) but is not shown. */
+function view(window: MaintenanceWindow, deps: MaintenanceDeps): WindowView {
+  const monitorIds = window.monitorIds.filter((id) =>
+    deps.monitorExists(window.organizationId, id),
+  );
+  return windowView({ ...window, monitorIds }, deps.clock.now());
+}
 
 export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDeps): WindowView {
   const draft = validateWindow(body, null);
@@ -71,7 +86,7 @@ export function updateWindow(
 ): WindowView {
   const current = requireWindow(tenant, id, deps);
   const draft = validateWindow(body, fieldsOfWindow(current));
-  requireOwnMonitors(tenant, draft, deps);
+  requireOwnMonitors(tenant, draft, deps, current.monitorIds);
   const window = { ...current, ...draft, updatedAt: isoAt(deps.clock.now()) };
   if (!deps.repo.update(window)) throw maintenanceErrors.notFound();
   deps.index.invalidate();

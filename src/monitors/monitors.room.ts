@@ -36,6 +36,8 @@ export interface MonitorsPorts {
   metricLines(): string[];
   /** The organization's monitor as the API shows it (uptime figures included), or null. */
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
+  /** Whether the organization has this monitor (one indexed read, no figures). */
+  monitorExists(organizationId: string, id: string): boolean;
   /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
   /** The organization's monitors whose URL or headers say `{{name}}`: such a secret stays. */
@@ -141,6 +143,7 @@ export function createMonitorsRoom(
     ports: {
       metricLines: () =>
         renderMonitorMetrics(repo.figures(), (id) => inMaintenance(id, new Date(deps.clock.now()))),
+      monitorExists: (organizationId, id) => repo.find(organizationId, id) !== null,
       findMonitor(organizationId, id, baseUrl) {
         const monitor = repo.find(organizationId, id);
         if (!monitor) return null;
