@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import type { AuthPorts } from "../auth/auth.room.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { apiCall } from "../test-utils/api-call.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
-import { checksOf, createMonitorAs, MONITORS_PATH, monitorWhen } from "../test-utils/monitors.ts";
+import { checksOf, createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { createMonitorsRoom } from "./monitors.room.ts";
 
 const HOUR = 3_600_000;
 const cleanups: (() => unknown)[] = [];
@@ -24,8 +28,9 @@ const alertsAt = (sink: HttpSink) =>
     .map((r) => JSON.parse(new TextDecoder().decode(r.body)) as AlertDocument);
 
 /**
- * A server on a fake clock (2026-01-01T00:00Z), down and up alert rules posting to a sink, and
- * a daily http monitor on that sink: after its first check every check here is asked for.
+ * A server on a fake clock (2026-01-01T00:00Z), down and up alert rules posting to a sink, and a
+ * daily push monitor that has been pushed once: every check here is a push the test sends (no
+ * scheduled check falls within the hours the tests move through).
  */
 async function world() {
   const clock: FakeClock = createFakeClock();
@@ -41,8 +46,7 @@ async function world() {
     ...account,
     headers: { authorization: `Bearer ${await account.createApiKey()}` },
   };
-  const target = { status: 200 };
-  sink.answer((r) => (r.path === "/alerts" ? { status: 204 } : { status: target.status }));
+  sink.answer(() => ({ status: 204 }));
   for (const type of ["monitor_down", "monitor_up"]) {
     await callAs(server, owner, "POST", "/api/v1/alert-rules", {
       name: type,
@@ -52,17 +56,17 @@ async function world() {
   }
   const monitor = await createMonitorAs(server, owner, {
     name: "checkout",
-    type: "http",
-    url: `${sink.url}/target`,
+    type: "push",
     interval_seconds: 86_400,
   });
-  await monitorWhen(server, owner, monitor.id, (m) => m.status === "up");
+  const pushPath = new URL(String(monitor.push_url)).pathname;
+  /** One push: 503 reports a failure, 200 success; answers the check it stored. */
   const check = async (status: number) => {
-    target.status = status;
-    const answer = await callAs(server, owner, "POST", `${MONITORS_PATH}/${monitor.id}/check`);
-    expect(answer.status).toBe(200);
-    return answer.body.data;
+    const query = status === 200 ? "" : `?status=down&msg=HTTP%20${status}`;
+    expect((await apiCall(server, "GET", `${pushPath}${query}`)).status).toBe(200);
+    return (await checksOf(server, owner, monitor.id))[0] as Record<string, unknown>;
   };
+  await check(200);
   const read = async () =>
     (await callAs(server, owner, "GET", `${MONITORS_PATH}/${monitor.id}`)).body.data;
   const events = async () =>
@@ -94,7 +98,7 @@ describe("monitors in maintenance", () => {
     await check(503); // and down again
 
     const metrics = await (await server.request("/metrics")).text();
-    const labels = `monitor_id="${monitor.id}",monitor="checkout",type="http"`;
+    const labels = `monitor_id="${monitor.id}",monitor="checkout",type="push"`;
     expect(metrics).toContain(`weir_monitor_maintenance{${labels}} 1`);
     expect(metrics).toContain(`weir_monitor_checks_total{${labels},status="maintenance"} 4`);
     expect(metrics).toContain(`weir_monitor_checks_total{${labels},status="down"} 0`);
@@ -115,6 +119,15 @@ describe("monitors in maintenance", () => {
     const flags = (await checksOf(server, owner, monitor.id)).map((c) => c.maintenance);
     expect(flags).toEqual([false, true, true, true, true, false]);
     expect(alertsAt(sink)).toHaveLength(1);
+
+    // Status pages' day bars: the maintenance checks are counted apart, not as checks.
+    const ports = createMonitorsRoom(server.deps, {
+      guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
+      resolveSecrets: () => () => undefined,
+      monitorChanged: () => {},
+    }).ports;
+    const [today] = ports.dailyBuckets(monitor.id, 1);
+    expect(today).toMatchObject({ checks: 2, up: 1, down: 1, degraded: 0, maintenance: 4 });
   });
 
   test("a failure and recovery inside a window stay silent; one that began before it recovers with an alert as it ends", async () => {

@@ -38,7 +38,11 @@ export interface MonitorsPorts {
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
   /** Whether the organization has this monitor (one indexed read, no figures). */
   monitorExists(organizationId: string, id: string): boolean;
-  /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
+  /**
+   * The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks
+   * absent). `checks` leaves maintenance checks out (they are in `maintenance`), so
+   * (up + degraded) ÷ checks is the day's uptime as the API shows it.
+   */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
   /** The organization's monitors whose URL or headers say `{{name}}`: such a secret stays. */
   monitorsUsingSecret(organizationId: string, name: string): { monitor_id: string; name: string }[];
@@ -158,7 +162,9 @@ export function createMonitorsRoom(
           .map((monitor) => ({ monitor_id: monitor.id, name: monitor.name })),
       dailyBuckets(monitorId, days) {
         const { day } = bucketsOf(deps.clock.now());
-        return checksRepo.dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS);
+        return checksRepo
+          .dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS)
+          .map((bucket) => ({ ...bucket, checks: bucket.checks - bucket.maintenance }));
       },
     },
   };
