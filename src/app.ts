@@ -17,6 +17,7 @@ import { apiDocs } from "./http/http.openapi.ts";
 import { createHttpBase } from "./http/http.server.ts";
 import { uiRoutes } from "./http/ui.routes.ts";
 import { createIssuesRoom } from "./issues/issues.room.ts";
+import { createMaintenanceRoom } from "./maintenance/maintenance.room.ts";
 import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
@@ -121,6 +122,12 @@ export function createApp(deps: AppDeps) {
     guard,
     resolveSecrets: secrets.ports.resolveSecrets,
     monitorChanged: alerts.ports.monitorChanged,
+    // Maintenance is built after monitors (it checks a window's monitors); this runs per check.
+    inMaintenance: (monitorId, at) => maintenance.ports.inMaintenance(monitorId, at),
+  });
+  const maintenance = createMaintenanceRoom(deps, {
+    guard,
+    monitorExists: monitors.ports.monitorExists,
   });
   const rooms: Room<object>[] = [
     auth,
@@ -137,6 +144,7 @@ export function createApp(deps: AppDeps) {
     issues,
     alerts,
     monitors,
+    maintenance,
   ];
 
   const metrics = createMetrics();

@@ -138,5 +138,7 @@ function monitorsDeps(ctx: AdminContext): MonitorsDeps {
     plans: ctx.config.plans,
     urlProblem: (url) => sender.urlProblem(url),
     wake: () => {},
+    // An import answers with the new monitors' state; no window names a monitor just created.
+    inMaintenance: () => false,
   };
 }

@@ -16,6 +16,8 @@ export interface CheckView {
   error: string | null;
   checked_at: string;
   tls_days_remaining: number | null;
+  /** Taken inside a maintenance window: kept, but left out of uptime. */
+  maintenance: boolean;
 }
 
 /** One day of a monitor's checks. */
@@ -26,6 +28,8 @@ export interface DailyBucket {
   up: number;
   down: number;
   degraded: number;
+  /** Checks inside maintenance windows (counted in `checks`, not in up/down/degraded). */
+  maintenance: number;
 }
 
 /** A state change, as `GET …/events` shows it. */
@@ -41,6 +45,7 @@ export interface RollupSums {
   checks: number;
   up: number;
   degraded: number;
+  maintenance: number;
   responseSum: number;
   responseCount: number;
 }
@@ -52,6 +57,8 @@ export interface CheckRecord {
   /** The monitor's state after the check, and its consecutive failures. */
   state: MonitorState;
   failures: number;
+  /** The state on entering the maintenance window the monitor is in; null outside one. */
+  maintenanceFrom: MonitorState | null;
   /** The state change it caused, if any. */
   change: (StateEventView & { id: string }) | null;
   /** The next due time and the lease to clear; null: leave the schedule as it is. */
@@ -59,22 +66,30 @@ export interface CheckRecord {
 }
 
 const CHECK_COLUMNS = `id, monitor_id, status, status_code, response_time_ms, error, checked_at,
-  tls_days_remaining`;
+  tls_days_remaining, maintenance`;
+
+const checkOfRow = (row: Omit<CheckView, "maintenance"> & { maintenance: number }): CheckView => ({
+  ...row,
+  maintenance: row.maintenance === 1,
+});
 
 /** Checks, rollup buckets and state events of monitors: written together, read per monitor. */
 export function createChecksRepo(db: Db) {
   const { sqlite } = db;
   const insertCheck = sqlite.prepare(
     `INSERT INTO monitor_checks (id, monitor_id, organization_id, status, status_code,
-       response_time_ms, error, checked_at, tls_days_remaining) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       response_time_ms, error, checked_at, tls_days_remaining, maintenance)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // ?9 is the response's histogram slot (NULL without a response time), ?10 the new histogram.
+  // ?9 is the response's histogram slot (NULL without a response time), ?10 the new histogram,
+  // ?11 whether the check was inside a maintenance window.
   const upsertBucket = sqlite.prepare(
     `INSERT INTO monitor_rollups (monitor_id, period, bucket_start, checks, up, down, degraded,
-       response_sum, response_count, response_min, response_max, histogram)
-     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, coalesce(?7, 0), ?8, ?7, ?7, ?10)
+       response_sum, response_count, response_min, response_max, histogram, maintenance)
+     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, coalesce(?7, 0), ?8, ?7, ?7, ?10, ?11)
      ON CONFLICT (monitor_id, period, bucket_start) DO UPDATE SET
        checks = checks + 1, up = up + ?4, down = down + ?5, degraded = degraded + ?6,
+       maintenance = maintenance + ?11,
        response_sum = response_sum + coalesce(?7, 0), response_count = response_count + ?8,
        response_min = min(coalesce(response_min, ?7), coalesce(?7, response_min)),
        response_max = max(coalesce(response_max, ?7), coalesce(?7, response_max)),
@@ -84,7 +99,8 @@ export function createChecksRepo(db: Db) {
   const updateMonitor = sqlite.prepare(
     `UPDATE monitors SET state = ?, consecutive_failures = ?, last_checked_at = ?,
        last_response_ms = ?, checks_up = checks_up + ?, checks_down = checks_down + ?,
-       checks_degraded = checks_degraded + ? WHERE id = ?`,
+       checks_degraded = checks_degraded + ?, checks_maintenance = checks_maintenance + ?,
+       maintenance_from = ? WHERE id = ?`,
   );
   const reschedule = sqlite.prepare(
     "UPDATE monitors SET next_check_at = ?, locked_until = NULL WHERE id = ?",
@@ -93,8 +109,12 @@ export function createChecksRepo(db: Db) {
     `INSERT INTO monitor_state_events (id, monitor_id, from_state, to_state, at, reason)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
-  const stateOf = sqlite.prepare<{ state: string; failures: number }, [string]>(
-    "SELECT state, consecutive_failures AS failures FROM monitors WHERE id = ?",
+  const stateOf = sqlite.prepare<
+    { state: string; failures: number; maintenanceFrom: string | null },
+    [string]
+  >(
+    `SELECT state, consecutive_failures AS failures, maintenance_from AS maintenanceFrom
+     FROM monitors WHERE id = ?`,
   );
   const lastDown = sqlite.prepare<{ at: string }, [string]>(
     `SELECT at FROM monitor_state_events WHERE monitor_id = ? AND to_state = 'down'
@@ -103,7 +123,10 @@ export function createChecksRepo(db: Db) {
   const leaseOf = sqlite.prepare<{ locked_until: number | null }, [string]>(
     "SELECT locked_until FROM monitors WHERE id = ?",
   );
-  const checksPage = sqlite.prepare<CheckView, [string, number, number]>(
+  const checksPage = sqlite.prepare<
+    Omit<CheckView, "maintenance"> & { maintenance: number },
+    [string, number, number]
+  >(
     `SELECT ${CHECK_COLUMNS} FROM monitor_checks WHERE monitor_id = ?
      ORDER BY checked_at DESC, rowid DESC LIMIT ? OFFSET ?`,
   );
@@ -116,7 +139,8 @@ export function createChecksRepo(db: Db) {
   );
   const sums = sqlite.prepare<RollupSums, [string, string, number]>(
     `SELECT coalesce(sum(checks), 0) AS checks, coalesce(sum(up), 0) AS up,
-       coalesce(sum(degraded), 0) AS degraded, coalesce(sum(response_sum), 0) AS responseSum,
+       coalesce(sum(degraded), 0) AS degraded, coalesce(sum(maintenance), 0) AS maintenance,
+       coalesce(sum(response_sum), 0) AS responseSum,
        coalesce(sum(response_count), 0) AS responseCount
      FROM monitor_rollups WHERE monitor_id = ? AND period = ? AND bucket_start >= ?`,
   );
@@ -128,8 +152,13 @@ export function createChecksRepo(db: Db) {
      WHERE monitor_id = ? AND period = 'hour' AND bucket_start >= ?`,
   );
   const days = sqlite.prepare<DailyBucket, [string, number]>(
-    `SELECT bucket_start AS start, checks, up, down, degraded FROM monitor_rollups
+    `SELECT bucket_start AS start, checks, up, down, degraded, maintenance FROM monitor_rollups
      WHERE monitor_id = ? AND period = 'day' AND bucket_start >= ? ORDER BY bucket_start`,
+  );
+  const dayRange = sqlite.prepare<DailyBucket, [string, number, number]>(
+    `SELECT bucket_start AS start, checks, up, down, degraded, maintenance FROM monitor_rollups
+     WHERE monitor_id = ? AND period = 'day' AND bucket_start BETWEEN ? AND ?
+     ORDER BY bucket_start`,
   );
   const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
     `SELECT DISTINCT o.id, o.plan FROM organizations o
@@ -164,12 +193,12 @@ export function createChecksRepo(db: Db) {
         c.error,
         c.checked_at,
         c.tls_days_remaining,
+        c.maintenance ? 1 : 0,
       );
-      const counts = [
-        c.status === "up" ? 1 : 0,
-        c.status === "down" ? 1 : 0,
-        c.status === "degraded" ? 1 : 0,
-      ] as const;
+      // A check inside a maintenance window counts as maintenance only, so uptime leaves it out.
+      const counted = (status: CheckStatus) => (!c.maintenance && c.status === status ? 1 : 0);
+      const counts = [counted("up"), counted("down"), counted("degraded")] as const;
+      const maintenance = c.maintenance ? 1 : 0;
       const timed = c.response_time_ms === null ? 0 : 1;
       const slot = c.response_time_ms === null ? null : histogramSlot(c.response_time_ms);
       const fresh = EMPTY_HISTOGRAM.map((n, i) => (i === slot ? n + 1 : n));
@@ -186,6 +215,7 @@ export function createChecksRepo(db: Db) {
           timed,
           slot,
           JSON.stringify(fresh),
+          maintenance,
         );
       }
       updateMonitor.run(
@@ -194,6 +224,8 @@ export function createChecksRepo(db: Db) {
         c.checked_at,
         c.response_time_ms,
         ...counts,
+        maintenance,
+        record.maintenanceFrom,
         c.monitor_id,
       );
       if (record.schedule) reschedule.run(record.schedule.nextCheckAt, c.monitor_id);
@@ -202,14 +234,22 @@ export function createChecksRepo(db: Db) {
       return true;
     },
     /** The monitor's current state and consecutive failures; null when it was deleted. */
-    stateOf(monitorId: string): { state: MonitorState; failures: number } | null {
+    stateOf(
+      monitorId: string,
+    ): { state: MonitorState; failures: number; maintenanceFrom: MonitorState | null } | null {
       const row = stateOf.get(monitorId);
-      return row ? { state: row.state as MonitorState, failures: row.failures } : null;
+      if (!row) return null;
+      const { state, failures, maintenanceFrom } = row;
+      return {
+        state: state as MonitorState,
+        failures,
+        maintenanceFrom: maintenanceFrom as MonitorState | null,
+      };
     },
     /** When the monitor last went down (ISO), or null. */
     lastDownAt: (monitorId: string) => lastDown.get(monitorId)?.at ?? null,
     checksPage: (monitorId: string, limit: number, offset: number) =>
-      checksPage.all(monitorId, limit, offset),
+      checksPage.all(monitorId, limit, offset).map(checkOfRow),
     checksCount: (monitorId: string) => checksCount.get(monitorId)?.n ?? 0,
     events: (monitorId: string) => events.all(monitorId),
     /** Bucket sums of one period since `from` (a bucket start). */
@@ -229,6 +269,8 @@ export function createChecksRepo(db: Db) {
     },
     /** Daily buckets since `from` (a day start), oldest first: status pages' bars. */
     dailyBuckets: (monitorId: string, from: number) => days.all(monitorId, from),
+    /** Daily buckets starting in [from, to] (day starts), oldest first: SLA reports. */
+    dailyRange: (monitorId: string, from: number, to: number) => dayRange.all(monitorId, from, to),
     tenants: () => tenants.all().map((t) => ({ id: t.id, plan: t.plan ?? "free" })),
     deleteChecksBefore: (organizationId: string, before: string, limit: number) =>
       deleteOldChecks.run(organizationId, before, limit).changes,

@@ -4,6 +4,7 @@ import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
+import { maintenanceStep } from "./monitors.maintenance.ts";
 import {
   bucketsOf,
   type Monitor,
@@ -21,6 +22,8 @@ export interface ChecksDeps {
   probe(monitor: Monitor): Promise<ProbeResult>;
   /** The alerts room's listener, told inside the check's transaction. */
   monitorChanged(tx: TxHandle, change: MonitorChange): void;
+  /** Whether a maintenance window covers the monitor (asked once per check, in memory). */
+  inMaintenance(monitorId: string, at: Date): boolean;
 }
 
 /** How a check's outcome moves the monitor's schedule. */
@@ -44,7 +47,8 @@ export function recordOutcome(
 ): CheckView | null {
   const now = deps.clock.now();
   const at = isoAt(now);
-  const check = checkOf(monitor, result, at, deps.ids.uuid());
+  const inWindow = deps.inMaintenance(monitor.id, new Date(now));
+  const check = { ...checkOf(monitor, result, at, deps.ids.uuid()), maintenance: inWindow };
   const nextCheckAt = nextDueAfter(monitor, schedule, now);
   const written = deps.tx((tx) => {
     // The state is read again inside the transaction: a push or a check on demand may have
@@ -62,7 +66,8 @@ export function recordOutcome(
             reason: result.error ?? (result.status === "up" ? "check succeeded" : result.status),
           }
         : null;
-    const downSince = change && fresh.state === "down" ? deps.checks.lastDownAt(monitor.id) : null;
+    const step = maintenanceStep(fresh, next.state, inWindow, change, at, deps.ids);
+    const downSince = step.told?.from === "down" ? deps.checks.lastDownAt(monitor.id) : null;
     const recorded = deps.checks.record(
       {
         check,
@@ -70,13 +75,14 @@ export function recordOutcome(
         buckets: bucketsOf(now),
         state: next.state,
         failures: next.failures,
-        change,
+        change: step.event,
+        maintenanceFrom: step.maintenanceFrom,
         schedule: nextCheckAt === null ? null : { nextCheckAt },
       },
       schedule.kind === "slot" ? schedule.lease : null,
     );
     if (!recorded) return false;
-    for (const told of alertChanges(monitor, check, change, downSince, now)) {
+    for (const told of alertChanges(monitor, check, step.told, downSince, now)) {
       deps.monitorChanged(tx, told);
     }
     return true;
@@ -84,7 +90,12 @@ export function recordOutcome(
   return written ? check : null;
 }
 
-function checkOf(monitor: Monitor, result: ProbeResult, at: string, id: string): CheckView {
+function checkOf(
+  monitor: Monitor,
+  result: ProbeResult,
+  at: string,
+  id: string,
+): Omit<CheckView, "maintenance"> {
   return {
     id,
     monitor_id: monitor.id,

@@ -134,9 +134,11 @@ export function nextState(
   return { state: failures > retries ? "down" : current, failures };
 }
 
-/** The state a client sees. */
-export const shownStatus = (monitor: Pick<Monitor, "paused" | "state">): string =>
-  monitor.paused ? "paused" : monitor.state;
+/** The state a client sees: paused wins, then a maintenance window covering it now. */
+export function shownStatus(monitor: Pick<Monitor, "paused" | "state">, inMaintenance = false) {
+  if (monitor.paused) return "paused";
+  return inMaintenance ? "maintenance" : monitor.state;
+}
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

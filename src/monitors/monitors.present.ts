@@ -7,8 +7,17 @@ export interface RollupReads {
   hourlyHistogram(monitorId: string, from: number): { histogram: number[]; slowest: number | null };
 }
 
-/** The API's monitor (decisions.md §9, §13, §15): settings flat beside the figures. */
-export function monitorView(monitor: Monitor, now: number, reads: RollupReads, baseUrl: string) {
+/**
+ * The API's monitor (decisions.md §9, §13, §15): settings flat beside the figures.
+ * `inMaintenance`: a maintenance window covers it now.
+ */
+export function monitorView(
+  monitor: Monitor,
+  now: number,
+  reads: RollupReads,
+  baseUrl: string,
+  inMaintenance = false,
+) {
   const { hour, day } = bucketsOf(now);
   const since = hour - 23 * TIME.HOUR_MS;
   const last24h = reads.sums(monitor.id, "hour", since);
@@ -24,7 +33,7 @@ export function monitorView(monitor: Monitor, now: number, reads: RollupReads, b
     timeout_seconds: monitor.timeoutSeconds,
     retries: monitor.retries,
     paused: monitor.paused,
-    status: shownStatus(monitor),
+    status: shownStatus(monitor, inMaintenance),
     ...(monitor.type === "push" && monitor.pushToken
       ? { push_url: `${baseUrl}/api/push/${monitor.pushToken}` }
       : {}),
@@ -44,8 +53,12 @@ export function monitorView(monitor: Monitor, now: number, reads: RollupReads, b
 
 export type MonitorView = ReturnType<typeof monitorView>;
 
-/** Up and degraded checks count as up; null before any check. Percent, two decimals. */
-function uptimeOf(sums: RollupSums): number | null {
-  if (sums.checks === 0) return null;
-  return Math.round(((sums.up + sums.degraded) / sums.checks) * 10_000) / 100;
+/**
+ * Up and degraded checks count as up; checks inside maintenance windows count not at all. Null
+ * without a counted check. Percent, two decimals.
+ */
+export function uptimeOf(sums: Pick<RollupSums, "checks" | "up" | "degraded" | "maintenance">) {
+  const counted = sums.checks - sums.maintenance;
+  if (counted <= 0) return null;
+  return Math.round(((sums.up + sums.degraded) / counted) * 10_000) / 100;
 }

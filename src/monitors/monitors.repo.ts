@@ -64,6 +64,7 @@ export interface MonitorFigures {
   checksUp: number;
   checksDown: number;
   checksDegraded: number;
+  checksMaintenance: number;
 }
 
 /** The editable columns of a monitor. */
@@ -113,7 +114,8 @@ export function createMonitorsRepo(db: Db) {
   const remove = sqlite.prepare("DELETE FROM monitors WHERE organization_id = ? AND id = ?");
   const figures = sqlite.prepare<MonitorFigures, []>(
     `SELECT id, name, type, paused, state, last_response_ms AS lastResponseMs,
-       checks_up AS checksUp, checks_down AS checksDown, checks_degraded AS checksDegraded
+       checks_up AS checksUp, checks_down AS checksDown, checks_degraded AS checksDegraded,
+       checks_maintenance AS checksMaintenance
      FROM monitors ORDER BY name, id`,
   );
   // Overdue slots after a restart move to their next phase slot: no burst of every monitor.

@@ -27,6 +27,8 @@ export interface MonitorsRoomPorts {
   guard: AuthPorts["guard"];
   resolveSecrets: SecretsPorts["resolveSecrets"];
   monitorChanged: AlertsPorts["monitorChanged"];
+  /** Whether a maintenance window covers the monitor at `at` (none when not given). */
+  inMaintenance?(monitorId: string, at: Date): boolean;
 }
 
 /** What the monitors room lends: its /metrics lines, and reads for status pages. */
@@ -34,7 +36,13 @@ export interface MonitorsPorts {
   metricLines(): string[];
   /** The organization's monitor as the API shows it (uptime figures included), or null. */
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
-  /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
+  /** Whether the organization has this monitor (one indexed read, no figures). */
+  monitorExists(organizationId: string, id: string): boolean;
+  /**
+   * The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks
+   * absent). `checks` leaves maintenance checks out (they are in `maintenance`), so
+   * (up + degraded) ÷ checks is the day's uptime as the API shows it.
+   */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
   /** The organization's monitors whose URL or headers say `{{name}}`: such a secret stays. */
   monitorsUsingSecret(organizationId: string, name: string): { monitor_id: string; name: string }[];
@@ -61,10 +69,12 @@ export function createMonitorsRoom(
     allow: deps.config.outbound_allow,
   });
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
+  const inMaintenance = ports.inMaintenance ?? (() => false);
   const checks: ChecksDeps = {
     checks: checksRepo,
     tx,
     monitorChanged: ports.monitorChanged,
+    inMaintenance,
     clock: deps.clock,
     ids: deps.ids,
     probe: (monitor) =>
@@ -101,6 +111,7 @@ export function createMonitorsRoom(
     plans: deps.config.plans,
     urlProblem: (url) => deps.outbound.urlProblem(url),
     wake: () => queue.notify(),
+    inMaintenance,
   };
   const routes = monitorsRoomRoutes({
     guard: ports.guard,
@@ -134,10 +145,15 @@ export function createMonitorsRoom(
     ],
     stop: () => queue.stop(),
     ports: {
-      metricLines: () => renderMonitorMetrics(repo.figures()),
+      metricLines: () =>
+        renderMonitorMetrics(repo.figures(), (id) => inMaintenance(id, new Date(deps.clock.now()))),
+      monitorExists: (organizationId, id) => repo.find(organizationId, id) !== null,
       findMonitor(organizationId, id, baseUrl) {
         const monitor = repo.find(organizationId, id);
-        return monitor ? monitorView(monitor, deps.clock.now(), checksRepo, baseUrl) : null;
+        if (!monitor) return null;
+        const now = deps.clock.now();
+        const maintenance = inMaintenance(id, new Date(now));
+        return monitorView(monitor, now, checksRepo, baseUrl, maintenance);
       },
       monitorsUsingSecret: (organizationId, name) =>
         repo
@@ -146,7 +162,9 @@ export function createMonitorsRoom(
           .map((monitor) => ({ monitor_id: monitor.id, name: monitor.name })),
       dailyBuckets(monitorId, days) {
         const { day } = bucketsOf(deps.clock.now());
-        return checksRepo.dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS);
+        return checksRepo
+          .dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS)
+          .map((bucket) => ({ ...bucket, checks: bucket.checks - bucket.maintenance }));
       },
     },
   };

@@ -10,11 +10,14 @@ import {
   listStateEvents,
   recordPush,
 } from "./checks.service.ts";
+import { reportCsv } from "./monitors.report.ts";
 import {
   CheckSchema,
   errorResponses,
   MonitorBody,
   MonitorSchema,
+  ReportQuery,
+  ReportSchema,
   requestBody,
   StateEventSchema,
   security,
@@ -26,6 +29,7 @@ import {
   listMonitors,
   type MonitorsDeps,
   monitorForPush,
+  monitorReport,
   requireMonitor,
   updateMonitor,
 } from "./monitors.service.ts";
@@ -168,6 +172,29 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
       {
         response: { 200: t.Object({ data: t.Array(StateEventSchema) }), ...errorResponses },
         detail: { tags, security, summary: "A monitor's state changes, newest first" },
+      },
+    )
+    .get(
+      "/:id/report",
+      ({ principal, params, query }) => {
+        const { report, format, monitorId } = monitorReport(principal, params.id, query, monitors);
+        if (format === "json") return { data: report };
+        return new Response(reportCsv(report), {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="uptime-${monitorId}-${report.from}-${report.to}.csv"`,
+          },
+        });
+      },
+      {
+        query: ReportQuery,
+        response: { 200: t.Object({ data: ReportSchema }), ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary:
+            "SLA report per UTC day from the daily rollups (`?from&to` ≤ 400 days, `format=json|csv`)",
+        },
       },
     );
 }

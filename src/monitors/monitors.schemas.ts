@@ -86,6 +86,27 @@ export const CheckSchema = t.Object({
   error: Nullable(t.String()),
   checked_at: t.String(),
   tls_days_remaining: Nullable(t.Integer()),
+  maintenance: t.Boolean({ description: "Taken inside a maintenance window (not in uptime)." }),
+});
+
+const ReportFiguresSchema = {
+  uptime_percent: Nullable(t.Number({ description: "Null on a day without counted checks." })),
+  downtime_minutes: t.Number({ description: "Down checks × the interval." }),
+  maintenance_minutes: t.Number({ description: "Checks in maintenance × the interval." }),
+  checks: t.Integer(),
+};
+
+export const ReportSchema = t.Object({
+  from: t.String(),
+  to: t.String(),
+  days: t.Array(t.Object({ date: t.String(), ...ReportFiguresSchema })),
+  total: t.Object(ReportFiguresSchema),
+});
+
+export const ReportQuery = t.Object({
+  from: t.Optional(t.String({ description: "YYYY-MM-DD (UTC); default 29 days before `to`." })),
+  to: t.Optional(t.String({ description: "YYYY-MM-DD (UTC), included; default today." })),
+  format: t.Optional(t.String({ description: "json (default) or csv." })),
 });
 
 export const StateEventSchema = t.Object({

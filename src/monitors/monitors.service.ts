@@ -8,6 +8,12 @@ import { type Monitor, nextSlotAfter, phaseOf, pushGraceMs } from "./monitors.mo
 import { type MonitorView, monitorView } from "./monitors.present.ts";
 import type { MonitorsRepo } from "./monitors.repo.ts";
 import {
+  parseReportQuery,
+  type ReportFormat,
+  type SlaReport,
+  slaReport,
+} from "./monitors.report.ts";
+import {
   fieldsOfDraft,
   type MonitorDraft,
   type UrlProblem,
@@ -24,6 +30,7 @@ export interface MonitorsDeps {
   urlProblem: UrlProblem;
   /** A monitor became due sooner than the queue knew: claim now. */
   wake(): void;
+  inMaintenance(monitorId: string, at: Date): boolean;
 }
 
 /** The organization asking and its plan. */
@@ -37,8 +44,11 @@ export const monitorErrors = {
   limitReached: () => new AppError("monitor_limit_reached", 403),
 };
 
-const view = (monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView =>
-  monitorView(monitor, deps.clock.now(), deps.checks, baseUrl);
+function view(monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView {
+  const now = deps.clock.now();
+  const maintenance = deps.inMaintenance(monitor.id, new Date(now));
+  return monitorView(monitor, now, deps.checks, baseUrl, maintenance);
+}
 
 /**
  * When a monitor is first due: a new probe monitor at once (its status leaves `pending`
@@ -156,6 +166,23 @@ export function updateMonitor(
   });
   if (retimed) deps.wake();
   return view(requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
+}
+
+/** A monitor's SLA report over whole UTC days, from its daily buckets alone. */
+export function monitorReport(
+  tenant: Tenant,
+  id: string,
+  query: { from?: string; to?: string; format?: string },
+  deps: MonitorsDeps,
+): { report: SlaReport; format: ReportFormat; monitorId: string } {
+  const monitor = requireMonitor(tenant.organizationId, id, deps);
+  const range = parseReportQuery(query, deps.clock.now());
+  const buckets = deps.checks.dailyRange(monitor.id, range.from, range.to);
+  return {
+    report: slaReport(range, buckets, monitor.intervalSeconds),
+    format: range.format,
+    monitorId: monitor.id,
+  };
 }
 
 export function deleteMonitor(tenant: Tenant, id: string, deps: MonitorsDeps): void {

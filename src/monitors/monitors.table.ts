@@ -35,6 +35,12 @@ export const monitors = sqliteTable(
     checksUp: integer("checks_up").notNull().default(0),
     checksDown: integer("checks_down").notNull().default(0),
     checksDegraded: integer("checks_degraded").notNull().default(0),
+    checksMaintenance: integer("checks_maintenance").notNull().default(0),
+    /**
+     * Set while the monitor is in a maintenance window: the state it had on entering, so leaving
+     * can tell the alerts what changed across the window. Null outside maintenance.
+     */
+    maintenanceFrom: text("maintenance_from"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -60,6 +66,8 @@ export const monitorChecks = sqliteTable(
     error: text("error"),
     checkedAt: text("checked_at").notNull(),
     tlsDaysRemaining: integer("tls_days_remaining"),
+    /** 1: taken inside a maintenance window (excluded from uptime). */
+    maintenance: integer("maintenance").notNull().default(0),
   },
   (t) => [
     index("monitor_checks_monitor_time").on(t.monitorId, t.checkedAt),
@@ -85,6 +93,8 @@ export const monitorRollups = sqliteTable(
     up: integer("up").notNull().default(0),
     down: integer("down").notNull().default(0),
     degraded: integer("degraded").notNull().default(0),
+    /** Checks inside maintenance windows: counted in `checks`, not in up/down/degraded. */
+    maintenance: integer("maintenance").notNull().default(0),
     responseSum: integer("response_sum").notNull().default(0),
     responseCount: integer("response_count").notNull().default(0),
     responseMin: integer("response_min"),
