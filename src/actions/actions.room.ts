@@ -55,8 +55,8 @@ export function createActionsRoom(
   const checkUrl = (url: string) => deps.outbound.urlProblem(url);
   const runs = createActionRuns({
     repo,
-    // One fsync per capture's run would cap captures with actions at the disk's sync rate.
-    recordTx: (fn) => deps.db.tx(() => fn(), { durable: false }),
+    // An fsync per batch of runs would cost captures with actions a second one per turn.
+    recordTx: (fn) => deps.db.tx(fn, { durable: false }),
     clock: deps.clock,
     ids: deps.ids,
     logger: deps.logger.child({ scope: "actions" }),
@@ -109,7 +109,10 @@ export function createActionsRoom(
       },
     ],
     subscriptions: [],
-    stop: () => ports.setResponseOverride(null),
+    stop: () => {
+      ports.setResponseOverride(null);
+      runs.close();
+    },
     ports: {
       oweRuns: (_tx, captures) => runs.owe(captures),
       actionsUsingSecret: (organizationId, name) =>

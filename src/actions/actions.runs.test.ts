@@ -36,7 +36,7 @@ function endpointDb() {
   const runsWith = (own: Pick<RunsDeps, "outbound" | "completed"> & Partial<RunsDeps>) =>
     createActionRuns({
       repo,
-      recordTx: (fn) => db.tx(() => fn()),
+      recordTx: (fn) => db.tx(fn),
       clock: createFakeClock(),
       ids: createIds(),
       logger: createLogger({ level: "error", write: () => {} }),
@@ -90,6 +90,7 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
     expect(await runs.onCapture({ request, endpoint })).toBeNull();
   }
   // r1 runs, r2 waits: r3 is over the bound and is recorded at once, skipped.
+  await pollUntil(() => recorded.length === 1, { what: "r3 recorded" });
   expect(recorded.map(([id, results]) => `${id}:${results[0]?.status}`)).toEqual(["r3:skipped"]);
   expect(recorded[0]?.[1][0]?.output).toEqual({ reason: "too_many_runs_waiting" });
   await pollUntil(() => held.length === 1, { what: "r1 sending" });
@@ -143,4 +144,41 @@ test("a capture runs at most the plan's number of actions, and none on a plan wi
   await pollUntil(() => recorded.length === 2, { what: "r3's run" });
   expect(repo.lastRun("r2")).toBeNull();
   expect(repo.lastRun("r3")).toHaveLength(2);
+});
+
+test("the records of runs finished in one turn commit in one transaction, and the next run reads the values before they commit", async () => {
+  const { db, repo, runsWith } = endpointDb();
+  repo.insert({
+    id: "a1",
+    organizationId: "org",
+    endpointId: "ep",
+    type: "store_variable",
+    name: "last",
+    config: { name: "last", value: "$request.method$ after $last$" },
+    position: 0,
+    enabled: true,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  });
+  let transactions = 0;
+  const recorded: string[] = [];
+  const runs = runsWith({
+    recordTx: (fn) => {
+      transactions += 1;
+      return db.tx(fn);
+    },
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    completed: (_endpointId, requestId) => recorded.push(requestId),
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  const ids = Array.from({ length: 20 }, (_, i) => `r${i}`);
+  for (const id of ids) {
+    const request = insertCapturedRequest(db, { id, endpointId: "ep" });
+    await runs.onCapture({ request, endpoint });
+  }
+  await pollUntil(() => recorded.length === ids.length, { what: "every run recorded" });
+  expect(recorded).toEqual(ids);
+  expect(transactions).toBeLessThan(ids.length / 2);
+  // Each run read the value the one before it stored, committed or not yet.
+  expect(String(repo.variables("ep").last).split(" after ")).toHaveLength(ids.length + 1);
 });
