@@ -77,27 +77,30 @@ export function createRunRecorder(deps: RecorderDeps) {
   const group = createGroupCommit<RunRecord, boolean>({
     tx: deps.tx,
     commit(batch) {
-      const live = new Map<string, boolean>();
-      return batch.map((record) => {
+      // The last value of each variable in the batch is the one that counts: a counter set by
+      // 500 runs of a batch is written once.
+      const stores = new Map<string, Map<string, { value: unknown; at: string }>>();
+      const kept = batch.map((record) => {
         const { endpointId } = record;
         if ((generations.get(endpointId) ?? 0) !== record.generation) return false;
         deps.repo.settleDue(record.requestId);
-        const kept = deps.repo.insertRun(record);
-        if (record.stores.length === 0) return kept;
-        let endpointLive = live.get(endpointId);
-        if (endpointLive === undefined) {
-          endpointLive = deps.repo.endpointLive(endpointId);
-          live.set(endpointId, endpointLive);
-        }
-        // The run happened (its requests were sent), so its values count even when its captured
-        // request was deleted meanwhile; an endpoint deleted meanwhile takes no new variables.
-        if (endpointLive) {
+        if (record.stores.length > 0) {
+          const ofEndpoint = stores.get(endpointId) ?? new Map();
+          stores.set(endpointId, ofEndpoint);
           for (const { name, value } of record.stores) {
-            deps.repo.setVariable(endpointId, name, value, record.createdAt);
+            ofEndpoint.set(name, { value, at: record.createdAt });
           }
         }
-        return kept;
+        return deps.repo.insertRun(record);
       });
+      for (const [endpointId, values] of stores) {
+        // The runs happened (their requests were sent), so their values count even when a
+        // captured request was deleted meanwhile; an endpoint deleted meanwhile takes none.
+        if (!deps.repo.endpointLive(endpointId)) continue;
+        for (const [name, { value, at }] of values)
+          deps.repo.setVariable(endpointId, name, value, at);
+      }
+      return kept;
     },
     onCommitted(batch, kept) {
       settled(batch);

@@ -182,3 +182,43 @@ test("the records of runs finished in one turn commit in one transaction, and th
   // Each run read the value the one before it stored, committed or not yet.
   expect(String(repo.variables("ep").last).split(" after ")).toHaveLength(ids.length + 1);
 });
+
+test("a condition without templates is compiled once; one with templates still reads each run's values", async () => {
+  const { db, repo, runsWith } = endpointDb();
+  const action = (id: string, position: number, type: string, config: Record<string, unknown>) =>
+    repo.insert({
+      id,
+      organizationId: "org",
+      endpointId: "ep",
+      type: type as "condition",
+      name: id,
+      config,
+      position,
+      enabled: true,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
+  action("fixed", 0, "condition", { "body.n": { $gte: 1 } });
+  action("changed", 1, "condition", { $not: { "body.n": { $eq: "$last$" } } });
+  action("keep", 2, "store_variable", { name: "last", value: "$request.body.n$" });
+  const recorded: ActionResult[][] = [];
+  const runs = runsWith({
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    completed: (_endpointId, _requestId, results) => recorded.push(results),
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  for (const [i, n] of [1, 1, 2].entries()) {
+    const request = insertCapturedRequest(db, {
+      id: `r${i}`,
+      endpointId: "ep",
+      method: "POST",
+      body: new TextEncoder().encode(JSON.stringify({ n })),
+    });
+    await runs.onCapture({ request, endpoint });
+  }
+  await pollUntil(() => recorded.length === 3, { what: "three runs" });
+  const matched = (results: ActionResult[] | undefined, index: number) =>
+    (results?.[index]?.output as { matched?: boolean } | null)?.matched;
+  expect(recorded.map((results) => matched(results, 0))).toEqual([true, true, true]);
+  expect(recorded.map((results) => matched(results, 1))).toEqual([true, false, true]);
+});

@@ -6,6 +6,7 @@ import {
   type Action,
   type ActionStatus,
   conditionFilter,
+  hasTemplate,
   lookup,
   parseJson,
   type RunState,
@@ -51,9 +52,28 @@ export interface StepOutcome {
 
 type Step = (action: Action, state: RunState, context: StepContext) => Promise<StepOutcome>;
 
+type Matcher = ReturnType<typeof compileFilters>;
+/**
+ * Conditions compiled once per saved config (the chain is cached, so its configs are the same
+ * objects run after run); null when the config has templates and is compiled per run instead.
+ */
+const fixedConditions = new WeakMap<object, Matcher | null>();
+
+function conditionMatcher(config: Record<string, unknown>, state: RunState): Matcher {
+  let fixed = fixedConditions.get(config);
+  if (fixed === undefined) {
+    fixed = hasTemplate(config) ? null : compileFilters([conditionFilter(config)]);
+    fixedConditions.set(config, fixed);
+  }
+  if (fixed) return fixed;
+  return compileFilters([conditionFilter(renderValue(config, state) as Record<string, unknown>)]);
+}
+
 const condition: Step = async ({ config }, state) => {
-  const filter = conditionFilter(renderValue(config, state) as Record<string, unknown>);
-  const matches = compileFilters([filter])({
+  const matches = conditionMatcher(
+    config,
+    state,
+  )({
     body: state.request.body,
     headers: state.request.headers,
     query: state.request.query,
