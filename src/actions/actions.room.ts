@@ -7,6 +7,7 @@ import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import { secretReferences } from "../shared/secret-template.ts";
+import type { ActionResult } from "./actions.model.ts";
 import { type RecoveryDeps, recoverOwedRuns } from "./actions.recovery.ts";
 import { createActionsRepo } from "./actions.repo.ts";
 import { actionsRoutes } from "./actions.routes.ts";
@@ -31,6 +32,8 @@ export interface ActionsRoomPorts {
 export interface ActionsPorts {
   /** In the capture batch's transaction: notes the runs the stored captures are owed. */
   oweRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
+  /** The latest run's results of each of these requests that has one (realtime catch-up). */
+  lastRunResults(requestIds: readonly string[]): Map<string, ActionResult[]>;
   /** The organization's actions whose config says `{{name}}`: such a secret is not deleted. */
   actionsUsingSecret(
     organizationId: string,
@@ -115,6 +118,7 @@ export function createActionsRoom(
     },
     ports: {
       oweRuns: (_tx, captures) => runs.owe(captures),
+      lastRunResults: (requestIds) => repo.lastRuns(requestIds),
       actionsUsingSecret: (organizationId, name) =>
         repo
           .ofOrganization(organizationId)
