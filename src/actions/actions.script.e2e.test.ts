@@ -44,3 +44,22 @@ test("a run_script action's code is kept compiled between runs, and no run sees 
   // Two workers: at least the later runs found the realm an earlier run of the action built.
   expect(server.deps.sandbox.stats().reusedRuns - reusedBefore).toBeGreaterThanOrEqual(2);
 });
+
+test("a script that needs a fresh runtime (an undeclared name, a new member of a built-in) still works on every run", async () => {
+  const endpoint = await createEndpointWithActions(server, owner, [
+    {
+      type: "run_script",
+      config: {
+        code: "total = Number(request.body.n) * 2; Array.prototype.twice = function () { return total; }; variables.doubled = [].twice();",
+      },
+    },
+    { type: "modify_response", config: { body: "doubled=$doubled$" } },
+  ]);
+  for (const n of [1, 2, 3]) {
+    const response = await fetch(`${server.url}/w/${endpoint.slug}`, {
+      method: "POST",
+      body: JSON.stringify({ n }),
+    });
+    expect(await response.text()).toBe(`doubled=${n * 2}`);
+  }
+});
