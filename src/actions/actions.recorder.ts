@@ -24,9 +24,6 @@ export interface RecorderDeps {
   onHookError(error: unknown): void;
 }
 
-/** Endpoints whose variables are kept in memory, at most (those with runs lately). */
-const CACHED_ENDPOINTS = 10_000;
-
 interface EndpointVariables {
   values: Record<string, unknown>;
   /** Records submitted and not yet committed or failed: while any, `values` is ahead of the table. */
@@ -54,23 +51,22 @@ export function createRunRecorder(deps: RecorderDeps) {
   const entryOf = (endpointId: string): EndpointVariables => {
     let entry = variables.get(endpointId);
     if (!entry) {
-      if (variables.size >= CACHED_ENDPOINTS) evictIdle();
       const generation = generations.get(endpointId) ?? 0;
       entry = { values: deps.repo.variables(endpointId), pending: 0, generation };
       variables.set(endpointId, entry);
     }
     return entry;
   };
-  /** Only an endpoint with nothing pending may be reloaded from the table. */
-  const evictIdle = () => {
-    for (const [endpointId, entry] of variables) {
-      if (entry.pending === 0) variables.delete(endpointId);
-    }
-  };
+  /**
+   * Once nothing of an endpoint is pending the table holds its values: the entry goes, so memory
+   * holds only the variables of endpoints with records in flight.
+   */
   const settled = (batch: readonly RunRecord[]) => {
     for (const record of batch) {
       const entry = variables.get(record.endpointId);
-      if (entry && entry.generation === record.generation) entry.pending -= 1;
+      if (!entry || entry.generation !== record.generation) continue;
+      entry.pending -= 1;
+      if (entry.pending === 0) variables.delete(record.endpointId);
     }
   };
 
@@ -125,9 +121,15 @@ export function createRunRecorder(deps: RecorderDeps) {
      * hand back with the run's record.
      */
     variablesOf(endpointId: string): { values: Record<string, unknown>; generation: number } {
-      const entry = entryOf(endpointId);
-      return { values: { ...entry.values }, generation: entry.generation };
+      const entry = variables.get(endpointId);
+      if (entry) return { values: { ...entry.values }, generation: entry.generation };
+      // Nothing pending: the table is current (and stays so until this run's record is queued).
+      const generation = generations.get(endpointId) ?? 0;
+      return { values: deps.repo.variables(endpointId), generation };
     },
+    /** The generation a record made now belongs to (a run that read no variables). */
+    generationOf: (endpointId: string) =>
+      variables.get(endpointId)?.generation ?? generations.get(endpointId) ?? 0,
     /**
      * Queues the run's record; its stores are what the endpoint's next run reads from now on.
      * Resolves true once committed, false when not recorded (request gone, or a failed batch

@@ -222,3 +222,46 @@ test("a condition without templates is compiled once; one with templates still r
   expect(recorded.map((results) => matched(results, 0))).toEqual([true, true, true]);
   expect(recorded.map((results) => matched(results, 1))).toEqual([true, false, true]);
 });
+
+test("a failed batch of records stores nothing, and later runs read the committed variables again", async () => {
+  const { db, repo, runsWith } = endpointDb();
+  repo.insert({
+    id: "a1",
+    organizationId: "org",
+    endpointId: "ep",
+    type: "store_variable",
+    name: "trail",
+    config: { name: "trail", value: "$request.body.n$<$trail$" },
+    position: 0,
+    enabled: true,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  });
+  let attempts = 0;
+  const recorded: string[] = [];
+  const runs = runsWith({
+    recordTx: (fn) => {
+      attempts += 1;
+      if (attempts === 1) throw new Error("disk full");
+      return db.tx(fn);
+    },
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    completed: (_endpointId, requestId) => recorded.push(requestId),
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  const capture = (id: string, n: number) =>
+    runs.onCapture({
+      request: insertCapturedRequest(db, { id, endpointId: "ep", body: JSON.stringify({ n }) }),
+      endpoint,
+    });
+  await capture("r1", 1);
+  await capture("r2", 2);
+  await pollUntil(() => attempts === 1, { what: "the failed batch" });
+  await capture("r3", 3);
+  await pollUntil(() => recorded.length === 1, { what: "r3 recorded" });
+  expect(recorded).toEqual(["r3"]);
+  expect(repo.lastRun("r1")).toBeNull();
+  expect(repo.lastRun("r2")).toBeNull();
+  // r3 started from what was committed (nothing), not from what the failed runs stored.
+  expect(repo.variables("ep")).toEqual({ trail: "3<" });
+});

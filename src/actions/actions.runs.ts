@@ -115,7 +115,7 @@ export function createActionRuns(deps: RunsDeps) {
       output: { reason: "too_many_runs_waiting" },
       error: `${maxWaiting} runs of this endpoint were already waiting`,
     }));
-    const { generation } = recorder.variablesOf(endpointId);
+    const generation = recorder.generationOf(endpointId);
     const run = { results, answer: null, stores: [] };
     void record(endpointId, requestId, run, generation, "capture").catch((error) =>
       deps.logger.error("action run not recorded", { endpoint: endpointId, error }),
