@@ -8,7 +8,15 @@ import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { PlanTable } from "../shared/plans.ts";
-import { type ChainDeps, type ChainRun, runChain } from "./actions.chain.ts";
+import {
+  type ChainDeps,
+  type ChainRun,
+  FELL_BACK,
+  noteFallback,
+  RECOVERED,
+  runChain,
+  withinBudget,
+} from "./actions.chain.ts";
 import {
   type Action,
   type ActionResult,
@@ -282,26 +290,3 @@ export function createActionRuns(deps: RunsDeps) {
 }
 
 export type ActionRuns = ReturnType<typeof createActionRuns>;
-
-/** The chain's run, or null when the budget passed first. */
-function withinBudget(chain: Promise<ChainRun>, budgetMs: number): Promise<ChainRun | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), budgetMs);
-  });
-  return Promise.race([chain, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The sender got the endpoint's own answer: each modify_response result says so. */
-function noteFallback(result: ChainRun, why: string): void {
-  for (const entry of result.results) {
-    if (entry.type !== "modify_response" || entry.status !== "ok") continue;
-    entry.status = "error";
-    entry.error = why;
-  }
-}
-
-const FELL_BACK = (budgetMs: number) =>
-  `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
-const RECOVERED =
-  "not applied: this run was owed from before a restart, and the sender had the endpoint's own answer";
