@@ -67,6 +67,8 @@ export function createApp(deps: AppDeps) {
     findEndpoint: endpoints.ports.findEndpoint,
     listAfter: (endpointId, afterRequestId, limit) =>
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
+    // Actions is built later; this runs per catch-up page.
+    runResultsOf: (requestIds) => actions.ports.lastRunResults(requestIds),
   });
   const secrets = createSecretsRoom(deps, {
     guard,

@@ -132,3 +132,26 @@ function boundedOutput(output: unknown): unknown {
   if (text.length <= OUTPUT_LIMIT) return output ?? null;
   return { truncated: true, size: text.length, preview: text.slice(0, OUTPUT_LIMIT) };
 }
+
+/** The chain's run, or null when the budget passed first. */
+export function withinBudget(chain: Promise<ChainRun>, budgetMs: number): Promise<ChainRun | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), budgetMs);
+  });
+  return Promise.race([chain, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The sender got the endpoint's own answer: each modify_response result says so. */
+export function noteFallback(result: ChainRun, why: string): void {
+  for (const entry of result.results) {
+    if (entry.type !== "modify_response" || entry.status !== "ok") continue;
+    entry.status = "error";
+    entry.error = why;
+  }
+}
+
+export const FELL_BACK = (budgetMs: number) =>
+  `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
+export const RECOVERED =
+  "not applied: this run was owed from before a restart, and the sender had the endpoint's own answer";

@@ -3,6 +3,7 @@ import { compileFilters } from "../routing/filters.model.ts";
 import {
   actionRequest,
   conditionFilter,
+  hasTemplate,
   type RunState,
   renderTemplate,
   renderValue,
@@ -59,4 +60,13 @@ test("a condition reads the run's variables under variables.<name>", () => {
     true,
   );
   expect(matches({ "variables.count": { $lt: 4 } })).toBe(false);
+});
+
+test("hasTemplate finds a template in any string of a config, and not in filter operators", () => {
+  expect(hasTemplate({ "body.type": { $in: ["order.created", "costs $5"] } })).toBe(false);
+  expect(hasTemplate({ "body.n": { $eq: "$last$" } })).toBe(true);
+  expect(hasTemplate({ $or: [{ "body.a": 1 }, { "body.b": ["x", "id $request.body.id$"] }] })).toBe(
+    true,
+  );
+  expect(hasTemplate([1, null, true])).toBe(false);
 });

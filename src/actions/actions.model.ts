@@ -141,6 +141,16 @@ export function renderValue(value: unknown, state: RunState): unknown {
   return value;
 }
 
+const HAS_TEMPLATE = /\$[A-Za-z_][A-Za-z0-9_\-.[\]]*\$/;
+
+/** Whether any string inside `value` holds a template (`renderValue` would change it). */
+export function hasTemplate(value: unknown): boolean {
+  if (typeof value === "string") return HAS_TEMPLATE.test(value);
+  if (Array.isArray(value)) return value.some(hasTemplate);
+  if (value !== null && typeof value === "object") return Object.values(value).some(hasTemplate);
+  return false;
+}
+
 /** How a value reads inside text: strings as they are, the rest as JSON ("" for nothing). */
 export function asText(value: unknown): string {
   if (value === undefined || value === null) return "";

@@ -163,6 +163,15 @@ export function createActionsRepo(db: DbHandle) {
       const row = lastRun.get(requestId);
       return row ? (JSON.parse(row.results) as ActionResult[]) : null;
     },
+    /** The latest run of each request that has one. */
+    lastRuns(requestIds: readonly string[]): Map<string, ActionResult[]> {
+      const found = new Map<string, ActionResult[]>();
+      for (const requestId of requestIds) {
+        const row = lastRun.get(requestId);
+        if (row) found.set(requestId, JSON.parse(row.results) as ActionResult[]);
+      }
+      return found;
+    },
     variables(endpointId: string): Record<string, unknown> {
       const out: Record<string, unknown> = {};
       for (const row of variables.all(endpointId)) out[row.name] = JSON.parse(row.value);

@@ -7,6 +7,7 @@ import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import { secretReferences } from "../shared/secret-template.ts";
+import type { ActionResult } from "./actions.model.ts";
 import { type RecoveryDeps, recoverOwedRuns } from "./actions.recovery.ts";
 import { createActionsRepo } from "./actions.repo.ts";
 import { actionsRoutes } from "./actions.routes.ts";
@@ -31,6 +32,8 @@ export interface ActionsRoomPorts {
 export interface ActionsPorts {
   /** In the capture batch's transaction: notes the runs the stored captures are owed. */
   oweRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
+  /** The latest run's results of each of these requests that has one (realtime catch-up). */
+  lastRunResults(requestIds: readonly string[]): Map<string, ActionResult[]>;
   /** The organization's actions whose config says `{{name}}`: such a secret is not deleted. */
   actionsUsingSecret(
     organizationId: string,
@@ -55,8 +58,8 @@ export function createActionsRoom(
   const checkUrl = (url: string) => deps.outbound.urlProblem(url);
   const runs = createActionRuns({
     repo,
-    // One fsync per capture's run would cap captures with actions at the disk's sync rate.
-    recordTx: (fn) => deps.db.tx(() => fn(), { durable: false }),
+    // An fsync per batch of runs would cost captures with actions a second one per turn.
+    recordTx: (fn) => deps.db.tx(fn, { durable: false }),
     clock: deps.clock,
     ids: deps.ids,
     logger: deps.logger.child({ scope: "actions" }),
@@ -109,9 +112,13 @@ export function createActionsRoom(
       },
     ],
     subscriptions: [],
-    stop: () => ports.setResponseOverride(null),
+    stop: () => {
+      ports.setResponseOverride(null);
+      runs.close();
+    },
     ports: {
       oweRuns: (_tx, captures) => runs.owe(captures),
+      lastRunResults: (requestIds) => repo.lastRuns(requestIds),
       actionsUsingSecret: (organizationId, name) =>
         repo
           .ofOrganization(organizationId)

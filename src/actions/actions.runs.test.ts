@@ -36,7 +36,7 @@ function endpointDb() {
   const runsWith = (own: Pick<RunsDeps, "outbound" | "completed"> & Partial<RunsDeps>) =>
     createActionRuns({
       repo,
-      recordTx: (fn) => db.tx(() => fn()),
+      recordTx: (fn) => db.tx(fn),
       clock: createFakeClock(),
       ids: createIds(),
       logger: createLogger({ level: "error", write: () => {} }),
@@ -90,6 +90,7 @@ test("past the waiting bound a capture's run is recorded as skipped instead of q
     expect(await runs.onCapture({ request, endpoint })).toBeNull();
   }
   // r1 runs, r2 waits: r3 is over the bound and is recorded at once, skipped.
+  await pollUntil(() => recorded.length === 1, { what: "r3 recorded" });
   expect(recorded.map(([id, results]) => `${id}:${results[0]?.status}`)).toEqual(["r3:skipped"]);
   expect(recorded[0]?.[1][0]?.output).toEqual({ reason: "too_many_runs_waiting" });
   await pollUntil(() => held.length === 1, { what: "r1 sending" });
@@ -143,4 +144,124 @@ test("a capture runs at most the plan's number of actions, and none on a plan wi
   await pollUntil(() => recorded.length === 2, { what: "r3's run" });
   expect(repo.lastRun("r2")).toBeNull();
   expect(repo.lastRun("r3")).toHaveLength(2);
+});
+
+test("the records of runs finished in one turn commit in one transaction, and the next run reads the values before they commit", async () => {
+  const { db, repo, runsWith } = endpointDb();
+  repo.insert({
+    id: "a1",
+    organizationId: "org",
+    endpointId: "ep",
+    type: "store_variable",
+    name: "last",
+    config: { name: "last", value: "$request.method$ after $last$" },
+    position: 0,
+    enabled: true,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  });
+  let transactions = 0;
+  const recorded: string[] = [];
+  const runs = runsWith({
+    recordTx: (fn) => {
+      transactions += 1;
+      return db.tx(fn);
+    },
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    completed: (_endpointId, requestId) => recorded.push(requestId),
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  const ids = Array.from({ length: 20 }, (_, i) => `r${i}`);
+  for (const id of ids) {
+    const request = insertCapturedRequest(db, { id, endpointId: "ep" });
+    await runs.onCapture({ request, endpoint });
+  }
+  await pollUntil(() => recorded.length === ids.length, { what: "every run recorded" });
+  expect(recorded).toEqual(ids);
+  expect(transactions).toBeLessThan(ids.length / 2);
+  // Each run read the value the one before it stored, committed or not yet.
+  expect(String(repo.variables("ep").last).split(" after ")).toHaveLength(ids.length + 1);
+});
+
+test("a condition without templates is compiled once; one with templates still reads each run's values", async () => {
+  const { db, repo, runsWith } = endpointDb();
+  const action = (id: string, position: number, type: string, config: Record<string, unknown>) =>
+    repo.insert({
+      id,
+      organizationId: "org",
+      endpointId: "ep",
+      type: type as "condition",
+      name: id,
+      config,
+      position,
+      enabled: true,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
+  action("fixed", 0, "condition", { "body.n": { $gte: 1 } });
+  action("changed", 1, "condition", { $not: { "body.n": { $eq: "$last$" } } });
+  action("keep", 2, "store_variable", { name: "last", value: "$request.body.n$" });
+  const recorded: ActionResult[][] = [];
+  const runs = runsWith({
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    completed: (_endpointId, _requestId, results) => recorded.push(results),
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  for (const [i, n] of [1, 1, 2].entries()) {
+    const request = insertCapturedRequest(db, {
+      id: `r${i}`,
+      endpointId: "ep",
+      method: "POST",
+      body: new TextEncoder().encode(JSON.stringify({ n })),
+    });
+    await runs.onCapture({ request, endpoint });
+  }
+  await pollUntil(() => recorded.length === 3, { what: "three runs" });
+  const matched = (results: ActionResult[] | undefined, index: number) =>
+    (results?.[index]?.output as { matched?: boolean } | null)?.matched;
+  expect(recorded.map((results) => matched(results, 0))).toEqual([true, true, true]);
+  expect(recorded.map((results) => matched(results, 1))).toEqual([true, false, true]);
+});
+
+test("a failed batch of records stores nothing, and later runs read the committed variables again", async () => {
+  const { db, repo, runsWith } = endpointDb();
+  repo.insert({
+    id: "a1",
+    organizationId: "org",
+    endpointId: "ep",
+    type: "store_variable",
+    name: "trail",
+    config: { name: "trail", value: "$request.body.n$<$trail$" },
+    position: 0,
+    enabled: true,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  });
+  let attempts = 0;
+  const recorded: string[] = [];
+  const runs = runsWith({
+    recordTx: (fn) => {
+      attempts += 1;
+      if (attempts === 1) throw new Error("disk full");
+      return db.tx(fn);
+    },
+    outbound: { send: () => Promise.reject(new Error("not used")), urlProblem: () => null },
+    completed: (_endpointId, requestId) => recorded.push(requestId),
+  });
+  const endpoint = { id: "ep", organizationId: "org", plan: "team" as const };
+  const capture = (id: string, n: number) =>
+    runs.onCapture({
+      request: insertCapturedRequest(db, { id, endpointId: "ep", body: JSON.stringify({ n }) }),
+      endpoint,
+    });
+  await capture("r1", 1);
+  await capture("r2", 2);
+  await pollUntil(() => attempts === 1, { what: "the failed batch" });
+  await capture("r3", 3);
+  await pollUntil(() => recorded.length === 1, { what: "r3 recorded" });
+  expect(recorded).toEqual(["r3"]);
+  expect(repo.lastRun("r1")).toBeNull();
+  expect(repo.lastRun("r2")).toBeNull();
+  // r3 started from what was committed (nothing), not from what the failed runs stored.
+  expect(repo.variables("ep")).toEqual({ trail: "3<" });
 });

@@ -3,11 +3,20 @@ import {
   type CaptureEndpoint,
   isPreflight,
 } from "../capture/capture.model.ts";
+import type { Transact } from "../db/db.group-commit.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { PlanTable } from "../shared/plans.ts";
-import { type ChainDeps, type ChainRun, runChain } from "./actions.chain.ts";
+import {
+  type ChainDeps,
+  type ChainRun,
+  FELL_BACK,
+  noteFallback,
+  RECOVERED,
+  runChain,
+  withinBudget,
+} from "./actions.chain.ts";
 import {
   type Action,
   type ActionResult,
@@ -15,6 +24,7 @@ import {
   answersSender,
   type RunState,
 } from "./actions.model.ts";
+import { createRunRecorder } from "./actions.recorder.ts";
 import type { ActionsRepo } from "./actions.repo.ts";
 import type { Tenant } from "./actions.service.ts";
 import type { RunMode } from "./actions.steps.ts";
@@ -30,11 +40,11 @@ export const MAX_WAITING_RUNS = 1000;
 export interface RunsDeps extends ChainDeps {
   repo: ActionsRepo;
   /**
-   * The transaction a run's record, its variables and the settling of what it was owed commit in.
-   * It need not wait for the disk: a record lost in a power cut leaves its owed row, so the run is
-   * made again on recovery, as after a crash.
+   * The transaction the records of a turn's runs (rows, variables, the settling of what they were
+   * owed) commit in. It need not wait for the disk: a record lost in a power cut leaves its owed
+   * row, so the run is made again on recovery, as after a crash.
    */
-  recordTx<T>(fn: () => T): T;
+  recordTx: Transact;
   clock: Clock;
   ids: Ids;
   logger: Logger;
@@ -70,6 +80,12 @@ export function createActionRuns(deps: RunsDeps) {
   /** Captures whose run this process has started and not yet recorded. */
   const inFlight = new Set<string>();
   const maxWaiting = deps.maxWaitingRuns ?? MAX_WAITING_RUNS;
+  const recorder = createRunRecorder({
+    repo: deps.repo,
+    tx: deps.recordTx,
+    committed: (run) => deps.completed(run.endpointId, run.requestId, run.results),
+    onHookError: (error) => deps.logger.error("action run push failed", { error }),
+  });
 
   const chainOf = (endpointId: string): Action[] => {
     let chain = chains.get(endpointId);
@@ -107,15 +123,22 @@ export function createActionRuns(deps: RunsDeps) {
       output: { reason: "too_many_runs_waiting" },
       error: `${maxWaiting} runs of this endpoint were already waiting`,
     }));
-    record(endpointId, requestId, { results, answer: null, stores: [] }, "capture");
+    const generation = recorder.generationOf(endpointId);
+    const run = { results, answer: null, stores: [] };
+    void record(endpointId, requestId, run, generation, "capture").catch((error) =>
+      deps.logger.error("action run not recorded", { endpoint: endpointId, error }),
+    );
   };
 
-  /** A run starts from the request and the endpoint's stored variables as they are now. */
-  const stateFor = (endpointId: string, request: CapturedRequest): RunState => ({
-    request: actionRequest(request),
-    variables: deps.repo.variables(endpointId),
-    http: null,
-  });
+  /**
+   * A run starts from the request and the endpoint's stored variables as the runs before it left
+   * them (recorded or queued to be); the generation goes back with its record.
+   */
+  const stateFor = (endpointId: string, request: CapturedRequest) => {
+    const { values, generation } = recorder.variablesOf(endpointId);
+    const state: RunState = { request: actionRequest(request), variables: values, http: null };
+    return { state, generation };
+  };
 
   const run = (chain: readonly Action[], state: RunState, mode: RunMode, tenant: Tenant) =>
     runChain(
@@ -132,33 +155,27 @@ export function createActionRuns(deps: RunsDeps) {
       deps,
     );
 
-  /** The run's row and its variables in one transaction, then the push. */
+  /**
+   * Queues the run's row and its variables for the next group commit; the push follows the
+   * commit. Resolves once committed (true: recorded).
+   */
   const record = (
     endpointId: string,
     requestId: string,
     result: ChainRun,
+    generation: number,
     trigger: "capture" | "manual",
-  ) => {
-    const at = isoAt(deps.clock.now());
-    const stored = deps.recordTx(() => {
-      deps.repo.settleDue(requestId);
-      const kept = deps.repo.insertRun({
-        id: deps.ids.uuid(),
-        requestId,
-        endpointId,
-        trigger,
-        results: result.results,
-        createdAt: at,
-      });
-      if (kept && deps.repo.endpointLive(endpointId)) {
-        for (const { name, value } of result.stores) {
-          deps.repo.setVariable(endpointId, name, value, at);
-        }
-      }
-      return kept;
+  ): Promise<boolean> =>
+    recorder.submit({
+      id: deps.ids.uuid(),
+      requestId,
+      endpointId,
+      trigger,
+      results: result.results,
+      stores: result.stores,
+      createdAt: isoAt(deps.clock.now()),
+      generation,
     });
-    if (stored) deps.completed(endpointId, requestId, result.results);
-  };
 
   /**
    * The capture hook (after the commit): a chain without an enabled modify_response runs in the
@@ -185,14 +202,21 @@ export function createActionRuns(deps: RunsDeps) {
       decide = resolve;
     });
     inFlight.add(request.id);
+    // The endpoint's next run starts once this one's record is queued; this capture stays in
+    // flight (recovery leaves its owed row alone) until the record has committed.
+    let committed: Promise<boolean> = Promise.resolve(false);
     const task = serial(endpoint.id, async () => {
       const tenant = { organizationId, plan: endpoint.plan };
-      const result = await run(chain, stateFor(endpoint.id, request), "live", tenant);
+      const { state, generation } = stateFor(endpoint.id, request);
+      const result = await run(chain, state, "live", tenant);
       finished(result);
       if (await decided) noteFallback(result, FELL_BACK(deps.budgetMs));
-      record(endpoint.id, request.id, result, "capture");
-    }).finally(() => inFlight.delete(request.id));
-    task.catch((error) => deps.logger.error("action run failed", { endpoint: endpoint.id, error }));
+      committed = record(endpoint.id, request.id, result, generation, "capture");
+    });
+    task
+      .then(() => committed)
+      .catch((error) => deps.logger.error("action run failed", { endpoint: endpoint.id, error }))
+      .finally(() => inFlight.delete(request.id));
     if (!waits) {
       decide(false);
       return null;
@@ -209,11 +233,13 @@ export function createActionRuns(deps: RunsDeps) {
     /** Runs the current chain on a stored request now, as a capture would (a new run record). */
     async rerun(tenant: Tenant, endpointId: string, request: CapturedRequest) {
       const chain = deps.repo.chain(endpointId);
-      return serial(endpointId, async () => {
-        const result = await run(chain, stateFor(endpointId, request), "live", tenant);
-        record(endpointId, request.id, result, "manual");
-        return result.results;
+      const { result, committed } = await serial(endpointId, async () => {
+        const { state, generation } = stateFor(endpointId, request);
+        const result = await run(chain, state, "live", tenant);
+        return { result, committed: record(endpointId, request.id, result, generation, "manual") };
       });
+      await committed;
+      return result.results;
     },
     /** Runs a chain with no side effect: nothing sent, stored or recorded. */
     async dryRun(
@@ -222,7 +248,7 @@ export function createActionRuns(deps: RunsDeps) {
       chain: readonly Action[],
       request: CapturedRequest,
     ): Promise<ActionResult[]> {
-      const result = await run(chain, stateFor(endpointId, request), "dry", tenant);
+      const result = await run(chain, stateFor(endpointId, request).state, "dry", tenant);
       return result.results;
     },
     /**
@@ -243,38 +269,24 @@ export function createActionRuns(deps: RunsDeps) {
     async runOwed(tenant: Tenant, endpointId: string, request: CapturedRequest) {
       const chain = deps.repo.chain(endpointId);
       inFlight.add(request.id);
-      await serial(endpointId, async () => {
-        const result = await run(chain, stateFor(endpointId, request), "live", tenant);
-        noteFallback(result, RECOVERED);
-        record(endpointId, request.id, result, "capture");
-      }).finally(() => inFlight.delete(request.id));
+      try {
+        // Wrapped, so the endpoint's next run need not wait for this one's commit.
+        const { committed } = await serial(endpointId, async () => {
+          const { state, generation } = stateFor(endpointId, request);
+          const result = await run(chain, state, "live", tenant);
+          noteFallback(result, RECOVERED);
+          return { committed: record(endpointId, request.id, result, generation, "capture") };
+        });
+        await committed;
+      } finally {
+        inFlight.delete(request.id);
+      }
     },
     lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],
     savedChain: (endpointId: string) => deps.repo.chain(endpointId),
+    /** Commits the records queued now (shutdown). */
+    close: () => recorder.close(),
   };
 }
 
 export type ActionRuns = ReturnType<typeof createActionRuns>;
-
-/** The chain's run, or null when the budget passed first. */
-function withinBudget(chain: Promise<ChainRun>, budgetMs: number): Promise<ChainRun | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), budgetMs);
-  });
-  return Promise.race([chain, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The sender got the endpoint's own answer: each modify_response result says so. */
-function noteFallback(result: ChainRun, why: string): void {
-  for (const entry of result.results) {
-    if (entry.type !== "modify_response" || entry.status !== "ok") continue;
-    entry.status = "error";
-    entry.error = why;
-  }
-}
-
-const FELL_BACK = (budgetMs: number) =>
-  `not applied: the chain took longer than its ${budgetMs} ms budget, so the endpoint's own answer was sent`;
-const RECOVERED =
-  "not applied: this run was owed from before a restart, and the sender had the endpoint's own answer";

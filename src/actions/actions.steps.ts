@@ -6,6 +6,7 @@ import {
   type Action,
   type ActionStatus,
   conditionFilter,
+  hasTemplate,
   lookup,
   parseJson,
   type RunState,
@@ -51,9 +52,28 @@ export interface StepOutcome {
 
 type Step = (action: Action, state: RunState, context: StepContext) => Promise<StepOutcome>;
 
+type Matcher = ReturnType<typeof compileFilters>;
+/**
+ * Conditions compiled once per saved config (the chain is cached, so its configs are the same
+ * objects run after run); null when the config has templates and is compiled per run instead.
+ */
+const fixedConditions = new WeakMap<object, Matcher | null>();
+
+function conditionMatcher(config: Record<string, unknown>, state: RunState): Matcher {
+  let fixed = fixedConditions.get(config);
+  if (fixed === undefined) {
+    fixed = hasTemplate(config) ? null : compileFilters([conditionFilter(config)]);
+    fixedConditions.set(config, fixed);
+  }
+  if (fixed) return fixed;
+  return compileFilters([conditionFilter(renderValue(config, state) as Record<string, unknown>)]);
+}
+
 const condition: Step = async ({ config }, state) => {
-  const filter = conditionFilter(renderValue(config, state) as Record<string, unknown>);
-  const matches = compileFilters([filter])({
+  const matches = conditionMatcher(
+    config,
+    state,
+  )({
     body: state.request.body,
     headers: state.request.headers,
     query: state.request.query,
@@ -152,17 +172,32 @@ function requestBody(raw: unknown, state: RunState, headers: [string, string][])
   return JSON.stringify(renderValue(raw, state));
 }
 
-const runScript: Step = async ({ config }, state, context) => {
-  const result = await context.sandbox.runScript({
-    code: scriptSource(config.code as string),
-    entry: SCRIPT_ENTRY,
-    input: {
-      request: scriptRequest(state),
-      variables: state.variables,
-    },
-    limits: { cpuMs: Math.max(1, Math.min(context.remainingMs(), context.scriptCpuMs)) },
-    tenant: context.tenant,
-  });
+/**
+ * Saved run_script configs whose code failed in a frozen realm: such code may rely on what a
+ * fresh runtime allows and a frozen one does not (an undeclared `total = 0`, a new member of a
+ * built-in), so it runs in a fresh runtime each time, as it always did.
+ */
+const isolatedScripts = new WeakSet<object>();
+
+const runScript: Step = async ({ id, config }, state, context) => {
+  const input = { request: scriptRequest(state), variables: state.variables };
+  const run = (reuse: boolean) =>
+    context.sandbox.runScript({
+      code: scriptSource(config.code as string),
+      entry: SCRIPT_ENTRY,
+      input,
+      // The action's code stays compiled in a frozen realm of a sandbox worker: a run costs a
+      // call, not a new runtime and prelude, and still sees nothing an earlier run left.
+      reuseKey: reuse ? `action:${context.tenant}:${id}` : undefined,
+      limits: { cpuMs: Math.max(1, Math.min(context.remainingMs(), context.scriptCpuMs)) },
+      tenant: context.tenant,
+    });
+  let result = await run(!isolatedScripts.has(config));
+  if (!result.ok && result.error.kind === "script_error" && !isolatedScripts.has(config)) {
+    // A script has no side effects, so running it again where it used to run is safe.
+    isolatedScripts.add(config);
+    result = await run(false);
+  }
   const outcome = scriptOutcome(result);
   if (outcome.variables) Object.assign(state.variables, outcome.variables);
   return outcome.error

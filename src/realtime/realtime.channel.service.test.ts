@@ -66,6 +66,7 @@ function memoryStore(rows: CapturedRequest[], beforeRead: (call: number) => void
         .sort((a, b) => (a.id < b.id ? -1 : 1))
         .slice(0, limit);
     },
+    runResultsOf: () => new Map(),
   };
   return store;
 }
@@ -127,6 +128,46 @@ describe("catch-up", () => {
     await pollUntil(() => link.received().includes("r12"), { what: "a live event" });
     expect(link.received()).toEqual(ids(3, 12));
     expect(replies(link)[0]).toEqual({ status: "ok", response: {} });
+  });
+
+  test("each replayed request is followed by its action run; runs recorded during the replay come after it, once", async () => {
+    const rows = ids(1, 5).map((id) => request(id));
+    const results = (note: string) => [{ action_id: "a1", status: "ok", output: note }];
+    const recorded = new Map<string, unknown[]>([["r03", results("before")]]);
+    const store = memoryStore(rows, (call) => {
+      if (call !== 1) return;
+      // While the first page is read: r03's run is pushed (it was recorded just before the read,
+      // so the replay carries it too) and r04's is recorded after the read.
+      void hub.pushAfterCaptures("ep-1", "actions_completed", {
+        request_id: "r03",
+        results: results("before"),
+      });
+      void hub.pushAfterCaptures("ep-1", "actions_completed", {
+        request_id: "r04",
+        results: results("during"),
+      });
+    });
+    const { hub, connect } = setup({
+      ...store,
+      runResultsOf: (requestIds) =>
+        new Map(
+          requestIds.flatMap((id) => (recorded.has(id) ? [[id, recorded.get(id) ?? []]] : [])),
+        ),
+    });
+    const { link, session } = connect();
+    hub.receive(session, joinFrame("debug:ep-1", { since_request_id: "r02" }));
+    const events = () =>
+      (link.frames as unknown[][])
+        .filter((frame) => frame[3] !== "phx_reply")
+        .map((frame) => `${frame[3]} ${(frame[4] as { request_id: string }).request_id}`);
+    await pollUntil(() => events().includes("actions_completed r04"), { what: "the held run" });
+    expect(events()).toEqual([
+      "webhook_received r03",
+      "actions_completed r03",
+      "webhook_received r04",
+      "webhook_received r05",
+      "actions_completed r04",
+    ]);
   });
 
   test("a subscription that falls too far behind while catching up is closed", async () => {

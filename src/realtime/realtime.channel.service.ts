@@ -12,6 +12,7 @@ import {
   type Subscription,
 } from "./realtime.fanout.service.ts";
 import {
+  ACTIONS_COMPLETED,
   CLOSE,
   type CloseReason,
   decodeFrame,
@@ -39,6 +40,8 @@ export interface RealtimeStore {
     afterRequestId: string,
     limit: number,
   ): CapturedRequest[] | Promise<CapturedRequest[]>;
+  /** The latest action run's results of each of these requests that has one. */
+  runResultsOf(requestIds: readonly string[]): Map<string, unknown[]>;
 }
 
 export interface RealtimeLimits {
@@ -192,6 +195,7 @@ export function createRealtimeHub(deps: RealtimeDeps) {
       joinRef: frame.joinRef,
       pending: since ? [] : null,
       pendingBytes: 0,
+      heldPushes: [],
       replayed: null,
     };
     session.channels.set(frame.topic, subscription);
@@ -201,12 +205,14 @@ export function createRealtimeHub(deps: RealtimeDeps) {
   }
 
   /**
-   * Replays stored requests after `since`, page by page, while live ones wait in `pending`;
-   * then sends the waiting ones minus those already replayed. No gap, no duplicate.
+   * Replays stored requests after `since`, page by page, each followed by its latest action
+   * run's `actions_completed`, while live events wait in `pending` (captures) and `heldPushes`
+   * (runs); then sends the waiting ones minus those already replayed. No gap, no duplicate.
    */
   async function catchUp(subscription: Subscription, since: string): Promise<void> {
-    const { session } = subscription;
+    const { session, topic } = subscription;
     const replayed = new Set<string>();
+    const replayedRuns = new Set<string>();
     let cursor = since;
     for (;;) {
       const rows = await deps.store.listAfter(
@@ -215,10 +221,18 @@ export function createRealtimeHub(deps: RealtimeDeps) {
         limits.replayPageSize,
       );
       if (!isCurrent(subscription)) return;
-      const texts = rows.map((row) => {
+      const runs = rows.length > 0 ? deps.store.runResultsOf(rows.map((row) => row.id)) : null;
+      const texts: string[] = [];
+      for (const row of rows) {
         replayed.add(row.id);
-        return frameText(liveEvent(row, limits.bodyLimit), session.serializer);
-      });
+        texts.push(frameText(liveEvent(row, limits.bodyLimit), session.serializer));
+        const results = runs?.get(row.id);
+        if (!results) continue;
+        const payload = { request_id: row.id, results };
+        const text = encodeFrame(session.serializer, push(topic, null, ACTIONS_COMPLETED, payload));
+        replayedRuns.add(text);
+        texts.push(text);
+      }
       if (!fanout.write(session, texts)) return;
       const last = rows.at(-1);
       if (!last || rows.length < limits.replayPageSize) break;
@@ -226,7 +240,11 @@ export function createRealtimeHub(deps: RealtimeDeps) {
       await waitForDrain(session);
       if (!isCurrent(subscription)) return;
     }
-    fanout.goLive(subscription, replayed);
+    if (!fanout.goLive(subscription, replayed)) return;
+    // A run recorded before its page was read was replayed with it: the same frame, not resent.
+    const held = subscription.heldPushes.filter((text) => !replayedRuns.has(text));
+    subscription.heldPushes = [];
+    fanout.write(session, held);
   }
 
   function leave(session: Session, subscription: Subscription, frame: Frame): void {
@@ -302,8 +320,16 @@ export function createRealtimeHub(deps: RealtimeDeps) {
       if (fanout.subscribersOf(endpointId).length === 0) return;
       await fanout.settled();
       for (const subscription of fanout.subscribersOf(endpointId)) {
-        if (subscription.pending) continue;
-        send(subscription.session, push(subscription.topic, null, event, payload));
+        const frame = push(subscription.topic, null, event, payload);
+        if (!subscription.pending) {
+          send(subscription.session, frame);
+          continue;
+        }
+        // Catching up: sent once the held captures went out, so it still follows its capture.
+        subscription.heldPushes.push(encodeFrame(subscription.session.serializer, frame));
+        if (subscription.heldPushes.length > limits.maxPendingEvents) {
+          closeSession(subscription.session, CLOSE.tooFarBehind);
+        }
       }
     },
     /** Resolves once every capture announced so far went out: an explicit flush. */

@@ -50,6 +50,11 @@ export interface Subscription {
   /** About how many bytes `pending` holds (bodies are at most 64 KiB each, but many may wait). */
   pendingBytes: number;
   /**
+   * Frames of other events (a run's `actions_completed`) pushed while the subscription catches
+   * up, sent after the held captures once it goes live.
+   */
+  heldPushes: string[];
+  /**
    * Ids the catch-up replayed. A capture announced before the subscription went live may still be
    * on its way in a delivery and must not be sent twice; one announced later cannot have been
    * replayed, so the set is dropped at the first such event (`untilSeq`).

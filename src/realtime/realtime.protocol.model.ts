@@ -30,6 +30,8 @@ export const PHOENIX_TOPIC = "phoenix";
 
 /** The one server event of the realtime channel (interface.md, Events). */
 export const WEBHOOK_RECEIVED = "webhook_received";
+/** A capture's action run, after its `webhook_received`: `{request_id, results}`. */
+export const ACTIONS_COMPLETED = "actions_completed";
 
 const DEBUG_TOPIC_PREFIX = "debug:";
 

@@ -2,6 +2,7 @@ import type { AppDeps } from "../deps.ts";
 import { type Room, subscription } from "../room.ts";
 import { createRealtimeHub, type RealtimeStore } from "./realtime.channel.service.ts";
 import { PUSHED_BODY_LIMIT } from "./realtime.payload.model.ts";
+import { ACTIONS_COMPLETED } from "./realtime.protocol.model.ts";
 import { realtimeRoutes, type SocketAuth } from "./realtime.routes.ts";
 
 /** The job that closes sockets silent past the heartbeat window. */
@@ -18,7 +19,8 @@ export type RealtimeRoomDeps = Pick<AppDeps, "clock" | "logger" | "config">;
 
 /**
  * What realtime borrows: socket authentication from auth, the organization-scoped endpoint
- * lookup from endpoints, and the catch-up read of stored requests from capture.
+ * lookup from endpoints, and the catch-up reads of stored requests from capture and of their
+ * action runs from actions.
  */
 export interface RealtimeRoomPorts extends RealtimeStore {
   auth: SocketAuth;
@@ -31,7 +33,11 @@ export interface RealtimeRoomPorts extends RealtimeStore {
  */
 export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPorts): Room {
   const hub = createRealtimeHub({
-    store: { findEndpoint: ports.findEndpoint, listAfter: ports.listAfter },
+    store: {
+      findEndpoint: ports.findEndpoint,
+      listAfter: ports.listAfter,
+      runResultsOf: ports.runResultsOf,
+    },
     rights: { recheck: ports.auth.recheckToken },
     clock: deps.clock,
     logger: deps.logger,
@@ -58,7 +64,7 @@ export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPo
     subscriptions: [
       subscription("request.captured", ({ request }) => hub.captured(request)),
       subscription("actions.completed", ({ endpointId, requestId, results }) =>
-        hub.pushAfterCaptures(endpointId, "actions_completed", { request_id: requestId, results }),
+        hub.pushAfterCaptures(endpointId, ACTIONS_COMPLETED, { request_id: requestId, results }),
       ),
       subscription("api_key.revoked", ({ apiKeyId }) => hub.apiKeyRevoked(apiKeyId)),
       subscription("membership.changed", ({ userId }) => {
