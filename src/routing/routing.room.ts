@@ -20,6 +20,11 @@ import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
+import type { DeliveryHealth, HealthComponent } from "./health.model.ts";
+import { sweptBefore } from "./health.model.ts";
+import { createHealthRepo } from "./health.repo.ts";
+import { healthRoutes } from "./health.routes.ts";
+import { deliveryHealth, type HealthDeps, withHealthCounts } from "./health.service.ts";
 import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
@@ -33,6 +38,9 @@ import { requireSource, type SourcesDeps } from "./sources.service.ts";
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
 const RETENTION_PATTERN = "0 * * * *";
+/** Daily delivery counts older than 400 days go once a day, and once at start. */
+export const HEALTH_RETENTION_JOB = "routing.health-retention";
+const HEALTH_RETENTION_PATTERN = "30 3 * * *";
 /** Every minute, as capture's: one info line per source that ingested or refused anything. */
 const INGEST_SUMMARY_PATTERN = "0 * * * * *";
 
@@ -134,7 +142,14 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       beginDedup: (tx) => ports.dedup.beginBatch(tx),
     },
   );
-  ports.delivery?.registerKind("event", ingest.kindHandlers());
+  const health: HealthDeps = {
+    health: createHealthRepo(deps.db),
+    bridges: bridgesRepo,
+    clock: deps.clock,
+    breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
+  };
+  const counted = withHealthCounts(ingest.kindHandlers(), health, deps.logger);
+  ports.delivery?.registerKind("event", counted);
   return {
     sources,
     bridges,
@@ -147,6 +162,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       tx: (fn) => deps.db.tx(fn),
       yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
     }),
+    health,
     guard: ports.guard,
     publicBaseUrl: deps.publicBaseUrl,
     /** Grows on every change of sources, bridges or destinations: cached routes go stale. */
@@ -169,6 +185,15 @@ export interface RoutingPorts {
   describeDestination(destinationId: string): DestinationDescription | null;
   /** The ingest path's /metrics lines (Prometheus text). */
   metricLines(): string[];
+  /**
+   * A bridge's or a destination's delivery health over the last `days` UTC days (a status
+   * page's component); null when it is not that organization's.
+   */
+  deliveryHealth(
+    organizationId: string,
+    component: HealthComponent,
+    days: number,
+  ): DeliveryHealth | null;
   /** The organization's destinations whose settings say `{{name}}`: a secret's users. */
   destinationsUsingSecret(organizationId: string, name: string): DestinationUse[];
   /** The organization's destinations that run this transformation. */
@@ -234,7 +259,8 @@ export function createRoutingRoom(
       .use(ingestRoutes(ingestParts))
       .use(sourcesRoutes(parts))
       .use(bridgesRoutes(parts))
-      .use(eventsRoutes(parts)),
+      .use(eventsRoutes(parts))
+      .use(healthRoutes(parts)),
     jobs: [
       {
         name: EVENTS_RETENTION_JOB,
@@ -254,6 +280,12 @@ export function createRoutingRoom(
             return deleted;
           }),
       },
+      {
+        name: HEALTH_RETENTION_JOB,
+        pattern: HEALTH_RETENTION_PATTERN,
+        runNow: true,
+        run: () => deps.db.tx(() => parts.health.health.sweep(sweptBefore(deps.clock.now()))),
+      },
       { name: "routing.ingest-summary", pattern: INGEST_SUMMARY_PATTERN, run: tally.summarise },
     ],
     subscriptions: [],
@@ -263,6 +295,8 @@ export function createRoutingRoom(
         requireSource(organizationId, sourceId, parts.sources),
       describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
+      deliveryHealth: (organizationId, component, days) =>
+        deliveryHealth(organizationId, component, days, parts.health),
       destinationsUsingSecret: (organizationId, name) =>
         parts.bridgesRepo
           .destinationsOfOrganization(organizationId)
