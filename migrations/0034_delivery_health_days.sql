@@ -20,3 +20,11 @@ FROM `deliveries` d JOIN `destinations` dest ON dest.`id` = d.`destination_key`
 WHERE d.`kind` = 'event' AND d.`next_attempt_at` IS NULL AND d.`attempts` > 0
   AND d.`status` IN ('delivered', 'failed')
 GROUP BY d.`destination_key`, substr(d.`updated_at`, 1, 10);
+--> statement-breakpoint
+-- A deleted bridge's days have nothing left to show them (its API and its status page component
+-- are gone); deleting an organization removes its bridges, so its days go too. A deleted
+-- destination's days stay: they are part of its bridge's history.
+CREATE TRIGGER `delivery_health_days_bridge_deleted` AFTER DELETE ON `bridges`
+BEGIN
+  DELETE FROM `delivery_health_days` WHERE `bridge_id` = OLD.`id`;
+END;
