@@ -73,6 +73,13 @@ async function advanceUntil(ms: number, total: number): Promise<void> {
   await pollUntil(() => attempts() >= total, { what: `${total} attempts recorded` });
 }
 
+const steadyId = () =>
+  (
+    server.deps.db.sqlite
+      .query("SELECT id FROM destinations WHERE bridge_id = ? AND name = 'archive'")
+      .get(bridgeId) as { id: string }
+  ).id;
+
 const bridgeHealth = (days: number, as = owner) =>
   callAs(server, as, "GET", `/api/v1/bridges/${bridgeId}/health?days=${days}`);
 const destinationHealth = (days: number, as = owner) =>
@@ -203,6 +210,16 @@ test("an open breaker makes its destination down and the bridge degraded; a paus
   });
   expect(paused.status).toBe(200);
   expect((await bridgeHealth(1)).body.data.state).toBe("down");
+  expect(
+    (
+      await callAs(
+        server,
+        owner,
+        "GET",
+        `/api/v1/bridges/${bridgeId}/destinations/${steadyId()}/health`,
+      )
+    ).body.data.state,
+  ).toBe("down");
   clock.advance(2 * 3_600_000);
   const resumed = await callAs(server, owner, "PATCH", `/api/v1/bridges/${bridgeId}`, {
     status: "active",
