@@ -10,8 +10,8 @@ import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
 import type { HealthComponent } from "./health.model.ts";
 import { createHealthRepo } from "./health.repo.ts";
-import { deliveryHealth } from "./health.service.ts";
-import { EVENTS_RETENTION_JOB, HEALTH_RETENTION_JOB } from "./routing.room.ts";
+import { deliveryHealth, HEALTH_RETENTION_JOB } from "./health.service.ts";
+import { EVENTS_RETENTION_JOB } from "./routing.room.ts";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

@@ -3,6 +3,7 @@ import type {
   DeliveryKindHandlers,
   DeliveryRecord,
 } from "../delivery/delivery.ports.ts";
+import type { RoomJob } from "../room.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { BridgesRepo } from "./bridges.repo.ts";
@@ -16,6 +17,7 @@ import {
   fillDays,
   firstDay,
   type HealthComponent,
+  sweptBefore,
 } from "./health.model.ts";
 import type { HealthRepo } from "./health.repo.ts";
 
@@ -122,5 +124,21 @@ export function deliveryHealth(
     name: found.destinationName,
     state: destinationState(signals, now),
     days: fillDays(now, days, deps.health.destinationDays(found.destinationId, from)),
+  };
+}
+
+/** The sweep of daily counts older than 400 days. */
+export const HEALTH_RETENTION_JOB = "routing.health-retention";
+
+/** Once a day (and once at start): a day's rows are few, one statement removes them. */
+export function healthRetentionJob(
+  deps: Pick<HealthDeps, "health" | "clock">,
+  tx: <T>(fn: () => T) => T,
+): RoomJob {
+  return {
+    name: HEALTH_RETENTION_JOB,
+    pattern: "30 3 * * *",
+    runNow: true,
+    run: () => tx(() => deps.health.sweep(sweptBefore(deps.clock.now()))),
   };
 }

@@ -21,10 +21,14 @@ import { sweepEvents } from "./events.retention.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import type { DeliveryHealth, HealthComponent } from "./health.model.ts";
-import { sweptBefore } from "./health.model.ts";
 import { createHealthRepo } from "./health.repo.ts";
 import { healthRoutes } from "./health.routes.ts";
-import { deliveryHealth, type HealthDeps, withHealthCounts } from "./health.service.ts";
+import {
+  deliveryHealth,
+  type HealthDeps,
+  healthRetentionJob,
+  withHealthCounts,
+} from "./health.service.ts";
 import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
@@ -38,9 +42,6 @@ import { requireSource, type SourcesDeps } from "./sources.service.ts";
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
 const RETENTION_PATTERN = "0 * * * *";
-/** Daily delivery counts older than 400 days go once a day, and once at start. */
-export const HEALTH_RETENTION_JOB = "routing.health-retention";
-const HEALTH_RETENTION_PATTERN = "30 3 * * *";
 /** Every minute, as capture's: one info line per source that ingested or refused anything. */
 const INGEST_SUMMARY_PATTERN = "0 * * * * *";
 
@@ -280,12 +281,7 @@ export function createRoutingRoom(
             return deleted;
           }),
       },
-      {
-        name: HEALTH_RETENTION_JOB,
-        pattern: HEALTH_RETENTION_PATTERN,
-        runNow: true,
-        run: () => deps.db.tx(() => parts.health.health.sweep(sweptBefore(deps.clock.now()))),
-      },
+      healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
       { name: "routing.ingest-summary", pattern: INGEST_SUMMARY_PATTERN, run: tally.summarise },
     ],
     subscriptions: [],
