@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import { documentedQuery } from "../http/http.openapi.ts";
 import { notFound, validationFailed } from "../shared/errors.ts";
 import { type HealthComponent, parseHealthDays } from "./health.model.ts";
 import { deliveryHealth, type HealthDeps } from "./health.service.ts";
@@ -19,6 +20,18 @@ const HealthSchema = t.Object({
   }),
 });
 
+const HealthQuery = t.Object({
+  days: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum: 400,
+      default: 90,
+      description: "How many UTC days, today included.",
+      example: 90,
+    }),
+  ),
+});
+
 const docs = (tag: string, summary: string) => ({
   response: { 200: HealthSchema, ...errorResponses },
   detail: {
@@ -27,6 +40,7 @@ const docs = (tag: string, summary: string) => ({
     summary,
     description:
       '`days` (1–400, default 90): daily delivery outcomes and the state now (docs/delivery.md, "Delivery health").',
+    ...documentedQuery(HealthQuery),
   },
 });
 
