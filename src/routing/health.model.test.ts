@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import {
   bridgeState,
+  clampDays,
   type DestinationSignals,
   destinationState,
   fillDays,
@@ -48,4 +49,11 @@ test("days is a whole number from 1 to 400, 90 when absent", () => {
   for (const bad of ["0", "401", "-1", "2.5", "1e2", "x"]) {
     expect(parseHealthDays(bad)).toHaveProperty("error");
   }
+});
+
+test("the port's window stays within 1–400 days", () => {
+  expect([clampDays(90), clampDays(0), clampDays(-3), clampDays(1000), clampDays(7.9)]).toEqual([
+    90, 1, 1, 400, 7,
+  ]);
+  expect(clampDays(Number.NaN)).toBe(90);
 });

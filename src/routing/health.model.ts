@@ -86,6 +86,12 @@ export function bridgeState(
   return states.some((s) => s !== "up") ? "degraded" : "up";
 }
 
+/** A window a caller of the port asked for, kept within 1–400 (90 when it is not a number). */
+export const clampDays = (days: number): number =>
+  Number.isFinite(days)
+    ? Math.min(HEALTH_RETENTION_DAYS, Math.max(1, Math.floor(days)))
+    : DEFAULT_HEALTH_DAYS;
+
 /** `?days=`: absent → 90; else a whole number 1–400, or the field's error. */
 export function parseHealthDays(raw: string | undefined): { days: number } | { error: string } {
   if (raw === undefined || raw === "") return { days: DEFAULT_HEALTH_DAYS };

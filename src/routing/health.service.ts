@@ -9,6 +9,7 @@ import type { Logger } from "../shared/logger.ts";
 import type { BridgesRepo } from "./bridges.repo.ts";
 import {
   bridgeState,
+  clampDays,
   DEGRADED_WINDOW_MS,
   type DeliveryHealth,
   type DestinationSignals,
@@ -80,8 +81,8 @@ export function withHealthCounts(
 }
 
 /**
- * A bridge's or a destination's health over the last `days` UTC days (today included), or null
- * when it is not the organization's (or does not exist).
+ * A bridge's or a destination's health over the last `days` UTC days (today included; kept
+ * within 1–400), or null when it is not the organization's (or does not exist).
  */
 export function deliveryHealth(
   organizationId: string,
@@ -90,7 +91,8 @@ export function deliveryHealth(
   deps: HealthDeps,
 ): DeliveryHealth | null {
   const now = deps.clock.now();
-  const from = firstDay(now, days);
+  const window = clampDays(days);
+  const from = firstDay(now, window);
   // Failures of the last hour may be on yesterday's row.
   const recentFrom = dayOf(now - DEGRADED_WINDOW_MS);
   if ("bridge_id" in component) {
@@ -108,7 +110,7 @@ export function deliveryHealth(
     return {
       name: bridge.name,
       state: bridgeState(paused, signals, now),
-      days: fillDays(now, days, deps.health.bridgeDays(bridge.id, from)),
+      days: fillDays(now, window, deps.health.bridgeDays(bridge.id, from)),
     };
   }
   const found = deps.bridges.describeDestination(component.destination_id);
@@ -123,7 +125,7 @@ export function deliveryHealth(
   return {
     name: found.destinationName,
     state: destinationState(signals, now),
-    days: fillDays(now, days, deps.health.destinationDays(found.destinationId, from)),
+    days: fillDays(now, window, deps.health.destinationDays(found.destinationId, from)),
   };
 }
 
