@@ -106,6 +106,7 @@ describe("createApp", () => {
         "realtime.rights-recheck",
         "retention.sweep",
         "routing.events-retention",
+        "routing.health-retention",
         "routing.ingest-summary",
       ]);
       // A second app on the same deps registers nothing until it is started itself.

@@ -83,6 +83,9 @@ import m0033_uptime_monitors from "../../migrations/0033_uptime_monitors.sql" wi
 import m0034_maintenance_windows from "../../migrations/0034_maintenance_windows.sql" with {
   type: "text",
 };
+import m0035_delivery_health_days from "../../migrations/0035_delivery_health_days.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -130,4 +133,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0032_inbound_signature_verification", sql: m0032_inbound_signature_verification },
   { name: "0033_uptime_monitors", sql: m0033_uptime_monitors },
   { name: "0034_maintenance_windows", sql: m0034_maintenance_windows },
+  { name: "0035_delivery_health_days", sql: m0035_delivery_health_days },
 ];

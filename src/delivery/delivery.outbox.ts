@@ -64,6 +64,7 @@ export function createOutboxPorts(
       return repo.listBySubject(kind, subjectIds).map((row) => toDeliveryRecord(row, now));
     },
     listAttempts: (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
+    breakerOpen: (key) => repo.breaker(key).phase !== "closed",
     requeue: (_tx, kind, subjectId, options) =>
       repo.requeue(kind, subjectId, options?.includeEnded ?? false, deps.clock.now()),
     forgetSubjects: (_tx, kind, subjectIds) => repo.forgetSubjects(kind, subjectIds),

@@ -216,6 +216,11 @@ export interface DeliveryPorts {
    * and delivered right after.
    */
   ingestCommitted(size: number): void;
+  /**
+   * Whether a destination key's circuit breaker is open or half-open (no probe has closed it
+   * since it opened): what a health state calls `down`.
+   */
+  breakerOpen(destinationKey: string): boolean;
   /** The deliveries of some subjects of a kind, oldest first (e.g. an event's). */
   listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRecord[];
   /** The attempts of one delivery, newest first. */

@@ -33,6 +33,7 @@ function memoryOutbox() {
     registerKind: (kind, handlers) => void kinds.set(kind, handlers),
     observeAttempts: () => {},
     ingestCommitted: () => {},
+    breakerOpen: () => false,
     enqueue(_tx, deliveries: readonly NewDelivery[]) {
       const made = deliveries.map((d, i) => ({
         id: `d${rows.length + i}`,

@@ -21,6 +21,15 @@ import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
+import type { DeliveryHealth, HealthComponent } from "./health.model.ts";
+import { createHealthRepo } from "./health.repo.ts";
+import { healthRoutes } from "./health.routes.ts";
+import {
+  deliveryHealth,
+  type HealthDeps,
+  healthRetentionJob,
+  withHealthCounts,
+} from "./health.service.ts";
 import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
@@ -135,7 +144,14 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       beginDedup: (tx) => ports.dedup.beginBatch(tx),
     },
   );
-  ports.delivery?.registerKind("event", ingest.kindHandlers());
+  const health: HealthDeps = {
+    health: createHealthRepo(deps.db),
+    bridges: bridgesRepo,
+    clock: deps.clock,
+    breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
+  };
+  const counted = withHealthCounts(ingest.kindHandlers(), health, deps.logger);
+  ports.delivery?.registerKind("event", counted);
   return {
     sources,
     bridges,
@@ -148,6 +164,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       tx: (fn) => deps.db.tx(fn),
       yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
     }),
+    health,
     guard: ports.guard,
     publicBaseUrl: deps.publicBaseUrl,
     /** Grows on every change of sources, bridges or destinations: cached routes go stale. */
@@ -170,6 +187,15 @@ export interface RoutingPorts {
   describeDestination(destinationId: string): DestinationDescription | null;
   /** The ingest path's /metrics lines (Prometheus text). */
   metricLines(): string[];
+  /**
+   * A bridge's or a destination's delivery health over the last `days` UTC days (a status
+   * page's component); null when it is not that organization's.
+   */
+  deliveryHealth(
+    organizationId: string,
+    component: HealthComponent,
+    days: number,
+  ): DeliveryHealth | null;
   /** The organization's destinations whose settings say `{{name}}`: a secret's users. */
   destinationsUsingSecret(organizationId: string, name: string): DestinationUse[];
   /** The organization's destinations that run this transformation. */
@@ -244,7 +270,8 @@ export function createRoutingRoom(
           },
           budget: { comparisons: deps.config.filter_budget, ms: deps.config.filter_budget_ms },
         }),
-      ),
+      )
+      .use(healthRoutes(parts)),
     jobs: [
       {
         name: EVENTS_RETENTION_JOB,
@@ -264,6 +291,7 @@ export function createRoutingRoom(
             return deleted;
           }),
       },
+      healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
       { name: "routing.ingest-summary", pattern: INGEST_SUMMARY_PATTERN, run: tally.summarise },
     ],
     subscriptions: [],
@@ -273,6 +301,8 @@ export function createRoutingRoom(
         requireSource(organizationId, sourceId, parts.sources),
       describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
+      deliveryHealth: (organizationId, component, days) =>
+        deliveryHealth(organizationId, component, days, parts.health),
       destinationsUsingSecret: (organizationId, name) =>
         parts.bridgesRepo
           .destinationsOfOrganization(organizationId)

@@ -157,3 +157,31 @@ export const eventBridges = sqliteTable(
     index("event_bridges_bridge_idx").on(t.bridgeId, t.eventId),
   ],
 );
+
+/**
+ * Delivery outcomes per destination and UTC day (docs/delivery.md, "Delivery health"): what
+ * health figures and status pages read, kept 400 days, long after the deliveries and attempts
+ * themselves are swept. One upsert of this narrow row per recorded attempt, in the transaction
+ * that records it. No foreign keys: the history of a deleted destination still counts in its
+ * bridge's days, and the hot path pays no parent lookup.
+ */
+export const deliveryHealthDays = sqliteTable(
+  "delivery_health_days",
+  {
+    destinationId: text("destination_id").notNull(),
+    /** YYYY-MM-DD, UTC: the day the outcome was recorded. */
+    day: text("day").notNull(),
+    organizationId: text("organization_id").notNull(),
+    bridgeId: text("bridge_id").notNull(),
+    /** Deliveries that ended this day (delivered or given up), each once. */
+    attempted: integer("attempted").notNull(),
+    delivered: integer("delivered").notNull(),
+    /** The last failed attempt of the day (epoch ms), retries included; null: none failed. */
+    lastFailureAt: integer("last_failure_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.destinationId, t.day] }),
+    index("delivery_health_days_bridge_idx").on(t.bridgeId, t.day),
+    index("delivery_health_days_day_idx").on(t.day),
+  ],
+);
