@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { findOrganization } from "../auth/accounts.service.ts";
 import { createConfiguredSender } from "../deps.ts";
 import { createChecksRepo } from "../monitors/checks.repo.ts";
+import { createDependenciesRepo } from "../monitors/dependencies.repo.ts";
 import { type ImportEntry, importEntries } from "../monitors/monitors.import.model.ts";
 import { createMonitorsRepo } from "../monitors/monitors.repo.ts";
 import { createMonitor, type MonitorsDeps } from "../monitors/monitors.service.ts";
@@ -89,6 +90,7 @@ function monitorsDeps(ctx: AdminContext): MonitorsDeps {
   return {
     repo: createMonitorsRepo(ctx.db),
     checks: createChecksRepo(ctx.db),
+    dependencies: createDependenciesRepo(ctx.db),
     tx: (fn) => ctx.db.tx(fn),
     clock: ctx.clock,
     ids: ctx.ids,

@@ -4,6 +4,8 @@ import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
+import type { DependenciesRepo } from "./dependencies.repo.ts";
+import { alertsAfterDependencies } from "./dependencies.service.ts";
 import {
   bucketsOf,
   type Monitor,
@@ -15,6 +17,8 @@ import {
 
 export interface ChecksDeps {
   checks: ChecksRepo;
+  /** Parents and held alerts: a child's down alert waits while its parent is down. */
+  dependencies: DependenciesRepo;
   tx<T>(fn: (tx: TxHandle) => T): T;
   clock: Clock;
   ids: Ids;
@@ -76,7 +80,8 @@ export function recordOutcome(
       schedule.kind === "slot" ? schedule.lease : null,
     );
     if (!recorded) return false;
-    for (const told of alertChanges(monitor, check, change, downSince, now)) {
+    const alerts = alertChanges(monitor, check, change, downSince, now);
+    for (const told of alertsAfterDependencies(monitor, change, alerts, deps.dependencies)) {
       deps.monitorChanged(tx, told);
     }
     return true;

@@ -23,6 +23,7 @@ export function monitorView(monitor: Monitor, now: number, reads: RollupReads, b
     interval_seconds: monitor.intervalSeconds,
     timeout_seconds: monitor.timeoutSeconds,
     retries: monitor.retries,
+    parent_id: monitor.parentId,
     paused: monitor.paused,
     status: shownStatus(monitor),
     ...(monitor.type === "push" && monitor.pushToken

@@ -1,4 +1,11 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+} from "drizzle-orm/sqlite-core";
 import { organizations } from "../auth/auth.table.ts";
 
 /**
@@ -35,6 +42,12 @@ export const monitors = sqliteTable(
     checksUp: integer("checks_up").notNull().default(0),
     checksDown: integer("checks_down").notNull().default(0),
     checksDegraded: integer("checks_degraded").notNull().default(0),
+    /** The monitor this one depends on: while it is down, this one's down alerts are held. */
+    parentId: text("parent_id").references((): AnySQLiteColumn => monitors.id, {
+      onDelete: "set null",
+    }),
+    /** The state change whose down alert waits for the parent to recover (sent then, once). */
+    heldAlertId: text("held_alert_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -42,6 +55,7 @@ export const monitors = sqliteTable(
     index("monitors_due").on(t.nextCheckAt),
     index("monitors_org_due").on(t.organizationId, t.nextCheckAt),
     index("monitors_org_created").on(t.organizationId, t.createdAt),
+    index("monitors_parent").on(t.parentId),
   ],
 );
 
@@ -107,6 +121,8 @@ export const monitorStateEvents = sqliteTable(
     toState: text("to_state").notNull(),
     at: text("at").notNull(),
     reason: text("reason"),
+    /** The parent that was down when this change happened: its alert was held for it. */
+    heldBy: text("held_by"),
   },
   (t) => [index("monitor_state_events_monitor_at").on(t.monitorId, t.at)],
 );
