@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { describeConfig, loadConfig } from "../shared/config.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { freePort } from "../test-utils/free-port.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
@@ -165,6 +166,64 @@ describe("email alert channel", () => {
     const shown = JSON.stringify(describeConfig(loaded));
     expect(shown).toContain("(redacted)");
     expect(shown).not.toContain(PASSWORD);
+  });
+});
+
+describe("a mail server that is down", () => {
+  test("the attempt says connection_refused at smtp://host:port (no password) and the alert keeps retrying", async () => {
+    const closedPort = freePort();
+    const down = await startTestServer({
+      config: {
+        smtp_url: `smtp://weir:${PASSWORD}@127.0.0.1:${closedPort}`,
+        smtp_from: "weir@example.com",
+        retry_base_ms: 50,
+        retry_cap_ms: 100,
+      },
+    });
+    try {
+      const admin = await signUp(down);
+      const rule = await callAs(down, admin, "POST", "/api/v1/alert-rules", {
+        name: "mail",
+        condition: { type: "monitor_down" },
+        channel: { type: "email", to: ["oncall@example.com"] },
+      });
+      const sent = await callAs(
+        down,
+        admin,
+        "POST",
+        `/api/v1/alert-rules/${rule.body.data.id}/test`,
+      );
+      const deliveryId = sent.body.data.delivery_id as string;
+      const alert = await pollUntil(
+        async () => {
+          const list = await callAs(
+            down,
+            admin,
+            "GET",
+            `/api/v1/alert-rules/${rule.body.data.id}/alerts`,
+          );
+          const found = list.body.data[0];
+          return found?.delivery?.attempts >= 2 ? found : undefined;
+        },
+        { what: "two failed attempts" },
+      );
+      // Between attempts it waits ("retrying"), or the next one is already out.
+      expect(["retrying", "delivering"]).toContain(alert.delivery.status);
+      expect(alert.delivery).toMatchObject({
+        id: deliveryId,
+        error_type: "network_error",
+        error_code: "connection_refused",
+      });
+      const attempts = down.deps.db.sqlite
+        .query<{ url: string; error_message: string }, [string]>(
+          "SELECT url, error_message FROM delivery_attempts WHERE delivery_id = ?",
+        )
+        .all(deliveryId);
+      expect(attempts[0]?.url).toBe(`smtp://127.0.0.1:${closedPort}`);
+      expect(JSON.stringify(attempts)).not.toContain(PASSWORD);
+    } finally {
+      await down.stop();
+    }
   });
 });
 

@@ -29,8 +29,12 @@ export const mailAsRequest = (
 });
 
 /** The network codes of decisions §8, from nodemailer's and the socket's error codes. */
-function classify(error: { code?: string; responseCode?: number }): string {
-  switch (error.code) {
+function classify(error: { code?: string; responseCode?: number; message?: string }): string {
+  // nodemailer reports a socket failure as ESOCKET with the socket's own code in the message.
+  const socketCode = /\b(ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ECONNRESET)\b/.exec(
+    error.message ?? "",
+  )?.[1];
+  switch (error.code === "ESOCKET" && socketCode ? socketCode : error.code) {
     case "ECONNREFUSED":
       return "connection_refused";
     case "ETIMEDOUT":
@@ -41,8 +45,8 @@ function classify(error: { code?: string; responseCode?: number }): string {
     case "EAI_AGAIN":
       return "dns_failure";
     case "ETLS":
+      return "tls_error";
     case "ESOCKET":
-      return error.responseCode ? `smtp_${error.responseCode}` : "connection_reset";
     case "ECONNRESET":
     case "ECONNECTION":
       return "connection_reset";
