@@ -33,6 +33,11 @@ const Channel = Type.Object(
       Type.Union([Type.String(), Type.Integer()], { description: "telegram: required." }),
     ),
     url: Type.Optional(Type.String({ description: `webhook: required.${SECRET_NOTE}` })),
+    to: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "email: required, 1 to 10 addresses (the server needs WEIR_SMTP_URL).",
+      }),
+    ),
     headers: Type.Optional(
       Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
         description: `webhook only.${SECRET_NOTE}`,

@@ -161,7 +161,7 @@ describe("validation: 422 naming each field", () => {
     [{ ...slackRule, condition: { type: "open_for_days", value: 0 } }, ["condition.value"]],
     [{ ...slackRule, condition: { type: "open_for_days", value: "3" } }, ["condition.value"]],
     [{ ...slackRule, condition: { type: "issue_created", value: 3 } }, ["condition.value"]],
-    [{ ...slackRule, channel: { type: "email", to: "a@b.c" } }, ["channel.type"]],
+    [{ ...slackRule, channel: { type: "pager" } }, ["channel.type"]],
     [{ ...slackRule, channel: { type: "slack" } }, ["channel.webhook_url"]],
     [
       { ...slackRule, channel: { type: "discord", webhook_url: "ftp://x" } },

@@ -4,6 +4,7 @@ import { channelProvider } from "../delivery/channels/channels.registry.ts";
 import type { IssueChange } from "../issues/issues.ports.ts";
 import type { FieldErrors } from "../shared/errors.ts";
 import { substituteSecrets } from "../shared/secret-template.ts";
+import { validateEmailChannel } from "./alerts.email.ts";
 
 export const CONDITION_TYPES = [
   "issue_created",
@@ -29,7 +30,16 @@ export const MONITOR_CONDITIONS: readonly ConditionType[] = [
 ];
 const MAX_MONITOR_IDS = 1000;
 
-export const CHANNEL_TYPES = ["slack", "discord", "telegram", "webhook", "ntfy", "gotify"] as const;
+export const CHANNEL_TYPES = [
+  "slack",
+  "discord",
+  "telegram",
+  "webhook",
+  "ntfy",
+  "gotify",
+  // Alerts only: sent by the operator's mail server, not by the outbound HTTP sender.
+  "email",
+] as const;
 export type AlertChannelType = (typeof CHANNEL_TYPES)[number];
 
 export interface AlertCondition {
@@ -148,10 +158,16 @@ function checkMonitorIds(
   return [...new Set(raw as string[])];
 }
 
+/** What channel validation needs of the server: the address policy and whether mail is set up. */
+export interface ChannelChecks {
+  checkTarget: (url: string) => string | null;
+  smtpConfigured?: boolean;
+}
+
 function checkChannel(
   raw: unknown,
   errors: FieldErrors,
-  checkTarget: (url: string) => string | null,
+  checks: ChannelChecks,
 ): RuleInput["channel"] {
   const record = asRecord(raw);
   if (!record) {
@@ -159,12 +175,16 @@ function checkChannel(
     return undefined;
   }
   const type = record.type as AlertChannelType;
-  const provider = CHANNEL_TYPES.includes(type) ? channelProvider(type) : null;
+  const provider = !CHANNEL_TYPES.includes(type)
+    ? null
+    : type === "email"
+      ? { validate: () => validateEmailChannel(record, checks.smtpConfigured === true) }
+      : channelProvider(type);
   if (!provider) {
     errors["channel.type"] = [`must be one of ${CHANNEL_TYPES.join(", ")}`];
     return undefined;
   }
-  const result = provider.validate(record, { checkTarget });
+  const result = provider.validate(record, { checkTarget: checks.checkTarget });
   if (!result.ok) {
     for (const [field, messages] of Object.entries(result.errors)) {
       errors[`channel.${field}`] = messages;
@@ -181,7 +201,7 @@ function checkChannel(
  */
 export function parseRuleInput(
   body: unknown,
-  options: { partial: boolean; checkTarget: (url: string) => string | null },
+  options: { partial: boolean } & ChannelChecks,
 ): { input: RuleInput; errors: FieldErrors } {
   const raw = asRecord(body) ?? {};
   const errors: FieldErrors = {};
@@ -194,7 +214,7 @@ export function parseRuleInput(
     else input.name = name.trim();
   }
   if (present("condition")) input.condition = checkCondition(raw.condition, errors);
-  if (present("channel")) input.channel = checkChannel(raw.channel, errors, options.checkTarget);
+  if (present("channel")) input.channel = checkChannel(raw.channel, errors, options);
   if (raw.enabled !== undefined) {
     if (typeof raw.enabled !== "boolean") errors.enabled = ["must be true or false"];
     else input.enabled = raw.enabled;

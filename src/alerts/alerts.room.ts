@@ -14,6 +14,7 @@ import {
   fireForExpiringKeys,
 } from "./alerts.api-keys.ts";
 import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
+import { createMailer } from "./alerts.mailer.ts";
 import type { MonitorChange } from "./alerts.model.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
 import { sweepAlertFirings } from "./alerts.retention.ts";
@@ -67,6 +68,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
   const repo = createAlertsRepo(deps.db);
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
+  const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
   const service: AlertsDeps = {
     repo,
     tx,
@@ -74,6 +76,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     ids: deps.ids,
     sealer,
     checkTarget: (url) => deps.outbound.urlProblem(url),
+    smtpConfigured: mailer !== null,
     delivery: ports.delivery,
   };
   const firing: FiringDeps = { repo, delivery: ports.delivery, clock: deps.clock, ids: deps.ids };
@@ -87,6 +90,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       clock: deps.clock,
       resolveSecrets: ports.resolveSecrets,
       telegramApiBase: deps.config.telegram_api_base,
+      mailer,
       linkBase: () => linkBase,
     }),
   );

@@ -62,6 +62,7 @@ const Channel = t.Object(
       t.Literal("webhook"),
       t.Literal("ntfy"),
       t.Literal("gotify"),
+      t.Literal("email"),
     ]),
     signing_secret: t.Optional(
       t.String({
@@ -73,7 +74,7 @@ const Channel = t.Object(
   {
     additionalProperties: true,
     description:
-      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`, ntfy `{server_url, topic, token?}`, gotify `{server_url, token}`; values may hold `{{SECRET_NAME}}`.",
+      "slack/discord `{webhook_url}`, telegram `{bot_token, chat_id}`, webhook `{url, headers?}`, ntfy `{server_url, topic, token?}`, gotify `{server_url, token}`, email `{to: [addresses]}` (needs the server's WEIR_SMTP_URL); values may hold `{{SECRET_NAME}}`.",
   },
 );
 const RuleSchema = t.Object({

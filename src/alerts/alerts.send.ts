@@ -13,6 +13,8 @@ import { type Concealment, MASK } from "../shared/conceal.ts";
 import type { Sealer } from "../shared/sealed.ts";
 import { secretConcealments } from "../shared/secret-template.ts";
 import { alertEvent } from "./alert-message.model.ts";
+import { type EmailSettings, emailMessage } from "./alerts.email.ts";
+import { type Mailer, mailAsRequest } from "./alerts.mailer.ts";
 import { fillSecrets } from "./alerts.model.ts";
 import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
 import { apiKeyAlertEvent, isApiKeySnapshot } from "./api-key-alert.model.ts";
@@ -24,6 +26,8 @@ export interface SendDeps {
   /** The secrets room's lookup, for `{{NAME}}` in a channel's settings. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   telegramApiBase?: string;
+  /** The operator's mail server; null: email channels cannot send (their alerts fail, retrying). */
+  mailer: Mailer | null;
   /** The base of links in alerts (`base_url`, or the local address while none is set). */
   linkBase(): string;
 }
@@ -66,13 +70,16 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
       },
     };
   }
-  const provider = channelProvider(rule.channelType, { telegramApiBase: deps.telegramApiBase });
-  if (!provider) return gone;
   const { snapshot } = firing;
   const about = { alertId: firing.id, test: firing.test, rule, firedAt: firing.createdAt };
   const event = isApiKeySnapshot(snapshot)
     ? apiKeyAlertEvent({ ...about, snapshot })
     : alertEvent({ ...about, snapshot, linkBase: deps.linkBase() });
+  if (rule.channelType === "email") {
+    return prepareMail(emailMessage(event, filled.settings as unknown as EmailSettings), deps);
+  }
+  const provider = channelProvider(rule.channelType, { telegramApiBase: deps.telegramApiBase });
+  if (!provider) return gone;
   const request = provider.format(event, filled.settings);
   return {
     send: {
@@ -82,6 +89,34 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
       body: typeof request.body === "string" ? request.body : (request.body ?? ""),
       signingSecrets: signingSecretsOf(stored, deps.sealer, deps.clock.now()),
       concealed: channelConcealments(rule.channel, filled.settings, lookup),
+    },
+  };
+}
+
+/** A mail as the outbox sends it: through the mailer, recorded like a request to the server. */
+function prepareMail(message: ReturnType<typeof emailMessage>, deps: SendDeps): Prepared {
+  const { mailer } = deps;
+  if (!mailer) {
+    return {
+      fail: {
+        errorType: "network_error",
+        errorCode: "smtp_not_configured",
+        message: "the server has no mail settings (WEIR_SMTP_URL, WEIR_SMTP_FROM)",
+        // Setting them and restarting lets a later attempt succeed.
+        retryable: true,
+      },
+    };
+  }
+  const { headers, body } = mailAsRequest(message);
+  return {
+    send: {
+      url: mailer.target,
+      method: "SMTP",
+      headers: [...(headers ?? [])],
+      body: typeof body === "string" ? body : "",
+      signingSecrets: [],
+      concealed: mailer.concealed,
+      sendWith: (request) => mailer.send(message, request.timeoutMs ?? 30_000),
     },
   };
 }

@@ -24,6 +24,8 @@ export interface AlertsDeps {
   sealer: Sealer;
   /** The outbound address policy's verdict on a channel URL (null: acceptable). */
   checkTarget(url: string): string | null;
+  /** Whether the server has mail settings: without them an email channel is refused. */
+  smtpConfigured: boolean;
   delivery: Pick<DeliveryPorts, "enqueue" | "wake" | "listBySubject">;
 }
 
@@ -59,7 +61,11 @@ function secretsFor(
 }
 
 const parse = (body: unknown, partial: boolean, deps: AlertsDeps): RuleInput => {
-  const { input, errors } = parseRuleInput(body, { partial, checkTarget: deps.checkTarget });
+  const { input, errors } = parseRuleInput(body, {
+    partial,
+    checkTarget: deps.checkTarget,
+    smtpConfigured: deps.smtpConfigured,
+  });
   failIf(bodyProblems(partial ? RuleUpdateBody : RuleCreateBody, body, errors));
   return input;
 };

@@ -1,6 +1,7 @@
 import { findOrganization } from "../auth/accounts.service.ts";
 import { createConfiguredSender } from "../deps.ts";
 import { createChecksRepo } from "../monitors/checks.repo.ts";
+import { createDependenciesRepo } from "../monitors/dependencies.repo.ts";
 import type { ImportEntry } from "../monitors/monitors.import.model.ts";
 import { createMonitorsRepo } from "../monitors/monitors.repo.ts";
 import { createMonitor, type MonitorsDeps, type Tenant } from "../monitors/monitors.service.ts";
@@ -132,6 +133,7 @@ function monitorsDeps(ctx: AdminContext): MonitorsDeps {
   return {
     repo: createMonitorsRepo(ctx.db),
     checks: createChecksRepo(ctx.db),
+    dependencies: createDependenciesRepo(ctx.db),
     tx: (fn) => fn(),
     clock: ctx.clock,
     ids: ctx.ids,

@@ -86,6 +86,9 @@ import m0034_maintenance_windows from "../../migrations/0034_maintenance_windows
 import m0035_delivery_health_days from "../../migrations/0035_delivery_health_days.sql" with {
   type: "text",
 };
+import m0036_monitor_dependencies from "../../migrations/0036_monitor_dependencies.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -134,4 +137,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0033_uptime_monitors", sql: m0033_uptime_monitors },
   { name: "0034_maintenance_windows", sql: m0034_maintenance_windows },
   { name: "0035_delivery_health_days", sql: m0035_delivery_health_days },
+  { name: "0036_monitor_dependencies", sql: m0036_monitor_dependencies },
 ];

@@ -1,5 +1,6 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
+import type { OutboundRequest, OutboundResult } from "../http/outbound/outbound.model.ts";
 import type { Concealment } from "../shared/conceal.ts";
 
 /**
@@ -57,6 +58,11 @@ export interface DeliveryRequest {
    * attempt's record keeps none of it, and readers take it from the subject.
    */
   bodyIsSubject?: boolean;
+  /**
+   * Sends what is not HTTP (an alert by email, through the operator's mail server) in place of
+   * the outbound sender; its result is recorded, retried and shown as an answer would be.
+   */
+  sendWith?(request: OutboundRequest): Promise<OutboundResult>;
 }
 
 /** The request an attempt sent, as stored and shown: secrets concealed, the body cut. */

@@ -379,13 +379,16 @@ export function createDeliveryWorker(
       });
       for (const pair of Object.entries(signed)) headers.push(pair);
     }
-    const result = await deps.outbound.send({
+    const outbound = {
       url: request.url,
       method: request.method,
       headers,
       body: request.body,
       timeoutMs: request.timeoutMs ?? deps.config.destination_timeout_ms,
-    });
+    };
+    const result = request.sendWith
+      ? await request.sendWith(outbound)
+      : await deps.outbound.send(outbound);
     const conceal = concealer(request.concealed ?? []);
     const fields = concealedFields(attemptFields(request.method, result), conceal);
     if (result.bodyTruncated) {

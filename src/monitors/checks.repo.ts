@@ -38,6 +38,8 @@ export interface StateEventView {
   to: string;
   at: string;
   reason: string | null;
+  /** The parent that was down then: this change's down alert was held until it recovered. */
+  held_by_parent_id: string | null;
 }
 
 /** Sums of a monitor's buckets over a window. */
@@ -60,7 +62,7 @@ export interface CheckRecord {
   /** The state on entering the maintenance window the monitor is in; null outside one. */
   maintenanceFrom: MonitorState | null;
   /** The state change it caused, if any. */
-  change: (StateEventView & { id: string }) | null;
+  change: (Omit<StateEventView, "held_by_parent_id"> & { id: string }) | null;
   /** The next due time and the lease to clear; null: leave the schedule as it is. */
   schedule: { nextCheckAt: number } | null;
 }
@@ -134,7 +136,8 @@ export function createChecksRepo(db: Db) {
     "SELECT count(*) AS n FROM monitor_checks WHERE monitor_id = ?",
   );
   const events = sqlite.prepare<StateEventView, [string]>(
-    `SELECT from_state AS "from", to_state AS "to", at, reason FROM monitor_state_events
+    `SELECT from_state AS "from", to_state AS "to", at, reason, held_by AS held_by_parent_id
+     FROM monitor_state_events
      WHERE monitor_id = ? ORDER BY at DESC, rowid DESC LIMIT 500`,
   );
   const sums = sqlite.prepare<RollupSums, [string, string, number]>(

@@ -5,6 +5,8 @@ import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
 import { maintenanceStep } from "./monitors.maintenance.ts";
+import type { DependenciesRepo } from "./dependencies.repo.ts";
+import { alertsAfterDependencies } from "./dependencies.service.ts";
 import {
   bucketsOf,
   type Monitor,
@@ -16,6 +18,8 @@ import {
 
 export interface ChecksDeps {
   checks: ChecksRepo;
+  /** Parents and held alerts: a child's down alert waits while its parent is down. */
+  dependencies: DependenciesRepo;
   tx<T>(fn: (tx: TxHandle) => T): T;
   clock: Clock;
   ids: Ids;
@@ -82,7 +86,8 @@ export function recordOutcome(
       schedule.kind === "slot" ? schedule.lease : null,
     );
     if (!recorded) return false;
-    for (const told of alertChanges(monitor, check, step.told, downSince, now)) {
+    const alerts = alertChanges(monitor, check, step.told, downSince, now);
+    for (const told of alertsAfterDependencies(monitor, step.told, alerts, deps.dependencies)) {
       deps.monitorChanged(tx, told);
     }
     return true;

@@ -44,6 +44,8 @@ export interface Monitor {
   intervalSeconds: number;
   timeoutSeconds: number;
   retries: number;
+  /** The monitor this one depends on (same organization); its down alerts wait while it is down. */
+  parentId: string | null;
   pushToken: string | null;
   paused: boolean;
   state: MonitorState;

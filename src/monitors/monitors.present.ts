@@ -32,6 +32,7 @@ export function monitorView(
     interval_seconds: monitor.intervalSeconds,
     timeout_seconds: monitor.timeoutSeconds,
     retries: monitor.retries,
+    parent_id: monitor.parentId,
     paused: monitor.paused,
     status: shownStatus(monitor, inMaintenance),
     ...(monitor.type === "push" && monitor.pushToken

@@ -10,6 +10,7 @@ interface MonitorRow {
   interval_seconds: number;
   timeout_seconds: number;
   retries: number;
+  parent_id: string | null;
   push_token: string | null;
   paused: number;
   state: string;
@@ -37,6 +38,7 @@ export function monitorOfRow(row: Record<string, unknown>): Monitor {
     intervalSeconds: r.interval_seconds,
     timeoutSeconds: r.timeout_seconds,
     retries: r.retries,
+    parentId: r.parent_id ?? null,
     pushToken: r.push_token,
     paused: r.paused === 1,
     state: r.state as MonitorState,
@@ -75,6 +77,7 @@ export interface MonitorColumns {
   intervalSeconds: number;
   timeoutSeconds: number;
   retries: number;
+  parentId: string | null;
   paused: boolean;
   phaseMs: number;
   nextCheckAt: number | null;
@@ -88,8 +91,8 @@ export function createMonitorsRepo(db: Db) {
   const insert = sqlite.prepare(
     `INSERT INTO monitors (id, organization_id, name, type, settings, interval_seconds,
        timeout_seconds, retries, push_token, paused, state, phase_ms, next_check_at, created_at,
-       updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+       updated_at, parent_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
   );
   const byId = sqlite.prepare<MonitorRow, [string, string]>(
     "SELECT * FROM monitors WHERE organization_id = ? AND id = ?",
@@ -108,7 +111,7 @@ export function createMonitorsRepo(db: Db) {
   const update = sqlite.prepare(
     `UPDATE monitors SET name = ?, type = ?, settings = ?, interval_seconds = ?,
        timeout_seconds = ?, retries = ?, paused = ?, phase_ms = ?, next_check_at = ?,
-       push_token = ?, updated_at = ?
+       push_token = ?, updated_at = ?, parent_id = ?
      WHERE organization_id = ? AND id = ?`,
   );
   const remove = sqlite.prepare("DELETE FROM monitors WHERE organization_id = ? AND id = ?");
@@ -149,6 +152,7 @@ export function createMonitorsRepo(db: Db) {
         m.nextCheckAt,
         m.createdAt,
         m.updatedAt,
+        m.parentId,
       );
     },
     find(organizationId: string, id: string): Monitor | null {
@@ -182,6 +186,7 @@ export function createMonitorsRepo(db: Db) {
         c.nextCheckAt,
         c.pushToken,
         c.updatedAt,
+        c.parentId,
         organizationId,
         id,
       );

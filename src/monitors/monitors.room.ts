@@ -9,6 +9,7 @@ import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import { secretReferences } from "../shared/secret-template.ts";
 import { createChecksRepo, type DailyBucket } from "./checks.repo.ts";
 import { type ChecksDeps, recordOutcome } from "./checks.service.ts";
+import { createDependenciesRepo } from "./dependencies.repo.ts";
 import { renderMonitorMetrics } from "./monitors.metrics.ts";
 import { bucketsOf, TIME } from "./monitors.model.ts";
 import { type MonitorView, monitorView } from "./monitors.present.ts";
@@ -70,8 +71,10 @@ export function createMonitorsRoom(
   });
   const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
   const inMaintenance = ports.inMaintenance ?? (() => false);
+  const dependencies = createDependenciesRepo(deps.db);
   const checks: ChecksDeps = {
     checks: checksRepo,
+    dependencies,
     tx,
     monitorChanged: ports.monitorChanged,
     inMaintenance,
@@ -104,6 +107,7 @@ export function createMonitorsRoom(
   });
   const monitors: MonitorsDeps = {
     repo,
+    dependencies,
     checks: checksRepo,
     tx,
     clock: deps.clock,

@@ -24,6 +24,11 @@ export const MonitorBody = t.Object(
     interval_seconds: t.Optional(t.Integer({ description: "At least 10; default 60." })),
     timeout_seconds: t.Optional(t.Integer({ description: "1–300; default 30." })),
     retries: t.Optional(t.Integer({ description: "Consecutive failures before down; default 0." })),
+    parent_id: t.Optional(
+      Nullable(
+        t.String({ description: "A monitor this one depends on: its down alerts wait for it." }),
+      ),
+    ),
     expected_status: t.Optional(t.String({ description: 'e.g. "200-299,301" (default 200-299).' })),
     keyword: t.Optional(Nullable(t.String())),
     keyword_absent: t.Optional(t.Boolean()),
@@ -114,6 +119,9 @@ export const StateEventSchema = t.Object({
   to: t.String(),
   at: t.String(),
   reason: Nullable(t.String()),
+  held_by_parent_id: Nullable(
+    t.String({ description: "Set when this change's down alert was held: its parent was down." }),
+  ),
 });
 
 export const errorResponses = {

@@ -4,6 +4,8 @@ import { AppError } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Plan, PlanTable } from "../shared/plans.ts";
 import type { ChecksRepo } from "./checks.repo.ts";
+import type { DependenciesRepo } from "./dependencies.repo.ts";
+import { checkParent } from "./dependencies.service.ts";
 import { type Monitor, nextSlotAfter, phaseOf, pushGraceMs } from "./monitors.model.ts";
 import { type MonitorView, monitorView } from "./monitors.present.ts";
 import type { MonitorsRepo } from "./monitors.repo.ts";
@@ -23,6 +25,7 @@ import {
 export interface MonitorsDeps {
   repo: MonitorsRepo;
   checks: ChecksRepo;
+  dependencies: DependenciesRepo;
   tx<T>(fn: () => T): T;
   clock: Clock;
   ids: Ids;
@@ -72,6 +75,7 @@ export function createMonitor(
   options: { pushToken?: string } = {},
 ): MonitorView {
   const draft = validateMonitor(body, null, deps.urlProblem);
+  checkParent(tenant.organizationId, null, draft.parentId, deps.dependencies);
   const now = deps.clock.now();
   const id = deps.ids.uuid();
   const at = isoAt(now);
@@ -139,6 +143,7 @@ export function updateMonitor(
 ): MonitorView {
   const current = requireMonitor(tenant.organizationId, id, deps);
   const draft = validateMonitor(body, fieldsOfDraft(current), deps.urlProblem);
+  checkParent(tenant.organizationId, id, draft.parentId, deps.dependencies);
   const now = deps.clock.now();
   const phaseMs = phaseOf(id, draft.intervalSeconds);
   const retimed =

@@ -1,4 +1,11 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+} from "drizzle-orm/sqlite-core";
 import { organizations } from "../auth/auth.table.ts";
 
 /**
@@ -41,6 +48,12 @@ export const monitors = sqliteTable(
      * can tell the alerts what changed across the window. Null outside maintenance.
      */
     maintenanceFrom: text("maintenance_from"),
+    /** The monitor this one depends on: while it is down, this one's down alerts are held. */
+    parentId: text("parent_id").references((): AnySQLiteColumn => monitors.id, {
+      onDelete: "set null",
+    }),
+    /** The state change whose down alert waits for the parent to recover (sent then, once). */
+    heldAlertId: text("held_alert_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -48,6 +61,7 @@ export const monitors = sqliteTable(
     index("monitors_due").on(t.nextCheckAt),
     index("monitors_org_due").on(t.organizationId, t.nextCheckAt),
     index("monitors_org_created").on(t.organizationId, t.createdAt),
+    index("monitors_parent").on(t.parentId),
   ],
 );
 
@@ -117,6 +131,8 @@ export const monitorStateEvents = sqliteTable(
     toState: text("to_state").notNull(),
     at: text("at").notNull(),
     reason: text("reason"),
+    /** The parent that was down when this change happened: its alert was held for it. */
+    heldBy: text("held_by"),
   },
   (t) => [index("monitor_state_events_monitor_at").on(t.monitorId, t.at)],
 );

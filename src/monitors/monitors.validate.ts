@@ -23,6 +23,7 @@ export interface MonitorDraft {
   intervalSeconds: number;
   timeoutSeconds: number;
   retries: number;
+  parentId: string | null;
   paused: boolean;
 }
 
@@ -47,6 +48,7 @@ export function fieldsOfDraft(draft: MonitorDraft): Fields {
     interval_seconds: draft.intervalSeconds,
     timeout_seconds: draft.timeoutSeconds,
     retries: draft.retries,
+    parent_id: draft.parentId,
     paused: draft.paused,
   };
 }
@@ -76,6 +78,10 @@ export function validateMonitor(body: unknown, base: Fields | null, urlProblem: 
   if (timeoutSeconds < 1 || timeoutSeconds > 300) fail("timeout_seconds", "must be 1 to 300");
   const retries = integerField(input, "retries", 0, fail);
   if (retries < 0 || retries > 20) fail("retries", "must be 0 to 20");
+  const parentId = input.parent_id ?? null;
+  if (parentId !== null && (typeof parentId !== "string" || parentId === "")) {
+    fail("parent_id", "must be a monitor id or null");
+  }
   if (input.paused !== undefined && typeof input.paused !== "boolean") {
     fail("paused", "must be a boolean");
   }
@@ -88,6 +94,7 @@ export function validateMonitor(body: unknown, base: Fields | null, urlProblem: 
     intervalSeconds,
     timeoutSeconds,
     retries,
+    parentId: parentId as string | null,
     paused: input.paused === true,
   };
   return draft;

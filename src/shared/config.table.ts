@@ -6,6 +6,7 @@ import {
   nonEmpty,
   oneOf,
   optionalHttpUrl,
+  optionalSmtpUrl,
   secretKeyText,
   type Validator,
 } from "./config.validators.ts";
@@ -339,6 +340,19 @@ export const CONFIG_TABLE = {
     default: "",
     parse: anyText,
     doc: "DNS server (`host` or `host:port`) that dns monitors ask; empty: the system's resolvers.",
+  }),
+  smtp_url: entry({
+    env: "WEIR_SMTP_URL",
+    default: "",
+    parse: optionalSmtpUrl,
+    doc: "Mail server of email alert channels: smtps://user:password@host:465 (TLS) or smtp://…:587 (STARTTLS when offered); empty: no email channels.",
+    secret: true,
+  }),
+  smtp_from: entry({
+    env: "WEIR_SMTP_FROM",
+    default: "",
+    parse: anyText,
+    doc: "Sender address of alert mail, e.g. `Weir <weir@example.com>` (required with smtp_url).",
   }),
 } as const;
 

@@ -49,6 +49,20 @@ export const optionalHttpUrl: Validator<string> = (raw) => {
   return value;
 };
 
+/** `smtp://` (STARTTLS when offered) or `smtps://` (TLS from the start), or empty. */
+export const optionalSmtpUrl: Validator<string> = (raw) => {
+  const value = text(raw);
+  if (value === "") return "";
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || url.hostname === "") {
+    throw new Error("must be smtp://[user:password@]host[:port] or smtps://…");
+  }
+  return value;
+};
+
 const DURATION_UNITS: Record<string, number> = {
   ms: 1,
   s: 1000,

@@ -8,6 +8,7 @@ import { delivery, deliveryBreaker, deliveryLatency } from "./delivery.ts";
 import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
 import { ingest } from "./ingest.ts";
+import { monitors, monitors10k } from "./monitors.ts";
 
 export const scenarios: readonly Scenario[] = [
   bunServeJsonBody,
@@ -21,4 +22,6 @@ export const scenarios: readonly Scenario[] = [
   ingest,
   dedup,
   actions,
+  monitors,
+  monitors10k,
 ];

@@ -36,7 +36,20 @@ export const CHANNELS: Record<
       { name: "token", label: "Application token" },
     ],
   },
+  // Sent by the server's mail settings (WEIR_SMTP_URL): without them the server answers 422.
+  email: {
+    label: "Email",
+    fields: [{ name: "to", label: "Email addresses (one per line)", multiline: true }],
+  },
 };
+
+/** One address per line as the channel's `to` list, and back. */
+export const addressList = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+export const addressLines = (to: unknown) => (Array.isArray(to) ? to.join("\n") : "");
 
 export const CONDITIONS: Record<ConditionType, { label: string; value?: string }> = {
   issue_created: { label: "An issue is created" },

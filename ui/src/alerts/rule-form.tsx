@@ -9,7 +9,14 @@ import {
   createRule,
   updateRule,
 } from "./alerts.api.ts";
-import { CHANNELS, CONDITIONS, headerLines, parseHeaderLines } from "./channels.ts";
+import {
+  addressLines,
+  addressList,
+  CHANNELS,
+  CONDITIONS,
+  headerLines,
+  parseHeaderLines,
+} from "./channels.ts";
 
 /** Creates a rule, or changes one: name, condition, then the channel's own fields. */
 export function RuleForm(props: {
@@ -31,6 +38,7 @@ export function RuleForm(props: {
       chat_id: String(c.chat_id ?? ""),
       url: String(c.url ?? ""),
       headers: headerLines(c.headers),
+      to: addressLines(c.to),
     };
   });
   const [busy, setBusy] = useState(false);
@@ -48,7 +56,11 @@ export function RuleForm(props: {
     const channelBody: Record<string, unknown> = { type: channel };
     for (const f of CHANNELS[channel].fields)
       channelBody[f.name] =
-        f.name === "headers" ? parseHeaderLines(fields[f.name] ?? "") : fields[f.name];
+        f.name === "headers"
+          ? parseHeaderLines(fields[f.name] ?? "")
+          : f.name === "to"
+            ? addressList(fields[f.name] ?? "")
+            : fields[f.name];
     const body = {
       name,
       condition: CONDITIONS[condition].value
