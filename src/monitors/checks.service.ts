@@ -4,9 +4,9 @@ import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
-import { maintenanceStep } from "./monitors.maintenance.ts";
 import type { DependenciesRepo } from "./dependencies.repo.ts";
 import { alertsAfterDependencies } from "./dependencies.service.ts";
+import { maintenanceStep } from "./monitors.maintenance.ts";
 import {
   bucketsOf,
   type Monitor,
