@@ -1,4 +1,5 @@
 import { type ComponentChildren, h } from "preact";
+import { ActionsPage } from "../actions/actions.page.tsx";
 import { AlertRulePage } from "../alerts/alert-rule.page.tsx";
 import { AlertRulesPage } from "../alerts/alert-rules.page.tsx";
 import { EndpointSettingsPage } from "../capture/endpoint-settings.page.tsx";
@@ -52,6 +53,12 @@ export const ROUTES: Route[] = [
     area: "capture",
     title: "Endpoint settings",
     page: (p) => h(EndpointSettingsPage, { endpointId: p.id ?? "", key: p.id }),
+  },
+  {
+    path: "/endpoints/:id/actions",
+    area: "capture",
+    title: "Actions",
+    page: (p) => h(ActionsPage, { endpointId: p.id ?? "", key: p.id }),
   },
   { path: "/sources", area: "sources", title: "Sources", page: () => h(SourcesPage, {}) },
   {

@@ -5,19 +5,22 @@ import { downloadBytes } from "../kit/clipboard.ts";
 import { CopyButton } from "../kit/copy-button.tsx";
 import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../kit/format.ts";
 import { PairTable } from "../kit/pair-table.tsx";
-import type { Endpoint, RequestRow } from "../lib/types.ts";
+import type { ActionResult, Endpoint, RequestRow } from "../lib/types.ts";
 import { toCurl } from "./curl.ts";
 import { ExportOne } from "./export-menu.tsx";
 import { ReplayPanel } from "./replay-panel.tsx";
+import { RequestActions } from "./request-actions.tsx";
 
 interface Props {
   request: RequestRow;
   endpoint: Endpoint;
   onBack: () => void;
+  /** The request's action run when the socket pushed one. */
+  actionRun?: ActionResult[];
 }
 
 /** Everything about one captured request, and what can be done with it. */
-export function RequestDetail({ request, endpoint, onBack }: Props) {
+export function RequestDetail({ request, endpoint, onBack, actionRun }: Props) {
   const curl = request.partial ? "" : toCurl(request, endpoint.webhook_url);
   const query = queryPairs(request.query_string);
   return (
@@ -77,6 +80,12 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
         <h3 id="body-title">Body</h3>
         <BodyViewer request={request} key={request.id} />
       </section>
+      <RequestActions
+        endpointId={endpoint.id}
+        requestId={request.id}
+        live={actionRun}
+        key={request.id}
+      />
       {curl ? (
         <details class="curl">
           <summary>curl command</summary>
