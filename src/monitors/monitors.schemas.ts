@@ -57,6 +57,12 @@ export const MonitorSchema = t.Object(
     uptime_30d: Nullable(t.Number()),
     uptime_90d: Nullable(t.Number()),
     avg_response_ms: Nullable(t.Number()),
+    response_sparkline: t.Optional(
+      t.Array(Nullable(t.Integer()), {
+        description:
+          "List only: the average response time (ms) of each of the last 24 hours, oldest first; null for an hour without a timed check.",
+      }),
+    ),
     created_at: t.String(),
     updated_at: t.String(),
   },
@@ -72,6 +78,16 @@ export const CheckSchema = t.Object({
   error: Nullable(t.String()),
   checked_at: t.String(),
   tls_days_remaining: Nullable(t.Integer()),
+});
+
+export const RollupBucketSchema = t.Object({
+  start: t.String({ description: "Start of the hour or UTC day." }),
+  checks: t.Integer(),
+  up: t.Integer(),
+  down: t.Integer(),
+  degraded: t.Integer(),
+  avg_response_ms: Nullable(t.Integer()),
+  max_response_ms: Nullable(t.Integer()),
 });
 
 export const StateEventSchema = t.Object({
