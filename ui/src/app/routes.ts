@@ -9,6 +9,8 @@ import { EventPage } from "../events/event.page.tsx";
 import { EventsPage } from "../events/events.page.tsx";
 import { IssuePage } from "../issues/issue.page.tsx";
 import { IssuesPage } from "../issues/issues.page.tsx";
+import { MonitorPage } from "../monitors/monitor.page.tsx";
+import { MonitorsPage } from "../monitors/monitors.page.tsx";
 import { BridgePage } from "../routing/bridge.page.tsx";
 import { BridgesPage } from "../routing/bridges.page.tsx";
 import { SecretsPage } from "../routing/secrets.page.tsx";
@@ -26,6 +28,7 @@ export type Area =
   | "events"
   | "issues"
   | "alerts"
+  | "monitors"
   | "transformations"
   | "secrets"
   | "settings";
@@ -88,6 +91,13 @@ export const ROUTES: Route[] = [
     title: "Issue",
     page: (p) => h(IssuePage, { issueId: p.id ?? "", key: p.id }),
   },
+  { path: "/monitors", area: "monitors", title: "Monitors", page: () => h(MonitorsPage, {}) },
+  {
+    path: "/monitors/:id",
+    area: "monitors",
+    title: "Monitor",
+    page: (p) => h(MonitorPage, { monitorId: p.id ?? "", key: p.id }),
+  },
   {
     path: "/alert-rules",
     area: "alerts",
@@ -123,6 +133,7 @@ export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "bridges", href: "/bridges", label: "Bridges" },
   { area: "events", href: "/events", label: "Events" },
   { area: "issues", href: "/issues", label: "Issues" },
+  { area: "monitors", href: "/monitors", label: "Monitors" },
   { area: "alerts", href: "/alert-rules", label: "Alert rules" },
   { area: "transformations", href: "/transformations", label: "Transformations" },
   { area: "secrets", href: "/secrets", label: "Secrets" },
