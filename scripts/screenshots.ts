@@ -96,6 +96,12 @@ async function setupScreens(world: UiWorld): Promise<Page> {
   await page.getByLabel("Organization name").fill("Acme");
   await shoot(page, "setup");
   await page.getByRole("button", { name: "Create account" }).click();
+  // Login lands on the dashboard; the endpoints screen is one link away.
+  await page.getByRole("heading", { name: "Dashboard", exact: true }).waitFor(WAIT);
+  await page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: "Endpoints" })
+    .click();
   await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor(WAIT);
   return page;
 }

@@ -5,6 +5,7 @@ import { AlertRulesPage } from "../alerts/alert-rules.page.tsx";
 import { EndpointSettingsPage } from "../capture/endpoint-settings.page.tsx";
 import { EndpointsPage } from "../capture/endpoints.page.tsx";
 import { InspectorPage } from "../capture/inspector.page.tsx";
+import { DashboardPage } from "../dashboard/dashboard.page.tsx";
 import { EventPage } from "../events/event.page.tsx";
 import { EventsPage } from "../events/events.page.tsx";
 import { IssuePage } from "../issues/issue.page.tsx";
@@ -22,6 +23,7 @@ import { SettingsPage } from "../settings/settings.page.tsx";
 import { matchPath } from "./match-path.ts";
 
 export type Area =
+  | "dashboard"
   | "capture"
   | "sources"
   | "bridges"
@@ -43,7 +45,7 @@ export interface Route {
 
 /** The one route table: what each path shows, its navigation area and its document title. */
 export const ROUTES: Route[] = [
-  { path: "/", area: "capture", title: "Endpoints", page: () => h(EndpointsPage, {}) },
+  { path: "/", area: "dashboard", title: "Dashboard", page: () => h(DashboardPage, {}) },
   { path: "/endpoints", area: "capture", title: "Endpoints", page: () => h(EndpointsPage, {}) },
   {
     path: "/endpoints/:id",
@@ -128,6 +130,7 @@ export const ROUTES: Route[] = [
 
 /** The navigation, in reading order: one entry per area. */
 export const NAV: { area: Area; href: string; label: string }[] = [
+  { area: "dashboard", href: "/", label: "Dashboard" },
   { area: "capture", href: "/endpoints", label: "Endpoints" },
   { area: "sources", href: "/sources", label: "Sources" },
   { area: "bridges", href: "/bridges", label: "Bridges" },
