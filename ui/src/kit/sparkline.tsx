@@ -12,6 +12,15 @@ export function Sparkline(props: { values: readonly (number | null)[]; label: st
       role="img"
       aria-label={`${props.label}: ${summarizeMs(props.values)}`}
     >
+      <line
+        class="spark-base"
+        x1="0"
+        y1="23.5"
+        x2="100"
+        y2="23.5"
+        stroke="currentColor"
+        vector-effect="non-scaling-stroke"
+      />
       <path
         d={linePath(props.values, 100, 22, top)}
         transform="translate(0 1)"
