@@ -9,10 +9,12 @@ import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { openScreen, watchPage } from "../test-utils/browser-checks.ts";
 import { sidewaysOverflow, startUiWorld, type UiWorld } from "../test-utils/browser-world.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 
 let world: UiWorld;
 let owner: TestAccount;
+const sink = startHttpSink();
 
 beforeAll(async () => {
   world = await startUiWorld();
@@ -21,6 +23,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.stop();
+  await sink.stop();
 });
 
 const watch = (page: Page) => watchPage(world, page);
@@ -144,6 +147,33 @@ describe("actions in chromium", () => {
     const results = page.getByRole("list", { name: "Action results" });
     await results.getByText("condition", { exact: true }).waitFor();
     await results.getByText(/"matched": false/).waitFor();
+    await clean();
+  });
+
+  test("a run that ends after the request is opened is added live", async () => {
+    const endpoint = await world.createEndpoint(owner, "Slow chain");
+    // The chain's request goes unanswered until the run's 2 s budget ends it: the request is open
+    // in the inspector well before its run is recorded.
+    sink.answer(() => ({ status: 202, delayMs: 10_000, body: "noted" }));
+    const made = await callAs(
+      world.server,
+      owner,
+      "POST",
+      `/api/v1/endpoints/${endpoint.id}/actions`,
+      { type: "http_request", name: "Tell", config: { url: `${sink.url}/slow`, method: "POST" } },
+    );
+    expect(made.status).toBe(201);
+    const page = await world.newPage();
+    const clean = watch(page);
+    await world.logIn(page, owner);
+    await page.goto(`${world.server.url}/endpoints/${endpoint.id}`);
+    await page.locator('[data-live-state="live"]').waitFor();
+    expect((await sendOrder(endpoint.slug, 5)).status).toBe(200);
+    await page.locator('[role="option"]').first().click();
+    await page.locator(".request-detail").waitFor();
+    const results = page.getByRole("list", { name: "Action results" });
+    expect(await results.count()).toBe(0);
+    await results.getByText(/timeout: no answer within/).waitFor();
     await clean();
   });
 
