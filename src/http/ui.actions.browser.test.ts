@@ -196,4 +196,26 @@ describe("actions in chromium", () => {
     expect(await sidewaysOverflow(page)).toBe(0);
     await clean();
   });
+
+  test("an admin's chain, its forms and a try-out fit a phone without sideways scroll", async () => {
+    const endpoint = await world.createEndpoint(owner, "Phone chain");
+    expect((await sendOrder(endpoint.slug, 10)).status).toBe(200);
+    await callAs(world.server, owner, "POST", `/api/v1/endpoints/${endpoint.id}/actions`, {
+      type: "http_request",
+      name: "A rather long action name that has to wrap on a phone",
+      config: { url: "http://chat.lan:8065/hooks/abc", method: "POST", body: { text: "$repo$" } },
+    });
+    const page = await world.newPage({ width: 375, height: 740 });
+    const clean = watch(page);
+    await openScreen(world, page, owner, `/endpoints/${endpoint.id}/actions`, "Actions");
+    await page.getByLabel("Type").selectOption("http_request");
+    await page.getByRole("button", { name: /^Edit: A rather long/ }).click();
+    await page.getByRole("button", { name: "Try the actions" }).click();
+    await page
+      .getByRole("list", { name: "Try-out results" })
+      .getByText(/would_send/)
+      .waitFor();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await clean();
+  });
 });

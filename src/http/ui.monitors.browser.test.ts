@@ -148,4 +148,30 @@ describe("monitors in chromium", () => {
     expect(await sidewaysOverflow(page)).toBe(0);
     await clean();
   });
+
+  test("an admin's monitor form and a monitor's page fit a phone without sideways scroll", async () => {
+    const made = await callAs(world.server, owner, "POST", "/api/v1/uptime-monitors", {
+      name: "Phone check",
+      type: "http",
+      url: `${sink.url}/a/rather/long/path/that/has/to/wrap/on/a/small/screen/health`,
+      interval_seconds: 600,
+    });
+    expect(made.status).toBe(201);
+    const page = await world.newPage({ width: 375, height: 740 });
+    const clean = watch(page);
+    await openScreen(world, page, owner, "/monitors", "Monitors");
+    await page.getByRole("button", { name: "New monitor" }).click();
+    await page.getByLabel("JSON expected").waitFor();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await page.getByRole("link", { name: "Phone check" }).click();
+    await page.getByRole("button", { name: "Check now" }).click();
+    await page
+      .getByRole("table", { name: "Checks" })
+      .getByRole("row", { name: /Up/ })
+      .first()
+      .waitFor();
+    await page.getByText("Show as table").click();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await clean();
+  });
 });

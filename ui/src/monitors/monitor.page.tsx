@@ -98,7 +98,7 @@ export function MonitorPage({ monitorId }: { monitorId: string }) {
         <h1>{m.name}</h1>
         <MonitorStatusBadge status={m.status} />
       </div>
-      <p class="muted">
+      <p class="muted monitor-meta">
         {typeLabel}
         {target ? ` · ${target}` : ""} · every {m.interval_seconds} s · last checked{" "}
         <Time iso={m.last_checked_at} />
