@@ -145,7 +145,7 @@ describe("actions in chromium", () => {
     expect((await sendOrder(endpoint.slug, 50)).status).toBe(200);
     await page.locator('[role="option"]').first().click();
     const results = page.getByRole("list", { name: "Action results" });
-    await results.getByText("condition", { exact: true }).waitFor();
+    await results.getByText("Large orders", { exact: true }).waitFor();
     await results.getByText(/"matched": false/).waitFor();
     await clean();
   });

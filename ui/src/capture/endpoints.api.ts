@@ -54,3 +54,13 @@ export const requestActionResults = (
       signal,
     )
     .then((r) => r.data);
+
+/** The endpoint's action names by id, so a run's results are named (none on a plan without actions). */
+export const actionNames = (api: Api, endpointId: string, signal?: AbortSignal) =>
+  api
+    .get<{ data: { id: string; name: string }[] }>(
+      `/api/v1/endpoints/${endpointId}/actions`,
+      signal,
+    )
+    .then((r) => Object.fromEntries(r.data.map((a) => [a.id, a.name])))
+    .catch((): Record<string, string> => ({}));

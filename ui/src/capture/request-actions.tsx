@@ -13,6 +13,7 @@ export function RequestActions(props: {
   endpointId: string;
   requestId: string;
   live: ActionResult[] | undefined;
+  names?: Record<string, string>;
 }) {
   const { api } = useApp();
   const read = useData(`request-actions:${props.requestId}`, (signal) =>
@@ -28,7 +29,7 @@ export function RequestActions(props: {
   return (
     <section aria-labelledby="actions-title">
       <h3 id="actions-title">Actions ({results.length})</h3>
-      <ActionResults results={results} label="Action results" />
+      <ActionResults results={results} names={props.names} label="Action results" />
     </section>
   );
 }
