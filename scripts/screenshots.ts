@@ -97,6 +97,12 @@ async function setupScreens(world: UiWorld): Promise<Page> {
   await page.getByLabel("Organization name").fill("Acme");
   await shoot(page, "setup");
   await page.getByRole("button", { name: "Create account" }).click();
+  // Login lands on the dashboard; the endpoints screen is one link away.
+  await page.getByRole("heading", { name: "Dashboard", exact: true }).waitFor(WAIT);
+  await page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: "Endpoints" })
+    .click();
   await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor(WAIT);
   return page;
 }
@@ -199,6 +205,100 @@ async function phoneAndDarkScreens(world: UiWorld, cookies: Cookie[]): Promise<v
   }
 }
 
+/** A call of the logged-in page to its own API (the UI's session cookie and header). */
+async function apiCall(page: Page, method: string, path: string, body?: unknown) {
+  const answer = await page.evaluate(
+    async ({ method, path, body }) => {
+      const response = await fetch(path, {
+        method,
+        headers: { "content-type": "application/json", "x-weir-ui": "1" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, json: await response.json().catch(() => null) };
+    },
+    { method, path, body },
+  );
+  if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}`);
+  return answer.json as { data: { id: string } };
+}
+
+/** The actions screen of "Shop webhooks", with a try-out on its last capture. */
+async function actionsScreen(world: UiWorld, page: Page): Promise<void> {
+  await page.goto(`${world.server.url}/endpoints`);
+  const card = page.locator(".endpoint-card", { hasText: "Shop webhooks" });
+  await card.getByRole("link", { name: "Open inspector" }).click();
+  const id = new URL(page.url()).pathname.split("/")[2] ?? "";
+  const actions = `/api/v1/endpoints/${id}/actions`;
+  await apiCall(page, "POST", actions, {
+    type: "condition",
+    name: "Only pushes",
+    config: { "headers.x-github-event": { $eq: "push" } },
+  });
+  await apiCall(page, "POST", actions, {
+    type: "extract_json",
+    name: "Repository and commit",
+    config: {
+      source: "body",
+      extractions: [
+        { path: "repository.full_name", variable: "repo" },
+        { path: "commits[0].id", variable: "sha" },
+      ],
+    },
+  });
+  await apiCall(page, "POST", actions, {
+    type: "http_request",
+    name: "Tell the team",
+    config: {
+      url: "http://chat.lan:8065/hooks/abc",
+      method: "POST",
+      body: { text: "$request.body.pusher.name$ pushed $sha$ to $repo$" },
+    },
+  });
+  await page.goto(`${world.server.url}/endpoints/${id}/actions`);
+  await page.getByRole("heading", { name: "Actions", exact: true }).waitFor(WAIT);
+  await page.getByRole("button", { name: "Try the actions" }).click();
+  await page.getByRole("list", { name: "Try-out results" }).waitFor(WAIT);
+  // The chain at the top of the screen; the try-out's results are below it.
+  await page.evaluate(() =>
+    (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0),
+  );
+  await shoot(page, "actions");
+}
+
+/** Three monitors (one up, one down, one waiting for its first push), the list and one page. */
+async function monitorScreens(world: UiWorld, page: Page): Promise<void> {
+  const base = "/api/v1/uptime-monitors";
+  const health = await apiCall(page, "POST", base, {
+    name: "Weir health",
+    type: "http",
+    url: `${world.server.url}/healthz`,
+    interval_seconds: 600,
+  });
+  await apiCall(page, "POST", base, {
+    name: "Ledger database",
+    type: "tcp",
+    url: "tcp://127.0.0.1:9",
+    interval_seconds: 600,
+    timeout_seconds: 2,
+  });
+  await apiCall(page, "POST", base, {
+    name: "Nightly backup",
+    type: "push",
+    interval_seconds: 86400,
+  });
+  for (let i = 0; i < 3; i++) await apiCall(page, "POST", `${base}/${health.data.id}/check`);
+  await page.goto(`${world.server.url}/monitors`);
+  await page.getByRole("row", { name: /Ledger database.*Down/ }).waitFor(WAIT);
+  await shoot(page, "monitors");
+  await page.getByRole("link", { name: "Weir health" }).click();
+  await page.getByRole("img", { name: /Response time, 24 h/ }).waitFor(WAIT);
+  await shoot(page, "monitor");
+  await page.goto(world.server.url);
+  await page.getByRole("heading", { name: "Dashboard", exact: true }).waitFor(WAIT);
+  await page.getByRole("region", { name: "Monitors down" }).getByText(/Down/).waitFor(WAIT);
+  await shoot(page, "dashboard");
+}
+
 async function anonymousScreen(world: UiWorld): Promise<void> {
   const page = await world.newPage();
   await page.goto(`${world.server.url}/anonymous`);
@@ -222,6 +322,8 @@ async function main(): Promise<void> {
     await inspectorScreens(world, page);
     await settingsScreen(page);
     await routingScreens(world, page, shoot);
+    await actionsScreen(world, page);
+    await monitorScreens(world, page);
     await phoneAndDarkScreens(world, await page.context().cookies());
     const login = await world.newPage();
     await login.goto(`${world.server.url}/login`);

@@ -31,6 +31,12 @@ async function setUp(page: Page, email: string, org: string) {
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByLabel("Organization name").fill(org);
   await page.getByRole("button", { name: "Create account" }).click();
+  // Login lands on the dashboard; the endpoints screen is one link away.
+  await page.getByRole("heading", { name: "Dashboard", exact: true }).waitFor();
+  await page
+    .getByRole("navigation", { name: "Main" })
+    .getByRole("link", { name: "Endpoints" })
+    .click();
   await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor();
 }
 

@@ -32,6 +32,17 @@ export interface DailyBucket {
   maintenance: number;
 }
 
+/** One hourly or daily bucket as `GET …/rollups` shows it. */
+export interface RollupBucketView {
+  start: string;
+  checks: number;
+  up: number;
+  down: number;
+  degraded: number;
+  avg_response_ms: number | null;
+  max_response_ms: number | null;
+}
+
 /** A state change, as `GET …/events` shows it. */
 export interface StateEventView {
   from: string;
@@ -163,6 +174,18 @@ export function createChecksRepo(db: Db) {
      WHERE monitor_id = ? AND period = 'day' AND bucket_start BETWEEN ? AND ?
      ORDER BY bucket_start`,
   );
+  const series = sqlite.prepare<
+    Omit<RollupBucketView, "start"> & { start: number },
+    [string, string, number]
+  >(
+    `SELECT bucket_start AS start, checks, up, down, degraded,
+       CASE WHEN response_count = 0 THEN NULL
+         ELSE CAST(round(CAST(response_sum AS REAL) / response_count) AS INTEGER) END
+         AS avg_response_ms,
+       response_max AS max_response_ms
+     FROM monitor_rollups WHERE monitor_id = ? AND period = ? AND bucket_start >= ?
+     ORDER BY bucket_start`,
+  );
   const tenants = sqlite.prepare<{ id: string; plan: string | null }, []>(
     `SELECT DISTINCT o.id, o.plan FROM organizations o
      WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.organization_id = o.id)`,
@@ -274,6 +297,11 @@ export function createChecksRepo(db: Db) {
     dailyBuckets: (monitorId: string, from: number) => days.all(monitorId, from),
     /** Daily buckets starting in [from, to] (day starts), oldest first: SLA reports. */
     dailyRange: (monitorId: string, from: number, to: number) => dayRange.all(monitorId, from, to),
+    /** The buckets of one period since `from` (a bucket start), oldest first: charts. */
+    buckets: (monitorId: string, period: "hour" | "day", from: number): RollupBucketView[] =>
+      series
+        .all(monitorId, period, from)
+        .map((row) => ({ ...row, start: new Date(row.start).toISOString() })),
     tenants: () => tenants.all().map((t) => ({ id: t.id, plan: t.plan ?? "free" })),
     deleteChecksBefore: (organizationId: string, before: string, limit: number) =>
       deleteOldChecks.run(organizationId, before, limit).changes,

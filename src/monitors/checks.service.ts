@@ -3,7 +3,7 @@ import { type GenericPage, genericPage, type PageRequest, pageInfo } from "../db
 import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
-import type { ChecksRepo, CheckView, StateEventView } from "./checks.repo.ts";
+import type { ChecksRepo, CheckView, RollupBucketView, StateEventView } from "./checks.repo.ts";
 import type { DependenciesRepo } from "./dependencies.repo.ts";
 import { alertsAfterDependencies } from "./dependencies.service.ts";
 import { maintenanceStep } from "./monitors.maintenance.ts";
@@ -14,6 +14,7 @@ import {
   nextState,
   type ProbeResult,
   pushGraceMs,
+  TIME,
 } from "./monitors.model.ts";
 
 export interface ChecksDeps {
@@ -220,3 +221,40 @@ export function listChecks(
 
 export const listStateEvents = (monitorId: string, deps: ChecksDeps): StateEventView[] =>
   deps.checks.events(monitorId);
+
+/** The ranges a chart can ask for, and the buckets that draw them. */
+export const ROLLUP_RANGES = {
+  "24h": { period: "hour", buckets: 24 },
+  "7d": { period: "hour", buckets: 7 * 24 },
+  "30d": { period: "day", buckets: 30 },
+} as const;
+export type RollupRange = keyof typeof ROLLUP_RANGES;
+
+/** A monitor's buckets over `range`, oldest first; hours or days without checks are left out. */
+export function listRollups(
+  monitorId: string,
+  range: RollupRange,
+  deps: Pick<ChecksDeps, "checks" | "clock">,
+): RollupBucketView[] {
+  const { period, buckets } = ROLLUP_RANGES[range];
+  const { hour, day } = bucketsOf(deps.clock.now());
+  const from =
+    period === "hour" ? hour - (buckets - 1) * TIME.HOUR_MS : day - (buckets - 1) * TIME.DAY_MS;
+  return deps.checks.buckets(monitorId, period, from);
+}
+
+/**
+ * The average response time of each of the last 24 hours, oldest first (null for an hour
+ * without a timed check): the list's sparklines, read from the hourly buckets with the list.
+ */
+export function responseSparkline(
+  monitorId: string,
+  deps: Pick<ChecksDeps, "checks" | "clock">,
+): (number | null)[] {
+  const { hour } = bucketsOf(deps.clock.now());
+  const from = hour - 23 * TIME.HOUR_MS;
+  const byStart = new Map(
+    listRollups(monitorId, "24h", deps).map((b) => [Date.parse(b.start), b.avg_response_ms]),
+  );
+  return Array.from({ length: 24 }, (_, i) => byStart.get(from + i * TIME.HOUR_MS) ?? null);
+}

@@ -7,8 +7,10 @@ import {
   type ChecksDeps,
   checkNow,
   listChecks,
+  listRollups,
   listStateEvents,
   recordPush,
+  responseSparkline,
 } from "./checks.service.ts";
 import { reportCsv } from "./monitors.report.ts";
 import {
@@ -18,6 +20,7 @@ import {
   MonitorSchema,
   ReportQuery,
   ReportSchema,
+  RollupBucketSchema,
   requestBody,
   StateEventSchema,
   security,
@@ -56,8 +59,14 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     .derive(({ request, server }) => ({ base: room.publicBaseUrl(request, server) }))
     .get(
       "/",
-      ({ principal, base, query }) =>
-        listMonitors(principal, parsePageRequest(query), base, monitors),
+      ({ principal, base, query }) => {
+        const page = listMonitors(principal, parsePageRequest(query), base, monitors);
+        const data = page.data.map((m) => ({
+          ...m,
+          response_sparkline: responseSparkline(m.id, checks),
+        }));
+        return { ...page, data };
+      },
       {
         response: { 200: Paged(MonitorSchema), ...errorResponses },
         detail: {
@@ -161,6 +170,29 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
       {
         response: { 200: t.Object({ data: CheckSchema }), ...errorResponses },
         detail: { tags, security, summary: "Run one check now and store it (admin)" },
+      },
+    )
+    .get(
+      "/:id/rollups",
+      ({ principal, params, query }) => {
+        requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: listRollups(params.id, query.range ?? "24h", checks) };
+      },
+      {
+        query: t.Object({
+          range: t.Optional(
+            t.Union([t.Literal("24h"), t.Literal("7d"), t.Literal("30d")], {
+              description: "24h and 7d: hourly buckets; 30d: daily buckets. Default 24h.",
+            }),
+          ),
+        }),
+        response: { 200: t.Object({ data: t.Array(RollupBucketSchema) }), ...errorResponses },
+        detail: {
+          tags,
+          security,
+          summary:
+            "A monitor's hourly or daily buckets (checks by state, response times), oldest first",
+        },
       },
     )
     .get(

@@ -76,6 +76,12 @@ export const MonitorSchema = t.Object(
     uptime_30d: Nullable(t.Number()),
     uptime_90d: Nullable(t.Number()),
     avg_response_ms: Nullable(t.Number()),
+    response_sparkline: t.Optional(
+      t.Array(Nullable(t.Integer()), {
+        description:
+          "List only: the average response time (ms) of each of the last 24 hours, oldest first; null for an hour without a timed check.",
+      }),
+    ),
     created_at: t.String(),
     updated_at: t.String(),
   },
@@ -112,6 +118,16 @@ export const ReportQuery = t.Object({
   from: t.Optional(t.String({ description: "YYYY-MM-DD (UTC); default 29 days before `to`." })),
   to: t.Optional(t.String({ description: "YYYY-MM-DD (UTC), included; default today." })),
   format: t.Optional(t.String({ description: "json (default) or csv." })),
+});
+
+export const RollupBucketSchema = t.Object({
+  start: t.String({ description: "Start of the hour or UTC day." }),
+  checks: t.Integer(),
+  up: t.Integer(),
+  down: t.Integer(),
+  degraded: t.Integer(),
+  avg_response_ms: Nullable(t.Integer()),
+  max_response_ms: Nullable(t.Integer()),
 });
 
 export const StateEventSchema = t.Object({

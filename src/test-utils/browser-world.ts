@@ -52,7 +52,7 @@ export interface UiWorld {
   capture(slug: string, init?: RequestInit & { sub?: string }): Promise<Response>;
   /** An endpoint made through the API for `account`. */
   createEndpoint(account: TestAccount, name: string): Promise<{ id: string; slug: string }>;
-  /** Logs `account` in through the login page and waits for the endpoints screen. */
+  /** Logs `account` in through the login page (which lands on the dashboard), then opens the endpoints screen. */
   logIn(page: Page, account: Pick<TestAccount, "email" | "password">): Promise<void>;
   stop(): Promise<void>;
 }
@@ -98,6 +98,12 @@ export async function startUiWorld(options: TestServerOptions = {}): Promise<UiW
       await page.getByLabel("Email").fill(account.email);
       await page.getByLabel("Password").fill(account.password);
       await page.getByRole("button", { name: "Log in" }).click();
+      // Login lands on the dashboard; the endpoints screen is one link away.
+      await page.getByRole("heading", { name: "Dashboard", exact: true }).waitFor();
+      await page
+        .getByRole("navigation", { name: "Main" })
+        .getByRole("link", { name: "Endpoints" })
+        .click();
       await page.getByRole("heading", { name: "Endpoints", exact: true }).waitFor();
     },
     async newPage({ width = 1280, height = 800, colorScheme = "light" } = {}) {

@@ -105,7 +105,7 @@ export function App() {
     loggedInNow.current = true;
     setBoot({ phase: "ready", me });
     if (PUBLIC_PATHS.has(location.pathname) || location.pathname === "/") {
-      navigate(returnTo.current ?? "/endpoints", { replace: true });
+      navigate(returnTo.current ?? "/", { replace: true });
       returnTo.current = null;
     }
   }

@@ -1,13 +1,17 @@
 import { type ComponentChildren, h } from "preact";
+import { ActionsPage } from "../actions/actions.page.tsx";
 import { AlertRulePage } from "../alerts/alert-rule.page.tsx";
 import { AlertRulesPage } from "../alerts/alert-rules.page.tsx";
 import { EndpointSettingsPage } from "../capture/endpoint-settings.page.tsx";
 import { EndpointsPage } from "../capture/endpoints.page.tsx";
 import { InspectorPage } from "../capture/inspector.page.tsx";
+import { DashboardPage } from "../dashboard/dashboard.page.tsx";
 import { EventPage } from "../events/event.page.tsx";
 import { EventsPage } from "../events/events.page.tsx";
 import { IssuePage } from "../issues/issue.page.tsx";
 import { IssuesPage } from "../issues/issues.page.tsx";
+import { MonitorPage } from "../monitors/monitor.page.tsx";
+import { MonitorsPage } from "../monitors/monitors.page.tsx";
 import { BridgePage } from "../routing/bridge.page.tsx";
 import { BridgesPage } from "../routing/bridges.page.tsx";
 import { SecretsPage } from "../routing/secrets.page.tsx";
@@ -19,12 +23,14 @@ import { SettingsPage } from "../settings/settings.page.tsx";
 import { matchPath } from "./match-path.ts";
 
 export type Area =
+  | "dashboard"
   | "capture"
   | "sources"
   | "bridges"
   | "events"
   | "issues"
   | "alerts"
+  | "monitors"
   | "transformations"
   | "secrets"
   | "settings";
@@ -39,7 +45,7 @@ export interface Route {
 
 /** The one route table: what each path shows, its navigation area and its document title. */
 export const ROUTES: Route[] = [
-  { path: "/", area: "capture", title: "Endpoints", page: () => h(EndpointsPage, {}) },
+  { path: "/", area: "dashboard", title: "Dashboard", page: () => h(DashboardPage, {}) },
   { path: "/endpoints", area: "capture", title: "Endpoints", page: () => h(EndpointsPage, {}) },
   {
     path: "/endpoints/:id",
@@ -52,6 +58,12 @@ export const ROUTES: Route[] = [
     area: "capture",
     title: "Endpoint settings",
     page: (p) => h(EndpointSettingsPage, { endpointId: p.id ?? "", key: p.id }),
+  },
+  {
+    path: "/endpoints/:id/actions",
+    area: "capture",
+    title: "Actions",
+    page: (p) => h(ActionsPage, { endpointId: p.id ?? "", key: p.id }),
   },
   { path: "/sources", area: "sources", title: "Sources", page: () => h(SourcesPage, {}) },
   {
@@ -80,6 +92,13 @@ export const ROUTES: Route[] = [
     area: "issues",
     title: "Issue",
     page: (p) => h(IssuePage, { issueId: p.id ?? "", key: p.id }),
+  },
+  { path: "/monitors", area: "monitors", title: "Monitors", page: () => h(MonitorsPage, {}) },
+  {
+    path: "/monitors/:id",
+    area: "monitors",
+    title: "Monitor",
+    page: (p) => h(MonitorPage, { monitorId: p.id ?? "", key: p.id }),
   },
   {
     path: "/alert-rules",
@@ -111,11 +130,13 @@ export const ROUTES: Route[] = [
 
 /** The navigation, in reading order: one entry per area. */
 export const NAV: { area: Area; href: string; label: string }[] = [
+  { area: "dashboard", href: "/", label: "Dashboard" },
   { area: "capture", href: "/endpoints", label: "Endpoints" },
   { area: "sources", href: "/sources", label: "Sources" },
   { area: "bridges", href: "/bridges", label: "Bridges" },
   { area: "events", href: "/events", label: "Events" },
   { area: "issues", href: "/issues", label: "Issues" },
+  { area: "monitors", href: "/monitors", label: "Monitors" },
   { area: "alerts", href: "/alert-rules", label: "Alert rules" },
   { area: "transformations", href: "/transformations", label: "Transformations" },
   { area: "secrets", href: "/secrets", label: "Secrets" },

@@ -13,7 +13,7 @@ export function Shell(props: { path: string; context: AppContextValue }) {
         Skip to content
       </a>
       <header class="topbar">
-        <Link href="/endpoints" class="brand" aria-label="Weir home">
+        <Link href="/" class="brand" aria-label="Weir home">
           <span aria-hidden="true" class="logo">
             ≋
           </span>

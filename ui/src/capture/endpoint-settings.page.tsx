@@ -37,6 +37,10 @@ export function EndpointSettingsPage({ endpointId }: { endpointId: string }) {
         <Link href={`/endpoints/${ep.id}`}>{ep.name}</Link> /
       </p>
       <h1>Endpoint settings</h1>
+      <p>
+        <Link href={`/endpoints/${ep.id}/actions`}>Actions</Link>: what runs on every capture
+        (conditions, HTTP requests, scripts, variables, the answer).
+      </p>
       {canWrite(org) ? (
         <SettingsForm endpoint={ep} onSaved={endpoint.set} key={ep.updated_at} />
       ) : (

@@ -1,5 +1,5 @@
 import type { Api } from "../lib/api.ts";
-import type { CustomResponse, Endpoint } from "../lib/types.ts";
+import type { ActionResult, CustomResponse, Endpoint } from "../lib/types.ts";
 
 /**
  * Changes through the `debug-endpoints` family's PATCH (status, forward_url, response). Its answer
@@ -40,3 +40,27 @@ export async function renameEndpoint(
   );
   return { ...endpoint, ...(updated?.data ?? {}), name: updated?.data?.name ?? name };
 }
+
+/** The latest action run of a captured request (empty when no action ran). */
+export const requestActionResults = (
+  api: Api,
+  endpointId: string,
+  requestId: string,
+  signal?: AbortSignal,
+) =>
+  api
+    .get<{ data: ActionResult[] }>(
+      `/api/v1/endpoints/${endpointId}/requests/${requestId}/actions`,
+      signal,
+    )
+    .then((r) => r.data);
+
+/** The endpoint's action names by id, so a run's results are named (none on a plan without actions). */
+export const actionNames = (api: Api, endpointId: string, signal?: AbortSignal) =>
+  api
+    .get<{ data: { id: string; name: string }[] }>(
+      `/api/v1/endpoints/${endpointId}/actions`,
+      signal,
+    )
+    .then((r) => Object.fromEntries(r.data.map((a) => [a.id, a.name])))
+    .catch((): Record<string, string> => ({}));

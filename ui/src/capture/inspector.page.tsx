@@ -263,7 +263,12 @@ export function InspectorPage({ endpointId }: { endpointId: string }) {
         </section>
         <section class="detail-pane" aria-label="Selected request">
           {selected ? (
-            <RequestDetail request={selected} endpoint={ep} onBack={() => select(undefined)} />
+            <RequestDetail
+              request={selected}
+              endpoint={ep}
+              onBack={() => select(undefined)}
+              actionRun={feed.actionRuns[selected.id]}
+            />
           ) : (
             <p class="muted">Select a request to see its headers, body and actions.</p>
           )}

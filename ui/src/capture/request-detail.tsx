@@ -5,19 +5,30 @@ import { downloadBytes } from "../kit/clipboard.ts";
 import { CopyButton } from "../kit/copy-button.tsx";
 import { formatBytes, formatFullDate, formatRelative, queryPairs } from "../kit/format.ts";
 import { PairTable } from "../kit/pair-table.tsx";
-import type { Endpoint, RequestRow } from "../lib/types.ts";
+import { useApp } from "../lib/context.ts";
+import type { ActionResult, Endpoint, RequestRow } from "../lib/types.ts";
+import { useData } from "../lib/use-load.ts";
 import { toCurl } from "./curl.ts";
+import { actionNames } from "./endpoints.api.ts";
 import { ExportOne } from "./export-menu.tsx";
 import { ReplayPanel } from "./replay-panel.tsx";
+import { RequestActions } from "./request-actions.tsx";
 
 interface Props {
   request: RequestRow;
   endpoint: Endpoint;
   onBack: () => void;
+  /** The request's action run when the socket pushed one. */
+  actionRun?: ActionResult[];
 }
 
 /** Everything about one captured request, and what can be done with it. */
-export function RequestDetail({ request, endpoint, onBack }: Props) {
+export function RequestDetail({ request, endpoint, onBack, actionRun }: Props) {
+  const { api } = useApp();
+  // Read once per endpoint: this component stays mounted as the selection moves.
+  const names = useData(`action-names:${endpoint.id}`, (signal) =>
+    actionNames(api, endpoint.id, signal),
+  );
   const curl = request.partial ? "" : toCurl(request, endpoint.webhook_url);
   const query = queryPairs(request.query_string);
   return (
@@ -77,6 +88,13 @@ export function RequestDetail({ request, endpoint, onBack }: Props) {
         <h3 id="body-title">Body</h3>
         <BodyViewer request={request} key={request.id} />
       </section>
+      <RequestActions
+        endpointId={endpoint.id}
+        requestId={request.id}
+        live={actionRun}
+        names={names.data}
+        key={request.id}
+      />
       {curl ? (
         <details class="curl">
           <summary>curl command</summary>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../lib/api.ts";
 import { useApp } from "../lib/context.ts";
 import { followEndpoint, type LiveState } from "../lib/live.ts";
-import type { CapturedRequest, Page, RequestRow } from "../lib/types.ts";
+import type { ActionResult, CapturedRequest, Page, RequestRow } from "../lib/types.ts";
 import { mergeRequests, newestId, rowFromEvent } from "./requests.ts";
 
 export const PAGE_SIZE = 100;
@@ -24,6 +24,8 @@ export interface Feed {
   polling: boolean;
   /** Requests that arrived over the socket while the page was open (marked as new). */
   liveIds: Set<string>;
+  /** Action runs pushed over the socket while the page was open, by request id. */
+  actionRuns: Record<string, ActionResult[]>;
   loadOlder(): Promise<void>;
   /** Reads one request whole (a list or the socket cut its body past 64 KiB). */
   complete(id: string): Promise<void>;
@@ -45,6 +47,7 @@ export function useRequestFeed(endpointId: string): Feed {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState("");
   const [live, setLive] = useState<Feed["live"]>({ state: "connecting" });
+  const [actionRuns, setActionRuns] = useState<Feed["actionRuns"]>({});
   const rowsRef = useRef(rows);
   rowsRef.current = rows;
   const totalRef = useRef(total);
@@ -120,6 +123,8 @@ export function useRequestFeed(endpointId: string): Feed {
             });
             completeSoon();
           },
+          onActions: (event) =>
+            setActionRuns((current) => ({ ...current, [event.request_id]: event.results })),
           onState: (state, reason) => {
             setLive({ state, reason });
             if (state === "unavailable" && !poll)
@@ -144,6 +149,7 @@ export function useRequestFeed(endpointId: string): Feed {
     live,
     polling: live.state === "unavailable",
     liveIds,
+    actionRuns,
     async loadOlder() {
       try {
         await readPage(Math.floor(rowsRef.current.length / PAGE_SIZE) + 1);

@@ -1,5 +1,5 @@
 import { Socket } from "phoenix";
-import type { WebhookReceived } from "./types.ts";
+import type { ActionsCompleted, WebhookReceived } from "./types.ts";
 
 /** What the connection indicator shows; every state has words, not only a colour. */
 export type LiveState = "connecting" | "live" | "reconnecting" | "unavailable" | "closed";
@@ -18,6 +18,8 @@ export interface LiveOptions {
   /** The newest request already shown: sent on every (re)join so the server replays what was missed. */
   sinceRequestId: () => string | undefined;
   onEvent: (event: WebhookReceived) => void;
+  /** A capture's action run finished (it always follows the capture's own event). */
+  onActions?: (event: ActionsCompleted) => void;
   onState: (state: LiveState, reason?: string) => void;
   /**
    * After every join: the list re-reads its newest rows. On a rejoin that covers what the socket
@@ -53,6 +55,9 @@ export function followEndpoint(options: LiveOptions): () => void {
   const channel = socket.channel(`debug:${options.endpointId}`, since as unknown as object);
   channel.on("webhook_received", (payload: WebhookReceived) => {
     if (!stopped) options.onEvent(payload);
+  });
+  channel.on("actions_completed", (payload: ActionsCompleted) => {
+    if (!stopped) options.onActions?.(payload);
   });
   channel.onError(() => state("reconnecting"));
   channel

@@ -3,6 +3,8 @@
  * the type of what it returns), imported type-only: nothing of the server is bundled, and a field
  * renamed on the server fails `tsc -p ui` instead of the UI at run time.
  */
+
+import type { ActionResult } from "../../../src/actions/actions.model.ts";
 import type { MembershipJson, UserJson } from "../../../src/auth/accounts.service.ts";
 import type { ApiKeyJson } from "../../../src/auth/api-keys.service.ts";
 import type { MemberJson } from "../../../src/auth/members.service.ts";
@@ -54,5 +56,12 @@ export interface WebhookReceived {
 
 export type ForwardRecord = ForwardJson;
 export type Page<T> = GenericPage<T>;
+export type { ActionResult };
 export type ApiKey = ApiKeyJson;
 export type Member = MemberJson;
+
+/** The realtime `actions_completed` message: a capture's action run. */
+export interface ActionsCompleted {
+  request_id: string;
+  results: ActionResult[];
+}
