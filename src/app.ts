@@ -23,7 +23,17 @@ import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
+import type { StatusPagesReads } from "./status-pages/status-pages.ports.ts";
+import { createStatusPagesRoom } from "./status-pages/status-pages.room.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
+
+/**
+ * Ports a test may lend in place of (or before) the rooms that lend them, e.g. the maintenance
+ * windows a status page shows.
+ */
+export interface PortOverrides {
+  statusPages?: Partial<StatusPagesReads>;
+}
 
 export interface StartOptions {
   port: number;
@@ -35,7 +45,7 @@ export interface StartOptions {
  * the ports of rooms built before it; then one start path and one stop path. Building starts
  * nothing (no job, no subscription), so two apps may be built and run in one process.
  */
-export function createApp(deps: AppDeps) {
+export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   // Built once: every room that needs a client's address resolves it by the same rule.
   const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
   const auth = createAuthRoom(deps, { resolveClientIp });
@@ -122,6 +132,12 @@ export function createApp(deps: AppDeps) {
     resolveSecrets: secrets.ports.resolveSecrets,
     monitorChanged: alerts.ports.monitorChanged,
   });
+  const statusPages = createStatusPagesRoom(deps, {
+    guard,
+    findMonitor: monitors.ports.findMonitor,
+    dailyBuckets: monitors.ports.dailyBuckets,
+    ...overrides.statusPages,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -137,6 +153,7 @@ export function createApp(deps: AppDeps) {
     issues,
     alerts,
     monitors,
+    statusPages,
   ];
 
   const metrics = createMetrics();

@@ -80,6 +80,7 @@ import m0032_inbound_signature_verification from "../../migrations/0032_inbound_
   type: "text",
 };
 import m0033_uptime_monitors from "../../migrations/0033_uptime_monitors.sql" with { type: "text" };
+import m0034_status_pages from "../../migrations/0034_status_pages.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -126,4 +127,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0031_endpoint_actions", sql: m0031_endpoint_actions },
   { name: "0032_inbound_signature_verification", sql: m0032_inbound_signature_verification },
   { name: "0033_uptime_monitors", sql: m0033_uptime_monitors },
+  { name: "0034_status_pages", sql: m0034_status_pages },
 ];
