@@ -180,7 +180,7 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
     );
   for (const room of rooms) if (room.routes) app.use(room.routes);
   // The UI's catch-all goes last so every room's routes win over it.
-  app.use(uiRoutes({ dir: deps.config.ui_dir }));
+  app.use(uiRoutes({ dir: deps.config.ui_dir, hostPage: statusPages.ports.customDomainPage }));
 
   let stopRooms: (() => Promise<void>) | null = null;
   return {
