@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { unbalancedTags } from "../test-utils/html-checks.ts";
 import { createMonitorAs } from "../test-utils/monitors.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { unbalancedTags } from "./status-pages.html-checks.ts";
 import type { DeliveryHealthOf, MaintenanceFor } from "./status-pages.ports.ts";
 
 let server: TestServer;
@@ -195,5 +195,44 @@ describe("the public status page", () => {
     expect(app.text).not.toContain("<h1>Acme status</h1>");
     const deeper = await html("/status", { host: domain });
     expect(deeper.text).not.toContain("<h1>Acme status</h1>");
+  });
+});
+
+describe("the public page is safe to show anything", () => {
+  test("every field is escaped: a <script> display name renders as text", async () => {
+    const page = await pageWith({
+      name: `<script>alert("name")</script>`,
+      description: `"><img src=x onerror=alert(1)>`,
+    });
+    const monitor = await pushMonitor("m", ["up"]);
+    await attach(page.id, monitor.id, { display_name: "<script>alert('x')</script>" });
+    const { text } = await html(`/status/${page.slug}`);
+    expect(text).not.toContain("<script");
+    expect(text).not.toContain("<img src=x");
+    expect(text).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+    expect(text).toContain("&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;");
+    expect(unbalancedTags(text)).toEqual([]);
+  });
+
+  test("the page, its stylesheet and its 404 carry the UI's security headers (no inline script or style)", async () => {
+    const page = await pageWith();
+    for (const path of [`/status/${page.slug}`, `/status/${page.slug}/style.css`, "/status/nope"]) {
+      const { response, text } = await html(path);
+      const csp = response.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain("unsafe-inline");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(text).not.toMatch(/<script|<style|\sstyle=/);
+    }
+  });
+
+  test("the unknown-slug page and an empty page are well formed", async () => {
+    const page = await pageWith();
+    expect(unbalancedTags((await html(`/status/${page.slug}`)).text)).toEqual([]);
+    expect(unbalancedTags((await html("/status/nope")).text)).toEqual([]);
+    expect(unbalancedTags("<p><b></p>")).not.toEqual([]);
   });
 });
