@@ -3,6 +3,7 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createIncidentsRepo } from "./incidents.repo.ts";
+import { incidentsRoutes } from "./incidents.routes.ts";
 import { createRenderCache } from "./status-pages.cache.ts";
 import { createDomainDirectory, customDomainPage } from "./status-pages.domains.ts";
 import { hostOf } from "./status-pages.model.ts";
@@ -69,15 +70,17 @@ export function createStatusPagesRoom(
       domains.forget();
     },
   };
+  const incidents = createIncidentsRepo(deps.db);
   const publicDeps: PublicDeps = {
     repo,
-    incidents: createIncidentsRepo(deps.db),
+    incidents,
     reads,
     clock: deps.clock,
     cache,
   };
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
+    .use(incidentsRoutes({ guard, incidents: { ...pages, incidents } }))
     .use(publicRoutes(publicDeps));
   return {
     routes,
