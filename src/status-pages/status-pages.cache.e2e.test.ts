@@ -52,7 +52,9 @@ describe("the public page's cache", () => {
       interval_seconds: 60,
     });
     await callAs(server, owner, "POST", `${PATH}/${page.id}/monitors/${monitor.id}`, {});
-    const json = async () => (await (await server.request("/status/cache-ttl.json")).json()).data;
+    const json = async () =>
+      // biome-ignore lint/suspicious/noExplicitAny: the page JSON is read field by field.
+      ((await (await server.request("/status/cache-ttl.json")).json()) as any).data;
     expect((await json()).groups[0].items[0].status).toBe("pending");
     const token = String(monitor.push_url).split("/").pop();
     await server.request(`/api/push/${token}`);
