@@ -136,6 +136,7 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
     guard,
     findMonitor: monitors.ports.findMonitor,
     dailyBuckets: monitors.ports.dailyBuckets,
+    stateChanges: monitors.ports.stateChanges,
     ...overrides.statusPages,
   });
   const rooms: Room<object>[] = [

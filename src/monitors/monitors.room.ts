@@ -36,6 +36,11 @@ export interface MonitorsPorts {
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
   /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
+  /** State changes of these monitors since an ISO time, newest first (status page feeds). */
+  stateChanges(
+    monitorIds: string[],
+    since: string,
+  ): { monitor_id: string; from: string; to: string; at: string; reason: string | null }[];
   /** The organization's monitors whose URL or headers say `{{name}}`: such a secret stays. */
   monitorsUsingSecret(organizationId: string, name: string): { monitor_id: string; name: string }[];
 }
@@ -144,6 +149,15 @@ export function createMonitorsRoom(
           .page(organizationId, Number.MAX_SAFE_INTEGER, 0)
           .filter((monitor) => secretReferences(JSON.stringify(monitor.settings)).includes(name))
           .map((monitor) => ({ monitor_id: monitor.id, name: monitor.name })),
+      stateChanges: (monitorIds, since) =>
+        monitorIds
+          .flatMap((id) =>
+            checksRepo
+              .events(id)
+              .filter((event) => event.at >= since)
+              .map((event) => ({ monitor_id: id, ...event })),
+          )
+          .sort((a, b) => b.at.localeCompare(a.at)),
       dailyBuckets(monitorId, days) {
         const { day } = bucketsOf(deps.clock.now());
         return checksRepo.dailyBuckets(monitorId, day - (days - 1) * TIME.DAY_MS);

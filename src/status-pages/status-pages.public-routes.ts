@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { UI_SECURITY_HEADERS } from "../http/ui.routes.ts";
+import { itemOf, overallUptime, renderBadge } from "./status-pages.badge.ts";
 import type { Rendered } from "./status-pages.cache.ts";
 import { pageStylesheet } from "./status-pages.css.ts";
 import { renderNotFound, renderPage } from "./status-pages.html.ts";
-import { type PublicDeps, type PublicView, publicView } from "./status-pages.public.ts";
+import { feedOf, type PublicDeps, type PublicView, publicView } from "./status-pages.public.ts";
 
 /** Browsers and proxies may reuse an answer this long; the server's own cache is as short. */
 export const PUBLIC_MAX_AGE_SECONDS = 5;
@@ -83,6 +84,36 @@ export function publicRoutes(deps: PublicDeps) {
         const rendered = deps.cache.rendered(params.slug, "css", () => ({
           body: pageStylesheet(view.page.primaryColor),
           contentType: "text/css; charset=utf-8",
+        }));
+        return answer(request, rendered, null);
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      "/:slug/badge.svg",
+      ({ params, query, request }) => {
+        const view = publicView(params.slug, deps);
+        if (!view) return notFoundPage();
+        const monitorId = typeof query.monitor === "string" ? query.monitor : null;
+        const item = monitorId ? itemOf(view.snapshot, monitorId) : null;
+        if (monitorId && !item) return notFoundPage();
+        const rendered = deps.cache.rendered(params.slug, `badge:${monitorId ?? ""}`, () => ({
+          body: renderBadge("uptime", item ? item.percent_90d : overallUptime(view.snapshot)),
+          contentType: "image/svg+xml; charset=utf-8",
+        }));
+        return answer(request, rendered, null);
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      "/:slug/feed.atom",
+      ({ params, request, server }) => {
+        const view = publicView(params.slug, deps);
+        if (!view) return notFoundPage();
+        const pageUrl = `${deps.publicBaseUrl(request, server)}/status/${view.page.slug}`;
+        const rendered = deps.cache.rendered(params.slug, `feed:${pageUrl}`, () => ({
+          body: feedOf(view, pageUrl, deps),
+          contentType: "application/atom+xml; charset=utf-8",
         }));
         return answer(request, rendered, null);
       },

@@ -1,6 +1,8 @@
+import type { PublicBaseUrl } from "../http/http.public-url.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IncidentsRepo } from "./incidents.repo.ts";
 import type { RenderCache } from "./status-pages.cache.ts";
+import { FEED_DAYS, renderFeed } from "./status-pages.feed.ts";
 import type { StatusPage } from "./status-pages.model.ts";
 import type { StatusPagesReads } from "./status-pages.ports.ts";
 import type { StatusPagesRepo } from "./status-pages.repo.ts";
@@ -12,6 +14,7 @@ export interface PublicDeps {
   reads: StatusPagesReads;
   clock: Clock;
   cache: RenderCache;
+  publicBaseUrl: PublicBaseUrl;
 }
 
 export interface PublicView {
@@ -49,4 +52,27 @@ export function publicView(slug: string, deps: PublicDeps): PublicView | null {
   const page = deps.repo.findBySlug(slug);
   if (!page) return null;
   return deps.cache.memo(slug, "view", () => build(page, deps));
+}
+
+/** The page's Atom feed: the last 30 days of state changes, incident updates and maintenance. */
+export function feedOf(view: PublicView, pageUrl: string, deps: PublicDeps): string {
+  const now = deps.clock.now();
+  const since = new Date(now - FEED_DAYS * DAY_MS).toISOString();
+  const monitors = view.snapshot.groups.flatMap((g) => g.items).filter((i) => i.kind === "monitor");
+  const ids = monitors.map((m) => m.id);
+  const maintenance = deps.reads.maintenanceFor?.(
+    view.page.organizationId,
+    ids,
+    new Date(now),
+    FEED_DAYS,
+  );
+  return renderFeed({
+    title: view.page.name,
+    pageUrl,
+    names: new Map(monitors.map((m) => [m.id, m.name])),
+    changes: deps.reads.stateChanges?.(ids, since) ?? [],
+    incidents: deps.incidents.recent(view.page.id, since),
+    maintenance: [...(maintenance?.active ?? []), ...(maintenance?.recent ?? [])],
+    now: new Date(now).toISOString(),
+  });
 }

@@ -77,6 +77,7 @@ export function createStatusPagesRoom(
     reads,
     clock: deps.clock,
     cache,
+    publicBaseUrl: deps.publicBaseUrl,
   };
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
