@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Browser, chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS, sidewaysOverflow } from "../test-utils/browser-world.ts";
+import { CHROMIUM, CHROMIUM_ARGS, sidewaysOverflow, textOf } from "../test-utils/browser-world.ts";
 import { type StatusPageWorld, startStatusPageWorld } from "../test-utils/status-page-world.ts";
 
 let world: StatusPageWorld;
@@ -36,12 +36,12 @@ describe("the public status page in a browser without JavaScript", () => {
         const response = await page.goto(`${world.server.url}/status/${world.slug}`);
         expect(response?.status()).toBe(200);
         await page.getByRole("heading", { name: "Acme status", level: 1 }).waitFor();
-        expect(await page.getByRole("status").innerText()).toBe("Partial outage");
+        expect(await textOf(page.getByRole("status"))).toBe("Partial outage");
         expect(await page.getByRole("heading", { name: "Current incidents" }).isVisible()).toBe(
           true,
         );
         expect(await page.locator(".item").count()).toBe(4);
-        expect(await page.locator(".s-down").innerText()).toBe("Down");
+        expect(await textOf(page.locator(".s-down"))).toBe("Down");
         // The stylesheet applied: bars are laid out in a row, each visible.
         const bar = await page.locator(".bar").first().boundingBox();
         expect(bar?.height).toBeGreaterThan(10);
