@@ -8,6 +8,7 @@ import { delivery, deliveryBreaker, deliveryLatency } from "./delivery.ts";
 import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
 import { ingest } from "./ingest.ts";
+import { statusPage } from "./status-page.ts";
 
 export const scenarios: readonly Scenario[] = [
   bunServeJsonBody,
@@ -21,4 +22,5 @@ export const scenarios: readonly Scenario[] = [
   ingest,
   dedup,
   actions,
+  statusPage,
 ];
