@@ -134,9 +134,9 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   });
   const statusPages = createStatusPagesRoom(deps, {
     guard,
-    findMonitor: monitors.ports.findMonitor,
     dailyBuckets: monitors.ports.dailyBuckets,
     stateChanges: monitors.ports.stateChanges,
+    monitorSummary: monitors.ports.monitorSummary,
     ...overrides.statusPages,
   });
   const rooms: Room<object>[] = [

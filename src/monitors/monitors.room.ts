@@ -10,7 +10,7 @@ import { secretReferences } from "../shared/secret-template.ts";
 import { createChecksRepo, type DailyBucket } from "./checks.repo.ts";
 import { type ChecksDeps, recordOutcome } from "./checks.service.ts";
 import { renderMonitorMetrics } from "./monitors.metrics.ts";
-import { bucketsOf, TIME } from "./monitors.model.ts";
+import { bucketsOf, shownStatus, TIME } from "./monitors.model.ts";
 import { type MonitorView, monitorView } from "./monitors.present.ts";
 import { probe } from "./monitors.probes.ts";
 import { createMonitorsRepo, monitorOfRow } from "./monitors.repo.ts";
@@ -34,6 +34,11 @@ export interface MonitorsPorts {
   metricLines(): string[];
   /** The organization's monitor as the API shows it (uptime figures included), or null. */
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
+  /** The organization's monitor in brief (no figures, one indexed read): status pages. */
+  monitorSummary(
+    organizationId: string,
+    id: string,
+  ): { id: string; name: string; status: string } | null;
   /** The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks absent). */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
   /** State changes of these monitors since an ISO time, newest first (status page feeds). */
@@ -149,6 +154,10 @@ export function createMonitorsRoom(
           .page(organizationId, Number.MAX_SAFE_INTEGER, 0)
           .filter((monitor) => secretReferences(JSON.stringify(monitor.settings)).includes(name))
           .map((monitor) => ({ monitor_id: monitor.id, name: monitor.name })),
+      monitorSummary(organizationId, id) {
+        const monitor = repo.find(organizationId, id);
+        return monitor ? { id, name: monitor.name, status: shownStatus(monitor) } : null;
+      },
       stateChanges: (monitorIds, since) =>
         monitorIds
           .flatMap((id) =>

@@ -32,7 +32,7 @@ export function createIncident(
   const monitorIds = Array.isArray(fields.monitor_ids) ? fields.monitor_ids : [];
   // Another organization's monitor is named like a missing one, so nothing is learnt of it.
   const unknown = monitorIds.filter(
-    (id) => typeof id !== "string" || !deps.reads.findMonitor(organizationId, id, ""),
+    (id) => typeof id !== "string" || !deps.reads.monitorSummary(organizationId, id),
   );
   if (unknown.length > 0) own.monitor_ids = ["must name the organization's own monitors"];
   failIf(bodyProblems(IncidentCreateBody, fields, own));

@@ -38,11 +38,12 @@ function barTitle(item: SnapshotItem, day: DayBar): string {
 
 function renderItem(item: SnapshotItem): string {
   const measure = item.kind === "monitor" ? "uptime" : "delivered";
-  const bars = item.days
-    .map(
-      (day) => `<li class="bar ${barClass(day)}" title="${escapeHtml(barTitle(item, day))}"></li>`,
-    )
-    .join("");
+  // A bar's title holds a date and numbers only (no user text): the 4,500 bars of a page of 50
+  // monitors skip the escaping pass.
+  let bars = "";
+  for (const day of item.days) {
+    bars += `<li class="bar ${barClass(day)}" title="${barTitle(item, day)}"></li>`;
+  }
   return `<li class="item">
 <div class="item-head"><span class="item-name">${escapeHtml(item.name)}</span> <span class="state s-${item.status}">${escapeHtml(item.status_label)}</span></div>
 <ol class="bars" aria-hidden="true">${bars}</ol>

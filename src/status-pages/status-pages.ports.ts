@@ -47,7 +47,7 @@ export type StateChange = {
 };
 
 /** What the status pages room reads of other rooms. */
-export interface StatusPagesReads extends Pick<MonitorsPorts, "findMonitor" | "dailyBuckets"> {
+export interface StatusPagesReads extends Pick<MonitorsPorts, "monitorSummary" | "dailyBuckets"> {
   /** Optional: without it the feed has no monitor state changes. */
   stateChanges?(monitorIds: string[], since: string): StateChange[];
   /** Optional until the maintenance room is wired: no maintenance shown. */

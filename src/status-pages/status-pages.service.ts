@@ -168,7 +168,7 @@ export function attachMonitor(
 ): PageMonitor {
   const page = requirePage(organizationId, pageId, deps);
   // Another organization's monitor is as unknown as a missing one.
-  if (!deps.reads.findMonitor(organizationId, monitorId, "")) throw statusPageErrors.notFound();
+  if (!deps.reads.monitorSummary(organizationId, monitorId)) throw statusPageErrors.notFound();
   const monitor = { monitorId, ...displayOf(body, AttachMonitorBody, groupProblem(page, body)) };
   deps.repo.attach(page.id, monitor);
   deps.pageChanged(page);
@@ -232,7 +232,7 @@ export function removeComponent(
 export function shownOf(page: StatusPage, deps: StatusPagesDeps) {
   const monitors = deps.repo.monitors(page.id).map((m) => ({
     ...m,
-    status: deps.reads.findMonitor(page.organizationId, m.monitorId, "")?.status ?? "pending",
+    status: deps.reads.monitorSummary(page.organizationId, m.monitorId)?.status ?? "pending",
   }));
   return { monitors, components: deps.repo.components(page.id) };
 }

@@ -82,30 +82,40 @@ export interface SnapshotInput {
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** The 90 UTC days ending today, oldest first. */
-export function historyDates(now: number): string[] {
+/** The 90 UTC days ending today, oldest first: each day's start and its date. */
+export function historyDays(now: number): { start: number; date: string }[] {
   const today = now - (now % DAY_MS);
-  return Array.from({ length: HISTORY_DAYS }, (_, i) =>
-    dateOf(today - (HISTORY_DAYS - 1 - i) * DAY_MS),
-  );
+  return Array.from({ length: HISTORY_DAYS }, (_, i) => {
+    const start = today - (HISTORY_DAYS - 1 - i) * DAY_MS;
+    return { start, date: dateOf(start) };
+  });
 }
+
+type HistoryDays = ReturnType<typeof historyDays>;
 
 function monitorItem(
   input: SnapshotInput,
   m: PageMonitor,
   inMaintenance: Set<string>,
+  history: HistoryDays,
 ): SnapshotItem | null {
-  const monitor = input.reads.findMonitor(input.page.organizationId, m.monitorId, "");
+  // The summary and the daily buckets are all a page needs: no per-monitor figure queries.
+  const monitor = input.reads.monitorSummary(input.page.organizationId, m.monitorId);
   if (!monitor) return null;
-  const buckets = new Map(
-    input.reads.dailyBuckets(m.monitorId, HISTORY_DAYS).map((b) => [dateOf(b.start), b]),
-  );
-  const today = dateOf(input.now);
+  const daily = input.reads.dailyBuckets(m.monitorId, HISTORY_DAYS);
+  const buckets = new Map(daily.map((b) => [b.start, b]));
+  let checks = 0;
+  let good = 0;
+  for (const b of daily) {
+    checks += b.checks;
+    good += b.up + b.degraded;
+  }
+  const today = input.now - (input.now % DAY_MS);
   const minutesToday = Math.floor((input.now % DAY_MS) / 60_000);
-  const days = historyDates(input.now).map((date): DayBar => {
-    const bucket = buckets.get(date);
+  const days = history.map(({ start, date }): DayBar => {
+    const bucket = buckets.get(start);
     if (!bucket || bucket.checks === 0) return { date, percent: null, downtime_minutes: null };
-    const minutes = date === today ? minutesToday : 1440;
+    const minutes = start === today ? minutesToday : 1440;
     return {
       date,
       percent: round2(((bucket.up + bucket.degraded) / bucket.checks) * 100),
@@ -120,19 +130,24 @@ function monitorItem(
     name: m.displayName ?? monitor.name,
     status,
     status_label: STATE_LABELS[status] ?? status,
-    percent_90d: monitor.uptime_90d,
+    // As the monitor's own uptime_90d: up and degraded checks count as up.
+    percent_90d: checks === 0 ? null : round2((good / checks) * 100),
     days,
   };
 }
 
-function componentItem(input: SnapshotInput, c: PageComponent): SnapshotItem | null {
+function componentItem(
+  input: SnapshotInput,
+  c: PageComponent,
+  history: HistoryDays,
+): SnapshotItem | null {
   const ref = c.kind === "bridge" ? { bridge_id: c.targetId } : { destination_id: c.targetId };
   const health = input.reads.deliveryHealth?.(input.page.organizationId, ref, HISTORY_DAYS);
   if (!health) return null;
   const byDate = new Map(health.days.map((d) => [d.date, d]));
   let attempted = 0;
   let delivered = 0;
-  const days = historyDates(input.now).map((date): DayBar => {
+  const days = history.map(({ date }): DayBar => {
     const day = byDate.get(date);
     if (!day || day.attempted === 0) return { date, percent: null };
     attempted += day.attempted;
@@ -189,12 +204,13 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
   ) ?? { active: [], upcoming: [], recent: [] };
   const inMaintenance = new Set(maintenance.active.flatMap((w) => w.monitor_ids));
   const entries: { order: number; group: string | null; item: SnapshotItem }[] = [];
+  const history = historyDays(now);
   for (const m of input.monitors) {
-    const item = monitorItem(input, m, inMaintenance);
+    const item = monitorItem(input, m, inMaintenance, history);
     if (item) entries.push({ order: m.displayOrder, group: m.group, item });
   }
   for (const c of input.components) {
-    const item = componentItem(input, c);
+    const item = componentItem(input, c, history);
     if (item) entries.push({ order: c.displayOrder, group: c.group, item });
   }
   entries.sort((a, b) => a.order - b.order);
