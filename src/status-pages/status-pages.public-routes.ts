@@ -66,6 +66,7 @@ export function publicRoutes(deps: PublicDeps) {
         const json = params.slug.endsWith(".json");
         const slug = json ? params.slug.slice(0, -5) : params.slug;
         const view = publicView(slug, deps);
+        if (!view && json) return Response.json({ error: "not_found" }, { status: 404 });
         if (!view) return notFoundPage();
         if (!json) return htmlAnswer(request, view, deps);
         const rendered = deps.cache.rendered(slug, "json", () => ({

@@ -133,7 +133,9 @@ describe("the public status page", () => {
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(text).toContain("Status page not found");
-    expect((await server.request("/status/no-such-page.json")).status).toBe(404);
+    const json = await apiCall(server, "GET", "/status/no-such-page.json");
+    expect(json.status).toBe(404);
+    expect(json.body).toEqual({ error: "not_found" });
   });
 
   test("the page's colour and logo; no branding when show_service_branding is false", async () => {

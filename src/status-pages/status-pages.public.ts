@@ -42,6 +42,11 @@ function build(page: StatusPage, deps: PublicDeps): PublicView {
     list.map((w) => ({ ...w, monitor_ids: w.monitor_ids.filter((id) => onPage.has(id)) }));
   const { active, upcoming } = snapshot.maintenance;
   snapshot.maintenance = { active: shown(active), upcoming: shown(upcoming) };
+  for (const list of [snapshot.incidents.active, snapshot.incidents.resolved]) {
+    for (const incident of list) {
+      incident.monitor_ids = incident.monitor_ids.filter((id) => onPage.has(id));
+    }
+  }
   return { page, snapshot };
 }
 
