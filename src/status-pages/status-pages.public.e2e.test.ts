@@ -238,3 +238,29 @@ describe("the public page is safe to show anything", () => {
     expect(unbalancedTags("<p><b></p>")).not.toEqual([]);
   });
 });
+
+describe("a custom domain never takes the app's own host", () => {
+  test("with base_url set, its host is refused on save and never looked up at /", async () => {
+    const own = await startTestServer({ config: { base_url: "http://weir.example.com" } });
+    try {
+      const admin = await signUp(own, { plan: "team" });
+      const refused = await callAs(own, admin, "POST", PATH, {
+        status_page: { name: "A", slug: "own-host", custom_domain: "weir.example.com" },
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors.custom_domain).toBeDefined();
+      // Even a row that says so (written around the API) does not shadow the app.
+      const page = await callAs(own, admin, "POST", PATH, {
+        status_page: { name: "Shadow", slug: "own-host", custom_domain: "other.example.com" },
+      });
+      own.deps.db.sqlite.run(
+        "UPDATE status_pages SET custom_domain = 'weir.example.com' WHERE id = ?",
+        [page.body.data.id],
+      );
+      const front = await fetch(`${own.url}/`, { headers: { host: "weir.example.com" } });
+      expect(await front.text()).not.toContain("<h1>Shadow</h1>");
+    } finally {
+      await own.stop();
+    }
+  });
+});
