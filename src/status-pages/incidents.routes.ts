@@ -11,10 +11,11 @@ import {
 } from "./incidents.service.ts";
 import { IncidentCreateBody, IncidentUpdateBody } from "./status-pages.bodies.ts";
 import { presentIncident } from "./status-pages.present.ts";
+import { IncidentSchema } from "./status-pages.schemas.ts";
 
 const tags = ["status pages"];
 const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
-const Loose = t.Object({}, { additionalProperties: true });
+
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
 
 /** A page's incidents (decisions.md §15): members read, admins write. */
@@ -28,7 +29,7 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
         data: listIncidents(principal.organizationId, params.id, deps).map(presentIncident),
       }),
       {
-        response: { 200: t.Object({ data: t.Array(Loose) }), ...errors },
+        response: { 200: t.Object({ data: t.Array(IncidentSchema) }), ...errors },
         detail: { tags, security, summary: "A page's incidents with their updates, newest first" },
       },
     )
@@ -42,7 +43,7 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
         };
       },
       {
-        response: { 201: t.Object({ data: Loose }), ...errors },
+        response: { 201: t.Object({ data: IncidentSchema }), ...errors },
         detail: {
           tags,
           security,
@@ -62,7 +63,7 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
         };
       },
       {
-        response: { 201: t.Object({ data: Loose }), ...errors },
+        response: { 201: t.Object({ data: IncidentSchema }), ...errors },
         detail: {
           tags,
           security,

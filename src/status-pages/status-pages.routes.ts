@@ -11,6 +11,7 @@ import {
 } from "./status-pages.bodies.ts";
 import { hostOf } from "./status-pages.model.ts";
 import { presentAttached, presentComponent, presentPage } from "./status-pages.present.ts";
+import { AttachedSchema, ComponentSchema, StatusPageSchema } from "./status-pages.schemas.ts";
 import {
   addComponent,
   attachMonitor,
@@ -32,8 +33,7 @@ export interface StatusPagesRouteDeps {
 
 const tags = ["status pages"];
 const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
-const Loose = t.Object({}, { additionalProperties: true });
-const One = t.Object({ data: Loose });
+const One = t.Object({ data: StatusPageSchema });
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ValidationErrorBody };
 const writeErrors = { ...errors, 409: ErrorBody };
 
@@ -54,7 +54,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
         data: deps.repo.list(principal.organizationId).map((page) => view(page, base)),
       }),
       {
-        response: { 200: t.Object({ data: t.Array(Loose) }), ...errors },
+        response: { 200: t.Object({ data: t.Array(StatusPageSchema) }), ...errors },
         detail: { tags, security, summary: "List the organization's status pages, newest first" },
       },
     )
@@ -125,7 +125,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
         return { data: presentAttached(id, attached) };
       },
       {
-        response: { 201: One, ...errors },
+        response: { 201: t.Object({ data: AttachedSchema }), ...errors },
         detail: {
           tags,
           security,
@@ -156,7 +156,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
         };
       },
       {
-        response: { 201: One, ...errors },
+        response: { 201: t.Object({ data: ComponentSchema }), ...errors },
         detail: {
           tags,
           security,
