@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Cookie, Page } from "playwright-core";
 import { startUiWorld, type UiWorld } from "../src/test-utils/browser-world.ts";
+import { statusPageScreen } from "./screenshot-status-page.ts";
 import { routingScreens } from "./screenshots-routing.ts";
 
 const root = join(import.meta.dir, "..");
@@ -333,6 +334,7 @@ async function main(): Promise<void> {
   } finally {
     await world.stop();
   }
+  await statusPageScreen(outDir);
 }
 
 await main();

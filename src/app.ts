@@ -24,7 +24,17 @@ import { type Room, startRooms } from "./room.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
+import type { StatusPagesReads } from "./status-pages/status-pages.ports.ts";
+import { createStatusPagesRoom } from "./status-pages/status-pages.room.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
+
+/**
+ * Ports a test may lend in place of (or before) the rooms that lend them, e.g. the maintenance
+ * windows a status page shows.
+ */
+export interface PortOverrides {
+  statusPages?: Partial<StatusPagesReads>;
+}
 
 export interface StartOptions {
   port: number;
@@ -36,7 +46,7 @@ export interface StartOptions {
  * the ports of rooms built before it; then one start path and one stop path. Building starts
  * nothing (no job, no subscription), so two apps may be built and run in one process.
  */
-export function createApp(deps: AppDeps) {
+export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   // Built once: every room that needs a client's address resolves it by the same rule.
   const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
   const auth = createAuthRoom(deps, { resolveClientIp });
@@ -131,6 +141,15 @@ export function createApp(deps: AppDeps) {
     guard,
     monitorExists: monitors.ports.monitorExists,
   });
+  const statusPages = createStatusPagesRoom(deps, {
+    guard,
+    dailyBuckets: monitors.ports.dailyBuckets,
+    stateChanges: monitors.ports.stateChanges,
+    monitorSummary: monitors.ports.monitorSummary,
+    maintenanceFor: maintenance.ports.maintenanceFor,
+    deliveryHealth: routing.ports.deliveryHealth,
+    ...overrides.statusPages,
+  });
   const rooms: Room<object>[] = [
     auth,
     endpoints,
@@ -147,6 +166,7 @@ export function createApp(deps: AppDeps) {
     alerts,
     monitors,
     maintenance,
+    statusPages,
   ];
 
   const metrics = createMetrics();
@@ -173,7 +193,7 @@ export function createApp(deps: AppDeps) {
     );
   for (const room of rooms) if (room.routes) app.use(room.routes);
   // The UI's catch-all goes last so every room's routes win over it.
-  app.use(uiRoutes({ dir: deps.config.ui_dir }));
+  app.use(uiRoutes({ dir: deps.config.ui_dir, hostPage: statusPages.ports.customDomainPage }));
 
   let stopRooms: (() => Promise<void>) | null = null;
   return {

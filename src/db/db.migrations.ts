@@ -89,6 +89,7 @@ import m0035_delivery_health_days from "../../migrations/0035_delivery_health_da
 import m0036_monitor_dependencies from "../../migrations/0036_monitor_dependencies.sql" with {
   type: "text",
 };
+import m0037_status_pages from "../../migrations/0037_status_pages.sql" with { type: "text" };
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -138,4 +139,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0034_maintenance_windows", sql: m0034_maintenance_windows },
   { name: "0035_delivery_health_days", sql: m0035_delivery_health_days },
   { name: "0036_monitor_dependencies", sql: m0036_monitor_dependencies },
+  { name: "0037_status_pages", sql: m0037_status_pages },
 ];

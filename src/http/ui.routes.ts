@@ -28,6 +28,11 @@ export interface UiOptions {
    * binary. Read on every request, so a rebuild shows without a restart (`WEIR_UI_DIR`).
    */
   dir?: string;
+  /**
+   * Asked first for `/`: the page of a host that is a status page's custom domain, or
+   * undefined for the app's own hosts.
+   */
+  hostPage?: (request: Request) => Response | undefined;
 }
 
 /** The file serving `path`: embedded by default, or under `dir`; never outside it. */
@@ -56,7 +61,9 @@ export function uiRoutes(options: UiOptions = {}) {
   const locate = fileLocator(options.dir);
   return new Elysia({ name: "weir-ui", seed: options.dir ?? "" }).get(
     "/*",
-    ({ path, set }) => {
+    ({ path, set, request }) => {
+      const hosted = path === "/" ? options.hostPage?.(request) : undefined;
+      if (hosted) return hosted;
       Object.assign(set.headers, UI_SECURITY_HEADERS);
       const asset = locate(path === "/" ? "/index.html" : path);
       if (asset) {

@@ -11,7 +11,7 @@ import { createChecksRepo, type DailyBucket } from "./checks.repo.ts";
 import { type ChecksDeps, recordOutcome } from "./checks.service.ts";
 import { createDependenciesRepo } from "./dependencies.repo.ts";
 import { renderMonitorMetrics } from "./monitors.metrics.ts";
-import { bucketsOf, TIME } from "./monitors.model.ts";
+import { bucketsOf, shownStatus, TIME } from "./monitors.model.ts";
 import { type MonitorView, monitorView } from "./monitors.present.ts";
 import { probe } from "./monitors.probes.ts";
 import { createMonitorsRepo, monitorOfRow } from "./monitors.repo.ts";
@@ -39,12 +39,22 @@ export interface MonitorsPorts {
   findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
   /** Whether the organization has this monitor (one indexed read, no figures). */
   monitorExists(organizationId: string, id: string): boolean;
+  /** The organization's monitor in brief (no figures, one indexed read): status pages. */
+  monitorSummary(
+    organizationId: string,
+    id: string,
+  ): { id: string; name: string; status: string } | null;
   /**
    * The last `days` UTC days of a monitor's daily buckets, oldest first (days without checks
    * absent). `checks` leaves maintenance checks out (they are in `maintenance`), so
    * (up + degraded) ÷ checks is the day's uptime as the API shows it.
    */
   dailyBuckets(monitorId: string, days: number): DailyBucket[];
+  /** State changes of these monitors since an ISO time, newest first (status page feeds). */
+  stateChanges(
+    monitorIds: string[],
+    since: string,
+  ): { monitor_id: string; from: string; to: string; at: string; reason: string | null }[];
   /** The organization's monitors whose URL or headers say `{{name}}`: such a secret stays. */
   monitorsUsingSecret(organizationId: string, name: string): { monitor_id: string; name: string }[];
 }
@@ -164,6 +174,19 @@ export function createMonitorsRoom(
           .page(organizationId, Number.MAX_SAFE_INTEGER, 0)
           .filter((monitor) => secretReferences(JSON.stringify(monitor.settings)).includes(name))
           .map((monitor) => ({ monitor_id: monitor.id, name: monitor.name })),
+      monitorSummary(organizationId, id) {
+        const monitor = repo.find(organizationId, id);
+        return monitor ? { id, name: monitor.name, status: shownStatus(monitor) } : null;
+      },
+      stateChanges: (monitorIds, since) =>
+        monitorIds
+          .flatMap((id) =>
+            checksRepo
+              .events(id)
+              .filter((event) => event.at >= since)
+              .map((event) => ({ monitor_id: id, ...event })),
+          )
+          .sort((a, b) => b.at.localeCompare(a.at)),
       dailyBuckets(monitorId, days) {
         const { day } = bucketsOf(deps.clock.now());
         return checksRepo

@@ -1,4 +1,4 @@
-import { createApp, type WeirApp } from "../app.ts";
+import { createApp, type PortOverrides, type WeirApp } from "../app.ts";
 import { type AppDeps, closeDeps, createDeps, type DepsOverrides } from "../deps.ts";
 import type { Config } from "../shared/config.table.ts";
 import { loadConfig } from "../shared/config.ts";
@@ -20,6 +20,8 @@ export interface TestServer {
 
 export interface TestServerOptions extends DepsOverrides {
   config?: Partial<Config>;
+  /** Ports lent in place of the rooms' own (see createApp). */
+  ports?: PortOverrides;
 }
 
 /** A real Weir app on 127.0.0.1, port 0, with a temp data dir and real migrations. */
@@ -37,7 +39,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logger =
     options.logger ?? createLogger({ level: "debug", write: (line) => logs.push(line) });
   const deps = await createDeps(config, { ...options, logger });
-  const weir = createApp(deps);
+  const weir = createApp(deps, options.ports);
   const port = weir.start({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${port}`;
   return {

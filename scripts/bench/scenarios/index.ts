@@ -9,6 +9,7 @@ import { fanout } from "./fanout.ts";
 import { healthz } from "./healthz.ts";
 import { ingest } from "./ingest.ts";
 import { monitors, monitors10k } from "./monitors.ts";
+import { statusPage } from "./status-page.ts";
 
 export const scenarios: readonly Scenario[] = [
   bunServeJsonBody,
@@ -24,4 +25,5 @@ export const scenarios: readonly Scenario[] = [
   actions,
   monitors,
   monitors10k,
+  statusPage,
 ];

@@ -1,0 +1,83 @@
+import type { PublicBaseUrl } from "../http/http.public-url.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IncidentsRepo } from "./incidents.repo.ts";
+import type { RenderCache } from "./status-pages.cache.ts";
+import { FEED_DAYS, renderFeed } from "./status-pages.feed.ts";
+import type { StatusPage } from "./status-pages.model.ts";
+import type { StatusPagesReads } from "./status-pages.ports.ts";
+import type { StatusPagesRepo } from "./status-pages.repo.ts";
+import { buildSnapshot, INCIDENT_HISTORY_DAYS, type Snapshot } from "./status-pages.snapshot.ts";
+
+export interface PublicDeps {
+  repo: StatusPagesRepo;
+  incidents: IncidentsRepo;
+  reads: StatusPagesReads;
+  clock: Clock;
+  cache: RenderCache;
+  publicBaseUrl: PublicBaseUrl;
+}
+
+export interface PublicView {
+  page: StatusPage;
+  snapshot: Snapshot;
+}
+
+const DAY_MS = 86_400_000;
+
+function build(page: StatusPage, deps: PublicDeps): PublicView {
+  const now = deps.clock.now();
+  const monitors = deps.repo.monitors(page.id);
+  const onPage = new Set(monitors.map((m) => m.monitorId));
+  const since = new Date(now - INCIDENT_HISTORY_DAYS * DAY_MS).toISOString();
+  const snapshot = buildSnapshot({
+    page,
+    monitors,
+    components: deps.repo.components(page.id),
+    incidents: deps.incidents.recent(page.id, since),
+    reads: deps.reads,
+    now,
+  });
+  // A maintenance window may name monitors this page does not show: they stay unnamed.
+  const shown = (list: Snapshot["maintenance"]["active"]) =>
+    list.map((w) => ({ ...w, monitor_ids: w.monitor_ids.filter((id) => onPage.has(id)) }));
+  const { active, upcoming } = snapshot.maintenance;
+  snapshot.maintenance = { active: shown(active), upcoming: shown(upcoming) };
+  for (const list of [snapshot.incidents.active, snapshot.incidents.resolved]) {
+    for (const incident of list) {
+      incident.monitor_ids = incident.monitor_ids.filter((id) => onPage.has(id));
+    }
+  }
+  return { page, snapshot };
+}
+
+/** The page at `slug` as the public sees it, built at most once per cache period; null: none. */
+export function publicView(slug: string, deps: PublicDeps): PublicView | null {
+  const hit = deps.cache.peek<PublicView>(slug, "view");
+  if (hit) return hit;
+  const page = deps.repo.findBySlug(slug);
+  if (!page) return null;
+  return deps.cache.memo(slug, "view", () => build(page, deps));
+}
+
+/** The page's Atom feed: the last 30 days of state changes, incident updates and maintenance. */
+export function feedOf(view: PublicView, pageUrl: string, deps: PublicDeps): string {
+  const now = deps.clock.now();
+  const since = new Date(now - FEED_DAYS * DAY_MS).toISOString();
+  const monitors = view.snapshot.groups.flatMap((g) => g.items).filter((i) => i.kind === "monitor");
+  const ids = monitors.map((m) => m.id);
+  const maintenance = deps.reads.maintenanceFor?.(
+    view.page.organizationId,
+    ids,
+    new Date(now),
+    FEED_DAYS,
+  );
+  return renderFeed({
+    title: view.page.name,
+    pageUrl,
+    names: new Map(monitors.map((m) => [m.id, m.name])),
+    changes: deps.reads.stateChanges?.(ids, since) ?? [],
+    incidents: deps.incidents.recent(view.page.id, since),
+    maintenance: [...(maintenance?.active ?? []), ...(maintenance?.recent ?? [])],
+    now: new Date(now).toISOString(),
+  });
+}

@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { AppDeps } from "../deps.ts";
+import type { Room } from "../room.ts";
+import { createIncidentsRepo } from "./incidents.repo.ts";
+import { incidentsRoutes } from "./incidents.routes.ts";
+import { createRenderCache } from "./status-pages.cache.ts";
+import { createDomainDirectory, customDomainPage } from "./status-pages.domains.ts";
+import { hostOf } from "./status-pages.model.ts";
+import type { StatusPagesReads } from "./status-pages.ports.ts";
+import type { PublicDeps } from "./status-pages.public.ts";
+import { publicRoutes } from "./status-pages.public-routes.ts";
+import { createStatusPagesRepo } from "./status-pages.repo.ts";
+import { statusPagesRoutes } from "./status-pages.routes.ts";
+import type { StatusPagesDeps } from "./status-pages.service.ts";
+
+export type StatusPagesRoomDeps = Pick<
+  AppDeps,
+  "db" | "clock" | "ids" | "publicBaseUrl" | "config"
+>;
+
+export interface StatusPagesRoomPorts extends StatusPagesReads {
+  guard: AuthPorts["guard"];
+}
+
+/** How long a render is reused, and how many pages' renders are kept. */
+export const RENDER_TTL_MS = 5_000;
+const MAX_CACHED_PAGES = 500;
+
+/** The host of `base_url`, when it is set: the app's own front door. */
+function ownHostOf(baseUrl: string): string | null {
+  if (baseUrl === "") return null;
+  try {
+    return hostOf(new URL(baseUrl).host);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Builds the status pages room (decisions.md §9, §15): a read model over the monitors' rollups,
+ * incidents, maintenance windows and delivery health, lent through ports. Renders are cached
+ * per page for a few seconds; the room owns no timer.
+ */
+/** What the room lends: the front door of custom domains, for the app's `/`. */
+export interface StatusPagesPorts {
+  customDomainPage(request: Request): Response | undefined;
+}
+
+export function createStatusPagesRoom(
+  deps: StatusPagesRoomDeps,
+  ports: StatusPagesRoomPorts,
+): Room<StatusPagesPorts> {
+  const { guard, ...reads } = ports;
+  const repo = createStatusPagesRepo(deps.db);
+  const cache = createRenderCache({
+    ttlMs: RENDER_TTL_MS,
+    maxPages: MAX_CACHED_PAGES,
+    now: () => deps.clock.now(),
+  });
+  const domains = createDomainDirectory((host) => repo.findByDomain(host)?.slug ?? null);
+  const pages: StatusPagesDeps = {
+    repo,
+    reads,
+    clock: deps.clock,
+    ids: deps.ids,
+    tx: (fn) => deps.db.tx(fn),
+    pageChanged: (page) => {
+      cache.forget(page.slug);
+      domains.forget();
+    },
+  };
+  const incidents = createIncidentsRepo(deps.db);
+  const publicDeps: PublicDeps = {
+    repo,
+    incidents,
+    reads,
+    clock: deps.clock,
+    cache,
+    publicBaseUrl: deps.publicBaseUrl,
+  };
+  const routes = new Elysia()
+    .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
+    .use(incidentsRoutes({ guard, incidents: { ...pages, incidents } }))
+    .use(publicRoutes(publicDeps));
+  return {
+    routes,
+    jobs: [],
+    subscriptions: [],
+    stop: () => {},
+    ports: {
+      customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
+    },
+  };
+}
