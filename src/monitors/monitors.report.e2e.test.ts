@@ -93,14 +93,14 @@ describe("SLA reports", () => {
           checks: 3,
         },
       ],
-      total: { uptime_percent: 75, downtime_minutes: 1, maintenance_minutes: 2, checks: 6 },
+      overall: { uptime_percent: 75, downtime_minutes: 1, maintenance_minutes: 2, checks: 6 },
     });
     // Without a range: the 30 days up to today.
     const recent = (await report("")).body.data;
     expect([recent.from, recent.to, recent.days.length]).toEqual(["2025-12-05", "2026-01-03", 30]);
   });
 
-  test("csv: a header row, one row per day, a total row, and a file name", async () => {
+  test("csv: a header row, one row per day, an overall row, and a file name", async () => {
     const answer = await server.request(
       `${MONITORS_PATH}/${monitorId}/report?from=2026-01-01&to=2026-01-03&format=csv`,
       { headers: owner.headers },
@@ -115,7 +115,7 @@ describe("SLA reports", () => {
       "2026-01-01,66.67,1,0,3",
       "2026-01-02,,0,0,0",
       "2026-01-03,100,0,2,3",
-      "total,75,1,2,6",
+      "overall,75,1,2,6",
       "",
     ]);
   });

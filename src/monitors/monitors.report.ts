@@ -16,7 +16,7 @@ export interface ReportRange {
   format: ReportFormat;
 }
 
-/** One UTC day of the report (or the total of them, without `date`). */
+/** One UTC day of the report (or the whole range, without `date`). */
 export interface ReportFigures {
   uptime_percent: number | null;
   downtime_minutes: number;
@@ -88,7 +88,7 @@ function figuresOf(bucket: DailyBucket | undefined, intervalMinutes: number): Re
   };
 }
 
-/** Every day of the range (a day without checks shows null uptime), and their total. */
+/** Every day of the range (a day without checks shows null uptime), and the whole range's figures (`overall`: `total` names counts in Weir's answers). */
 export function slaReport(
   range: ReportRange,
   buckets: readonly DailyBucket[],
@@ -113,25 +113,25 @@ export function slaReport(
       sums.maintenance += bucket.maintenance;
     }
   }
-  const total: ReportFigures = {
+  const overall: ReportFigures = {
     uptime_percent: uptimeOf(sums),
     downtime_minutes: minutes(downtime),
     maintenance_minutes: minutes(maintenance),
     checks: sums.checks,
   };
-  return { from: dateOf(range.from), to: dateOf(range.to), days, total };
+  return { from: dateOf(range.from), to: dateOf(range.to), days, overall };
 }
 
 export type SlaReport = ReturnType<typeof slaReport>;
 
-/** The report as CSV: a header row, one row per day, then a `total` row. */
+/** The report as CSV: a header row, one row per day, then an `overall` row. */
 export function reportCsv(report: SlaReport): string {
   const row = (date: string, f: ReportFigures) =>
     [date, f.uptime_percent ?? "", f.downtime_minutes, f.maintenance_minutes, f.checks].join(",");
   return [
     "date,uptime_percent,downtime_minutes,maintenance_minutes,checks",
     ...report.days.map((day) => row(day.date, day)),
-    row("total", report.total),
+    row("overall", report.overall),
   ]
     .join("\r\n")
     .concat("\r\n");

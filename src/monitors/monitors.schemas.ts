@@ -111,7 +111,7 @@ export const ReportSchema = t.Object({
   from: t.String(),
   to: t.String(),
   days: t.Array(t.Object({ date: t.String(), ...ReportFiguresSchema })),
-  total: t.Object(ReportFiguresSchema),
+  overall: t.Object(ReportFiguresSchema),
 });
 
 export const ReportQuery = t.Object({
