@@ -174,4 +174,45 @@ describe("monitors in chromium", () => {
     expect(await sidewaysOverflow(page)).toBe(0);
     await clean();
   });
+  test("a docker monitor made in the form depends on a parent; both pages show it; None removes it", async () => {
+    const router = await callAs(world.server, owner, "POST", "/api/v1/uptime-monitors", {
+      name: "Edge router",
+      type: "ping",
+      hostname: "127.0.0.1",
+      paused: true,
+    });
+    expect(router.status).toBe(201);
+    const page = await world.newPage();
+    const clean = watch(page);
+    await openScreen(world, page, owner, "/monitors", "Monitors");
+    await page.getByRole("button", { name: "New monitor" }).click();
+    await page.getByLabel("Monitor name").fill("Paperless");
+    await page.getByLabel("Monitor type").selectOption("docker");
+    await page.getByLabel("Container").fill("paperless-web");
+    await page.getByLabel("Depends on").selectOption({ label: "Edge router" });
+    await page.getByLabel("Check every (seconds)").fill("600");
+    await page.getByRole("button", { name: "Create monitor" }).click();
+    await page.getByRole("heading", { name: "Paperless", exact: true }).waitFor();
+    const family = page.getByRole("region", { name: "Dependencies" });
+    await family.getByRole("link", { name: "Edge router" }).waitFor();
+    const child = (await monitorNamed("Paperless")) as MonitorRow & { parent_id?: string };
+    expect(child.parent_id).toBe(router.body.data.id);
+
+    await family.getByRole("link", { name: "Edge router" }).click();
+    await page.getByRole("heading", { name: "Edge router", exact: true }).waitFor();
+    await page
+      .getByRole("region", { name: "Dependencies" })
+      .getByRole("link", { name: "Paperless" })
+      .click();
+    await page.getByRole("heading", { name: "Paperless", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Depends on").selectOption({ label: "None" });
+    await page.getByRole("button", { name: "Save monitor" }).click();
+    await page.getByRole("status").getByText("Monitor “Paperless” saved").waitFor();
+    await page.getByRole("region", { name: "Dependencies" }).waitFor({ state: "detached" });
+    expect(
+      ((await monitorNamed("Paperless")) as { parent_id?: string | null }).parent_id,
+    ).toBeNull();
+    await clean();
+  });
 });

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { Field, FormErrors, Select, useFocusFirstInvalid } from "../kit/field.tsx";
 import { useApp } from "../lib/context.ts";
 import { formFailure } from "../lib/form-errors.ts";
+import { ParentSelect } from "./monitor-family.tsx";
 import { createMonitor, type Monitor, type MonitorType, updateMonitor } from "./monitors.api.ts";
 import { MONITOR_TYPES } from "./types/index.ts";
 import type { Draft } from "./types/spec.tsx";
@@ -10,7 +11,7 @@ const TYPE_OPTIONS = Object.entries(MONITOR_TYPES).map(([value, form]) => ({
   value,
   label: form.label,
 }));
-const COMMON = ["name", "type", "interval_seconds", "timeout_seconds", "retries"];
+const COMMON = ["name", "type", "interval_seconds", "timeout_seconds", "retries", "parent_id"];
 const whole = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text) : text);
 
 /** Creates a monitor of any type, or changes one (its type stays). */
@@ -26,6 +27,9 @@ export function MonitorForm(props: {
   const [interval, setIntervalText] = useState(String(editing?.interval_seconds ?? 60));
   const [timeout, setTimeoutText] = useState(String(editing?.timeout_seconds ?? 30));
   const [retries, setRetries] = useState(String(editing?.retries ?? 0));
+  const [parentId, setParentId] = useState(
+    ((editing as { parent_id?: string | null } | undefined)?.parent_id ?? "") as string,
+  );
   const [draft, setDraft] = useState<Draft>(() =>
     MONITOR_TYPES[type].fromMonitor((editing ?? {}) as Record<string, unknown>),
   );
@@ -51,6 +55,7 @@ export function MonitorForm(props: {
       name,
       interval_seconds: whole(interval),
       retries: whole(retries),
+      parent_id: parentId === "" ? null : parentId,
       ...built.body,
     };
     if (type !== "push") body.timeout_seconds = whole(timeout);
@@ -150,6 +155,15 @@ export function MonitorForm(props: {
           required
         />
       </div>
+      <ParentSelect
+        monitorId={editing?.id}
+        value={parentId}
+        onChange={(next) => {
+          setParentId(next);
+          clear("parent_id");
+        }}
+        errors={errors.parent_id}
+      />
       <FormErrors errors={errors} claimed={[...COMMON, ...form.claimed]} message={message} />
       <div class="actions">
         <button type="submit" class="button primary" disabled={busy}>

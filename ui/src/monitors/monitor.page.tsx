@@ -8,6 +8,7 @@ import { ApiError, errorText } from "../lib/api.ts";
 import { canWrite, useApp } from "../lib/context.ts";
 import { navigate, useQueryState } from "../lib/router.ts";
 import { useData } from "../lib/use-load.ts";
+import { MonitorFamily } from "./monitor-family.tsx";
 import { MonitorForm } from "./monitor-form.tsx";
 import { CheckHistory, RANGES, ResponseChart, StateTimeline } from "./monitor-history.tsx";
 import { MonitorStatusBadge, uptimeText } from "./monitor-status.tsx";
@@ -139,6 +140,7 @@ export function MonitorPage({ monitorId }: { monitorId: string }) {
         />
       ) : null}
       {m.push_url ? <PushHelp url={m.push_url} /> : null}
+      <MonitorFamily monitor={m} key={m.updated_at} />
       <dl class="figures">
         <Figure term="Uptime 24 h" value={uptimeText(m.uptime_24h)} />
         <Figure term="Uptime 7 days" value={uptimeText(m.uptime_7d)} />
