@@ -143,6 +143,7 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   });
   const statusPages = createStatusPagesRoom(deps, {
     guard,
+    delivery: delivery.ports,
     dailyBuckets: monitors.ports.dailyBuckets,
     stateChanges: monitors.ports.stateChanges,
     monitorSummary: monitors.ports.monitorSummary,

@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
+import { createMailer } from "../alerts/alerts.mailer.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createIncidentsRepo } from "./incidents.repo.ts";
@@ -13,14 +15,22 @@ import { publicRoutes } from "./status-pages.public-routes.ts";
 import { createStatusPagesRepo } from "./status-pages.repo.ts";
 import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
+import { subscribeForm } from "./status-pages.subscribers.html.ts";
+import { createSubscribersRepo } from "./status-pages.subscribers.repo.ts";
+import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
+import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
+import { oweIncidentMails, type SubscribersDeps } from "./status-pages.subscribers.service.ts";
+import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "publicBaseUrl" | "config"
+  "db" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
 >;
 
 export interface StatusPagesRoomPorts extends StatusPagesReads {
   guard: AuthPorts["guard"];
+  /** Subscribers' mails are rows of the delivery outbox, kind "status_mail". */
+  delivery?: Pick<DeliveryPorts, "registerKind" | "enqueue" | "wake">;
 }
 
 /** How long a render is reused, and how many pages' renders are kept. */
@@ -51,7 +61,8 @@ export function createStatusPagesRoom(
   deps: StatusPagesRoomDeps,
   ports: StatusPagesRoomPorts,
 ): Room<StatusPagesPorts> {
-  const { guard, ...reads } = ports;
+  const { guard, delivery, ...reads } = ports;
+  const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
   const repo = createStatusPagesRepo(deps.db);
   const cache = createRenderCache({
     ttlMs: RENDER_TTL_MS,
@@ -65,12 +76,33 @@ export function createStatusPagesRoom(
     clock: deps.clock,
     ids: deps.ids,
     tx: (fn) => deps.db.tx(fn),
+    smtpConfigured: mailer !== null,
     pageChanged: (page) => {
       cache.forget(page.slug);
       domains.forget();
     },
   };
   const incidents = createIncidentsRepo(deps.db);
+  const subscribers: SubscribersDeps = {
+    pages: repo,
+    subscribers: createSubscribersRepo(deps.db),
+    signer: createSubscriberSigner(deps.secretKey),
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    plans: deps.config.plans,
+    tx: (fn) => deps.db.tx(fn),
+    enqueue: (tx, rows) => void delivery?.enqueue(tx, rows),
+    wake: () => delivery?.wake(),
+  };
+  delivery?.registerKind("status_mail", statusMailHandlers(subscribers, mailer));
+  const offersMail = mailer !== null && delivery !== undefined;
+  const subscriberRoutes = {
+    guard,
+    subscribers,
+    publicBaseUrl: deps.publicBaseUrl,
+    smtpConfigured: offersMail,
+  };
   const publicDeps: PublicDeps = {
     repo,
     incidents,
@@ -78,10 +110,31 @@ export function createStatusPagesRoom(
     clock: deps.clock,
     cache,
     publicBaseUrl: deps.publicBaseUrl,
+    subscribeFormFor: (page) =>
+      offersMail && page.allowSubscribers
+        ? subscribeForm(page.slug, subscribers.signer.sign("form", page.id, deps.clock.now()))
+        : "",
   };
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
-    .use(incidentsRoutes({ guard, incidents: { ...pages, incidents } }))
+    .use(
+      incidentsRoutes({
+        guard,
+        incidents: {
+          ...pages,
+          incidents,
+          mails: offersMail
+            ? {
+                owe: (tx, page, incident, update) =>
+                  oweIncidentMails(tx, page, incident, update, subscribers),
+                wake: subscribers.wake,
+              }
+            : undefined,
+        },
+      }),
+    )
+    .use(subscriberApiRoutes(subscriberRoutes))
+    .use(subscriberPublicRoutes(subscriberRoutes))
     .use(publicRoutes(publicDeps));
   return {
     routes,

@@ -1,4 +1,11 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import { organizations } from "../auth/auth.table.ts";
 import { monitors } from "../monitors/monitors.table.ts";
 
@@ -20,6 +27,8 @@ export const statusPages = sqliteTable(
     logoUrl: text("logo_url"),
     primaryColor: text("primary_color").notNull(),
     showServiceBranding: integer("show_service_branding").notNull().default(1),
+    /** Offers "Get updates by email" on the public page (needs the server's mail settings). */
+    allowSubscribers: integer("allow_subscribers").notNull().default(0),
     customDomain: text("custom_domain").unique(),
     /** `[{name, order}]` as JSON text. */
     groups: text("groups").notNull().default("[]"),
@@ -99,3 +108,43 @@ export const statusPageIncidentUpdates = sqliteTable(
   },
   (t) => [index("status_page_incident_updates_incident").on(t.incidentId, t.createdAt)],
 );
+
+/**
+ * A page's email subscribers (double opt-in): `confirmed_at` null until the mailed link is
+ * followed. `link_base` is the address the visitor subscribed on, for the links of later mails.
+ */
+export const statusPageSubscribers = sqliteTable(
+  "status_page_subscribers",
+  {
+    id: text("id").primaryKey(),
+    statusPageId: text("status_page_id")
+      .notNull()
+      .references(() => statusPages.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    linkBase: text("link_base").notNull(),
+    confirmedAt: text("confirmed_at"),
+    /** At most one confirmation mail per address per hour. */
+    confirmationSentAt: text("confirmation_sent_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("status_page_subscribers_page_email").on(t.statusPageId, t.email),
+    index("status_page_subscribers_page_created").on(t.statusPageId, t.createdAt),
+  ],
+);
+
+/**
+ * A mail owed to one subscriber, written with its cause (an incident, an update, a subscription)
+ * and sent by the delivery outbox (kind "status_mail"). Rendered when written, so a later edit
+ * of the incident does not change what was announced.
+ */
+export const statusPageMails = sqliteTable("status_page_mails", {
+  id: text("id").primaryKey(),
+  subscriberId: text("subscriber_id")
+    .notNull()
+    .references(() => statusPageSubscribers.id, { onDelete: "cascade" }),
+  kind: text("kind").notNull(),
+  subject: text("subject").notNull(),
+  body: text("body").notNull(),
+  createdAt: text("created_at").notNull(),
+});
