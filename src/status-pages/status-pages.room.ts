@@ -13,6 +13,7 @@ import type { StatusPagesReads } from "./status-pages.ports.ts";
 import type { PublicDeps } from "./status-pages.public.ts";
 import { publicRoutes } from "./status-pages.public-routes.ts";
 import { createStatusPagesRepo } from "./status-pages.repo.ts";
+import { statusPageReportRoutes } from "./status-pages.report.routes.ts";
 import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
 import { subscribeForm } from "./status-pages.subscribers.html.ts";
@@ -133,6 +134,7 @@ export function createStatusPagesRoom(
         },
       }),
     )
+    .use(statusPageReportRoutes({ guard, deps: { ...pages, incidents } }))
     .use(subscriberApiRoutes(subscriberRoutes))
     .use(subscriberPublicRoutes(subscriberRoutes))
     .use(publicRoutes(publicDeps));
