@@ -140,6 +140,8 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   const maintenance = createMaintenanceRoom(deps, {
     guard,
     monitorExists: monitors.ports.monitorExists,
+    // Status pages are built after maintenance; this runs per new window.
+    windowCreated: (tx, window) => statusPages.ports.maintenanceScheduled(tx, window),
   });
   const statusPages = createStatusPagesRoom(deps, {
     guard,

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { createMailer } from "../alerts/alerts.mailer.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
@@ -9,7 +10,7 @@ import { incidentsRoutes } from "./incidents.routes.ts";
 import { createRenderCache } from "./status-pages.cache.ts";
 import { createDomainDirectory, customDomainPage } from "./status-pages.domains.ts";
 import { hostOf } from "./status-pages.model.ts";
-import type { StatusPagesReads } from "./status-pages.ports.ts";
+import type { ScheduledMaintenance, StatusPagesReads } from "./status-pages.ports.ts";
 import type { PublicDeps } from "./status-pages.public.ts";
 import { publicRoutes } from "./status-pages.public-routes.ts";
 import { createStatusPagesRepo } from "./status-pages.repo.ts";
@@ -20,7 +21,11 @@ import { subscribeForm } from "./status-pages.subscribers.html.ts";
 import { createSubscribersRepo } from "./status-pages.subscribers.repo.ts";
 import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
 import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
-import { oweIncidentMails, type SubscribersDeps } from "./status-pages.subscribers.service.ts";
+import {
+  oweIncidentMails,
+  oweMaintenanceMails,
+  type SubscribersDeps,
+} from "./status-pages.subscribers.service.ts";
 import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
@@ -56,6 +61,8 @@ function ownHostOf(baseUrl: string): string | null {
 /** What the room lends: the front door of custom domains, for the app's `/`. */
 export interface StatusPagesPorts {
   customDomainPage(request: Request): Response | undefined;
+  /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
+  maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
 }
 
 export function createStatusPagesRoom(
@@ -145,6 +152,9 @@ export function createStatusPagesRoom(
     stop: () => {},
     ports: {
       customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
+      maintenanceScheduled: (tx, window) => {
+        if (offersMail) oweMaintenanceMails(tx, window, subscribers);
+      },
     },
   };
 }

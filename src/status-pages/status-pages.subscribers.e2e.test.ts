@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createMonitorAs } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
@@ -165,6 +166,32 @@ describe("status page email subscribers", () => {
     await mailTo(watcher, 2);
     expect(mailsTo(email)).toHaveLength(3);
     expect(smtp.mails.length).toBeGreaterThan(beforeLast);
+  });
+
+  test("a new maintenance window touching the page's monitors is mailed; one elsewhere is not", async () => {
+    const page = await newPage();
+    const monitor = (name: string) =>
+      createMonitorAs(server, owner as TestAccount, { name, type: "push", interval_seconds: 60 });
+    const shown = await monitor("Checkout");
+    const elsewhere = await monitor("Internal");
+    await callAs(server, owner, "POST", `${PATH}/${page.id}/monitors/${shown.id}`, {});
+    const email = "maint@example.com";
+    await confirmedSubscriber(page.slug, email);
+    const window = (title: string, monitorId: string) =>
+      callAs(server, owner, "POST", "/api/v1/maintenance-windows", {
+        title,
+        description: "The database moves.",
+        monitor_ids: [monitorId],
+        starts_at: "2026-06-10T01:00:00Z",
+        ends_at: "2026-06-10T03:00:00Z",
+      });
+    expect((await window("Not on this page", elsewhere.id)).status).toBe(201);
+    expect((await window("Migration", shown.id)).status).toBe(201);
+    const mail = await mailTo(email, 2);
+    expect(headerOf(mail.raw, "Subject")).toBe("[Acme status] Scheduled maintenance: Migration");
+    expect(bodyOf(mail.raw)).toContain("From 2026-06-10 01:00 UTC to 2026-06-10 03:00 UTC");
+    expect(bodyOf(mail.raw)).toContain("The database moves.");
+    expect(mailsTo(email)).toHaveLength(2);
   });
 
   test("the same answer whether or not the address is subscribed; one confirmation per hour", async () => {

@@ -1,5 +1,6 @@
 // Email subscribers of a status page: limits, and the mails as plain text. Pure.
 import type { Incident, IncidentUpdate, StatusPage } from "./status-pages.model.ts";
+import type { ScheduledMaintenance } from "./status-pages.ports.ts";
 
 export const SMTP_NOT_CONFIGURED =
   "email updates need the server's mail settings: the operator sets WEIR_SMTP_URL and WEIR_SMTP_FROM";
@@ -11,7 +12,7 @@ export const CONFIRMATION_INTERVAL_MS = 3_600_000;
 /** A status mail is retried this many times (an SMTP server may refuse for a while). */
 export const MAIL_MAX_RETRIES = 8;
 
-export type MailKind = "confirm" | "incident" | "incident_update";
+export type MailKind = "confirm" | "incident" | "incident_update" | "maintenance";
 
 export interface Mail {
   subject: string;
@@ -73,6 +74,25 @@ export function incidentMail(
   return {
     subject: oneLine(`[${page.name}] ${prefix}: ${incident.title}`),
     body: `${incident.title}\n${status} (${update.createdAt})\n\n${update.message}\n${footer(links)}`,
+  };
+}
+
+const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+/** A new maintenance window touching the page's monitors: when, and what it says. */
+export function maintenanceMail(
+  page: StatusPage,
+  window: ScheduledMaintenance,
+  links: MailLinks,
+): Mail {
+  const when =
+    window.startsAt && window.endsAt
+      ? `From ${utc(window.startsAt)} to ${utc(window.endsAt)}`
+      : `Recurring: ${window.cron ?? ""} (${window.timezone ?? "UTC"}), ${window.durationMinutes ?? 0} minutes each time`;
+  const description = window.description ? `\n${window.description}\n` : "";
+  return {
+    subject: oneLine(`[${page.name}] Scheduled maintenance: ${window.title}`),
+    body: `${window.title}\n${when}\n${description}${footer(links)}`,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { PlanTable } from "../shared/plans.ts";
 import type { Incident, IncidentUpdate, StatusPage } from "./status-pages.model.ts";
+import type { ScheduledMaintenance } from "./status-pages.ports.ts";
 import type { StatusPagesRepo } from "./status-pages.repo.ts";
 import {
   CONFIRMATION_INTERVAL_MS,
@@ -16,6 +17,7 @@ import {
   MAIL_MAX_RETRIES,
   type Mail,
   type MailKind,
+  maintenanceMail,
   type Subscriber,
 } from "./status-pages.subscribers.model.ts";
 import type { SubscribersRepo } from "./status-pages.subscribers.repo.ts";
@@ -172,5 +174,36 @@ export function oweIncidentMails(
     return oweMail(page, subscriber, kind, incidentMail(page, incident, update, links), deps);
   });
   if (owed.length > 0) deps.enqueue(tx, owed);
+  return owed.length;
+}
+
+/**
+ * A new maintenance window: each of the organization's pages that offers mail and shows one of
+ * its monitors owes its confirmed subscribers a mail, in the window's own transaction.
+ */
+export function oweMaintenanceMails(
+  tx: TxHandle,
+  window: ScheduledMaintenance,
+  deps: SubscribersDeps,
+): number {
+  const touched = new Set(window.monitorIds);
+  const owed = deps.pages
+    .list(window.organizationId)
+    .filter((page) => page.allowSubscribers)
+    .filter((page) => deps.pages.monitors(page.id).some((m) => touched.has(m.monitorId)))
+    .flatMap((page) =>
+      deps.subscribers.confirmed(page.id).map((subscriber) => {
+        const links = {
+          page: pageUrlOf(subscriber.linkBase, page),
+          unsubscribe: unsubscribeUrlOf(subscriber, page, deps),
+        };
+        return oweMail(page, subscriber, "maintenance", maintenanceMail(page, window, links), deps);
+      }),
+    );
+  if (owed.length > 0) {
+    deps.enqueue(tx, owed);
+    // The outbox claims at the end of this turn, after the caller's commit.
+    deps.wake();
+  }
   return owed.length;
 }
