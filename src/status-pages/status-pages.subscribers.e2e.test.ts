@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { parsePlanTable } from "../shared/plans.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
@@ -279,6 +280,39 @@ describe("status page email subscribers", () => {
       expect(Object.keys(refused.body.errors)).toEqual(["allow_subscribers"]);
     } finally {
       await bare.stop();
+    }
+  });
+
+  test("a page takes at most its plan's status_page_subscribers; past it nothing is stored or sent", async () => {
+    const small = await startTestServer({
+      clock,
+      config: {
+        smtp_url: smtp.url,
+        smtp_from: "Weir <status@example.com>",
+        plans: parsePlanTable({ team: { status_page_subscribers: 2 } }),
+      },
+    });
+    try {
+      const admin = await signUp(small, { plan: "team" });
+      const created = await callAs(small, admin, "POST", PATH, {
+        status_page: { name: "Small", slug: "small", allow_subscribers: true },
+      });
+      const html = await (await small.request("/status/small")).text();
+      const token = /name="token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+      const post = (email: string) =>
+        small.request("/status/small/subscribe", {
+          method: "POST",
+          body: new URLSearchParams({ email, token }),
+        });
+      for (const email of ["cap1@example.com", "cap2@example.com", "cap3@example.com"]) {
+        expect((await post(email)).status).toBe(202);
+      }
+      await mailTo("cap2@example.com");
+      const list = await callAs(small, admin, "GET", `${PATH}/${created.body.data.id}/subscribers`);
+      expect(list.body.total).toBe(2);
+      expect(mailsTo("cap3@example.com")).toHaveLength(0);
+    } finally {
+      await small.stop();
     }
   });
 
