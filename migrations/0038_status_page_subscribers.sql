@@ -21,4 +21,5 @@ CREATE TABLE `status_page_subscribers` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `status_page_subscribers_page_email` ON `status_page_subscribers` (`status_page_id`,`email`);--> statement-breakpoint
 CREATE INDEX `status_page_subscribers_page_created` ON `status_page_subscribers` (`status_page_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `status_page_subscribers_email` ON `status_page_subscribers` (`email`,`confirmation_sent_at`);--> statement-breakpoint
 ALTER TABLE `status_pages` ADD `allow_subscribers` integer DEFAULT 0 NOT NULL;

@@ -212,6 +212,11 @@ describe("status page email subscribers", () => {
     // The confirmed address got its confirmation only.
     expect(mailsTo(email)).toHaveLength(1);
     expect(mailsTo("new@example.com")).toHaveLength(2);
+    // The hour holds per address across pages: another page sends nothing within it.
+    const other = await newPage();
+    expect((await subscribeForm(other.slug, "new@example.com")).status).toBe(202);
+    await confirmedSubscriber(other.slug, "third@example.com");
+    expect(mailsTo("new@example.com")).toHaveLength(2);
   });
 
   test("bad, forged, expired and wrong-purpose tokens are refused", async () => {

@@ -58,6 +58,9 @@ export function createSubscribersRepo(db: Db) {
   const count = sqlite.prepare<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM status_page_subscribers WHERE status_page_id = ?",
   );
+  const lastConfirmation = sqlite.prepare<{ at: string | null }, [string]>(
+    "SELECT max(confirmation_sent_at) AS at FROM status_page_subscribers WHERE email = ?",
+  );
   const confirm = sqlite.prepare(
     "UPDATE status_page_subscribers SET confirmed_at = ? WHERE id = ? AND confirmed_at IS NULL",
   );
@@ -110,6 +113,10 @@ export function createSubscribersRepo(db: Db) {
     },
     confirmed(pageId: string): Subscriber[] {
       return confirmed.all(pageId).map(subscriberOfRow);
+    },
+    /** When any page last sent this address a confirmation mail (ISO), or null. */
+    lastConfirmationTo(email: string): string | null {
+      return lastConfirmation.get(email)?.at ?? null;
     },
     count(pageId: string): number {
       return count.get(pageId)?.n ?? 0;

@@ -81,9 +81,10 @@ export function subscribe(
   const outcome = deps.tx((tx) => {
     let subscriber = deps.subscribers.findByEmail(page.id, email);
     if (subscriber?.confirmedAt) return "nothing_to_do" as const;
-    if (subscriber?.confirmationSentAt) {
-      const last = Date.parse(subscriber.confirmationSentAt);
-      if (now - last < CONFIRMATION_INTERVAL_MS) return "nothing_to_do" as const;
+    // Per address across every page: many pages cannot be used to flood one inbox.
+    const last = deps.subscribers.lastConfirmationTo(email);
+    if (last !== null && now - Date.parse(last) < CONFIRMATION_INTERVAL_MS) {
+      return "nothing_to_do" as const;
     }
     if (!subscriber) {
       const limit = deps.plans[deps.subscribers.planOfPage(page.id)]?.status_page_subscribers;

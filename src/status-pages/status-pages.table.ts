@@ -130,6 +130,8 @@ export const statusPageSubscribers = sqliteTable(
   (t) => [
     uniqueIndex("status_page_subscribers_page_email").on(t.statusPageId, t.email),
     index("status_page_subscribers_page_created").on(t.statusPageId, t.createdAt),
+    // The once-an-hour confirmation limit holds per address across every page of the instance.
+    index("status_page_subscribers_email").on(t.email, t.confirmationSentAt),
   ],
 );
 
