@@ -1,13 +1,16 @@
 CREATE TABLE `status_page_mails` (
 	`id` text PRIMARY KEY NOT NULL,
-	`subscriber_id` text NOT NULL,
+	`organization_id` text NOT NULL,
+	`subscriber_id` text,
 	`kind` text NOT NULL,
 	`subject` text NOT NULL,
 	`body` text NOT NULL,
 	`created_at` text NOT NULL,
-	FOREIGN KEY (`subscriber_id`) REFERENCES `status_page_subscribers`(`id`) ON UPDATE no action ON DELETE cascade
+	FOREIGN KEY (`organization_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`subscriber_id`) REFERENCES `status_page_subscribers`(`id`) ON UPDATE no action ON DELETE set null
 );
 --> statement-breakpoint
+CREATE INDEX `status_page_mails_org_created` ON `status_page_mails` (`organization_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `status_page_subscribers` (
 	`id` text PRIMARY KEY NOT NULL,
 	`status_page_id` text NOT NULL,

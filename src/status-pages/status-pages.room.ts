@@ -19,6 +19,7 @@ import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
 import { subscribeForm } from "./status-pages.subscribers.html.ts";
 import { createSubscribersRepo } from "./status-pages.subscribers.repo.ts";
+import { sweepStatusMails } from "./status-pages.subscribers.retention.ts";
 import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
 import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
 import {
@@ -36,8 +37,11 @@ export type StatusPagesRoomDeps = Pick<
 export interface StatusPagesRoomPorts extends StatusPagesReads {
   guard: AuthPorts["guard"];
   /** Subscribers' mails are rows of the delivery outbox, kind "status_mail". */
-  delivery?: Pick<DeliveryPorts, "registerKind" | "enqueue" | "wake">;
+  delivery?: Pick<DeliveryPorts, "registerKind" | "enqueue" | "wake" | "forgetSubjects">;
 }
+
+/** The subscriber mails' sweep: hourly, like the other retention sweeps, and once at start. */
+export const STATUS_MAILS_RETENTION_JOB = "status-pages.mails-retention";
 
 /** How long a render is reused, and how many pages' renders are kept. */
 export const RENDER_TTL_MS = 5_000;
@@ -147,7 +151,21 @@ export function createStatusPagesRoom(
     .use(publicRoutes(publicDeps));
   return {
     routes,
-    jobs: [],
+    jobs: delivery
+      ? [
+          {
+            name: STATUS_MAILS_RETENTION_JOB,
+            pattern: "0 * * * *",
+            runNow: true,
+            run: () =>
+              sweepStatusMails({
+                ...subscribers,
+                forgetDeliveries: (tx, ids) => delivery.forgetSubjects(tx, "status_mail", ids),
+                yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+              }),
+          },
+        ]
+      : [],
     subscriptions: [],
     stop: () => {},
     ports: {

@@ -3,15 +3,18 @@ import { parsePlanTable } from "../shared/plans.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createMonitorAs } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { STATUS_MAILS_RETENTION_JOB } from "./status-pages.room.ts";
 
 // Email subscribers of a status page, end to end through a local SMTP server: double opt-in,
 // incident mails, one-click unsubscribe, signed links, rate limits and who may read addresses.
 const clock = createFakeClock(Date.UTC(2026, 5, 1, 12));
 const HOUR_MS = 3_600_000;
+const scheduler = createManualScheduler();
 const PATH = "/api/v1/status-pages";
 let server: TestServer;
 let smtp: SmtpSink;
@@ -22,6 +25,7 @@ beforeAll(async () => {
   smtp = await startSmtpSink();
   server = await startTestServer({
     clock,
+    scheduler,
     config: { smtp_url: smtp.url, smtp_from: "Weir <status@example.com>" },
   });
   account = await signUp(server, { plan: "team" });
@@ -374,5 +378,21 @@ describe("status page email subscribers", () => {
     await callAs(server, owner, "DELETE", `${PATH}/${page.id}`);
     const gone = await callAs(server, owner, "GET", `${PATH}/${page.id}/subscribers`);
     expect(gone.status).toBe(404);
+  });
+
+  test("mails and their deliveries go after the plan's retention (team: 30 days)", async () => {
+    const page = await newPage();
+    await confirmedSubscriber(page.slug, "kept@example.com");
+    const count = (sql: string) => (server.deps.db.sqlite.query(sql).get() as { n: number }).n;
+    const mails = "SELECT count(*) AS n FROM status_page_mails";
+    const deliveries = "SELECT count(*) AS n FROM deliveries WHERE kind = 'status_mail'";
+    expect(count(mails)).toBeGreaterThan(0);
+    expect(count(deliveries)).toBe(count(mails));
+    await scheduler.run(STATUS_MAILS_RETENTION_JOB);
+    expect(count(mails)).toBeGreaterThan(0);
+    clock.advance(31 * 24 * HOUR_MS);
+    await scheduler.run(STATUS_MAILS_RETENTION_JOB);
+    expect(count(mails)).toBe(0);
+    expect(count(deliveries)).toBe(0);
   });
 });

@@ -71,14 +71,21 @@ export function createSubscribersRepo(db: Db) {
     "DELETE FROM status_page_subscribers WHERE status_page_id = ? AND id = ?",
   );
   const insertMail = sqlite.prepare(
-    `INSERT INTO status_page_mails (id, subscriber_id, kind, subject, body, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO status_page_mails (id, organization_id, subscriber_id, kind, subject, body,
+       created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   const mail = sqlite.prepare<
-    { id: string; kind: string; subject: string; body: string; subscriber_id: string },
+    { id: string; kind: string; subject: string; body: string; subscriber_id: string | null },
     [string]
   >("SELECT id, kind, subject, body, subscriber_id FROM status_page_mails WHERE id = ?");
-  const removeMail = sqlite.prepare("DELETE FROM status_page_mails WHERE id = ?");
+  const tenantsWithMails = sqlite.prepare<{ id: string; plan: string }, []>(
+    `SELECT o.id, o.plan FROM organizations o
+     WHERE EXISTS (SELECT 1 FROM status_page_mails m WHERE m.organization_id = o.id)`,
+  );
+  const mailsBefore = sqlite.prepare<{ id: string }, [string, string, number]>(
+    `SELECT id FROM status_page_mails WHERE organization_id = ? AND created_at < ?
+     ORDER BY created_at LIMIT ?`,
+  );
   // The organization's plan sizes the subscriber quota of its pages.
   const planOfPage = sqlite.prepare<{ plan: string }, [string]>(
     `SELECT o.plan FROM status_pages p JOIN organizations o ON o.id = p.organization_id
@@ -131,18 +138,18 @@ export function createSubscribersRepo(db: Db) {
       return remove.run(pageId, id).changes > 0;
     },
     insertMail(
-      id: string,
+      owner: { id: string; organizationId: string },
       subscriberId: string,
       kind: MailKind,
       m: { subject: string; body: string },
       at: string,
     ) {
-      insertMail.run(id, subscriberId, kind, m.subject, m.body, at);
+      insertMail.run(owner.id, owner.organizationId, subscriberId, kind, m.subject, m.body, at);
     },
     /** The mail and its subscriber; null when either is gone (unsubscribed, page deleted). */
     findMail(id: string): OwedMail | null {
       const row = mail.get(id);
-      const subscriber = row ? byId.get(row.subscriber_id) : null;
+      const subscriber = row?.subscriber_id ? byId.get(row.subscriber_id) : null;
       if (!row || !subscriber) return null;
       return {
         id: row.id,
@@ -152,9 +159,17 @@ export function createSubscribersRepo(db: Db) {
         subscriber: subscriberOfRow(subscriber),
       };
     },
-    /** A sent mail's text is not kept: the outbox's attempt records what went out. */
-    forgetMail(id: string) {
-      removeMail.run(id);
+    tenantsWithMails(): { id: string; plan: Plan }[] {
+      return tenantsWithMails.all() as { id: string; plan: Plan }[];
+    },
+    mailsBefore(organizationId: string, cutoff: string, limit: number): string[] {
+      return mailsBefore.all(organizationId, cutoff, limit).map((row) => row.id);
+    },
+    removeMails(ids: readonly string[]) {
+      if (ids.length === 0) return;
+      sqlite.run(`DELETE FROM status_page_mails WHERE id IN (${ids.map(() => "?").join(",")})`, [
+        ...ids,
+      ]);
     },
     planOfPage(pageId: string): Plan {
       return (planOfPage.get(pageId)?.plan as Plan | undefined) ?? "free";

@@ -60,9 +60,5 @@ export function statusMailHandlers(
 ): DeliveryKindHandlers {
   return {
     prepare: (delivery) => prepare(delivery, deps, mailer),
-    onAttempt(_tx, delivery, attempt) {
-      // Sent: the attempt keeps what went out, so the owed row's copy can go.
-      if (attempt.errorType === null) deps.subscribers.forgetMail(delivery.subjectId);
-    },
   };
 }

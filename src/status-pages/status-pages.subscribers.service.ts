@@ -55,7 +55,8 @@ function oweMail(
   deps: SubscribersDeps,
 ): NewDelivery {
   const id = deps.ids.uuid();
-  deps.subscribers.insertMail(id, subscriber.id, kind, mail, isoAt(deps.clock.now()));
+  const owner = { id, organizationId: page.organizationId };
+  deps.subscribers.insertMail(owner, subscriber.id, kind, mail, isoAt(deps.clock.now()));
   return {
     kind: "status_mail",
     organizationId: page.organizationId,

@@ -138,15 +138,23 @@ export const statusPageSubscribers = sqliteTable(
 /**
  * A mail owed to one subscriber, written with its cause (an incident, an update, a subscription)
  * and sent by the delivery outbox (kind "status_mail"). Rendered when written, so a later edit
- * of the incident does not change what was announced.
+ * of the incident does not change what was announced. The row outlives its subscriber (then
+ * nothing is sent) so the retention sweep finds it, and its deliveries, by age.
  */
-export const statusPageMails = sqliteTable("status_page_mails", {
-  id: text("id").primaryKey(),
-  subscriberId: text("subscriber_id")
-    .notNull()
-    .references(() => statusPageSubscribers.id, { onDelete: "cascade" }),
-  kind: text("kind").notNull(),
-  subject: text("subject").notNull(),
-  body: text("body").notNull(),
-  createdAt: text("created_at").notNull(),
-});
+export const statusPageMails = sqliteTable(
+  "status_page_mails",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    subscriberId: text("subscriber_id").references(() => statusPageSubscribers.id, {
+      onDelete: "set null",
+    }),
+    kind: text("kind").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("status_page_mails_org_created").on(t.organizationId, t.createdAt)],
+);
