@@ -11,6 +11,15 @@ CREATE TABLE `status_page_mails` (
 );
 --> statement-breakpoint
 CREATE INDEX `status_page_mails_org_created` ON `status_page_mails` (`organization_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `status_page_maintenance_notices` (
+	`status_page_id` text NOT NULL,
+	`window_id` text NOT NULL,
+	`starts_at` text NOT NULL,
+	`created_at` text NOT NULL,
+	PRIMARY KEY(`status_page_id`, `window_id`, `starts_at`),
+	FOREIGN KEY (`status_page_id`) REFERENCES `status_pages`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `status_page_subscribers` (
 	`id` text PRIMARY KEY NOT NULL,
 	`status_page_id` text NOT NULL,

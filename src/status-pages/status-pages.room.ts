@@ -4,13 +4,17 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
-import type { Room } from "../room.ts";
+import type { Room, RoomJob } from "../room.ts";
 import { createIncidentsRepo } from "./incidents.repo.ts";
 import { incidentsRoutes } from "./incidents.routes.ts";
 import { createRenderCache } from "./status-pages.cache.ts";
 import { createDomainDirectory, customDomainPage } from "./status-pages.domains.ts";
 import { hostOf } from "./status-pages.model.ts";
-import type { ScheduledMaintenance, StatusPagesReads } from "./status-pages.ports.ts";
+import type {
+  MaintenanceFor,
+  ScheduledMaintenance,
+  StatusPagesReads,
+} from "./status-pages.ports.ts";
 import type { PublicDeps } from "./status-pages.public.ts";
 import { publicRoutes } from "./status-pages.public-routes.ts";
 import { createStatusPagesRepo } from "./status-pages.repo.ts";
@@ -27,6 +31,7 @@ import {
   oweMaintenanceMails,
   type SubscribersDeps,
 } from "./status-pages.subscribers.service.ts";
+import { announceMaintenanceStarts } from "./status-pages.subscribers.starts.ts";
 import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
@@ -42,6 +47,8 @@ export interface StatusPagesRoomPorts extends StatusPagesReads {
 
 /** The subscriber mails' sweep: hourly, like the other retention sweeps, and once at start. */
 export const STATUS_MAILS_RETENTION_JOB = "status-pages.mails-retention";
+/** Announces maintenance that has started to subscribers: every minute. */
+export const MAINTENANCE_STARTS_JOB = "status-pages.maintenance-starts";
 
 /** How long a render is reused, and how many pages' renders are kept. */
 export const RENDER_TTL_MS = 5_000;
@@ -67,6 +74,36 @@ export interface StatusPagesPorts {
   customDomainPage(request: Request): Response | undefined;
   /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
   maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
+}
+
+/** The subscriber mails' jobs: announcing maintenance starts, and the retention sweep. */
+function subscriberJobs(
+  subscribers: SubscribersDeps,
+  delivery: StatusPagesRoomPorts["delivery"],
+  maintenanceFor: MaintenanceFor | undefined,
+): RoomJob[] {
+  if (!delivery) return [];
+  const jobs: RoomJob[] = [
+    {
+      name: STATUS_MAILS_RETENTION_JOB,
+      pattern: "0 * * * *",
+      runNow: true,
+      run: () =>
+        sweepStatusMails({
+          ...subscribers,
+          forgetDeliveries: (tx, ids) => delivery.forgetSubjects(tx, "status_mail", ids),
+          yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+        }),
+    },
+  ];
+  if (maintenanceFor) {
+    jobs.push({
+      name: MAINTENANCE_STARTS_JOB,
+      pattern: "0 * * * * *",
+      run: () => announceMaintenanceStarts(subscribers, maintenanceFor),
+    });
+  }
+  return jobs;
 }
 
 export function createStatusPagesRoom(
@@ -151,21 +188,7 @@ export function createStatusPagesRoom(
     .use(publicRoutes(publicDeps));
   return {
     routes,
-    jobs: delivery
-      ? [
-          {
-            name: STATUS_MAILS_RETENTION_JOB,
-            pattern: "0 * * * *",
-            runNow: true,
-            run: () =>
-              sweepStatusMails({
-                ...subscribers,
-                forgetDeliveries: (tx, ids) => delivery.forgetSubjects(tx, "status_mail", ids),
-                yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
-              }),
-          },
-        ]
-      : [],
+    jobs: subscriberJobs(subscribers, delivery, offersMail ? reads.maintenanceFor : undefined),
     subscriptions: [],
     stop: () => {},
     ports: {

@@ -8,7 +8,7 @@ import { createMonitorAs } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { STATUS_MAILS_RETENTION_JOB } from "./status-pages.room.ts";
+import { MAINTENANCE_STARTS_JOB, STATUS_MAILS_RETENTION_JOB } from "./status-pages.room.ts";
 
 // Email subscribers of a status page, end to end through a local SMTP server: double opt-in,
 // incident mails, one-click unsubscribe, signed links, rate limits and who may read addresses.
@@ -197,6 +197,36 @@ describe("status page email subscribers", () => {
     expect(bodyOf(mail.raw)).toContain("From 2026-06-10 01:00 UTC to 2026-06-10 03:00 UTC");
     expect(bodyOf(mail.raw)).toContain("The database moves.");
     expect(mailsTo(email)).toHaveLength(2);
+  });
+
+  test("a maintenance occurrence that starts on the page's monitors is announced once", async () => {
+    const page = await newPage();
+    const shown = await createMonitorAs(server, owner as TestAccount, {
+      name: "Search",
+      type: "push",
+      interval_seconds: 60,
+    });
+    await callAs(server, owner, "POST", `${PATH}/${page.id}/monitors/${shown.id}`, {});
+    const email = "starts@example.com";
+    await confirmedSubscriber(page.slug, email);
+    const start = clock.now() + HOUR_MS;
+    const created = await callAs(server, owner, "POST", "/api/v1/maintenance-windows", {
+      title: "Reindex",
+      monitor_ids: [shown.id],
+      starts_at: new Date(start).toISOString(),
+      ends_at: new Date(start + 2 * HOUR_MS).toISOString(),
+    });
+    expect(created.status).toBe(201);
+    await mailTo(email, 2);
+    // Not started yet: nothing to announce.
+    await scheduler.run(MAINTENANCE_STARTS_JOB);
+    clock.advance(HOUR_MS + 60_000);
+    await scheduler.run(MAINTENANCE_STARTS_JOB);
+    const started = await mailTo(email, 3);
+    expect(headerOf(started.raw, "Subject")).toBe("[Acme status] Maintenance started: Reindex");
+    await scheduler.run(MAINTENANCE_STARTS_JOB);
+    await confirmedSubscriber(page.slug, "barrier@example.com");
+    expect(mailsTo(email)).toHaveLength(3);
   });
 
   test("the same answer whether or not the address is subscribed; one confirmation per hour", async () => {

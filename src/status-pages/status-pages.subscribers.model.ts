@@ -12,7 +12,12 @@ export const CONFIRMATION_INTERVAL_MS = 3_600_000;
 /** A status mail is retried this many times (an SMTP server may refuse for a while). */
 export const MAIL_MAX_RETRIES = 8;
 
-export type MailKind = "confirm" | "incident" | "incident_update" | "maintenance";
+export type MailKind =
+  | "confirm"
+  | "incident"
+  | "incident_update"
+  | "maintenance"
+  | "maintenance_started";
 
 export interface Mail {
   subject: string;
@@ -93,6 +98,19 @@ export function maintenanceMail(
   return {
     subject: oneLine(`[${page.name}] Scheduled maintenance: ${window.title}`),
     body: `${window.title}\n${when}\n${description}${footer(links)}`,
+  };
+}
+
+/** An occurrence of a maintenance window has started on monitors the page shows. */
+export function maintenanceStartedMail(
+  page: StatusPage,
+  occurrence: { title: string; description: string | null; starts_at: string; ends_at: string },
+  links: MailLinks,
+): Mail {
+  const description = occurrence.description ? `\n${occurrence.description}\n` : "";
+  return {
+    subject: oneLine(`[${page.name}] Maintenance started: ${occurrence.title}`),
+    body: `${occurrence.title}\nFrom ${utc(occurrence.starts_at)} to ${utc(occurrence.ends_at)}\n${description}${footer(links)}`,
   };
 }
 

@@ -78,6 +78,13 @@ export function createSubscribersRepo(db: Db) {
     { id: string; kind: string; subject: string; body: string; subscriber_id: string | null },
     [string]
   >("SELECT id, kind, subject, body, subscriber_id FROM status_page_mails WHERE id = ?");
+  const offering = sqlite.prepare<{ id: string; organization_id: string }, []>(
+    "SELECT id, organization_id FROM status_pages WHERE allow_subscribers = 1",
+  );
+  const notice = sqlite.prepare(
+    `INSERT OR IGNORE INTO status_page_maintenance_notices (status_page_id, window_id, starts_at,
+       created_at) VALUES (?, ?, ?, ?)`,
+  );
   const tenantsWithMails = sqlite.prepare<{ id: string; plan: string }, []>(
     `SELECT o.id, o.plan FROM organizations o
      WHERE EXISTS (SELECT 1 FROM status_page_mails m WHERE m.organization_id = o.id)`,
@@ -158,6 +165,14 @@ export function createSubscribersRepo(db: Db) {
         body: row.body,
         subscriber: subscriberOfRow(subscriber),
       };
+    },
+    /** Every page that offers mail, across organizations (the maintenance-start job). */
+    pagesOffering(): { id: string; organizationId: string }[] {
+      return offering.all().map((r) => ({ id: r.id, organizationId: r.organization_id }));
+    },
+    /** Records that a page announced an occurrence's start; false when it already had. */
+    noteStart(pageId: string, windowId: string, startsAt: string, at: string): boolean {
+      return notice.run(pageId, windowId, startsAt, at).changes > 0;
     },
     tenantsWithMails(): { id: string; plan: Plan }[] {
       return tenantsWithMails.all() as { id: string; plan: Plan }[];

@@ -47,7 +47,7 @@ export function unsubscribeUrlOf(s: Subscriber, page: StatusPage, deps: Subscrib
   return `${pageUrlOf(s.linkBase, page)}/unsubscribe?token=${token}`;
 }
 
-function oweMail(
+export function oweMail(
   page: StatusPage,
   subscriber: Subscriber,
   kind: MailKind,

@@ -158,3 +158,20 @@ export const statusPageMails = sqliteTable(
   },
   (t) => [index("status_page_mails_org_created").on(t.organizationId, t.createdAt)],
 );
+
+/**
+ * Maintenance occurrences whose start a page has announced to its subscribers: one row per
+ * page, window and start, written with the mails, so a start is announced once.
+ */
+export const statusPageMaintenanceNotices = sqliteTable(
+  "status_page_maintenance_notices",
+  {
+    statusPageId: text("status_page_id")
+      .notNull()
+      .references(() => statusPages.id, { onDelete: "cascade" }),
+    windowId: text("window_id").notNull(),
+    startsAt: text("starts_at").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.statusPageId, t.windowId, t.startsAt] })],
+);
