@@ -140,9 +140,12 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   const maintenance = createMaintenanceRoom(deps, {
     guard,
     monitorExists: monitors.ports.monitorExists,
+    // Status pages are built after maintenance; this runs per new window.
+    windowCreated: (tx, window) => statusPages.ports.maintenanceScheduled(tx, window),
   });
   const statusPages = createStatusPagesRoom(deps, {
     guard,
+    delivery: delivery.ports,
     dailyBuckets: monitors.ports.dailyBuckets,
     stateChanges: monitors.ports.stateChanges,
     monitorSummary: monitors.ports.monitorSummary,

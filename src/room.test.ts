@@ -108,6 +108,7 @@ describe("createApp", () => {
         "routing.events-retention",
         "routing.health-retention",
         "routing.ingest-summary",
+        "status-pages.mails-retention",
       ]);
       // A second app on the same deps registers nothing until it is started itself.
       const second = createApp(server.deps);

@@ -45,6 +45,8 @@ export interface EmailMessage {
   to: string[];
   subject: string;
   text: string;
+  /** Extra header lines (a status page's `List-Unsubscribe`); never built from user input alone. */
+  headers?: Record<string, string>;
 }
 
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, " ").trim();

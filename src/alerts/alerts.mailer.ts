@@ -96,6 +96,7 @@ export function createMailer(smtpUrl: string, from: string): Mailer | null {
           subject: message.subject,
           // SMTP lines end in CRLF; a bare LF is refused by strict servers.
           text: message.text.replace(/\r?\n/g, "\r\n"),
+          ...(message.headers ? { headers: message.headers } : {}),
         });
         const refused = (info.rejected ?? []).map(String);
         if (refused.length === message.to.length) {

@@ -90,6 +90,9 @@ import m0036_monitor_dependencies from "../../migrations/0036_monitor_dependenci
   type: "text",
 };
 import m0037_status_pages from "../../migrations/0037_status_pages.sql" with { type: "text" };
+import m0038_status_page_subscribers from "../../migrations/0038_status_page_subscribers.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -140,4 +143,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0035_delivery_health_days", sql: m0035_delivery_health_days },
   { name: "0036_monitor_dependencies", sql: m0036_monitor_dependencies },
   { name: "0037_status_pages", sql: m0037_status_pages },
+  { name: "0038_status_page_subscribers", sql: m0038_status_page_subscribers },
 ];

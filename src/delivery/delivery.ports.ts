@@ -13,7 +13,7 @@ import type { Concealment } from "../shared/conceal.ts";
  */
 
 /** Who owns a delivery and knows how to build its request. */
-export type DeliveryKind = "forward" | "event" | "alert";
+export type DeliveryKind = "forward" | "event" | "alert" | "status_mail";
 
 /** The states of decisions.md §8 and the delivery issue, as stored. */
 export type DeliveryStatus = "pending" | "delivering" | "delivered" | "retrying" | "failed";

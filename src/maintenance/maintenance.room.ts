@@ -1,13 +1,14 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createMaintenanceIndex } from "./maintenance.index.ts";
-import type { MaintenanceOccurrence } from "./maintenance.model.ts";
+import type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
 import { createMaintenanceRepo } from "./maintenance.repo.ts";
 import { maintenanceRoutes } from "./maintenance.routes.ts";
 import type { MaintenanceDeps } from "./maintenance.service.ts";
 
-export type { MaintenanceOccurrence } from "./maintenance.model.ts";
+export type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
 
 export type MaintenanceRoomDeps = Pick<AppDeps, "db" | "clock" | "ids">;
 
@@ -15,6 +16,8 @@ export interface MaintenanceRoomPorts {
   guard: AuthPorts["guard"];
   /** Whether the organization has this monitor: a window names only its own monitors. */
   monitorExists(organizationId: string, monitorId: string): boolean;
+  /** Optional: status pages mail their subscribers of a new window, in its transaction. */
+  windowCreated?(tx: TxHandle, window: MaintenanceWindow): void;
 }
 
 /** What the maintenance room lends: the monitors' hot-path question, and status pages' reads. */
@@ -51,6 +54,8 @@ export function createMaintenanceRoom(
     clock: deps.clock,
     ids: deps.ids,
     monitorExists: ports.monitorExists,
+    tx: (fn) => deps.db.tx(fn),
+    windowCreated: ports.windowCreated,
   };
   return {
     routes: maintenanceRoutes(maintenance, ports.guard),

@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/auth.model.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import { AppError, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
@@ -15,6 +16,10 @@ export interface MaintenanceDeps {
   ids: Ids;
   /** Whether the organization has this monitor (the monitors room answers). */
   monitorExists(organizationId: string, monitorId: string): boolean;
+  /** Runs `fn` in one transaction (a new window and what it causes commit together). */
+  tx?<T>(fn: (tx: TxHandle) => T): T;
+  /** A window was created: status pages owe their subscribers a mail, in the same transaction. */
+  windowCreated?(tx: TxHandle, window: MaintenanceWindow): void;
 }
 
 type Tenant = Pick<Principal, "organizationId">;
@@ -60,7 +65,15 @@ export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDep
     createdAt: at,
     updatedAt: at,
   };
-  deps.repo.insert(window);
+  const { tx, windowCreated } = deps;
+  if (tx && windowCreated) {
+    tx((handle) => {
+      deps.repo.insert(window);
+      windowCreated(handle, window);
+    });
+  } else {
+    deps.repo.insert(window);
+  }
   deps.index.invalidate();
   return view(window, deps);
 }

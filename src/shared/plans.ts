@@ -19,6 +19,8 @@ export interface PlanQuota {
   event_storage_mb: number | null;
   /** Uptime monitors per organization (decisions.md §13). */
   monitors: number | null;
+  /** Email subscribers per status page. */
+  status_page_subscribers: number | null;
 }
 
 export type PlanTable = Record<Plan, PlanQuota>;
@@ -35,6 +37,7 @@ export const DEFAULT_PLANS: PlanTable = {
     api_keys: false,
     event_storage_mb: 256,
     monitors: 5,
+    status_page_subscribers: 100,
   },
   team: {
     debug_endpoints: 10,
@@ -46,6 +49,7 @@ export const DEFAULT_PLANS: PlanTable = {
     api_keys: true,
     event_storage_mb: 5120,
     monitors: 50,
+    status_page_subscribers: 5000,
   },
   enterprise: {
     debug_endpoints: null,
@@ -57,11 +61,17 @@ export const DEFAULT_PLANS: PlanTable = {
     api_keys: true,
     event_storage_mb: null,
     monitors: null,
+    status_page_subscribers: null,
   },
 };
 
 const PLAN_NAMES = Object.keys(DEFAULT_PLANS) as Plan[];
-const NULLABLE: ReadonlySet<string> = new Set(["debug_endpoints", "event_storage_mb", "monitors"]);
+const NULLABLE: ReadonlySet<string> = new Set([
+  "debug_endpoints",
+  "event_storage_mb",
+  "monitors",
+  "status_page_subscribers",
+]);
 
 /**
  * Reads plan overrides (a TOML table `[plans.team]` or JSON text in `WEIR_PLANS`) onto the

@@ -1,14 +1,42 @@
+import type { TxHandle } from "../db/db.tx.ts";
 import { bodyProblems } from "../shared/body-schema.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { FieldErrors } from "../shared/errors.ts";
 import type { IncidentsRepo } from "./incidents.repo.ts";
 import { IncidentCreateBody, IncidentUpdateBody } from "./status-pages.bodies.ts";
 import { failIf, statusPageErrors } from "./status-pages.errors.ts";
-import type { Impact, Incident, IncidentStatus, IncidentUpdate } from "./status-pages.model.ts";
+import type {
+  Impact,
+  Incident,
+  IncidentStatus,
+  IncidentUpdate,
+  StatusPage,
+} from "./status-pages.model.ts";
 import { requirePage, type StatusPagesDeps } from "./status-pages.service.ts";
 
 export interface IncidentsDeps extends StatusPagesDeps {
   incidents: IncidentsRepo;
+  /** The mails subscribers are owed for an update, written in its transaction (or none). */
+  mails?: {
+    owe(tx: TxHandle, page: StatusPage, incident: Incident, update: IncidentUpdate): number;
+    /** After the commit: the outbox sends them at once. */
+    wake(): void;
+  };
+}
+
+/** Writes an update with the mails it owes; wakes the outbox once it is committed. */
+function commitUpdate(
+  page: StatusPage,
+  incident: Incident,
+  update: IncidentUpdate,
+  deps: IncidentsDeps,
+  write: () => void,
+): void {
+  const owed = deps.tx((tx) => {
+    write();
+    return deps.mails?.owe(tx, page, incident, update) ?? 0;
+  });
+  if (owed > 0) deps.mails?.wake();
 }
 
 type Raw = Record<string, unknown>;
@@ -56,7 +84,7 @@ export function createIncident(
     updatedAt: at,
     resolvedAt: resolvedAt(status, at, null),
   };
-  deps.tx(() => {
+  commitUpdate(page, incident, first, deps, () => {
     deps.incidents.insert(incident);
     deps.incidents.addUpdate(incident, first);
   });
@@ -96,7 +124,7 @@ export function postUpdate(
     updatedAt: at,
     resolvedAt: resolvedAt(update.status, at, incident.resolvedAt),
   };
-  deps.tx(() => deps.incidents.addUpdate(updated, update));
+  commitUpdate(page, updated, update, deps, () => deps.incidents.addUpdate(updated, update));
   deps.pageChanged(page);
   return updated;
 }

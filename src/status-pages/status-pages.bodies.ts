@@ -36,6 +36,12 @@ const pageFields = {
   logo_url: Type.Optional(Nullable(Type.String({ description: "An http(s) URL." }))),
   primary_color: Type.Optional(Type.String({ pattern: COLOR_PATTERN, default: DEFAULT_COLOR })),
   show_service_branding: Type.Optional(Type.Boolean({ default: true })),
+  allow_subscribers: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Offer "Get updates by email" on the page; needs the server\'s mail settings.',
+    }),
+  ),
   custom_domain: Type.Optional(
     Nullable(
       Type.String({

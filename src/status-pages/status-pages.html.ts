@@ -85,7 +85,7 @@ export const assetPath = (slug: string, file: string) =>
  * The public page as HTML: complete without JavaScript, state always in words beside its
  * colour, styles from the page's stylesheet (no inline style or script: the CSP forbids both).
  */
-export function renderPage(snapshot: Snapshot): string {
+export function renderPage(snapshot: Snapshot, subscribeForm = ""): string {
   const logo = snapshot.logo_url
     ? `<img class="logo" src="${escapeHtml(snapshot.logo_url)}" alt="" width="40" height="40">`
     : "";
@@ -119,6 +119,7 @@ ${renderMaintenance("Maintenance in progress", snapshot.maintenance.active)}
 ${groups || `<p class="empty">Nothing is shown on this page yet.</p>`}
 ${renderMaintenance("Scheduled maintenance", snapshot.maintenance.upcoming)}
 ${resolved.length > 0 ? `<section class="incidents past"><h2>Past incidents (14 days)</h2>${resolved.map(renderIncident).join("")}</section>` : ""}
+${subscribeForm}
 </main>
 <footer><p>Last updated ${time(snapshot.updated_at)}</p>${snapshot.show_service_branding ? `<p class="branding">Powered by Weir</p>` : ""}</footer>
 </body>

@@ -8,6 +8,8 @@ export interface StatusPage {
   logoUrl: string | null;
   primaryColor: string;
   showServiceBranding: boolean;
+  /** Offers "Get updates by email" (status-pages.subscribers.*). */
+  allowSubscribers: boolean;
   customDomain: string | null;
   groups: PageGroup[];
   createdAt: string;

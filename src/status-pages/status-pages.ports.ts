@@ -46,6 +46,19 @@ export type StateChange = {
   reason: string | null;
 };
 
+/** A maintenance window as it is announced to subscribers (the maintenance room's row). */
+export interface ScheduledMaintenance {
+  organizationId: string;
+  title: string;
+  description: string | null;
+  monitorIds: string[];
+  startsAt: string | null;
+  endsAt: string | null;
+  cron: string | null;
+  durationMinutes: number | null;
+  timezone: string | null;
+}
+
 /** What the status pages room reads of other rooms. */
 export interface StatusPagesReads extends Pick<MonitorsPorts, "monitorSummary" | "dailyBuckets"> {
   /** Optional: without it the feed has no monitor state changes. */

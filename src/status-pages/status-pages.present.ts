@@ -14,6 +14,7 @@ export function presentPage(
     logo_url: page.logoUrl,
     primary_color: page.primaryColor,
     show_service_branding: page.showServiceBranding,
+    allow_subscribers: page.allowSubscribers,
     custom_domain: page.customDomain,
     groups: page.groups,
     public_url: `${baseUrl}/status/${page.slug}`,

@@ -48,7 +48,7 @@ export function notFoundPage(): Response {
 /** The page's HTML (the public URL itself, and a custom domain's `/`). */
 export function htmlAnswer(request: Request, view: PublicView, deps: PublicDeps): Response {
   const rendered = deps.cache.rendered(view.page.slug, "html", () => ({
-    body: renderPage(view.snapshot),
+    body: renderPage(view.snapshot, deps.subscribeFormFor?.(view.page) ?? ""),
     contentType: HTML,
   }));
   return answer(request, rendered, view.page.logoUrl);

@@ -15,6 +15,8 @@ export interface PublicDeps {
   clock: Clock;
   cache: RenderCache;
   publicBaseUrl: PublicBaseUrl;
+  /** The "Get updates by email" form of a page that offers it; "" otherwise. */
+  subscribeFormFor?(page: StatusPage): string;
 }
 
 export interface PublicView {

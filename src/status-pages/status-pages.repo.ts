@@ -16,6 +16,7 @@ interface PageRow {
   logo_url: string | null;
   primary_color: string;
   show_service_branding: number;
+  allow_subscribers: number;
   custom_domain: string | null;
   groups: string;
   created_at: string;
@@ -45,6 +46,7 @@ const pageOfRow = (r: PageRow): StatusPage => ({
   logoUrl: r.logo_url,
   primaryColor: r.primary_color,
   showServiceBranding: r.show_service_branding === 1,
+  allowSubscribers: r.allow_subscribers === 1,
   customDomain: r.custom_domain,
   groups: JSON.parse(r.groups) as PageGroup[],
   createdAt: r.created_at,
@@ -72,12 +74,14 @@ export function createStatusPagesRepo(db: Db) {
   const { sqlite } = db;
   const insert = sqlite.prepare(
     `INSERT INTO status_pages (id, organization_id, name, slug, description, logo_url,
-       primary_color, show_service_branding, custom_domain, groups, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       primary_color, show_service_branding, custom_domain, groups, allow_subscribers, created_at,
+       updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const update = sqlite.prepare(
     `UPDATE status_pages SET name = ?, slug = ?, description = ?, logo_url = ?, primary_color = ?,
-       show_service_branding = ?, custom_domain = ?, groups = ?, updated_at = ?
+       show_service_branding = ?, custom_domain = ?, groups = ?, allow_subscribers = ?,
+       updated_at = ?
      WHERE organization_id = ? AND id = ?`,
   );
   const byId = sqlite.prepare<PageRow, [string, string]>(
@@ -124,6 +128,7 @@ export function createStatusPagesRepo(db: Db) {
       page.showServiceBranding ? 1 : 0,
       page.customDomain,
       JSON.stringify(page.groups),
+      page.allowSubscribers ? 1 : 0,
     ] as const;
 
   return {

@@ -1,27 +1,54 @@
 import { Elysia } from "elysia";
+import { createMailer } from "../alerts/alerts.mailer.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { TxHandle } from "../db/db.tx.ts";
+import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
-import type { Room } from "../room.ts";
+import type { Room, RoomJob } from "../room.ts";
 import { createIncidentsRepo } from "./incidents.repo.ts";
 import { incidentsRoutes } from "./incidents.routes.ts";
 import { createRenderCache } from "./status-pages.cache.ts";
 import { createDomainDirectory, customDomainPage } from "./status-pages.domains.ts";
 import { hostOf } from "./status-pages.model.ts";
-import type { StatusPagesReads } from "./status-pages.ports.ts";
+import type {
+  MaintenanceFor,
+  ScheduledMaintenance,
+  StatusPagesReads,
+} from "./status-pages.ports.ts";
 import type { PublicDeps } from "./status-pages.public.ts";
 import { publicRoutes } from "./status-pages.public-routes.ts";
 import { createStatusPagesRepo } from "./status-pages.repo.ts";
+import { statusPageReportRoutes } from "./status-pages.report.routes.ts";
 import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
+import { subscribeForm } from "./status-pages.subscribers.html.ts";
+import { createSubscribersRepo } from "./status-pages.subscribers.repo.ts";
+import { sweepStatusMails } from "./status-pages.subscribers.retention.ts";
+import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
+import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
+import {
+  oweIncidentMails,
+  oweMaintenanceMails,
+  type SubscribersDeps,
+} from "./status-pages.subscribers.service.ts";
+import { announceMaintenanceStarts } from "./status-pages.subscribers.starts.ts";
+import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "publicBaseUrl" | "config"
+  "db" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
 >;
 
 export interface StatusPagesRoomPorts extends StatusPagesReads {
   guard: AuthPorts["guard"];
+  /** Subscribers' mails are rows of the delivery outbox, kind "status_mail". */
+  delivery?: Pick<DeliveryPorts, "registerKind" | "enqueue" | "wake" | "forgetSubjects">;
 }
+
+/** The subscriber mails' sweep: hourly, like the other retention sweeps, and once at start. */
+export const STATUS_MAILS_RETENTION_JOB = "status-pages.mails-retention";
+/** Announces maintenance that has started to subscribers: every minute. */
+export const MAINTENANCE_STARTS_JOB = "status-pages.maintenance-starts";
 
 /** How long a render is reused, and how many pages' renders are kept. */
 export const RENDER_TTL_MS = 5_000;
@@ -45,13 +72,46 @@ function ownHostOf(baseUrl: string): string | null {
 /** What the room lends: the front door of custom domains, for the app's `/`. */
 export interface StatusPagesPorts {
   customDomainPage(request: Request): Response | undefined;
+  /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
+  maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
+}
+
+/** The subscriber mails' jobs: announcing maintenance starts, and the retention sweep. */
+function subscriberJobs(
+  subscribers: SubscribersDeps,
+  delivery: StatusPagesRoomPorts["delivery"],
+  maintenanceFor: MaintenanceFor | undefined,
+): RoomJob[] {
+  if (!delivery) return [];
+  const jobs: RoomJob[] = [
+    {
+      name: STATUS_MAILS_RETENTION_JOB,
+      pattern: "0 * * * *",
+      runNow: true,
+      run: () =>
+        sweepStatusMails({
+          ...subscribers,
+          forgetDeliveries: (tx, ids) => delivery.forgetSubjects(tx, "status_mail", ids),
+          yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+        }),
+    },
+  ];
+  if (maintenanceFor) {
+    jobs.push({
+      name: MAINTENANCE_STARTS_JOB,
+      pattern: "0 * * * * *",
+      run: () => announceMaintenanceStarts(subscribers, maintenanceFor),
+    });
+  }
+  return jobs;
 }
 
 export function createStatusPagesRoom(
   deps: StatusPagesRoomDeps,
   ports: StatusPagesRoomPorts,
 ): Room<StatusPagesPorts> {
-  const { guard, ...reads } = ports;
+  const { guard, delivery, ...reads } = ports;
+  const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
   const repo = createStatusPagesRepo(deps.db);
   const cache = createRenderCache({
     ttlMs: RENDER_TTL_MS,
@@ -65,12 +125,33 @@ export function createStatusPagesRoom(
     clock: deps.clock,
     ids: deps.ids,
     tx: (fn) => deps.db.tx(fn),
+    smtpConfigured: mailer !== null,
     pageChanged: (page) => {
       cache.forget(page.slug);
       domains.forget();
     },
   };
   const incidents = createIncidentsRepo(deps.db);
+  const subscribers: SubscribersDeps = {
+    pages: repo,
+    subscribers: createSubscribersRepo(deps.db),
+    signer: createSubscriberSigner(deps.secretKey),
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    plans: deps.config.plans,
+    tx: (fn) => deps.db.tx(fn),
+    enqueue: (tx, rows) => void delivery?.enqueue(tx, rows),
+    wake: () => delivery?.wake(),
+  };
+  delivery?.registerKind("status_mail", statusMailHandlers(subscribers, mailer));
+  const offersMail = mailer !== null && delivery !== undefined;
+  const subscriberRoutes = {
+    guard,
+    subscribers,
+    publicBaseUrl: deps.publicBaseUrl,
+    smtpConfigured: offersMail,
+  };
   const publicDeps: PublicDeps = {
     repo,
     incidents,
@@ -78,18 +159,43 @@ export function createStatusPagesRoom(
     clock: deps.clock,
     cache,
     publicBaseUrl: deps.publicBaseUrl,
+    subscribeFormFor: (page) =>
+      offersMail && page.allowSubscribers
+        ? subscribeForm(page.slug, subscribers.signer.sign("form", page.id, deps.clock.now()))
+        : "",
   };
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
-    .use(incidentsRoutes({ guard, incidents: { ...pages, incidents } }))
+    .use(
+      incidentsRoutes({
+        guard,
+        incidents: {
+          ...pages,
+          incidents,
+          mails: offersMail
+            ? {
+                owe: (tx, page, incident, update) =>
+                  oweIncidentMails(tx, page, incident, update, subscribers),
+                wake: subscribers.wake,
+              }
+            : undefined,
+        },
+      }),
+    )
+    .use(statusPageReportRoutes({ guard, deps: { ...pages, incidents } }))
+    .use(subscriberApiRoutes(subscriberRoutes))
+    .use(subscriberPublicRoutes(subscriberRoutes))
     .use(publicRoutes(publicDeps));
   return {
     routes,
-    jobs: [],
+    jobs: subscriberJobs(subscribers, delivery, offersMail ? reads.maintenanceFor : undefined),
     subscriptions: [],
     stop: () => {},
     ports: {
       customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
+      maintenanceScheduled: (tx, window) => {
+        if (offersMail) oweMaintenanceMails(tx, window, subscribers);
+      },
     },
   };
 }

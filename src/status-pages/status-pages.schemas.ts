@@ -38,6 +38,7 @@ export const StatusPageSchema = t.Object(
     logo_url: Nullable(t.String()),
     primary_color: t.String(),
     show_service_branding: t.Boolean(),
+    allow_subscribers: t.Boolean(),
     custom_domain: Nullable(t.String()),
     groups: t.Array(t.Object({ name: t.String(), order: t.Integer() })),
     public_url: t.String({ description: "{base_url}/status/{slug}" }),

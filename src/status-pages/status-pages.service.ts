@@ -1,3 +1,4 @@
+import type { TxHandle } from "../db/db.tx.ts";
 import { bodyProblems } from "../shared/body-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -20,13 +21,16 @@ import {
 } from "./status-pages.model.ts";
 import type { StatusPagesReads } from "./status-pages.ports.ts";
 import { type StatusPagesRepo, uniqueViolation } from "./status-pages.repo.ts";
+import { SMTP_NOT_CONFIGURED } from "./status-pages.subscribers.model.ts";
 
 export interface StatusPagesDeps {
   repo: StatusPagesRepo;
   reads: StatusPagesReads;
   clock: Clock;
   ids: Ids;
-  tx<T>(fn: () => T): T;
+  tx<T>(fn: (tx: TxHandle) => T): T;
+  /** Whether the operator set the mail settings: subscribers need them. */
+  smtpConfigured: boolean;
   /** A page's render changed: its cached answers go. */
   pageChanged(page: StatusPage): void;
 }
@@ -50,13 +54,20 @@ function pageFieldsOf(body: unknown): Raw {
 }
 
 /** What a schema cannot know: URL schemes, the instance's own host, group names in use. */
-function ownChecks(fields: Raw, caller: Caller, groups: PageGroup[]): FieldErrors {
+function ownChecks(
+  fields: Raw,
+  caller: Caller & { smtpConfigured: boolean },
+  groups: PageGroup[],
+): FieldErrors {
   const errors: FieldErrors = {};
   const logo = fields.logo_url;
   if (typeof logo === "string" && !isHttpUrl(logo)) errors.logo_url = ["must be an http(s) URL"];
   const domain = fields.custom_domain;
   if (typeof domain === "string" && caller.instanceHost === domain.toLowerCase()) {
     errors.custom_domain = ["is the address of this Weir itself"];
+  }
+  if (fields.allow_subscribers === true && !caller.smtpConfigured) {
+    errors.allow_subscribers = [SMTP_NOT_CONFIGURED];
   }
   const names = groups.map((group) => group.name);
   if (new Set(names).size !== names.length) errors.groups = ["names must be unique"];
@@ -79,7 +90,13 @@ const optional = <T>(value: unknown, fallback: T): T =>
 export function createPage(caller: Caller, body: unknown, deps: StatusPagesDeps): StatusPage {
   const fields = pageFieldsOf(body);
   const groups = optional<PageGroup[]>(fields.groups, []);
-  failIf(bodyProblems(StatusPageFields, fields, ownChecks(fields, caller, groups)));
+  failIf(
+    bodyProblems(
+      StatusPageFields,
+      fields,
+      ownChecks(fields, { ...caller, smtpConfigured: deps.smtpConfigured }, groups),
+    ),
+  );
   const at = isoAt(deps.clock.now());
   const page: StatusPage = {
     id: deps.ids.uuid(),
@@ -90,6 +107,7 @@ export function createPage(caller: Caller, body: unknown, deps: StatusPagesDeps)
     logoUrl: optional(fields.logo_url, null),
     primaryColor: optional(fields.primary_color, DEFAULT_COLOR),
     showServiceBranding: optional(fields.show_service_branding, true),
+    allowSubscribers: optional(fields.allow_subscribers, false),
     customDomain: optional<string | null>(fields.custom_domain, null)?.toLowerCase() ?? null,
     groups,
     createdAt: at,
@@ -111,7 +129,13 @@ export function updatePage(caller: Caller, id: string, body: unknown, deps: Stat
   const page = requirePage(caller.organizationId, id, deps);
   const fields = pageFieldsOf(body);
   const groups = optional(fields.groups, page.groups);
-  failIf(bodyProblems(StatusPageUpdateFields, fields, ownChecks(fields, caller, groups)));
+  failIf(
+    bodyProblems(
+      StatusPageUpdateFields,
+      fields,
+      ownChecks(fields, { ...caller, smtpConfigured: deps.smtpConfigured }, groups),
+    ),
+  );
   const domain = optional<string | null>(fields.custom_domain, page.customDomain);
   const updated: StatusPage = {
     ...page,
@@ -121,6 +145,7 @@ export function updatePage(caller: Caller, id: string, body: unknown, deps: Stat
     logoUrl: optional(fields.logo_url, page.logoUrl),
     primaryColor: optional(fields.primary_color, page.primaryColor),
     showServiceBranding: optional(fields.show_service_branding, page.showServiceBranding),
+    allowSubscribers: optional(fields.allow_subscribers, page.allowSubscribers),
     customDomain: domain?.toLowerCase() ?? null,
     groups,
     updatedAt: isoAt(deps.clock.now()),
