@@ -93,7 +93,7 @@ describe("status page SLA report", () => {
     server.deps.db.sqlite.run("DELETE FROM monitor_checks");
     const answer = await report("from=2026-01-01&to=2026-01-03");
     expect(answer.status).toBe(200);
-    const { days, total, monitors } = answer.body.data;
+    const { days, overall, monitors } = answer.body.data;
     expect(monitors.map((m: { name: string }) => m.name).sort()).toEqual(["=web", "api"]);
     expect(days[0]).toMatchObject({
       date: "2026-01-01",
@@ -117,10 +117,10 @@ describe("status page SLA report", () => {
       checks: 1,
       worst_monitor: { name: "api", uptime_percent: 100 },
     });
-    expect(total).toMatchObject({ uptime_percent: 80, checks: 5, downtime_minutes: 360 });
+    expect(overall).toMatchObject({ uptime_percent: 80, checks: 5, downtime_minutes: 360 });
   });
 
-  test("csv: one row per day and a total; names cannot run as formulas", async () => {
+  test("csv: one row per day and an overall row; names cannot run as formulas", async () => {
     const answer = await server.request(
       `${PATH}/${pageId}/report?from=2026-01-01&to=2026-01-03&format=csv`,
       {
@@ -131,7 +131,7 @@ describe("status page SLA report", () => {
     const lines = (await answer.text()).trimEnd().split("\r\n");
     expect(lines).toHaveLength(5);
     expect(lines[1]).toBe("2026-01-01,75,360,0,4,'=web,50,'=Slow web");
-    expect(lines[4]?.startsWith("total,80,")).toBe(true);
+    expect(lines[4]?.startsWith("overall,80,")).toBe(true);
   });
 
   test("validation as the monitor report's: 422 naming the parameter; 400 days at most", async () => {

@@ -41,7 +41,7 @@ const PageReportSchema = t.Object({
       ),
     }),
   ),
-  total: t.Object(Figures),
+  overall: t.Object(Figures),
 });
 
 /** The page's report over `?from&to` (whole UTC days, 400 at most), its monitors together. */

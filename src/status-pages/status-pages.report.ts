@@ -109,7 +109,7 @@ export function pageReport(
     to: dateOf(range.to),
     monitors: monitors.map((m) => ({ monitor_id: m.monitor_id, name: m.name })),
     days,
-    total: {
+    overall: {
       ...totals,
       // Summed per day: the share estimate above is per day.
       downtime_minutes: round2(days.reduce((n, d) => n + d.downtime_minutes, 0)),
@@ -120,7 +120,7 @@ export function pageReport(
 
 export type PageReport = ReturnType<typeof pageReport>;
 
-/** The report as CSV, one row per day then a total; names cannot run as spreadsheet formulas. */
+/** The report as CSV, one row per day then the overall row; names cannot run as spreadsheet formulas. */
 export function pageReportCsv(report: PageReport): string {
   const header =
     "date,uptime_percent,downtime_minutes,maintenance_minutes,checks,worst_monitor,worst_monitor_uptime_percent,incidents";
@@ -136,9 +136,9 @@ export function pageReportCsv(report: PageReport): string {
       csvCell(d.incidents.map((i) => i.title).join("; ")),
     ].join(","),
   );
-  const t = report.total;
+  const t = report.overall;
   const total = [
-    "total",
+    "overall",
     t.uptime_percent ?? "",
     t.downtime_minutes,
     t.maintenance_minutes,
