@@ -185,8 +185,8 @@ function ItemList(props: {
               <span>
                 <strong>{row.shown}</strong>{" "}
                 <span class="muted">
-                  {row.label}
-                  {row.group ? ` · group ${row.group}` : " · no group"}
+                  {row.display_name ? `${row.label} · ` : ""}
+                  {row.group ? `group ${row.group}` : "no group"}
                 </span>
               </span>
               {props.writer ? (
