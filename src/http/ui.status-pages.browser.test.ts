@@ -86,6 +86,21 @@ describe("status pages in chromium", () => {
     await page.getByRole("button", { name: "Add to page" }).click();
     const components = page.getByRole("list", { name: "Delivery components" });
     await components.getByText("Order webhooks").waitFor();
+    await target.selectOption({ label: "Destination: Slack (Orders bridge)" });
+    await page.getByLabel("Display name").fill("Slack alerts");
+    await page.getByRole("button", { name: "Add to page" }).click();
+    // A component is moved from the keyboard: the move buttons are plain buttons in tab order.
+    await page.getByRole("button", { name: "Move Slack alerts up" }).focus();
+    await page.keyboard.press("Enter");
+    await components.locator("li").first().getByText("Slack alerts").waitFor();
+    const withComponents = (await api("GET", "/api/v1/status-pages")).body.data as {
+      slug: string;
+      components: { display_name: string; display_order: number; destination_id?: string }[];
+    }[];
+    const placed = withComponents.find((p) => p.slug === "acme-ui")?.components ?? [];
+    expect(
+      [...placed].sort((a, b) => a.display_order - b.display_order).map((c) => c.display_name),
+    ).toEqual(["Slack alerts", "Order webhooks"]);
     await page.getByRole("button", { name: "Move Search up" }).click();
     const monitors = page.getByRole("list", { name: "Monitors" });
     await monitors.locator("li").first().getByText("Search", { exact: true }).waitFor();
