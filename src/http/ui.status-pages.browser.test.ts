@@ -243,6 +243,32 @@ describe("status pages in chromium", () => {
     await clean();
   });
 
+  test("the dashboard counts monitors in maintenance and links to the windows", async () => {
+    const account = await signUp(world.server, { plan: "team" });
+    const made = await callAs(world.server, account, "POST", "/api/v1/uptime-monitors", {
+      name: "Nightly job",
+      type: "push",
+      interval_seconds: 86400,
+    });
+    const now = Date.now();
+    const window = await callAs(world.server, account, "POST", "/api/v1/maintenance-windows", {
+      title: "Now",
+      monitor_ids: [made.body.data.id],
+      starts_at: new Date(now - 60_000).toISOString(),
+      ends_at: new Date(now + 3_600_000).toISOString(),
+    });
+    expect(window.status).toBe(201);
+    const page = await world.newPage();
+    const clean = watch(page);
+    await openScreen(world, page, account, "/", "Dashboard");
+    const panel = page.getByRole("region", { name: "Monitors down" });
+    await panel.getByText("1 in maintenance").waitFor();
+    await panel.getByRole("link", { name: "Maintenance windows" }).click();
+    await page.getByRole("heading", { name: "Maintenance windows", exact: true }).waitFor();
+    await page.getByText(/● Under way · once · Nightly job/).waitFor();
+    await clean();
+  });
+
   test("a member reads status pages without controls, on a small screen in the dark", async () => {
     const { id } = await statusPage("member-view", { groups: [{ name: "Core", order: 1 }] });
     const { id: monitorId } = await monitor("Member API");
