@@ -269,6 +269,33 @@ describe("status pages in chromium", () => {
     await clean();
   });
 
+  test("an admin's forms fit a small screen in the dark", async () => {
+    const { id } = await statusPage("small-admin", { groups: [{ name: "Core", order: 1 }] });
+    const { id: monitorId } = await monitor("Small API");
+    const planned = await api("POST", "/api/v1/maintenance-windows", {
+      title: "Small weekly",
+      monitor_ids: [monitorId],
+      cron: "0 3 * * 1",
+      duration_minutes: 30,
+      timezone: "UTC",
+    });
+    expect(planned.status).toBe(201);
+    const page = await world.newPage({ width: 375, height: 740, colorScheme: "dark" });
+    const clean = watch(page);
+    await openScreen(world, page, owner, `/status-pages/${id}`, "small-admin");
+    await page.getByRole("button", { name: "Edit settings" }).click();
+    await page.getByRole("button", { name: "Open incident" }).click();
+    await page.getByRole("button", { name: "Save status page" }).waitFor();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await page.goto(`${world.server.url}/maintenance`);
+    await page.getByRole("list", { name: "Next occurrences of Small weekly" }).waitFor();
+    await page.getByRole("button", { name: "New window" }).click();
+    await page.getByLabel("Repeats").selectOption("yes");
+    await page.getByLabel("Time zone").waitFor();
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await clean();
+  });
+
   test("a member reads status pages without controls, on a small screen in the dark", async () => {
     const { id } = await statusPage("member-view", { groups: [{ name: "Core", order: 1 }] });
     const { id: monitorId } = await monitor("Member API");
