@@ -144,9 +144,7 @@ describe("status pages in chromium", () => {
   test("an incident opens, moves through its workflow with a timeline, then is deleted", async () => {
     const { id: monitorId } = await monitor("Payments");
     const { id } = await statusPage("incident-ui");
-    await api("POST", `/api/v1/status-pages/${id}/monitors/${monitorId}`, {
-      display_name: "Payments",
-    });
+    await api("POST", `/api/v1/status-pages/${id}/monitors/${monitorId}`, {});
     const page = await world.newPage();
     const clean = watch(page);
     await openScreen(world, page, owner, `/status-pages/${id}`, "incident-ui");
@@ -163,6 +161,7 @@ describe("status pages in chromium", () => {
     await form.getByRole("button", { name: "Open incident" }).click();
     const incident = page.getByRole("article", { name: "Slow checkout" });
     await incident.getByText(/Investigating · Major: partial outage/).waitFor();
+    await incident.getByText("Affects Payments").waitFor();
     await page
       .getByRole("region", { name: "Preview" })
       .getByText("Open incidents: Slow checkout")

@@ -1,25 +1,15 @@
 import { useState } from "preact/hooks";
-import { ConfirmDialog } from "../kit/confirm-dialog.tsx";
 import { Checkbox, Field, FormErrors, Select } from "../kit/field.tsx";
 import { Loaded } from "../kit/loaded.tsx";
-import { Time } from "../kit/time.tsx";
-import { errorText } from "../lib/api.ts";
 import { useApp } from "../lib/context.ts";
 import { formFailure } from "../lib/form-errors.ts";
 import { useData } from "../lib/use-load.ts";
+import { IncidentItem } from "./incident-item.tsx";
+import { IMPACTS, INCIDENT_STATUSES } from "./incident-words.ts";
 import {
-  IMPACTS,
-  INCIDENT_STATUSES,
-  impactLabel,
-  incidentStatusLabel,
-  nextStatus,
-} from "./incident-words.ts";
-import {
-  deleteIncident,
-  type Incident,
   listIncidents,
+  listMonitorChoices,
   openIncident,
-  postUpdate,
   type StatusPage,
 } from "./status-pages.api.ts";
 
@@ -30,7 +20,13 @@ export function Incidents(props: { page: StatusPage; writer: boolean; onChanged:
   const incidents = useData(`incidents:${page.id}`, (signal) =>
     listIncidents(api, page.id, signal),
   );
+  const choices = useData("incident-monitors", (signal) => listMonitorChoices(api, signal));
   const [opening, setOpening] = useState(false);
+  // A monitor shown under its own name has no display name: its name comes from the monitors.
+  const monitorName = (id: string) =>
+    page.monitors.find((m) => m.monitor_id === id)?.display_name ??
+    choices.data?.find((m) => m.id === id)?.name ??
+    "a monitor";
   const changed = () => {
     incidents.refetch();
     props.onChanged();
@@ -53,6 +49,7 @@ export function Incidents(props: { page: StatusPage; writer: boolean; onChanged:
       {opening ? (
         <OpenIncidentForm
           page={page}
+          monitorName={monitorName}
           onCancel={() => setOpening(false)}
           onOpened={() => {
             setOpening(false);
@@ -70,6 +67,7 @@ export function Incidents(props: { page: StatusPage; writer: boolean; onChanged:
                 key={`${incident.id}:${incident.updated_at}`}
                 page={page}
                 incident={incident}
+                monitorName={monitorName}
                 writer={props.writer}
                 onChanged={changed}
               />
@@ -81,7 +79,12 @@ export function Incidents(props: { page: StatusPage; writer: boolean; onChanged:
   );
 }
 
-function OpenIncidentForm(props: { page: StatusPage; onOpened: () => void; onCancel: () => void }) {
+function OpenIncidentForm(props: {
+  page: StatusPage;
+  monitorName: (id: string) => string;
+  onOpened: () => void;
+  onCancel: () => void;
+}) {
   const { api, notify } = useApp();
   const [title, setTitle] = useState("");
   const [impact, setImpact] = useState("minor");
@@ -150,7 +153,7 @@ function OpenIncidentForm(props: { page: StatusPage; onOpened: () => void; onCan
           {props.page.monitors.map((m) => (
             <Checkbox
               key={m.monitor_id}
-              label={m.display_name ?? m.monitor_id}
+              label={props.monitorName(m.monitor_id)}
               name="monitor_ids"
               checked={monitorIds.includes(m.monitor_id)}
               onChange={(on) =>
@@ -172,126 +175,5 @@ function OpenIncidentForm(props: { page: StatusPage; onOpened: () => void; onCan
         </button>
       </div>
     </form>
-  );
-}
-
-function IncidentItem(props: {
-  page: StatusPage;
-  incident: Incident;
-  writer: boolean;
-  onChanged: () => void;
-}) {
-  const { api, notify } = useApp();
-  const { incident } = props;
-  const [status, setStatus] = useState(nextStatus(incident.status));
-  const [message, setMessage] = useState("");
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [busy, setBusy] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const [failed, setFailed] = useState("");
-
-  async function update(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      await postUpdate(api, props.page.id, incident.id, { status, message });
-      notify(`Incident “${incident.title}”: ${incidentStatusLabel(status)}`);
-      setMessage("");
-      setErrors({});
-      props.onChanged();
-    } catch (e) {
-      const failure = formFailure(e);
-      setErrors(
-        Object.keys(failure.errors).length > 0 ? failure.errors : { message: [failure.message] },
-      );
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  const headingId = `incident-${incident.id}`;
-  return (
-    <article class="incident" aria-labelledby={headingId}>
-      <h3 id={headingId}>{incident.title}</h3>
-      <p>
-        <strong>{incidentStatusLabel(incident.status)}</strong> · {impactLabel(incident.impact)} ·
-        opened <Time iso={incident.created_at} />
-        {incident.resolved_at ? (
-          <>
-            {" "}
-            · resolved <Time iso={incident.resolved_at} />
-          </>
-        ) : null}
-      </p>
-      <ol class="timeline" aria-label={`Timeline of ${incident.title}`}>
-        {[...incident.updates].reverse().map((u) => (
-          <li key={u.id}>
-            <strong>{incidentStatusLabel(u.status)}</strong> · <Time iso={u.created_at} />
-            <p>{u.message}</p>
-          </li>
-        ))}
-      </ol>
-      {props.writer ? (
-        <form
-          class="incident-form"
-          onSubmit={update}
-          noValidate
-          aria-label={`Update ${incident.title}`}
-        >
-          <div class="field-row">
-            <Select
-              label="New status"
-              name="status"
-              value={status}
-              options={INCIDENT_STATUSES}
-              errors={errors.status}
-              onChange={setStatus}
-            />
-            <Field
-              label="Update message"
-              name="message"
-              value={message}
-              onInput={(v) => {
-                setMessage(v);
-                setErrors({});
-              }}
-              errors={errors.message}
-              required
-            />
-          </div>
-          <div class="actions">
-            <button type="submit" class="button" disabled={busy}>
-              {busy ? "Saving…" : "Post update"}
-            </button>
-            <button type="button" class="button danger" onClick={() => setDeleting(true)}>
-              Delete incident
-            </button>
-          </div>
-          {failed ? (
-            <p class="error-text" role="alert">
-              {failed}
-            </p>
-          ) : null}
-        </form>
-      ) : null}
-      {deleting ? (
-        <ConfirmDialog
-          title={`Delete incident “${incident.title}”?`}
-          confirmLabel="Delete incident"
-          onClose={() => setDeleting(false)}
-          onConfirm={async () => {
-            try {
-              await deleteIncident(api, props.page.id, incident.id);
-              notify(`Incident “${incident.title}” deleted`);
-              props.onChanged();
-            } catch (e) {
-              setFailed(errorText(e));
-            }
-          }}
-        >
-          <p>Its updates go with it, and the public page no longer shows it.</p>
-        </ConfirmDialog>
-      ) : null}
-    </article>
   );
 }
