@@ -125,8 +125,25 @@ describe("status pages in chromium", () => {
     await page.getByRole("button", { name: "Edit settings" }).click();
     await page.getByLabel("Page name").fill("Acme public status");
     await page.getByLabel("Colour").fill("#0f766e");
+    await page.getByLabel("Logo URL").fill("https://acme.example/logo.png");
+    await page.getByLabel("Custom domain").fill("status.acme-ui.example");
+    await page.getByLabel("Show “Powered by Weir”").uncheck();
     await page.getByRole("button", { name: "Save status page" }).click();
     await page.getByRole("heading", { name: "Acme public status", exact: true }).waitFor();
+    await page.getByText(/also at status\.acme-ui\.example/).waitFor();
+    const edited = (await api("GET", "/api/v1/status-pages")).body.data.find(
+      (p: { slug: string }) => p.slug === "acme-ui",
+    );
+    expect(edited).toMatchObject({
+      primary_color: "#0f766e",
+      logo_url: "https://acme.example/logo.png",
+      custom_domain: "status.acme-ui.example",
+      show_service_branding: false,
+      groups: [
+        { name: "Backend", order: 1 },
+        { name: "Delivery", order: 2 },
+      ],
+    });
 
     await page.getByRole("link", { name: "Status pages" }).first().click();
     await page.getByRole("row", { name: /Acme public status.*\/status\/acme-ui.*2/ }).waitFor();
