@@ -11,6 +11,7 @@ import type { Cookie, Page } from "playwright-core";
 import { startUiWorld, type UiWorld } from "../src/test-utils/browser-world.ts";
 import { statusPageScreen } from "./screenshot-status-page.ts";
 import { routingScreens } from "./screenshots-routing.ts";
+import { statusPagesScreens } from "./screenshots-status-pages.ts";
 
 const root = join(import.meta.dir, "..");
 const at = process.argv.indexOf("--out");
@@ -325,6 +326,7 @@ async function main(): Promise<void> {
     await routingScreens(world, page, shoot);
     await actionsScreen(world, page);
     await monitorScreens(world, page);
+    await statusPagesScreens(world, page, shoot);
     await phoneAndDarkScreens(world, await page.context().cookies());
     const login = await world.newPage();
     await login.goto(`${world.server.url}/login`);

@@ -20,6 +20,9 @@ import { SourcesPage } from "../routing/sources.page.tsx";
 import { TransformationPage } from "../routing/transformation.page.tsx";
 import { TransformationsPage } from "../routing/transformations.page.tsx";
 import { SettingsPage } from "../settings/settings.page.tsx";
+import { MaintenancePage } from "../status-pages/maintenance.page.tsx";
+import { StatusPagePage } from "../status-pages/status-page.page.tsx";
+import { StatusPagesPage } from "../status-pages/status-pages.page.tsx";
 import { matchPath } from "./match-path.ts";
 
 export type Area =
@@ -31,6 +34,7 @@ export type Area =
   | "issues"
   | "alerts"
   | "monitors"
+  | "status-pages"
   | "transformations"
   | "secrets"
   | "settings";
@@ -101,6 +105,24 @@ export const ROUTES: Route[] = [
     page: (p) => h(MonitorPage, { monitorId: p.id ?? "", key: p.id }),
   },
   {
+    path: "/status-pages",
+    area: "status-pages",
+    title: "Status pages",
+    page: () => h(StatusPagesPage, {}),
+  },
+  {
+    path: "/status-pages/:id",
+    area: "status-pages",
+    title: "Status page",
+    page: (p) => h(StatusPagePage, { pageId: p.id ?? "", key: p.id }),
+  },
+  {
+    path: "/maintenance",
+    area: "status-pages",
+    title: "Maintenance windows",
+    page: () => h(MaintenancePage, {}),
+  },
+  {
     path: "/alert-rules",
     area: "alerts",
     title: "Alert rules",
@@ -137,6 +159,7 @@ export const NAV: { area: Area; href: string; label: string }[] = [
   { area: "events", href: "/events", label: "Events" },
   { area: "issues", href: "/issues", label: "Issues" },
   { area: "monitors", href: "/monitors", label: "Monitors" },
+  { area: "status-pages", href: "/status-pages", label: "Status pages" },
   { area: "alerts", href: "/alert-rules", label: "Alert rules" },
   { area: "transformations", href: "/transformations", label: "Transformations" },
   { area: "secrets", href: "/secrets", label: "Secrets" },

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { receivingToday, troubledMonitors } from "./attention.ts";
+import { inMaintenance, receivingToday, troubledMonitors } from "./attention.ts";
 
 test("down monitors come before degraded ones; the rest are left out", () => {
   const monitors = [
@@ -22,4 +22,9 @@ test("endpoints that received today, latest first", () => {
     { id: "noon", last_request_at: at(12) },
   ];
   expect(receivingToday(endpoints, now, 5).map((e) => e.id)).toEqual(["noon", "morning"]);
+});
+
+test("monitors in maintenance are counted apart", () => {
+  const monitors = [{ status: "maintenance" }, { status: "up" }, { status: "maintenance" }];
+  expect(inMaintenance(monitors)).toBe(2);
 });

@@ -21,3 +21,7 @@ export function receivingToday<T extends { last_request_at: string | null }>(
     .sort((a, b) => Date.parse(b.last_request_at ?? "") - Date.parse(a.last_request_at ?? ""))
     .slice(0, limit);
 }
+
+/** How many monitors a maintenance window covers now: they are neither up nor troubled. */
+export const inMaintenance = (monitors: { status: string }[]) =>
+  monitors.filter((m) => m.status === "maintenance").length;

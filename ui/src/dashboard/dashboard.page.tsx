@@ -5,7 +5,7 @@ import { Time } from "../kit/time.tsx";
 import { useApp } from "../lib/context.ts";
 import type { Data } from "../lib/use-load.ts";
 import { useData } from "../lib/use-load.ts";
-import { receivingToday, troubledMonitors } from "./attention.ts";
+import { inMaintenance, receivingToday, troubledMonitors } from "./attention.ts";
 import {
   LIMIT,
   listEndpoints,
@@ -36,24 +36,43 @@ export function DashboardPage() {
         >
           {(page) => {
             const troubled = troubledMonitors(page.data, LIMIT);
+            const resting = inMaintenance(page.data);
+            const maintenance =
+              resting > 0 ? (
+                <p>
+                  <span aria-hidden="true">⚒</span> {resting} in maintenance ·{" "}
+                  <Link href="/maintenance">Maintenance windows</Link>
+                </p>
+              ) : null;
             if (troubled.length === 0)
               return (
-                <p class="all-clear">
-                  ✔ {page.total === 0 ? "No monitors yet." : "Every monitor is up."}
-                </p>
+                <>
+                  <p class="all-clear">
+                    ✔{" "}
+                    {page.total === 0
+                      ? "No monitors yet."
+                      : resting > 0
+                        ? "No monitor is down."
+                        : "Every monitor is up."}
+                  </p>
+                  {maintenance}
+                </>
               );
             return (
-              <ul>
-                {troubled.map((m) => (
-                  <li key={m.id}>
-                    <span class={`badge tone-${m.status === "down" ? "danger" : "warn"}`}>
-                      <span aria-hidden="true">{m.status === "down" ? "▼" : "◆"}</span>{" "}
-                      {m.status === "down" ? "Down" : "Degraded"}
-                    </span>{" "}
-                    <Link href={`/monitors/${m.id}`}>{m.name}</Link>
-                  </li>
-                ))}
-              </ul>
+              <>
+                {maintenance}
+                <ul>
+                  {troubled.map((m) => (
+                    <li key={m.id}>
+                      <span class={`badge tone-${m.status === "down" ? "danger" : "warn"}`}>
+                        <span aria-hidden="true">{m.status === "down" ? "▼" : "◆"}</span>{" "}
+                        {m.status === "down" ? "Down" : "Degraded"}
+                      </span>{" "}
+                      <Link href={`/monitors/${m.id}`}>{m.name}</Link>
+                    </li>
+                  ))}
+                </ul>
+              </>
             );
           }}
         </Panel>

@@ -7,6 +7,7 @@ import { Loaded } from "../kit/loaded.tsx";
 import { Notice } from "../kit/notice.tsx";
 import { Pager } from "../kit/pager.tsx";
 import { Time, useNow } from "../kit/time.tsx";
+import { fromLocalInput, toLocalInput } from "../kit/time-input.ts";
 import { errorText } from "../lib/api.ts";
 import { canWrite, useApp } from "../lib/context.ts";
 import { useQueryState, writeQuery } from "../lib/router.ts";
@@ -21,7 +22,6 @@ import {
 } from "./events.api.ts";
 import { overlayFresh } from "./fresh.ts";
 import { formatDuration, type Latency, latencyOf } from "./latency.ts";
-import { fromLocalInput, toLocalInput } from "./time-input.ts";
 
 const DEFAULTS = { status: "", source_id: "", bridge_id: "", since: "", until: "", page: "1" };
 /** Without a realtime topic for events, the first page is read again this often. */

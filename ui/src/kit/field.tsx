@@ -5,7 +5,7 @@ interface FieldProps {
   name: string;
   value: string;
   onInput: (value: string) => void;
-  type?: "text" | "email" | "password" | "url" | "search";
+  type?: "text" | "email" | "password" | "url" | "search" | "datetime-local";
   hint?: string;
   errors?: string[];
   required?: boolean;
