@@ -9,6 +9,7 @@ export interface PageDraft {
   primary_color: string;
   logo_url: string;
   show_service_branding: boolean;
+  allow_subscribers: boolean;
   custom_domain: string;
   groups: string;
 }
@@ -20,6 +21,7 @@ export const blankDraft = (): PageDraft => ({
   primary_color: "#a855f7",
   logo_url: "",
   show_service_branding: true,
+  allow_subscribers: false,
   custom_domain: "",
   groups: "",
 });
@@ -34,6 +36,7 @@ export function pageBody(draft: PageDraft): Record<string, unknown> {
     primary_color: draft.primary_color.trim(),
     logo_url: optional(draft.logo_url),
     show_service_branding: draft.show_service_branding,
+    allow_subscribers: draft.allow_subscribers,
     custom_domain: optional(draft.custom_domain),
     groups: groupList(draft.groups).map((name, index) => ({ name, order: index + 1 })),
   };

@@ -22,6 +22,7 @@ const draftOf = (page: StatusPage): PageDraft => ({
   primary_color: page.primary_color,
   logo_url: page.logo_url ?? "",
   show_service_branding: page.show_service_branding,
+  allow_subscribers: page.allow_subscribers,
   custom_domain: page.custom_domain ?? "",
   groups: [...page.groups]
     .sort((a, b) => a.order - b.order)
@@ -108,6 +109,12 @@ export function StatusPageForm(props: {
         name="show_service_branding"
         checked={draft.show_service_branding}
         onChange={set("show_service_branding")}
+      />
+      <Checkbox
+        label="Offer updates by email (needs the server's mail settings)"
+        name="allow_subscribers"
+        checked={draft.allow_subscribers}
+        onChange={set("allow_subscribers")}
       />
       <FormErrors errors={errors} claimed={CLAIMED} message={message || undefined} />
       <div class="actions">
