@@ -8,6 +8,7 @@ import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { probeDocker } from "./monitors.docker.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -149,6 +150,53 @@ describe("docker checks over tcp", () => {
     } finally {
       await strict.stop();
     }
+  });
+});
+
+describe("a local socket under a policy that denies loopback", () => {
+  // A shared instance that denies loopback must not let a tenant reach the host's own daemon (or
+  // any other local socket) by its path: a socket is as local as 127.0.0.1.
+  test("is a 422 on save, and a stored one fails its check without being asked", async () => {
+    const strict = await startTestServer({
+      config: { outbound_deny: ["127.0.0.0/8", "::1/128"], outbound_allow: [] },
+    });
+    try {
+      const account = await signUp(strict, { plan: "enterprise" });
+      const refused = await callAs(strict, account, "POST", MONITORS_PATH, {
+        name: "host daemon",
+        type: "docker",
+        container: "web",
+        docker_host: docker.dockerHost,
+      });
+      expect([refused.status, Object.keys(refused.body.errors ?? {})]).toEqual([
+        422,
+        ["docker_host"],
+      ]);
+      const defaulted = await callAs(strict, account, "POST", MONITORS_PATH, {
+        name: "default socket",
+        type: "docker",
+        container: "web",
+      });
+      expect([defaulted.status, Object.keys(defaulted.body.errors ?? {})]).toEqual([
+        422,
+        ["docker_host"],
+      ]);
+    } finally {
+      await strict.stop();
+    }
+    const asked = docker.paths.length;
+    const checked = await probeDocker({ container: "web", docker_host: docker.dockerHost }, 2000, {
+      outbound: createOutboundSender({
+        policy: createOutboundPolicy({ deny: [], allow: [] }),
+        timeoutMs: 2000,
+      }),
+      checkAddress: createOutboundPolicy({ deny: ["127.0.0.0/8", "::1/128"], allow: [] })
+        .checkAddress,
+      now: () => performance.now(),
+    });
+    expect(checked.status).toBe("down");
+    expect(checked.error).toStartWith("blocked_address:");
+    expect(docker.paths.length).toBe(asked);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
+import type { PolicyVerdict } from "../http/outbound/outbound.policy.ts";
 import type { MonitorSettings, ProbeResult } from "./monitors.model.ts";
 
 /**
@@ -10,6 +11,8 @@ export const DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock";
 /** Docker's own rule for names, which ids (hex) also meet. */
 const CONTAINER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/;
 const UNIX_HOST = /^unix:\/\/(\/[^\0]{1,1000})$/;
+
+const LOOPBACK = ["127.0.0.1", "::1"];
 
 type Fail = (field: string, message: string) => void;
 
@@ -44,7 +47,10 @@ export function dockerSettings(
   const daemon = parseDockerHost(dockerHost);
   if (!daemon) {
     fail("docker_host", "must be unix:///path/to/docker.sock or tcp://host:port");
-  } else if ("host" in daemon) {
+  } else if ("socket" in daemon) {
+    const problem = urlProblem("http://localhost/");
+    if (problem) fail("docker_host", `a local socket is loopback: ${problem}`);
+  } else {
     const problem = urlProblem(`http://${hostForUrl(daemon.host)}:${daemon.port}/`);
     if (problem) fail("docker_host", problem);
   }
@@ -56,6 +62,8 @@ const hostForUrl = (host: string) =>
 
 export interface DockerProbeDeps {
   outbound: OutboundSender;
+  /** The outbound address policy's verdict on one address; a local socket counts as loopback. */
+  checkAddress(address: string): PolicyVerdict;
   now(): number;
 }
 
@@ -140,8 +148,16 @@ const result = (status: ProbeResult["status"], ms: number | null, error: string 
   tlsDaysRemaining: null,
 });
 
-/** A local socket: no address to judge, so it is asked directly with fetch's `unix` option. */
+/**
+ * A local socket is asked directly with fetch's `unix` option. It has no address of its own, but
+ * it reaches this host as loopback does: where the operator denies loopback (a shared instance),
+ * a tenant may not reach the host's daemon, or any other socket, by naming its path.
+ */
 async function viaSocket(socket: string, path: string, timeoutMs: number, deps: DockerProbeDeps) {
+  const denied = LOOPBACK.map(deps.checkAddress).find((verdict) => !verdict.allowed);
+  if (denied && !denied.allowed) {
+    return { error: `blocked_address: docker socket ${socket}: ${denied.reason}`, ms: 0 };
+  }
   const started = deps.now();
   const ms = () => Math.round(deps.now() - started);
   try {
