@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
@@ -85,6 +86,43 @@ describe("docker checks over the daemon's unix socket", () => {
     const check = await checkNow(socketless.id);
     expect(check.status).toBe("down");
     expect(check.error).toStartWith(`docker socket ${dir.path}/absent.sock:`);
+  });
+});
+
+describe("a socket whose answer never ends", () => {
+  test("is read up to the sender's limit and judged by its State, not held until the timeout", async () => {
+    const socket = join(dir.path, "endless.sock");
+    const chunk = new TextEncoder().encode(`"${"x".repeat(8190)}",`);
+    const endless = Bun.serve({
+      unix: socket,
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(
+                new TextEncoder().encode('{"State":{"Running":true,"Status":"running"},"Log":['),
+              );
+            },
+            pull: (controller) => controller.enqueue(chunk),
+          }),
+          { headers: { "content-type": "application/json" } },
+        ),
+    });
+    try {
+      const monitor = await createMonitorAs(server, owner, {
+        name: "endless",
+        type: "docker",
+        container: "web",
+        docker_host: `unix://${socket}`,
+        interval_seconds: 3600,
+        timeout_seconds: 5,
+      });
+      const started = performance.now();
+      expect(await checkNow(monitor.id)).toMatchObject({ status: "up", error: null });
+      expect(performance.now() - started).toBeLessThan(4000);
+    } finally {
+      await endless.stop(true);
+    }
   });
 });
 

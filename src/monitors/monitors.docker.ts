@@ -165,11 +165,30 @@ async function viaSocket(socket: string, path: string, timeoutMs: number, deps: 
       unix: socket,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    return { status: response.status, body: await response.text(), ms: ms() } satisfies Answer;
+    return { status: response.status, body: await readCapped(response), ms: ms() } satisfies Answer;
   } catch (error) {
     const reason = (error as Error).name === "TimeoutError" ? "timeout" : (error as Error).message;
     return { error: `docker socket ${socket}: ${reason}`, ms: ms() } satisfies Answer;
   }
+}
+
+/** An inspect answer is read as far as the outbound sender reads one (judgeState reads a cut one). */
+const SOCKET_READ_LIMIT = 65_536;
+
+/** The answer's first SOCKET_READ_LIMIT bytes: a socket that streams forever costs no more. */
+async function readCapped(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < SOCKET_READ_LIMIT) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  if (size >= SOCKET_READ_LIMIT) await reader.cancel().catch(() => {});
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, SOCKET_READ_LIMIT));
 }
 
 /** A daemon over tcp is somewhere else: the one outbound sender (and its address policy). */
