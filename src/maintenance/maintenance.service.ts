@@ -71,7 +71,7 @@ export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDep
     updatedAt: at,
   };
   deps.repo.insert(window);
-  deps.index.invalidate();
+  deps.index.invalidate(tenant.organizationId);
   return view(window, deps);
 }
 
@@ -99,11 +99,11 @@ export function updateWindow(
   requireOwnMonitors(tenant, draft, deps, current.monitorIds);
   const window = { ...current, ...draft, updatedAt: isoAt(deps.clock.now()) };
   if (!deps.repo.update(window)) throw maintenanceErrors.notFound();
-  deps.index.invalidate();
+  deps.index.invalidate(tenant.organizationId);
   return view(window, deps);
 }
 
 export function deleteWindow(tenant: Tenant, id: string, deps: MaintenanceDeps): void {
   if (!deps.repo.remove(tenant.organizationId, id)) throw maintenanceErrors.notFound();
-  deps.index.invalidate();
+  deps.index.invalidate(tenant.organizationId);
 }
