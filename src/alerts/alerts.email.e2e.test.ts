@@ -8,6 +8,7 @@ import { createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { MAIL_PER_HOUR } from "./alerts.send.ts";
 
 // Email alerts (decisions.md §15) through a real local SMTP server: who receives them, what the
 // subject and body say, retries after a refusal, and the SMTP password kept out of every answer.
@@ -133,6 +134,45 @@ describe("email alert channel", () => {
     const mails = smtp.mails.filter((mail) => mail.to.includes("retry@example.com"));
     expect(mails).toHaveLength(1);
     expect(headerOf(mails[0]?.raw ?? "", "Subject")).toBe("[Weir] [test] Sample monitor is DOWN");
+  });
+
+  test("an organization sends at most MAIL_PER_HOUR mails an hour through the server's mail server", async () => {
+    // The mail server is the operator's and exempt from the address policy: without a budget any
+    // organization could mail any address from it, as fast as it can press "test".
+    const sender = await signUp(server, { plan: "team" });
+    const rule = await callAs(server, sender, "POST", "/api/v1/alert-rules", {
+      name: "budget",
+      condition: { type: "monitor_down" },
+      channel: { type: "email", to: ["budget@example.com"] },
+    });
+    const test = () =>
+      callAs(server, sender, "POST", `/api/v1/alert-rules/${rule.body.data.id}/test`);
+    for (let i = 0; i < MAIL_PER_HOUR; i++) expect((await test()).status).toBe(202);
+    const toBudget = () => smtp.mails.filter((mail) => mail.to.includes("budget@example.com"));
+    await pollUntil(() => toBudget().length === MAIL_PER_HOUR || undefined, {
+      what: `${MAIL_PER_HOUR} mails sent`,
+    });
+    const over = await test();
+    const alertId = over.body.data.alert_id as string;
+    const alert = await pollUntil(
+      async () => {
+        const list = await callAs(
+          server,
+          sender,
+          "GET",
+          `/api/v1/alert-rules/${rule.body.data.id}/alerts`,
+        );
+        const found = list.body.data.find((a: { id: string }) => a.id === alertId);
+        return found?.delivery?.attempts >= 1 ? found : undefined;
+      },
+      { what: "the over-budget alert attempted" },
+    );
+    expect(alert.delivery).toMatchObject({ error_code: "mail_limit_reached" });
+    expect(toBudget()).toHaveLength(MAIL_PER_HOUR);
+    // Another organization's mail still goes out.
+    const other = await emailRule(["unaffected@example.com"], { type: "monitor_down" });
+    await callAs(server, owner, "POST", `/api/v1/alert-rules/${other.body.data.id}/test`);
+    await mailTo("unaffected@example.com");
   });
 
   test("addresses are checked: 422 naming channel.to, at most 10 recipients", async () => {

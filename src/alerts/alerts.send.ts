@@ -52,7 +52,11 @@ const gone: Prepared = {
   },
 };
 
-async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepared> {
+async function prepare(
+  delivery: DeliveryRecord,
+  deps: SendDeps,
+  mailAllowed: (organizationId: string) => boolean,
+): Promise<Prepared> {
   const firing = deps.repo.findFiring(delivery.subjectId);
   const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
   if (!firing || !stored) return gone;
@@ -76,7 +80,8 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
     ? apiKeyAlertEvent({ ...about, snapshot })
     : alertEvent({ ...about, snapshot, linkBase: deps.linkBase() });
   if (rule.channelType === "email") {
-    return prepareMail(emailMessage(event, filled.settings as unknown as EmailSettings), deps);
+    const message = emailMessage(event, filled.settings as unknown as EmailSettings);
+    return prepareMail(message, () => mailAllowed(rule.organizationId), deps);
   }
   const provider = channelProvider(rule.channelType, { telegramApiBase: deps.telegramApiBase });
   if (!provider) return gone;
@@ -93,8 +98,47 @@ async function prepare(delivery: DeliveryRecord, deps: SendDeps): Promise<Prepar
   };
 }
 
+/**
+ * Mails one organization may send an hour. The mail server is the operator's, exempt from the
+ * outbound address policy and sending under the operator's name: without a budget any
+ * organization could mail any address from it (a rule's test, a flapping push monitor).
+ */
+export const MAIL_PER_HOUR = 60;
+const HOUR_MS = 3_600_000;
+
+/** Counts each organization's mails in the current clock hour (in memory: a budget, not a record). */
+function mailBudget(clock: Clock) {
+  let hour = -1;
+  const sent = new Map<string, number>();
+  return (organizationId: string): boolean => {
+    const now = Math.floor(clock.now() / HOUR_MS);
+    if (now !== hour) {
+      hour = now;
+      sent.clear();
+    }
+    const count = sent.get(organizationId) ?? 0;
+    if (count >= MAIL_PER_HOUR) return false;
+    sent.set(organizationId, count + 1);
+    return true;
+  };
+}
+
+const overBudget: Prepared = {
+  fail: {
+    errorType: "network_error",
+    errorCode: "mail_limit_reached",
+    message: `the organization sent its ${MAIL_PER_HOUR} mails of this hour`,
+    // A later attempt, in the next hour, sends it: an alert is late rather than lost.
+    retryable: true,
+  },
+};
+
 /** A mail as the outbox sends it: through the mailer, recorded like a request to the server. */
-function prepareMail(message: ReturnType<typeof emailMessage>, deps: SendDeps): Prepared {
+function prepareMail(
+  message: ReturnType<typeof emailMessage>,
+  withinBudget: () => boolean,
+  deps: SendDeps,
+): Prepared {
   const { mailer } = deps;
   if (!mailer) {
     return {
@@ -107,6 +151,7 @@ function prepareMail(message: ReturnType<typeof emailMessage>, deps: SendDeps): 
       },
     };
   }
+  if (!withinBudget()) return overBudget;
   const { headers, body } = mailAsRequest(message);
   return {
     send: {
@@ -147,8 +192,9 @@ function channelConcealments(
 
 /** The handlers the alerts room registers for the outbox's "alert" kind. */
 export function alertKindHandlers(deps: SendDeps): DeliveryKindHandlers {
+  const mailAllowed = mailBudget(deps.clock);
   return {
-    prepare: (delivery) => prepare(delivery, deps),
+    prepare: (delivery) => prepare(delivery, deps, mailAllowed),
     retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
       const firing = deps.repo.findFiring(delivery.subjectId);
       const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;

@@ -8,6 +8,7 @@ import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createMonitorAs } from "../test-utils/monitors.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { createMaintenanceRoom } from "./maintenance.room.ts";
+import { MAX_WINDOWS } from "./maintenance.service.ts";
 
 const PATH = "/api/v1/maintenance-windows";
 const HOUR = 3_600_000;
@@ -177,6 +178,32 @@ describe("maintenance windows", () => {
     expect(borrowed.status).toBe(422);
     expect(Object.keys(borrowed.body.errors)).toEqual(["monitor_ids"]);
     await callAs(server, owner, "DELETE", `${PATH}/${window.id}`);
+  });
+
+  test("an organization keeps at most MAX_WINDOWS windows: every check and status page walks them", async () => {
+    const account = await signUp(server);
+    const admin = {
+      ...account,
+      headers: { authorization: `Bearer ${await account.createApiKey()}` },
+    };
+    const monitor = await createMonitorAs(server, admin, {
+      name: "capped",
+      type: "http",
+      url: "http://127.0.0.1:9/",
+      paused: true,
+    });
+    const body = oneOff({ monitor_ids: [monitor.id] });
+    for (let i = 0; i < MAX_WINDOWS; i++) {
+      expect((await callAs(server, admin, "POST", PATH, body)).status).toBe(201);
+    }
+    const refused = await callAs(server, admin, "POST", PATH, body);
+    expect([refused.status, refused.body.error]).toEqual([403, "maintenance_limit_reached"]);
+    const listed = await callAs(server, admin, "GET", PATH);
+    expect(listed.body.data.length).toBe(MAX_WINDOWS);
+    // Another organization is not held back by this one's windows.
+    const elsewhere = await callAs(server, owner, "POST", PATH, oneOff());
+    expect(elsewhere.status).toBe(201);
+    await callAs(server, owner, "DELETE", `${PATH}/${elsewhere.body.data.id}`);
   });
 
   test("a deleted monitor drops out of its windows without blocking an edit", async () => {

@@ -21,37 +21,60 @@ const RECENT_DAYS = 30;
 /** At most this many occurrences per window and kind: an every-minute window stays cheap. */
 const PER_WINDOW = 20;
 
+/** Where the index reads windows: all of them once, then one organization's after its writes. */
+export interface WindowSource {
+  all(): MaintenanceWindow[];
+  list(organizationId: string): MaintenanceWindow[];
+}
+
 /**
  * Every window of every organization in memory, by monitor and by organization: monitors ask
- * on every check, so a check costs map lookups (and a cron step), never SQL. The index is
- * marked stale on each write and rebuilt from the table on the next question.
+ * on every check, so a check costs map lookups (and a cron step), never SQL. A write marks its
+ * organization stale, and the next question reloads that organization's windows alone: one
+ * organization's writes never cost a rebuild of everyone's.
  */
-export function createMaintenanceIndex(load: () => MaintenanceWindow[]) {
+export function createMaintenanceIndex(source: WindowSource) {
   let byMonitor: Map<string, Entry[]> | null = null;
-  let byOrganization = new Map<string, Entry[]>();
+  const byOrganization = new Map<string, Entry[]>();
+  const stale = new Set<string>();
 
-  const build = () => {
-    const monitors = new Map<string, Entry[]>();
-    const organizations = new Map<string, Entry[]>();
-    for (const window of load()) {
-      const entry = { window, times: timesOf(window) };
-      for (const id of window.monitorIds) monitors.set(id, [...(monitors.get(id) ?? []), entry]);
-      const org = organizations.get(window.organizationId) ?? [];
-      org.push(entry);
-      organizations.set(window.organizationId, org);
+  const add = (monitors: Map<string, Entry[]>, window: MaintenanceWindow) => {
+    const entry = { window, times: timesOf(window) };
+    for (const id of window.monitorIds) monitors.set(id, [...(monitors.get(id) ?? []), entry]);
+    const org = byOrganization.get(window.organizationId) ?? [];
+    org.push(entry);
+    byOrganization.set(window.organizationId, org);
+  };
+  const drop = (monitors: Map<string, Entry[]>, organizationId: string) => {
+    for (const entry of byOrganization.get(organizationId) ?? []) {
+      for (const id of entry.window.monitorIds) {
+        const kept = (monitors.get(id) ?? []).filter((other) => other !== entry);
+        if (kept.length > 0) monitors.set(id, kept);
+        else monitors.delete(id);
+      }
     }
-    byOrganization = organizations;
-    return monitors;
+    byOrganization.delete(organizationId);
   };
   const monitors = () => {
-    byMonitor ??= build();
+    if (!byMonitor) {
+      const built = new Map<string, Entry[]>();
+      byOrganization.clear();
+      stale.clear();
+      for (const window of source.all()) add(built, window);
+      byMonitor = built;
+    }
+    for (const organizationId of stale) {
+      drop(byMonitor, organizationId);
+      for (const window of source.list(organizationId)) add(byMonitor, window);
+    }
+    stale.clear();
     return byMonitor;
   };
 
   return {
-    /** A window was written or deleted: the next question rebuilds. */
-    invalidate(): void {
-      byMonitor = null;
+    /** A window of the organization was written or deleted: the next question reloads it. */
+    invalidate(organizationId: string): void {
+      stale.add(organizationId);
     },
     inMaintenance(monitorId: string, at: Date): boolean {
       const entries = monitors().get(monitorId);

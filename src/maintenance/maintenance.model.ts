@@ -43,7 +43,13 @@ const MINUTE_MS = 60_000;
  */
 export type WindowTimes =
   | { kind: "once"; span: Span }
-  | { kind: "recurring"; cron: Cron; durationMs: number };
+  | { kind: "recurring"; cron: Cron; durationMs: number; memo?: NextStart };
+
+/** The last search: the first start after `from` is `start` (null: none ever again). */
+interface NextStart {
+  from: number;
+  start: number | null;
+}
 
 export function timesOf(window: MaintenanceWindow): WindowTimes {
   if (window.cron !== null) {
@@ -71,8 +77,19 @@ export function activeAt(times: WindowTimes, at: number, limit = 5): Span[] {
 /** Whether `at` falls in any occurrence: the hot path of every check. */
 export function coversAt(times: WindowTimes, at: number): boolean {
   if (times.kind === "once") return times.span.start <= at && at < times.span.end;
-  const start = times.cron.nextRun(new Date(at - times.durationMs));
-  return start !== null && start.getTime() <= at;
+  const from = at - times.durationMs;
+  // A cron search can take a millisecond (a rare pattern walks years ahead) and checks ask
+  // constantly, moving forward: while `from` stays between the last search's origin and the
+  // start it found, no start lies in between, so that start is still the answer.
+  const memo = times.memo;
+  let start: number | null;
+  if (memo && memo.from <= from && (memo.start === null || from < memo.start)) {
+    start = memo.start;
+  } else {
+    start = times.cron.nextRun(new Date(from))?.getTime() ?? null;
+    times.memo = { from, start };
+  }
+  return start !== null && start <= at;
 }
 
 /** Occurrences starting in (from, to], earliest first, at most `limit`. */

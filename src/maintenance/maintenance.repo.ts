@@ -32,6 +32,9 @@ export function createMaintenanceRepo(db: Db) {
     `SELECT ${COLUMNS} FROM maintenance_windows WHERE organization_id = ?
      ORDER BY created_at DESC, rowid DESC`,
   );
+  const count = sqlite.prepare<{ n: number }, [string]>(
+    "SELECT count(*) AS n FROM maintenance_windows WHERE organization_id = ?",
+  );
   const all = sqlite.prepare<WindowRow, []>(`SELECT ${COLUMNS} FROM maintenance_windows`);
   const remove = sqlite.prepare(
     "DELETE FROM maintenance_windows WHERE organization_id = ? AND id = ?",
@@ -77,6 +80,7 @@ export function createMaintenanceRepo(db: Db) {
     },
     /** The organization's windows, newest first. */
     list: (organizationId: string) => list.all(organizationId).map(windowOfRow),
+    count: (organizationId: string) => count.get(organizationId)?.n ?? 0,
     /** Every window of every organization: what the in-memory index is built from. */
     all: () => all.all().map(windowOfRow),
     remove: (organizationId: string, id: string) => remove.run(organizationId, id).changes > 0,

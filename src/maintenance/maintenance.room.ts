@@ -47,7 +47,7 @@ export function createMaintenanceRoom(
   ports: MaintenanceRoomPorts,
 ): Room<MaintenancePorts> {
   const repo = createMaintenanceRepo(deps.db);
-  const index = createMaintenanceIndex(() => repo.all());
+  const index = createMaintenanceIndex(repo);
   const maintenance: MaintenanceDeps = {
     repo,
     index,

@@ -77,7 +77,8 @@ export function maintenanceRoutes(deps: MaintenanceDeps, guard: AuthPorts["guard
         detail: {
           tags,
           security,
-          summary: "Create a one-off or recurring maintenance window (admin)",
+          summary:
+            "Create a one-off or recurring maintenance window (admin); 403 maintenance_limit_reached past 100",
           requestBody: schemaBody(WindowBody),
         },
       },

@@ -24,8 +24,16 @@ export interface MaintenanceDeps {
 
 type Tenant = Pick<Principal, "organizationId">;
 
+/**
+ * Windows one organization may keep. Every check of a monitor and every status page view walks
+ * the windows in memory (a cron step each, a few ms for a rare pattern), so an unbounded count
+ * would let one organization slow everyone's checks.
+ */
+export const MAX_WINDOWS = 100;
+
 export const maintenanceErrors = {
   notFound: () => new AppError("not_found", 404),
+  limitReached: () => new AppError("maintenance_limit_reached", 403, { limit: MAX_WINDOWS }),
 };
 
 /**
@@ -57,6 +65,8 @@ function view(window: MaintenanceWindow, deps: MaintenanceDeps): WindowView {
 export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDeps): WindowView {
   const draft = validateWindow(body, null);
   requireOwnMonitors(tenant, draft, deps);
+  // The count and the insert run with no await between them, so no other create interleaves.
+  if (deps.repo.count(tenant.organizationId) >= MAX_WINDOWS) throw maintenanceErrors.limitReached();
   const at = isoAt(deps.clock.now());
   const window: MaintenanceWindow = {
     ...draft,
@@ -74,7 +84,7 @@ export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDep
   } else {
     deps.repo.insert(window);
   }
-  deps.index.invalidate();
+  deps.index.invalidate(tenant.organizationId);
   return view(window, deps);
 }
 
@@ -102,11 +112,11 @@ export function updateWindow(
   requireOwnMonitors(tenant, draft, deps, current.monitorIds);
   const window = { ...current, ...draft, updatedAt: isoAt(deps.clock.now()) };
   if (!deps.repo.update(window)) throw maintenanceErrors.notFound();
-  deps.index.invalidate();
+  deps.index.invalidate(tenant.organizationId);
   return view(window, deps);
 }
 
 export function deleteWindow(tenant: Tenant, id: string, deps: MaintenanceDeps): void {
   if (!deps.repo.remove(tenant.organizationId, id)) throw maintenanceErrors.notFound();
-  deps.index.invalidate();
+  deps.index.invalidate(tenant.organizationId);
 }

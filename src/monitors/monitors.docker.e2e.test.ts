@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { createOutboundSender } from "../http/outbound/outbound.sender.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
@@ -8,6 +9,7 @@ import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { probeDocker } from "./monitors.docker.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -87,6 +89,43 @@ describe("docker checks over the daemon's unix socket", () => {
   });
 });
 
+describe("a socket whose answer never ends", () => {
+  test("is read up to the sender's limit and judged by its State, not held until the timeout", async () => {
+    const socket = join(dir.path, "endless.sock");
+    const chunk = new TextEncoder().encode(`"${"x".repeat(8190)}",`);
+    const endless = Bun.serve({
+      unix: socket,
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(
+                new TextEncoder().encode('{"State":{"Running":true,"Status":"running"},"Log":['),
+              );
+            },
+            pull: (controller) => controller.enqueue(chunk),
+          }),
+          { headers: { "content-type": "application/json" } },
+        ),
+    });
+    try {
+      const monitor = await createMonitorAs(server, owner, {
+        name: "endless",
+        type: "docker",
+        container: "web",
+        docker_host: `unix://${socket}`,
+        interval_seconds: 3600,
+        timeout_seconds: 5,
+      });
+      const started = performance.now();
+      expect(await checkNow(monitor.id)).toMatchObject({ status: "up", error: null });
+      expect(performance.now() - started).toBeLessThan(4000);
+    } finally {
+      await endless.stop(true);
+    }
+  });
+});
+
 describe("docker checks over tcp", () => {
   test("a tcp daemon is asked through the outbound sender", async () => {
     sink.answer((r) =>
@@ -149,6 +188,53 @@ describe("docker checks over tcp", () => {
     } finally {
       await strict.stop();
     }
+  });
+});
+
+describe("a local socket under a policy that denies loopback", () => {
+  // A shared instance that denies loopback must not let a tenant reach the host's own daemon (or
+  // any other local socket) by its path: a socket is as local as 127.0.0.1.
+  test("is a 422 on save, and a stored one fails its check without being asked", async () => {
+    const strict = await startTestServer({
+      config: { outbound_deny: ["127.0.0.0/8", "::1/128"], outbound_allow: [] },
+    });
+    try {
+      const account = await signUp(strict, { plan: "enterprise" });
+      const refused = await callAs(strict, account, "POST", MONITORS_PATH, {
+        name: "host daemon",
+        type: "docker",
+        container: "web",
+        docker_host: docker.dockerHost,
+      });
+      expect([refused.status, Object.keys(refused.body.errors ?? {})]).toEqual([
+        422,
+        ["docker_host"],
+      ]);
+      const defaulted = await callAs(strict, account, "POST", MONITORS_PATH, {
+        name: "default socket",
+        type: "docker",
+        container: "web",
+      });
+      expect([defaulted.status, Object.keys(defaulted.body.errors ?? {})]).toEqual([
+        422,
+        ["docker_host"],
+      ]);
+    } finally {
+      await strict.stop();
+    }
+    const asked = docker.paths.length;
+    const checked = await probeDocker({ container: "web", docker_host: docker.dockerHost }, 2000, {
+      outbound: createOutboundSender({
+        policy: createOutboundPolicy({ deny: [], allow: [] }),
+        timeoutMs: 2000,
+      }),
+      checkAddress: createOutboundPolicy({ deny: ["127.0.0.0/8", "::1/128"], allow: [] })
+        .checkAddress,
+      now: () => performance.now(),
+    });
+    expect(checked.status).toBe("down");
+    expect(checked.error).toStartWith("blocked_address:");
+    expect(docker.paths.length).toBe(asked);
   });
 });
 

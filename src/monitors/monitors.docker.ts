@@ -1,4 +1,5 @@
 import type { OutboundSender } from "../http/outbound/outbound.model.ts";
+import type { PolicyVerdict } from "../http/outbound/outbound.policy.ts";
 import type { MonitorSettings, ProbeResult } from "./monitors.model.ts";
 
 /**
@@ -10,6 +11,8 @@ export const DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock";
 /** Docker's own rule for names, which ids (hex) also meet. */
 const CONTAINER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/;
 const UNIX_HOST = /^unix:\/\/(\/[^\0]{1,1000})$/;
+
+const LOOPBACK = ["127.0.0.1", "::1"];
 
 type Fail = (field: string, message: string) => void;
 
@@ -44,7 +47,10 @@ export function dockerSettings(
   const daemon = parseDockerHost(dockerHost);
   if (!daemon) {
     fail("docker_host", "must be unix:///path/to/docker.sock or tcp://host:port");
-  } else if ("host" in daemon) {
+  } else if ("socket" in daemon) {
+    const problem = urlProblem("http://localhost/");
+    if (problem) fail("docker_host", `a local socket is loopback: ${problem}`);
+  } else {
     const problem = urlProblem(`http://${hostForUrl(daemon.host)}:${daemon.port}/`);
     if (problem) fail("docker_host", problem);
   }
@@ -56,6 +62,8 @@ const hostForUrl = (host: string) =>
 
 export interface DockerProbeDeps {
   outbound: OutboundSender;
+  /** The outbound address policy's verdict on one address; a local socket counts as loopback. */
+  checkAddress(address: string): PolicyVerdict;
   now(): number;
 }
 
@@ -140,8 +148,16 @@ const result = (status: ProbeResult["status"], ms: number | null, error: string 
   tlsDaysRemaining: null,
 });
 
-/** A local socket: no address to judge, so it is asked directly with fetch's `unix` option. */
+/**
+ * A local socket is asked directly with fetch's `unix` option. It has no address of its own, but
+ * it reaches this host as loopback does: where the operator denies loopback (a shared instance),
+ * a tenant may not reach the host's daemon, or any other socket, by naming its path.
+ */
 async function viaSocket(socket: string, path: string, timeoutMs: number, deps: DockerProbeDeps) {
+  const denied = LOOPBACK.map(deps.checkAddress).find((verdict) => !verdict.allowed);
+  if (denied && !denied.allowed) {
+    return { error: `blocked_address: docker socket ${socket}: ${denied.reason}`, ms: 0 };
+  }
   const started = deps.now();
   const ms = () => Math.round(deps.now() - started);
   try {
@@ -149,11 +165,30 @@ async function viaSocket(socket: string, path: string, timeoutMs: number, deps: 
       unix: socket,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    return { status: response.status, body: await response.text(), ms: ms() } satisfies Answer;
+    return { status: response.status, body: await readCapped(response), ms: ms() } satisfies Answer;
   } catch (error) {
     const reason = (error as Error).name === "TimeoutError" ? "timeout" : (error as Error).message;
     return { error: `docker socket ${socket}: ${reason}`, ms: ms() } satisfies Answer;
   }
+}
+
+/** An inspect answer is read as far as the outbound sender reads one (judgeState reads a cut one). */
+const SOCKET_READ_LIMIT = 65_536;
+
+/** The answer's first SOCKET_READ_LIMIT bytes: a socket that streams forever costs no more. */
+async function readCapped(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < SOCKET_READ_LIMIT) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  if (size >= SOCKET_READ_LIMIT) await reader.cancel().catch(() => {});
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, SOCKET_READ_LIMIT));
 }
 
 /** A daemon over tcp is somewhere else: the one outbound sender (and its address policy). */

@@ -1,6 +1,12 @@
 import { Database } from "bun:sqlite";
 import type { KumaDockerHosts, KumaRow } from "./monitors.import-kuma.ts";
 
+/**
+ * More monitors than any real Kuma holds: such a file is refused before its rows are read, as
+ * the import keeps them all in memory and writes them in one transaction.
+ */
+export const MAX_KUMA_MONITORS = 10_000;
+
 /** The first bytes of every SQLite database file. */
 const SQLITE_HEADER = "SQLite format 3\0";
 
@@ -24,6 +30,12 @@ export function readKumaFile(path: string): { rows: KumaRow[]; dockerHosts: Kuma
         .map((t) => t.name),
     );
     if (!tables.has("monitor")) throw new Error(`${path} has no monitor table (not Uptime Kuma?)`);
+    const count = db.query<{ n: number }, []>("SELECT count(*) AS n FROM monitor").get()?.n ?? 0;
+    if (count > MAX_KUMA_MONITORS) {
+      throw new Error(
+        `${path} holds ${count} monitors; an import takes at most ${MAX_KUMA_MONITORS}`,
+      );
+    }
     const rows = db.query<KumaRow, []>("SELECT * FROM monitor ORDER BY id").all();
     const dockerHosts: KumaDockerHosts = new Map();
     if (tables.has("docker_host")) {

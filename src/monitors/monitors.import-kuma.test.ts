@@ -8,6 +8,7 @@ import { runCli } from "../test-utils/cli.ts";
 import { MONITORS_PATH } from "../test-utils/monitors.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { MAX_KUMA_MONITORS } from "./monitors.import-kuma.repo.ts";
 
 const tempDir = useTempDirs("weir-kuma-import-");
 const servers: TestServer[] = [];
@@ -274,6 +275,25 @@ describe("Kuma docker and ping monitors", () => {
     });
     expect(byName.db).toMatchObject({ docker_host: "tcp://192.168.1.20:2375" });
     expect(byName.router).toMatchObject({ type: "ping", hostname: "192.168.1.1" });
+  });
+});
+
+describe("a Kuma file too large to be a real one", () => {
+  test("is refused before its rows are read, and nothing is imported", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const account = await signUp(server);
+    const file = kumaFile(tempDir(), []);
+    const db = new Database(file);
+    db.run(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i <= ${MAX_KUMA_MONITORS})
+       INSERT INTO monitor (name, type, url, active) SELECT 'm' || i, 'http', 'http://127.0.0.1:9/', 0 FROM n`,
+    );
+    db.close();
+    const run = runCli(["monitors", "import", file, "--data-dir", server.dataDir]);
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toContain(`at most ${MAX_KUMA_MONITORS}`);
+    expect(await monitorsOf(server, account.headers)).toEqual([]);
   });
 });
 
