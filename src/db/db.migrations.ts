@@ -93,6 +93,9 @@ import m0037_status_pages from "../../migrations/0037_status_pages.sql" with { t
 import m0038_status_page_subscribers from "../../migrations/0038_status_page_subscribers.sql" with {
   type: "text",
 };
+import m0039_monitor_rollups_counts_index from "../../migrations/0039_monitor_rollups_counts_index.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -144,4 +147,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0036_monitor_dependencies", sql: m0036_monitor_dependencies },
   { name: "0037_status_pages", sql: m0037_status_pages },
   { name: "0038_status_page_subscribers", sql: m0038_status_page_subscribers },
+  { name: "0039_monitor_rollups_counts_index", sql: m0039_monitor_rollups_counts_index },
 ];

@@ -1,0 +1,1 @@
+CREATE INDEX `monitor_rollups_counts` ON `monitor_rollups` (`monitor_id`,`period`,`bucket_start`,`checks`,`up`,`down`,`degraded`,`maintenance`);
