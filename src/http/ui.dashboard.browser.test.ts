@@ -145,7 +145,7 @@ describe("dashboard in chromium", () => {
     await logInToDashboard(page);
     await page
       .getByRole("region", { name: "Failing deliveries" })
-      .getByText("1 failed events")
+      .getByText("1 failed event", { exact: true })
       .waitFor();
     expect(await sidewaysOverflow(page)).toBe(0);
     await clean();

@@ -117,7 +117,9 @@ export function DashboardPage() {
               <p class="all-clear">✔ No failed events.</p>
             ) : (
               <>
-                <p>{page.total} failed events</p>
+                <p>
+                  {page.total} failed {page.total === 1 ? "event" : "events"}
+                </p>
                 <ul>
                   {page.data.map((e) => (
                     <li key={e.id}>
