@@ -3,6 +3,7 @@
 // The outbound address policy does not apply: the operator chose this server, as they choose the
 // DNS resolver, and it is commonly on the private network (mail.lan).
 import nodemailer from "nodemailer";
+import type { Prepared } from "../delivery/delivery.ports.ts";
 import type { OutboundRequest, OutboundResult } from "../http/outbound/outbound.model.ts";
 import type { Concealment } from "../shared/conceal.ts";
 import { MASK } from "../shared/conceal.ts";
@@ -27,6 +28,36 @@ export const mailAsRequest = (
   ],
   body: message.text,
 });
+
+const noMailServer: Prepared = {
+  fail: {
+    errorType: "network_error",
+    errorCode: "smtp_not_configured",
+    message: "the server has no mail settings (WEIR_SMTP_URL, WEIR_SMTP_FROM)",
+    // Setting them and restarting lets a later attempt succeed.
+    retryable: true,
+  },
+};
+
+/**
+ * An outbox attempt that sends `message` through the operator's mail server, recorded like a
+ * request to it (alerts and status page subscribers alike).
+ */
+export function mailAttempt(mailer: Mailer | null, message: EmailMessage): Prepared {
+  if (!mailer) return noMailServer;
+  const { headers, body } = mailAsRequest(message);
+  return {
+    send: {
+      url: mailer.target,
+      method: "SMTP",
+      headers: [...(headers ?? [])],
+      body: typeof body === "string" ? body : "",
+      signingSecrets: [],
+      concealed: mailer.concealed,
+      sendWith: (request) => mailer.send(message, request.timeoutMs ?? 30_000),
+    },
+  };
+}
 
 /** The network codes of decisions §8, from nodemailer's and the socket's error codes. */
 function classify(error: { code?: string; responseCode?: number; message?: string }): string {

@@ -14,7 +14,7 @@ import type { Sealer } from "../shared/sealed.ts";
 import { secretConcealments } from "../shared/secret-template.ts";
 import { alertEvent } from "./alert-message.model.ts";
 import { type EmailSettings, emailMessage } from "./alerts.email.ts";
-import { type Mailer, mailAsRequest } from "./alerts.mailer.ts";
+import { type Mailer, mailAttempt } from "./alerts.mailer.ts";
 import { fillSecrets } from "./alerts.model.ts";
 import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
 import { apiKeyAlertEvent, isApiKeySnapshot } from "./api-key-alert.model.ts";
@@ -139,31 +139,8 @@ function prepareMail(
   withinBudget: () => boolean,
   deps: SendDeps,
 ): Prepared {
-  const { mailer } = deps;
-  if (!mailer) {
-    return {
-      fail: {
-        errorType: "network_error",
-        errorCode: "smtp_not_configured",
-        message: "the server has no mail settings (WEIR_SMTP_URL, WEIR_SMTP_FROM)",
-        // Setting them and restarting lets a later attempt succeed.
-        retryable: true,
-      },
-    };
-  }
-  if (!withinBudget()) return overBudget;
-  const { headers, body } = mailAsRequest(message);
-  return {
-    send: {
-      url: mailer.target,
-      method: "SMTP",
-      headers: [...(headers ?? [])],
-      body: typeof body === "string" ? body : "",
-      signingSecrets: [],
-      concealed: mailer.concealed,
-      sendWith: (request) => mailer.send(message, request.timeoutMs ?? 30_000),
-    },
-  };
+  if (deps.mailer && !withinBudget()) return overBudget;
+  return mailAttempt(deps.mailer, message);
 }
 
 /**

@@ -1,7 +1,6 @@
 // The outbox's "status_mail" kind: a mail owed to a page's subscriber, sent through the operator's
 // mail server with the one-click unsubscribe headers of RFC 8058.
-import type { Mailer } from "../alerts/alerts.mailer.ts";
-import { mailAsRequest } from "../alerts/alerts.mailer.ts";
+import { type Mailer, mailAttempt } from "../alerts/alerts.mailer.ts";
 import type { DeliveryKindHandlers, DeliveryRecord, Prepared } from "../delivery/delivery.ports.ts";
 import { type SubscribersDeps, unsubscribeUrlOf } from "./status-pages.subscribers.service.ts";
 
@@ -20,16 +19,6 @@ async function prepare(
   if (mail.kind !== "confirm" && subscriber.confirmedAt === null) return nothingOwed;
   const page = deps.pages.find(delivery.organizationId, subscriber.statusPageId);
   if (!page) return nothingOwed;
-  if (!mailer) {
-    return {
-      fail: {
-        errorType: "network_error",
-        errorCode: "smtp_not_configured",
-        message: "the server has no mail settings (WEIR_SMTP_URL, WEIR_SMTP_FROM)",
-        retryable: true,
-      },
-    };
-  }
   const message = {
     to: [subscriber.email],
     subject: mail.subject,
@@ -39,18 +28,7 @@ async function prepare(
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     },
   };
-  const { headers, body } = mailAsRequest(message);
-  return {
-    send: {
-      url: mailer.target,
-      method: "SMTP",
-      headers: [...(headers ?? [])],
-      body: typeof body === "string" ? body : "",
-      signingSecrets: [],
-      concealed: mailer.concealed,
-      sendWith: (request) => mailer.send(message, request.timeoutMs ?? 30_000),
-    },
-  };
+  return mailAttempt(mailer, message);
 }
 
 /** The handlers the status pages room registers for the outbox's "status_mail" kind. */
