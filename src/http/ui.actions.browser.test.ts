@@ -122,7 +122,9 @@ describe("actions in chromium", () => {
     await page.getByRole("button", { name: "Delete: Keep amount" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete action" }).click();
     await page.getByRole("status").getByText("Action “Keep amount” deleted").waitFor();
-    await list.getByText("Keep amount").waitFor({ state: "detached" });
+    // The confirm dialog sits inside the list while it closes: wait for it, then for the row.
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await list.getByText("Keep amount", { exact: true }).waitFor({ state: "detached" });
     expect((await actionsOf(endpoint.id)).map((a) => a.name)).toEqual(["Orders only", "Amount"]);
     await clean();
   });
