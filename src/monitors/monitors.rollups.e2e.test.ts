@@ -66,7 +66,7 @@ describe("rollups, retention and metrics", () => {
     expect(later).toMatchObject({ uptime_24h: null, uptime_7d: null, uptime_30d: null });
     expect(later.uptime_90d).toBe(66.67);
 
-    // What status pages read: the daily buckets, oldest first, and the monitor with its figures.
+    // What status pages read: the daily buckets, oldest first, and the monitor in brief.
     const ports = createMonitorsRoom(server.deps, {
       guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
       resolveSecrets: () => () => undefined,
@@ -79,8 +79,11 @@ describe("rollups, retention and metrics", () => {
     ]);
     expect(days[1]?.start).toBe((days[0]?.start ?? 0) + 2 * DAY);
     expect(ports.dailyBuckets(monitor.id, 30)).toEqual([]);
-    expect(ports.findMonitor(owner.organizationId, monitor.id, "")?.uptime_90d).toBe(66.67);
-    expect(ports.findMonitor("another-org", monitor.id, "")).toBeNull();
+    expect(ports.monitorSummary(owner.organizationId, monitor.id)).toMatchObject({
+      id: monitor.id,
+      status: later.status,
+    });
+    expect(ports.monitorSummary("another-org", monitor.id)).toBeNull();
   });
 
   test("/metrics carries each monitor's state, last response time and check counts", async () => {

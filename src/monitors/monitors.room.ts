@@ -12,7 +12,6 @@ import { type ChecksDeps, recordOutcome } from "./checks.service.ts";
 import { createDependenciesRepo } from "./dependencies.repo.ts";
 import { renderMonitorMetrics } from "./monitors.metrics.ts";
 import { bucketsOf, shownStatus, TIME } from "./monitors.model.ts";
-import { type MonitorView, monitorView } from "./monitors.present.ts";
 import { probe } from "./monitors.probes.ts";
 import { createMonitorsRepo, monitorOfRow } from "./monitors.repo.ts";
 import { sweepMonitorHistory } from "./monitors.retention.ts";
@@ -35,8 +34,6 @@ export interface MonitorsRoomPorts {
 /** What the monitors room lends: its /metrics lines, and reads for status pages. */
 export interface MonitorsPorts {
   metricLines(): string[];
-  /** The organization's monitor as the API shows it (uptime figures included), or null. */
-  findMonitor(organizationId: string, id: string, baseUrl: string): MonitorView | null;
   /** Whether the organization has this monitor (one indexed read, no figures). */
   monitorExists(organizationId: string, id: string): boolean;
   /** The organization's monitor in brief (no figures, one indexed read): status pages. */
@@ -162,13 +159,6 @@ export function createMonitorsRoom(
       metricLines: () =>
         renderMonitorMetrics(repo.figures(), (id) => inMaintenance(id, new Date(deps.clock.now()))),
       monitorExists: (organizationId, id) => repo.find(organizationId, id) !== null,
-      findMonitor(organizationId, id, baseUrl) {
-        const monitor = repo.find(organizationId, id);
-        if (!monitor) return null;
-        const now = deps.clock.now();
-        const maintenance = inMaintenance(id, new Date(now));
-        return monitorView(monitor, now, checksRepo, baseUrl, maintenance);
-      },
       monitorsUsingSecret: (organizationId, name) =>
         repo
           .page(organizationId, Number.MAX_SAFE_INTEGER, 0)
