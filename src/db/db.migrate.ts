@@ -14,7 +14,9 @@ export interface MigrationReport {
 
 const STATEMENT_BREAK = "--> statement-breakpoint";
 
-const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+/** The SHA-256 `_migrations` records of a migration's text, to notice one edited after it ran. */
+export const migrationChecksum = (text: string) =>
+  new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
 /** How a database's applied migrations compare with the ones this binary embeds. */
 export interface MigrationStatus {
@@ -36,7 +38,7 @@ export function migrationStatus(sqlite: Database, migrations: Migration[]): Migr
         .query<{ name: string; checksum: string }, []>("SELECT name, checksum FROM _migrations")
         .all()
     : [];
-  const known = new Map(migrations.map((m) => [m.name, sha256(m.sql)]));
+  const known = new Map(migrations.map((m) => [m.name, migrationChecksum(m.sql)]));
   const appliedNames = new Set(rows.map((row) => row.name));
   return {
     applied: rows.map((row) => row.name),
@@ -98,7 +100,7 @@ function applyOne(sqlite: Database, migration: Migration): void {
       }
       sqlite.run("INSERT INTO _migrations (name, checksum, applied_at) VALUES (?, ?, ?)", [
         migration.name,
-        sha256(migration.sql),
+        migrationChecksum(migration.sql),
         new Date().toISOString(),
       ]);
       sqlite.run("COMMIT");

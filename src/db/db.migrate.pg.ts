@@ -1,0 +1,87 @@
+import type { SQL } from "bun";
+import {
+  type Migration,
+  type MigrationReport,
+  type MigrationStatus,
+  migrationChecksum,
+} from "./db.migrate.ts";
+import { reason, StartupError } from "./db.open.ts";
+
+/**
+ * The key of the session advisory lock every node takes before it looks at `_migrations`, so
+ * nodes starting at once apply each migration once: the others wait, then find nothing pending.
+ * ('weir' in ASCII; any constant no other program on the database uses would do.)
+ */
+export const MIGRATION_LOCK_KEY = 0x77656972;
+
+/** Compares without writing anything (a database without `_migrations` has none applied). */
+export async function pgMigrationStatus(
+  sql: SQL,
+  migrations: Migration[],
+): Promise<MigrationStatus> {
+  const [{ present }] = await sql`SELECT to_regclass('_migrations') IS NOT NULL AS present`;
+  const rows: { name: string; checksum: string }[] = present
+    ? await sql`SELECT name, checksum FROM _migrations ORDER BY name`
+    : [];
+  const known = new Map(migrations.map((m) => [m.name, migrationChecksum(m.sql)]));
+  const appliedNames = new Set(rows.map((row) => row.name));
+  return {
+    applied: rows.map((row) => row.name),
+    unknown: rows.filter((row) => !known.has(row.name)).map((row) => row.name),
+    changed: rows
+      .filter((row) => known.has(row.name) && known.get(row.name) !== row.checksum)
+      .map((row) => row.name),
+    pending: migrations.filter((m) => !appliedNames.has(m.name)).map((m) => m.name),
+  };
+}
+
+/**
+ * Applies every missing PostgreSQL migration in order, each in its own transaction with its
+ * `_migrations` row, while holding the migration lock on one reserved connection (a session
+ * lock, not a transaction one, so it spans all of them). Refuses, as on SQLite, a database
+ * holding migrations this binary does not know and one whose applied migration text changed.
+ */
+export async function runPgMigrations(sql: SQL, migrations: Migration[]): Promise<MigrationReport> {
+  const session = await sql.reserve();
+  try {
+    await session`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      return await applyPending(session, migrations);
+    } finally {
+      await session`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    }
+  } finally {
+    session.release();
+  }
+}
+
+async function applyPending(session: SQL, migrations: Migration[]): Promise<MigrationReport> {
+  await session`CREATE TABLE IF NOT EXISTS _migrations (
+    name text COLLATE "C" PRIMARY KEY, checksum text NOT NULL, applied_at text NOT NULL)`;
+  const status = await pgMigrationStatus(session, migrations);
+  if (status.unknown.length > 0) {
+    throw new StartupError(
+      `database has migration ${status.unknown.join(", ")} that this weir does not know: it was written by a newer version; upgrade weir`,
+    );
+  }
+  if (status.changed.length > 0) {
+    throw new StartupError(
+      `migration ${status.changed.join(", ")} was changed after it was applied (checksum mismatch)`,
+    );
+  }
+  const report: MigrationReport = { applied: [], alreadyApplied: status.applied.length };
+  for (const migration of migrations) {
+    if (!status.pending.includes(migration.name)) continue;
+    try {
+      await session.begin(async (tx) => {
+        await tx.unsafe(migration.sql);
+        await tx`INSERT INTO _migrations (name, checksum, applied_at)
+          VALUES (${migration.name}, ${migrationChecksum(migration.sql)}, ${new Date().toISOString()})`;
+      });
+    } catch (error) {
+      throw new StartupError(`migration ${migration.name} failed: ${reason(error)}`);
+    }
+    report.applied.push(migration.name);
+  }
+  return report;
+}
