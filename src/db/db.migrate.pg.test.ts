@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { SQL } from "bun";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { pgMigrationStatus, runPgMigrations } from "./db.migrate.pg.ts";
@@ -16,7 +18,21 @@ async function withClient<T>(url: string, fn: (sql: SQL) => Promise<T>): Promise
   }
 }
 
+const PG_MIGRATIONS_DIR = join(import.meta.dir, "../../migrations/postgres");
+
 describe("PostgreSQL migrations", () => {
+  test("registers every file of migrations/postgres/, in order, with its exact text", () => {
+    const files = readdirSync(PG_MIGRATIONS_DIR)
+      .filter((f) => f.endsWith(".sql"))
+      .sort();
+    expect(PG_MIGRATIONS.map((m) => `${m.name}.sql`)).toEqual(files);
+    for (const migration of PG_MIGRATIONS) {
+      expect(migration.sql).toBe(
+        readFileSync(join(PG_MIGRATIONS_DIR, `${migration.name}.sql`), "utf8"),
+      );
+    }
+  });
+
   test("a fresh database gets every migration once; a second run applies nothing", async () => {
     const db = await databases.create();
     await withClient(db.url, async (sql) => {
