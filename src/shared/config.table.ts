@@ -6,8 +6,10 @@ import {
   nonEmpty,
   oneOf,
   optionalHttpUrl,
+  optionalPostgresUrl,
   optionalSmtpUrl,
   secretKeyText,
+  urlWithoutPassword,
   type Validator,
 } from "./config.validators.ts";
 import { LOG_FORMATS, LOG_LEVELS } from "./logger.ts";
@@ -21,6 +23,8 @@ export interface ConfigEntry<T> {
   doc: string;
   /** Redacted wherever config is shown. */
   secret?: boolean;
+  /** How a secret setting is shown instead of "(redacted)", e.g. a URL without its password. */
+  shown?(value: T): string;
   /** Read from flags and env only: `weir.toml` lives inside the data dir, so it cannot move it. */
   bootstrap?: boolean;
 }
@@ -38,6 +42,20 @@ export const CONFIG_TABLE = {
     parse: nonEmpty,
     doc: "Directory holding weir.db, its WAL, secret.key and weir.toml.",
     bootstrap: true,
+  }),
+  database_url: entry({
+    env: "WEIR_DATABASE_URL",
+    default: "",
+    parse: optionalPostgresUrl,
+    doc: "PostgreSQL database shared by several Weir nodes (postgres://user:password@host:5432/weir); empty: SQLite in the data dir.",
+    secret: true,
+    shown: urlWithoutPassword,
+  }),
+  database_pool_size: entry({
+    env: "WEIR_DATABASE_POOL_SIZE",
+    default: 20,
+    parse: integer(1, 1000),
+    doc: "Connections each node opens to PostgreSQL at most (with database_url).",
   }),
   port: entry({
     env: "WEIR_PORT",

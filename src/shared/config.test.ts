@@ -109,6 +109,41 @@ describe("invalid values fail naming the key", () => {
   });
 });
 
+describe("WEIR_DATABASE_URL: empty for SQLite, or a PostgreSQL URL", () => {
+  const load = (url: string) => loadConfig({ env: { WEIR_DATABASE_URL: url } }).config;
+
+  test("empty by default: SQLite in the data dir", () => {
+    expect(loadConfig({ env: {} }).config.database_url).toBe("");
+    expect(loadConfig({ env: {} }).config.database_pool_size).toBe(20);
+  });
+
+  test.each([
+    "postgres://weir:pw@db.example:5432/weir",
+    "postgresql://weir@10.0.0.5/weir?sslmode=require",
+  ])("accepted: %s", (url) => {
+    expect(load(url).database_url).toBe(url);
+  });
+
+  test.each(["mysql://weir:hunter22@db/weir", "db.example:5432", "postgres:///weir"])(
+    "refused without echoing it: %s",
+    (url) => {
+      expect(() => load(url)).toThrow(
+        "invalid database_url (WEIR_DATABASE_URL): must be postgres://user:password@host[:port]/database (or postgresql://…), got (redacted)",
+      );
+    },
+  );
+
+  test("shown without its password", () => {
+    const rows = describeConfig(
+      loadConfig({ env: { WEIR_DATABASE_URL: "postgres://weir:hunter22@db.example/weir" } }),
+    );
+    expect(rows.find((row) => row.key === "database_url")?.value).toBe(
+      "postgres://weir:***@db.example/weir",
+    );
+    expect(JSON.stringify(rows)).not.toContain("hunter22");
+  });
+});
+
 describe("WEIR_SECRET_KEY carries at least 32 bytes, as hex or base64", () => {
   const load = (key: string) => loadConfig({ env: { WEIR_SECRET_KEY: key } }).config.secret_key;
   const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7 + 1));

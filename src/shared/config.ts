@@ -106,7 +106,7 @@ export function describeConfig({ config, sources }: LoadedConfig) {
   return KEYS.map((key) => {
     const spec: ConfigEntry<unknown> = CONFIG_TABLE[key];
     const set = config[key] !== "" && config[key] !== undefined;
-    const value = spec.secret && set ? "(redacted)" : config[key];
+    const value = spec.secret && set ? (spec.shown?.(config[key]) ?? "(redacted)") : config[key];
     return { key, value, source: sources[key], env: spec.env, doc: spec.doc };
   });
 }

@@ -33,6 +33,32 @@ export const nonEmpty: Validator<string> = (raw) => {
 /** Any text, empty allowed. */
 export const anyText: Validator<string> = (raw) => (raw === undefined ? "" : text(raw));
 
+/** `postgres://` or `postgresql://` with a host, or empty (SQLite in the data dir). */
+export const optionalPostgresUrl: Validator<string> = (raw) => {
+  const value = text(raw);
+  if (value === "") return "";
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== "postgres:" && url.protocol !== "postgresql:") || !url.hostname) {
+    throw new Error("must be postgres://user:password@host[:port]/database (or postgresql://…)");
+  }
+  return value;
+};
+
+/** A URL as it may be shown: its password, if any, replaced by `***`. */
+export function urlWithoutPassword(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password === "") return value;
+    url.password = "***";
+    return url.toString();
+  } catch {
+    return "(redacted)";
+  }
+}
+
 /** An absolute http(s) URL, kept without its trailing slash; empty means "derive it". */
 export const optionalHttpUrl: Validator<string> = (raw) => {
   const value = text(raw).replace(/\/+$/, "");
