@@ -188,6 +188,7 @@ describe("weir backup --database", () => {
 describe("commands that need the SQLite data dir for now", () => {
   test.each([
     [["admin", "list-users"], "weir admin"],
+    [["monitors", "import", "monitors.json"], "weir monitors import"],
     [["serve", "--port", "0"], "weir serve"],
   ])("%p says so in one line and exits 1", (args, command) => {
     const result = runCli([...args, "--data-dir", tempDir()], {
