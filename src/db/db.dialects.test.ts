@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { SQL } from "bun";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import {
   catalogDifferences,
   postgresCatalog,
@@ -11,9 +11,7 @@ import {
   sqliteCatalog,
 } from "../test-utils/schema-catalog.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { runPgMigrations } from "./db.migrate.pg.ts";
 import { runMigrations } from "./db.migrate.ts";
-import { PG_MIGRATIONS } from "./db.migrations.pg.ts";
 import { MIGRATIONS } from "./db.migrations.ts";
 
 const databases = usePgDatabases();
@@ -45,13 +43,11 @@ let postgres: Promise<SchemaCatalog> | undefined;
 /** The catalog of a fresh PostgreSQL database with every PostgreSQL migration applied. */
 function migratedPostgresCatalog(): Promise<SchemaCatalog> {
   postgres ??= (async () => {
-    const db = await databases.create();
-    const sql = new SQL(db.url, { max: 1 });
+    const pg = await openMigratedPgDatabase(databases, { poolSize: 1 });
     try {
-      await runPgMigrations(sql, PG_MIGRATIONS);
-      return await postgresCatalog(sql);
+      return await postgresCatalog(pg.sql);
     } finally {
-      await sql.close();
+      await pg.close();
     }
   })();
   return postgres;
