@@ -65,6 +65,8 @@ describe("the SQLite and PostgreSQL migrations build the same schema", () => {
     );
     expect(sqlite.foreignKeys).toContain("monitors (parent_id) → monitors (id) on delete set null");
     expect(pg.triggers).toContain("issues trigger issues_status_counts_update");
+    expect(pg.columns).toContain("api_keys.role text not null default 'owner'");
+    expect(pg.columns).toContain("destinations.path_forwarding integer not null default 1");
   });
 
   test("a SQLite migration without its PostgreSQL twin is reported", async () => {
@@ -78,7 +80,7 @@ describe("the SQLite and PostgreSQL migrations build the same schema", () => {
     const differences = catalogDifferences(sqlite, await migratedPostgresCatalog());
     expect(differences).toEqual([
       "sqlite only: labels",
-      "sqlite only: debug_endpoints.color text not null",
+      "sqlite only: debug_endpoints.color text not null default 'blue'",
       "sqlite only: labels.endpoint_id text null",
       "sqlite only: labels.id text not null",
       "sqlite only: labels primary key (id)",
