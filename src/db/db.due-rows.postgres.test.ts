@@ -3,7 +3,7 @@ import { SQL } from "bun";
 import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { createPostgresDueRows, type PostgresDueTable } from "./db.due-rows.postgres.ts";
-import type { DueStore } from "./db.due-store.ts";
+import type { DueStore } from "./db.due-rows.store.ts";
 
 const databases = usePgDatabases();
 const clients: SQL[] = [];

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
+import type { DueStore } from "./db.due-rows.store.ts";
 import { type DueRow, type DueTable, dueColumns, NULL_GROUP, quoted } from "./db.due-rows.ts";
-import type { DueStore } from "./db.due-store.ts";
 
 /** A due table on PostgreSQL: the SQLite spec, plus where a lease names its node. */
 export interface PostgresDueTable extends DueTable {

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { SharedDedupKeys } from "./dedup.key-store.ts";
+import type { SharedDedupKeys } from "./dedup.keys.store.ts";
 import { SWEEP_BATCH } from "./dedup.keys.ts";
 
 /**
