@@ -4,6 +4,8 @@ import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { createPostgresDueRows, type PostgresDueTable } from "./db.due-rows.postgres.ts";
 import type { DueStore } from "./db.due-rows.store.ts";
+import { runPgMigrations } from "./db.migrate.pg.ts";
+import { PG_MIGRATIONS } from "./db.migrations.pg.ts";
 
 const databases = usePgDatabases();
 const clients: SQL[] = [];
@@ -11,47 +13,68 @@ afterAll(async () => {
   for (const sql of clients.splice(0)) await sql.close();
 });
 
-const JOBS: PostgresDueTable = {
-  table: "jobs",
-  key: "destination_key",
-  group: "organization_id",
-  claimer: "claimed_by",
-};
+let database: Promise<string> | undefined;
+/** The file's one database (each test makes tables of its own in it). */
+function databaseUrl(): Promise<string> {
+  database ??= databases.create().then((db) => db.url);
+  return database;
+}
+function connect(url: string): SQL {
+  const sql = new SQL(url, { max: 4 });
+  clients.push(sql);
+  return sql;
+}
 
-/** A database holding a `jobs` due table, and a way to open clients on it (one per "node"). */
-async function jobsDatabase() {
-  const db = await databases.create();
-  const connect = () => {
-    const sql = new SQL(db.url, { max: 4 });
-    clients.push(sql);
-    return sql;
+let tables = 0;
+/** A fresh due table (with a claimer column), and a way to open clients on it (one per "node"). */
+async function jobsTable() {
+  const url = await databaseUrl();
+  const admin = connect(url);
+  const name = `jobs_${++tables}`;
+  const spec: PostgresDueTable = {
+    table: name,
+    key: "destination_key",
+    group: "organization_id",
+    claimer: "claimed_by",
   };
-  const admin = connect();
-  await admin`CREATE TABLE jobs (
+  await admin.unsafe(`CREATE TABLE ${name} (
     id text PRIMARY KEY, destination_key text NOT NULL, organization_id text,
-    next_attempt_at bigint, locked_until bigint, claimed_by text)`;
-  await admin`CREATE INDEX jobs_due_idx ON jobs (next_attempt_at, id)`;
+    next_attempt_at bigint, locked_until bigint, claimed_by text)`);
+  await admin.unsafe(`CREATE INDEX ${name}_due_idx ON ${name} (next_attempt_at, id)`);
   /** Adds `n` rows due `dueInMs` from the server's now (negative: already due). */
   const add = async (
     n: number,
     fields: { key?: string; group?: string | null; dueInMs?: number },
   ) => {
-    await admin`INSERT INTO jobs (id, destination_key, organization_id, next_attempt_at)
-      SELECT ${fields.key ?? "d"} || '-' || lpad(i::text, 5, '0'), ${fields.key ?? "d"},
-             ${fields.group === undefined ? "org" : fields.group},
-             (extract(epoch FROM clock_timestamp()) * 1000)::bigint + ${fields.dueInMs ?? -1000}
-        FROM generate_series(1, ${n}) i`;
+    await admin.unsafe(
+      `INSERT INTO ${name} (id, destination_key, organization_id, next_attempt_at)
+        SELECT $1 || '-' || lpad(i::text, 5, '0'), $1, $2,
+               (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3
+          FROM generate_series(1, $4::int) i`,
+      [
+        fields.key ?? "d",
+        fields.group === undefined ? "org" : fields.group,
+        fields.dueInMs ?? -1000,
+        n,
+      ],
+    );
   };
-  const node = (name: string, leaseMs = 60_000, sql = connect()) =>
-    createPostgresDueRows({ sql, table: JOBS, node: name, leaseMs });
-  return { admin, connect, add, node };
+  const node = (node: string, leaseMs = 60_000, sql = connect(url)) =>
+    createPostgresDueRows({ sql, table: spec, node, leaseMs });
+  const unleased = async () => {
+    const [row] = await admin.unsafe(
+      `SELECT count(*)::int AS n FROM ${name} WHERE locked_until IS NULL`,
+    );
+    return row.n as number;
+  };
+  return { add, node, unleased, connect: () => connect(url) };
 }
 
 const ids = (rows: Record<string, unknown>[]) => rows.map((row) => row.id as string).sort();
 
 describe("PostgreSQL due claims shared by several nodes", () => {
   test("four nodes claiming at once take every row exactly once", async () => {
-    const { add, node, admin } = await jobsDatabase();
+    const { add, node, unleased } = await jobsTable();
     await add(400, { key: "a" });
     await add(400, { key: "b" });
     const nodes = ["n1", "n2", "n3", "n4"].map((name) => node(name));
@@ -72,13 +95,11 @@ describe("PostgreSQL due claims shared by several nodes", () => {
     // The work was shared, not done by whichever node came first.
     const perNode = new Set([...claimedBy.values()].map(([by]) => by));
     expect(perNode.size).toBeGreaterThan(1);
-    const [{ unleased }] =
-      await admin`SELECT count(*)::int AS unleased FROM jobs WHERE locked_until IS NULL`;
-    expect(unleased).toBe(0);
+    expect(await unleased()).toBe(0);
   });
 
   test("a dead node's rows are claimed again once its lease lapses on the server's clock", async () => {
-    const { add, node, connect } = await jobsDatabase();
+    const { add, node, connect } = await jobsTable();
     await add(3, {});
     const deadSql = connect();
     const dead = node("dead", 400, deadSql);
@@ -105,7 +126,7 @@ describe("PostgreSQL due claims shared by several nodes", () => {
   });
 
   test("a lease extended in time keeps the row from other nodes; a release hands it over", async () => {
-    const { add, node } = await jobsDatabase();
+    const { add, node } = await jobsTable();
     await add(1, {});
     const owner = node("owner", 300);
     const other = node("other");
@@ -128,7 +149,7 @@ describe("PostgreSQL due claims shared by several nodes", () => {
   });
 
   test("releaseMine gives back only this node's rows, due as they were", async () => {
-    const { add, node } = await jobsDatabase();
+    const { add, node } = await jobsTable();
     await add(4, {});
     const leaving = node("leaving");
     const staying = node("staying");
@@ -139,7 +160,7 @@ describe("PostgreSQL due claims shared by several nodes", () => {
   });
 
   test("fairness filters: keys and groups at their limit are skipped; by key and by group", async () => {
-    const { add, node } = await jobsDatabase();
+    const { add, node } = await jobsTable();
     await add(3, { key: "slow", group: "org-a" });
     await add(3, { key: "fast", group: "org-a" });
     await add(2, { key: "lone", group: null });
@@ -159,7 +180,7 @@ describe("PostgreSQL due claims shared by several nodes", () => {
   });
 
   test("a null group is a group of its own; rows due later wait, and nextDue names them", async () => {
-    const { add, node } = await jobsDatabase();
+    const { add, node } = await jobsTable();
     await add(2, { key: "x", group: null });
     await add(1, { key: "later", dueInMs: 60_000 });
     const store = node("n");
@@ -169,5 +190,42 @@ describe("PostgreSQL due claims shared by several nodes", () => {
     expect(await store.claim(10)).toEqual([]);
     const next = await store.nextDue();
     expect(next).toBeGreaterThan(Date.now() + 50_000);
+  });
+
+  test("the outbox's own table: nodes share it with the lease's end as the only token", async () => {
+    const url = await databaseUrl();
+    const sql = connect(url);
+    const other = connect(url);
+    await runPgMigrations(sql, PG_MIGRATIONS);
+    await sql`INSERT INTO deliveries (id, kind, organization_id, subject_id, destination_key,
+        webhook_id, status, max_retries, next_attempt_at, created_at, updated_at)
+      SELECT 'dlv-' || lpad(i::text, 4, '0'), 'webhook', 'org-' || (i % 3), 'evt-' || i,
+             'dest-' || (i % 5), 'wh', 'pending', 5, 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'
+        FROM generate_series(1, 300) i`;
+    const table = { table: "deliveries", key: "destination_key", group: "organization_id" };
+    const a = createPostgresDueRows({ sql, table, node: "a", leaseMs: 60_000 });
+    const b = createPostgresDueRows({ sql: other, table, node: "b", leaseMs: 60_000 });
+    const seen: string[] = [];
+    const drain = async (store: DueStore) => {
+      for (
+        let rows = await store.claim(9);
+        rows.length > 0;
+        rows = await store.claim(9, ["dest-4"])
+      ) {
+        seen.push(...rows.map((row) => row.id as string));
+      }
+    };
+    await Promise.all([drain(a), drain(b)]);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThanOrEqual(240);
+    const [row] = await a.claimKey("dest-4", 1);
+    const held = row?.locked_until as number;
+    expect(typeof held).toBe("number");
+    expect(await b.extend(row?.id as string, held - 1)).toBeNull();
+    const extended = (await b.extend(row?.id as string, held)) as number;
+    expect(extended).toBeGreaterThan(held);
+    // Without a claimer column nothing says whose a lease is: a stop gives none back.
+    expect(await a.releaseMine()).toBe(0);
+    expect(await a.release(row?.id as string, extended)).toBe(true);
   });
 });
