@@ -57,9 +57,14 @@ export async function createTestPgDatabase(): Promise<TestPgDatabase> {
  */
 export function usePgDatabases(): { create(): Promise<TestPgDatabase> } {
   const made: TestPgDatabase[] = [];
-  afterAll(async () => {
-    for (const db of made.splice(0)) await db.drop();
-  });
+  // A forced DROP DATABASE takes a second or more on a busy machine: several outlast the
+  // default 5 s hook limit, which failed files whose tests had all passed.
+  afterAll(
+    async () => {
+      for (const db of made.splice(0)) await db.drop();
+    },
+    { timeout: 60_000 },
+  );
   return {
     create: async () => {
       const db = await createTestPgDatabase();
