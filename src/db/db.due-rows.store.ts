@@ -7,6 +7,8 @@ import type { DueRow, RowId } from "./db.due-rows.ts";
  * (epoch ms) is set to the server's now plus the lease and compared to the server's now, so
  * nodes whose clocks disagree still agree on when a lease has lapsed. Due times are the app's
  * (`next_attempt_at`, written by whoever scheduled the row) compared to the server's now.
+ * Claimed rows come as RETURNING * gives them, with the due time and the lease as numbers (other
+ * bigint columns arrive as text, as Bun's client reads them).
  */
 export interface DueStore {
   /** This node's name, written in the claimer column of the rows it holds. */
