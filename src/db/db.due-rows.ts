@@ -32,7 +32,8 @@ export type RowId = string | number | bigint;
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function quoted(name: string): string {
+/** A column or table name checked to be a plain identifier, double-quoted. */
+export function quoted(name: string): string {
   if (!IDENTIFIER.test(name)) throw new Error(`due-queue: ${name} is not a plain SQL identifier`);
   return `"${name}"`;
 }

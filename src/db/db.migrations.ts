@@ -96,6 +96,9 @@ import m0038_status_page_subscribers from "../../migrations/0038_status_page_sub
 import m0039_monitor_rollups_counts_index from "../../migrations/0039_monitor_rollups_counts_index.sql" with {
   type: "text",
 };
+import m0040_shared_keys_and_rate_buckets from "../../migrations/0040_shared_keys_and_rate_buckets.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -148,4 +151,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0037_status_pages", sql: m0037_status_pages },
   { name: "0038_status_page_subscribers", sql: m0038_status_page_subscribers },
   { name: "0039_monitor_rollups_counts_index", sql: m0039_monitor_rollups_counts_index },
+  { name: "0040_shared_keys_and_rate_buckets", sql: m0040_shared_keys_and_rate_buckets },
 ];

@@ -1,4 +1,4 @@
-import { blob, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * Keys seen per source (interface.md "Sources and deduplication"), as an APPEND-ONLY log: the
@@ -31,4 +31,23 @@ export const dedupCounters = sqliteTable(
     rejectedUnverified: integer("rejected_unverified").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.sourceId, t.hourStart] })],
+);
+
+/**
+ * Live keys shared by the nodes of one PostgreSQL database: one row per (source, key), so a key
+ * is accepted by whichever node inserts it first (dedup.keys.postgres.ts). A SQLite server keeps
+ * its keys in `dedup_key_log` and its memory instead, and leaves this table empty.
+ */
+export const dedupSharedKeys = sqliteTable(
+  "dedup_shared_keys",
+  {
+    sourceId: text("source_id").notNull(),
+    key: blob("key", { mode: "buffer" }).notNull(),
+    /** Epoch ms: past it the key is free to be accepted again. */
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.sourceId, t.key] }),
+    index("dedup_shared_keys_expires_idx").on(t.expiresAt),
+  ],
 );

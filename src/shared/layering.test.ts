@@ -112,3 +112,33 @@ test("bun:sqlite and drizzle stay in repos, tables and src/db: no SQLite-only co
     "src/probe.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("the PostgreSQL client stays in *.postgres.ts stores, their *.store.ts interfaces, repos and src/db", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.service.ts": importing("bun", "SQL"),
+    "src/capture/probe.room.ts": importing("bun", "sql"),
+    "src/delivery/probe.worker.ts": importing("bun", "SQL"),
+    "src/http/probe.routes.ts": importing("bun", "SQL"),
+    "src/capture/leaky.postgres.ts": importing("bun:sqlite", "Database"),
+    "src/capture/crossing.postgres.ts": importing(
+      "../endpoints/endpoints.repo.ts",
+      "createEndpointsRepo",
+    ),
+    "src/capture/drizzled.store.ts": importing("drizzle-orm", "eq"),
+    "src/capture/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/capture/allowed.store.ts": importing("bun", "SQL"),
+    "src/capture/allowed.repo.ts": importing("bun", "SQL"),
+    "src/capture/other-bun.routes.ts": importing("bun", "Server"),
+    "src/db/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/shared/allowed.postgres.ts": importing("bun", "SQL"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/crossing.postgres.ts lint/style/noRestrictedImports",
+    "src/capture/drizzled.store.ts lint/style/noRestrictedImports",
+    "src/capture/leaky.postgres.ts lint/style/noRestrictedImports",
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/capture/probe.service.ts lint/style/noRestrictedImports",
+    "src/delivery/probe.worker.ts lint/style/noRestrictedImports",
+    "src/http/probe.routes.ts lint/style/noRestrictedImports",
+  ]);
+});
