@@ -117,7 +117,7 @@ export function createApiKeysPostgresStore(
     usageDaysSince: async (apiKeyId, since) =>
       (
         await sql`SELECT date, requests, errors FROM api_key_usage_days
-                  WHERE api_key_id = ${apiKeyId} AND date >= ${since}`
+                  WHERE api_key_id = ${apiKeyId} AND date >= ${since} ORDER BY date`
       ).map((row: Row) => ({
         date: row.date as string,
         // bigint columns arrive as text
@@ -140,7 +140,7 @@ export function createApiKeysPostgresStore(
         if (uses.length > 0) {
           await tx`
             UPDATE api_keys k SET last_used_at = u.at, last_ip = u.ip, last_user_agent = u.user_agent
-            FROM jsonb_to_recordset(${JSON.stringify(uses)}::jsonb)
+            FROM jsonb_to_recordset(${JSON.stringify(uses)}::text::jsonb)
               AS u(id text, at text, ip text, user_agent text)
             WHERE k.id = u.id`;
         }
@@ -149,7 +149,7 @@ export function createApiKeysPostgresStore(
         await tx`
           INSERT INTO api_key_usage_days (api_key_id, date, requests, errors)
           SELECT d.id, d.date, d.requests, d.errors
-          FROM jsonb_to_recordset(${JSON.stringify(days)}::jsonb)
+          FROM jsonb_to_recordset(${JSON.stringify(days)}::text::jsonb)
             AS d(id text, date text, requests bigint, errors bigint)
           JOIN api_keys k ON k.id = d.id
           ORDER BY d.id, d.date
