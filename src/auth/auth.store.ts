@@ -104,7 +104,7 @@ export type NewMemberOutcome = MemberView | "already_member" | "no_user";
 /** Why a member's change was refused: not a member, or the organization's last owner. */
 export type MemberRefusal = "not_found" | "last_owner";
 
-/** What a found organization looks like when `organizationByIdOrName` finds several names. */
+/** An organization found by id or name; "ambiguous" when several have the name. */
 export type OrganizationLookup = OrganizationRow | undefined | "ambiguous";
 
 /**
