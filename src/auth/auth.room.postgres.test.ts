@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
-import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { DomainEvents } from "../events.ts";
 import { createClientIpResolver } from "../http/http.client-ip.ts";
@@ -14,6 +11,7 @@ import { createIds } from "../shared/ids.ts";
 import { createLogger } from "../shared/logger.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createAuthRoom } from "./auth.room.ts";
 
@@ -27,9 +25,8 @@ let stop: (() => Promise<unknown>) | undefined;
 let flush: () => unknown;
 
 beforeAll(async () => {
-  const postgres = await openPostgres((await databases.create()).url, { poolSize: 4 });
+  const postgres = await openMigratedPgDatabase(databases);
   pg = postgres;
-  await runPgMigrations(postgres.sql, PG_MIGRATIONS);
   sqlite = createTestDb();
   const logger = createLogger({ level: "error", write: () => {} });
   const config = loadConfig({ env: {}, flags: { data_dir: sqlite.dir } }).config;

@@ -1,9 +1,7 @@
 import { afterAll } from "bun:test";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
-import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createAuthPostgresStore } from "./auth.postgres.ts";
 import { createAuthSqliteStore } from "./auth.sqlite.ts";
@@ -26,11 +24,7 @@ describeAuthStore("SQLite", async (onKeyEvent) => {
 
 /** One migrated database for the file; each test starts with the room's tables empty. */
 async function emptyPostgres(): Promise<PostgresDb> {
-  if (!pg) {
-    const { url } = await databases.create();
-    pg = await openPostgres(url, { poolSize: 4 });
-    await runPgMigrations(pg.sql, PG_MIGRATIONS);
-  }
+  pg ??= await openMigratedPgDatabase(databases);
   await pg.sql`TRUNCATE users, organizations CASCADE`;
   return pg;
 }
