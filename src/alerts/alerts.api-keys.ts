@@ -61,12 +61,12 @@ export interface ExpiringKeysDeps extends FiringDeps {
  * The scheduler's check of `api_key_expiring`: active keys that expire within a rule's days fire
  * it once. One query serves every rule (keys expiring within the longest rule's days).
  */
-export function fireForExpiringKeys(deps: ExpiringKeysDeps): number {
+export async function fireForExpiringKeys(deps: ExpiringKeysDeps): Promise<number> {
   const rules = deps.repo.enabledRulesOfType("api_key_expiring").map((stored) => stored.rule);
   if (rules.length === 0) return 0;
   const now = deps.clock.now();
   const longest = Math.max(...rules.map((rule) => rule.condition.value ?? 0));
-  const keys = deps.keys.keysExpiringBetween(
+  const keys = await deps.keys.keysExpiringBetween(
     isoAt(now),
     isoAt(now + longest * DAY_MS),
     EXPIRING_KEYS_PER_RUN,

@@ -52,8 +52,8 @@ function organizationRoutes(room: AuthParts) {
     new Elysia({ prefix: "/api/v1/organizations/:org_id" })
       .use(authGuard(room.auth, room.clientIp))
       // derive, like the guard: the role is checked before the body is validated.
-      .derive(({ principal, params }) => {
-        const scoped = principalForPath(
+      .derive(async ({ principal, params }) => {
+        const scoped = await principalForPath(
           room.auth,
           principal,
           (params as { org_id: string }).org_id,
@@ -63,8 +63,8 @@ function organizationRoutes(room: AuthParts) {
       })
       .patch(
         "/",
-        ({ organizationId, body }) => ({
-          data: renameOrganization({ organizationId, name: body.name }, room.accounts),
+        async ({ organizationId, body }) => ({
+          data: await renameOrganization({ organizationId, name: body.name }, room.accounts),
         }),
         {
           body: t.Object({ name: t.String() }),

@@ -14,15 +14,15 @@ export async function changePassword(
   deps: AccountsDeps,
 ): Promise<{ token: string; expires_at: string }> {
   assertValid({ new_password: passwordProblem(input.newPassword) });
-  const user = deps.repo.userById(input.userId);
+  const user = await deps.store.userById(input.userId);
   if (!user) throw authErrors.unauthorized();
   const current = typeof input.currentPassword === "string" ? input.currentPassword : "";
   if (!current || !(await Bun.password.verify(current, user.passwordHash))) {
     throw validationFailed({ current_password: ["is not the current password"] });
   }
   const passwordHash = await hashPassword(input.newPassword as string);
-  deps.repo.setPassword(user.id, passwordHash, isoAt(deps.clock.now()));
-  const home = deps.repo.membershipsOf(user.id)[0];
+  await deps.store.setPassword(user.id, passwordHash, isoAt(deps.clock.now()));
+  const [home] = await deps.store.membershipsOf(user.id);
   const { token, expiresAt } = deps.auth.issueToken(
     { ...user, passwordHash },
     home?.organizationId ?? "",
@@ -31,14 +31,17 @@ export async function changePassword(
 }
 
 /** Renames an organization (its owner's call; the route checks the role). */
-export function renameOrganization(
+export async function renameOrganization(
   input: { organizationId: string; name: unknown },
-  deps: Pick<AccountsDeps, "repo" | "clock">,
+  deps: Pick<AccountsDeps, "store" | "clock">,
 ) {
   assertValid({ name: nameProblem(input.name) });
   const name = (input.name as string).trim();
-  deps.repo.renameOrganization(input.organizationId, name, isoAt(deps.clock.now()));
-  const org = deps.repo.organizationById(input.organizationId);
+  const org = await deps.store.renameOrganization(
+    input.organizationId,
+    name,
+    isoAt(deps.clock.now()),
+  );
   if (!org) throw authErrors.organizationNotFound();
   return publicOrganization(org);
 }

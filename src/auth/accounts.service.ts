@@ -4,8 +4,8 @@ import type { Ids } from "../shared/ids.ts";
 import type { PlanTable } from "../shared/plans.ts";
 import { authErrors } from "./auth.errors.ts";
 import { emailKey, type Plan, type Role } from "./auth.model.ts";
-import type { AuthRepo, OrganizationRow, UserRow } from "./auth.repo.ts";
 import type { AuthService } from "./auth.service.ts";
+import type { AuthStore, OrganizationRow, UserRow } from "./auth.store.ts";
 import {
   assertValid,
   emailProblem,
@@ -16,7 +16,7 @@ import {
 } from "./auth.validate.ts";
 
 export interface AccountsDeps {
-  repo: AuthRepo;
+  store: AuthStore;
   clock: Clock;
   ids: Ids;
   auth: AuthService;
@@ -67,7 +67,7 @@ export async function registerAccount(
   input: { email: unknown; password: unknown; organization_name: unknown },
   deps: AccountsDeps,
 ) {
-  if (deps.registration !== "open" && deps.repo.countUsers() > 0) {
+  if (deps.registration !== "open" && (await deps.store.countUsers()) > 0) {
     throw authErrors.registrationClosed();
   }
   assertValid({
@@ -76,19 +76,14 @@ export async function registerAccount(
     organization_name: nameProblem(input.organization_name),
   });
   const passwordHash = await hashPassword(input.password as string);
-  const { user, organization } = deps.repo.transaction(() => {
-    // Checked again inside the transaction: two first-run registrations may race.
-    if (deps.registration !== "open" && deps.repo.countUsers() > 0) {
-      throw authErrors.registrationClosed();
-    }
-    // Always a new organization: registering must never join an existing one by its name.
-    return insertAccount(
-      { email: input.email as string, organization: input.organization_name as string },
-      passwordHash,
-      deps,
-      { joinExisting: false },
-    );
-  });
+  // Checked again as the account is written: two first-run registrations may race. Always a
+  // new organization: registering must never join an existing one by its name.
+  const { user, organization } = await insertAccount(
+    { email: input.email as string, organization: input.organization_name as string },
+    passwordHash,
+    deps,
+    { joinExisting: false, onlyFirstUser: deps.registration !== "open" },
+  );
   const { token } = deps.auth.issueToken(user, organization.id);
   return { token, user: publicUser(user), organization: publicOrganization(organization) };
 }
@@ -103,79 +98,60 @@ export async function createAccount(input: NewAccount, deps: AccountsDeps) {
     plan: input.plan === undefined ? null : planProblem(input.plan),
   });
   const passwordHash = await hashPassword(input.password);
-  return deps.repo.transaction(() =>
-    insertAccount(input, passwordHash, deps, { joinExisting: true }),
-  );
+  return insertAccount(input, passwordHash, deps, { joinExisting: true, onlyFirstUser: false });
 }
 
-function insertAccount(
+async function insertAccount(
   input: Pick<NewAccount, "email" | "organization" | "role" | "plan">,
   passwordHash: string,
   deps: AccountsDeps,
-  options: { joinExisting: boolean },
-): { user: UserRow; organization: OrganizationRow; role: Role } {
+  options: { joinExisting: boolean; onlyFirstUser: boolean },
+): Promise<{ user: UserRow; organization: OrganizationRow; role: Role }> {
   const now = isoAt(deps.clock.now());
-  if (deps.repo.userByEmailKey(emailKey(input.email))) throw authErrors.emailTaken();
-  const user: UserRow = {
-    id: deps.ids.uuid(),
-    email: input.email.trim(),
-    emailKey: emailKey(input.email),
-    passwordHash,
-    createdAt: now,
-    updatedAt: now,
-  };
-  deps.repo.insertUser(user);
-  const existing = options.joinExisting
-    ? findOrganization(deps.repo, input.organization)
-    : undefined;
-  const organization = existing ?? newOrganization(input, now, deps);
-  const role: Role = existing ? (input.role ?? "member") : "owner";
-  deps.repo.insertMembership({
-    organizationId: organization.id,
-    userId: user.id,
-    role,
-    createdAt: now,
+  const name = input.organization.trim();
+  const outcome = await deps.store.insertAccount({
+    user: {
+      id: deps.ids.uuid(),
+      email: input.email.trim(),
+      emailKey: emailKey(input.email),
+      passwordHash,
+      createdAt: now,
+      updatedAt: now,
+    },
+    join: options.joinExisting ? name : null,
+    organization: { id: deps.ids.uuid(), name, createdAt: now },
+    plan: { first: input.plan ?? "enterprise", later: input.plan ?? deps.defaultPlan },
+    role: input.role ?? "member",
+    onlyFirstUser: options.onlyFirstUser,
   });
-  return { user, organization, role };
+  if (outcome === "registration_closed") throw authErrors.registrationClosed();
+  if (outcome === "email_taken") throw authErrors.emailTaken();
+  if (outcome === "organization_ambiguous") throw ambiguousOrganization(name);
+  return outcome;
 }
 
-function newOrganization(
-  input: Pick<NewAccount, "organization" | "plan">,
-  now: string,
-  deps: AccountsDeps,
-): OrganizationRow {
-  const first = deps.repo.countOrganizations() === 0;
-  const organization: OrganizationRow = {
-    id: deps.ids.uuid(),
-    name: input.organization.trim(),
-    plan: input.plan ?? (first ? "enterprise" : deps.defaultPlan),
-    createdAt: now,
-    updatedAt: now,
-  };
-  deps.repo.insertOrganization(organization);
-  return organization;
-}
+const ambiguousOrganization = (name: string) =>
+  new Error(`several organizations are named "${name}"; use the id`);
 
 /** Finds an organization by id, or by its exact name when that name is unambiguous. */
-export function findOrganization(repo: AuthRepo, idOrName: string): OrganizationRow | undefined {
-  const byId = repo.organizationById(idOrName.trim());
-  if (byId) return byId;
-  const byName = repo.organizationsByName(idOrName.trim());
-  if (byName.length > 1) {
-    throw new Error(`several organizations are named "${idOrName}"; use the id`);
-  }
-  return byName[0];
+export async function findOrganization(
+  store: AuthStore,
+  idOrName: string,
+): Promise<OrganizationRow | undefined> {
+  const found = await store.organizationByIdOrName(idOrName.trim());
+  if (found === "ambiguous") throw ambiguousOrganization(idOrName);
+  return found;
 }
 
 /** Password login (decisions.md §2): one message for an unknown email and a wrong password. */
 export async function login(input: { email: unknown; password: unknown }, deps: AccountsDeps) {
   const email = typeof input.email === "string" ? input.email : "";
   const password = typeof input.password === "string" ? input.password : "";
-  const user = email ? deps.repo.userByEmailKey(emailKey(email)) : undefined;
+  const user = email ? await deps.store.userByEmailKey(emailKey(email)) : undefined;
   const hash = user?.passwordHash ?? (await timingEqualizer());
   const ok = password !== "" && (await Bun.password.verify(password, hash));
   if (!user || !ok) throw authErrors.invalidCredentials();
-  const organizations = deps.repo.membershipsOf(user.id);
+  const organizations = await deps.store.membershipsOf(user.id);
   const home = organizations[0];
   if (!home) throw authErrors.invalidCredentials();
   const { token, expiresAt } = deps.auth.issueToken(user, home.organizationId);
@@ -196,13 +172,13 @@ export const publicMembership = (
 /** Sets a new password; earlier login tokens of the user stop working. */
 export async function resetPassword(
   input: { email: string; password: string },
-  deps: Pick<AccountsDeps, "repo" | "clock">,
+  deps: Pick<AccountsDeps, "store" | "clock">,
 ): Promise<UserRow> {
   assertValid({ password: passwordProblem(input.password) });
-  const user = deps.repo.userByEmailKey(emailKey(input.email));
+  const user = await deps.store.userByEmailKey(emailKey(input.email));
   if (!user) throw authErrors.userNotFound();
   const hash = await hashPassword(input.password);
-  deps.repo.setPassword(user.id, hash, isoAt(deps.clock.now()));
+  await deps.store.setPassword(user.id, hash, isoAt(deps.clock.now()));
   return { ...user, passwordHash: hash };
 }
 

@@ -5,8 +5,8 @@ import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createTokenBuckets, perMinute, type TokenBuckets } from "../shared/token-bucket.ts";
 import { allowlistMatcher, isExpired } from "./api-keys.model.ts";
-import type { ActiveKey } from "./api-keys.repo.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
+import type { ActiveKey } from "./auth.store.ts";
 
 /** Where a request came from, as the server tells clients apart (trusted proxies honoured). */
 export interface RequestOrigin {

@@ -7,15 +7,15 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { useDatabasesBefore } from "../test-utils/test-db.ts";
 import { listApiKeys } from "./api-keys.service.ts";
 import { createApiKeyUsage } from "./api-keys.usage.ts";
-import { createAuthRepo } from "./auth.repo.ts";
 import { createAuthService, hashApiKey } from "./auth.service.ts";
+import { createAuthSqliteStore } from "./auth.sqlite.ts";
 
 // Found by its suffix: the number in front may change as migrations are ordered.
 const MIGRATION = MIGRATIONS.find((m) => m.name.endsWith("_api_keys_v2"))?.name ?? "missing";
 const databaseBefore = useDatabasesBefore(MIGRATION);
 const OLD_KEY = `svc_${"a".repeat(32)}`;
 
-test("a key made before keys v2 keeps working as an owner without limits", () => {
+test("a key made before keys v2 keeps working as an owner without limits", async () => {
   const db = databaseBefore();
   seedOrganization(db.sqlite, "org");
   db.sqlite.run(
@@ -25,11 +25,11 @@ test("a key made before keys v2 keeps working as an owner without limits", () =>
   );
   runMigrations(db.sqlite, MIGRATIONS);
 
-  const repo = createAuthRepo(db);
+  const store = createAuthSqliteStore(db);
   const clock = createFakeClock();
-  const usage = createApiKeyUsage((batch) => repo.writeApiKeyUsage(batch, "2000-01-01"));
+  const usage = createApiKeyUsage((batch) => store.writeApiKeyUsage(batch, "2000-01-01"));
   const auth = createAuthService({
-    repo,
+    store,
     clock,
     secretKey: new Uint8Array(32),
     jwtTtlMs: 60_000,
@@ -38,14 +38,14 @@ test("a key made before keys v2 keeps working as an owner without limits", () =>
   });
   // Far more than any limit a new key could be given in one instant, from no known address.
   for (let i = 0; i < 200; i++) {
-    const principal = auth.authenticate({
+    const principal = await auth.authenticate({
       authorization: null,
       apiKey: OLD_KEY,
       organizationId: null,
     });
     expect(principal).toMatchObject({ authMethod: "api_key", apiKeyId: "key-1", role: "owner" });
   }
-  expect(listApiKeys("org", { repo, usage, clock })).toEqual([
+  expect(await listApiKeys("org", { store, usage, clock })).toEqual([
     expect.objectContaining({
       id: "key-1",
       role: "owner",
@@ -55,8 +55,8 @@ test("a key made before keys v2 keeps working as an owner without limits", () =>
     }),
   ]);
   usage.answered("key-1", clock.now(), 200);
-  usage.flush();
-  expect(repo.usageDaysSince("key-1", "2000-01-01")).toEqual([
+  await usage.flush();
+  expect(await store.usageDaysSince("key-1", "2000-01-01")).toEqual([
     { date: "2026-01-01", requests: 1, errors: 0 },
   ]);
 });

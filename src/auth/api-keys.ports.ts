@@ -29,5 +29,5 @@ export interface ApiKeyPorts {
    */
   onApiKeyEvent(listener: (tx: TxHandle, event: ApiKeyEvent) => void): void;
   /** Active keys of every organization expiring after `from` and at most `until` (ISO). */
-  keysExpiringBetween(from: string, until: string, limit: number): ApiKeySummary[];
+  keysExpiringBetween(from: string, until: string, limit: number): Promise<ApiKeySummary[]>;
 }

@@ -1,27 +1,10 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { DbHandle } from "../db/db.tx.ts";
-import type { ApiKeyLimits } from "./api-keys.model.ts";
 import type { UsageBatch } from "./api-keys.usage.ts";
-import type { Plan, Role } from "./auth.model.ts";
+import type { ActiveKey, ApiKeyRow, NewApiKey } from "./auth.store.ts";
 import { apiKeys, organizations } from "./auth.table.ts";
 
 type StoredKey = typeof apiKeys.$inferSelect;
-/** A key as the API shows it: its limits decoded (the allowlist is JSON in its row). */
-export type ApiKeyRow = Omit<StoredKey, "allowedIps"> & { allowedIps: string[] | null };
-export type NewApiKey = Omit<ApiKeyRow, "lastIp" | "lastUserAgent"> & ApiKeyLimits;
-
-/** An active key with what the guard needs to act for its organization and to check its limits. */
-export interface ActiveKey {
-  id: string;
-  organizationId: string;
-  name: string;
-  plan: Plan;
-  role: Role;
-  expiresAt: string | null;
-  rateLimitPerMinute: number | null;
-  /** The allowlist as stored (JSON), so the guard can cache its matcher by it. */
-  allowedIps: string | null;
-}
 
 const decode = (row: StoredKey): ApiKeyRow => ({
   ...row,

@@ -58,8 +58,8 @@ export function apiKeyRoutes(room: AuthParts) {
     new Elysia({ prefix: "/api/v1/organizations/:org_id/api-keys" })
       .use(authGuard(room.auth, room.clientIp))
       // derive, like the guard: roles are checked before the body is validated.
-      .derive(({ principal, params }) => {
-        const scoped = principalForPath(
+      .derive(async ({ principal, params }) => {
+        const scoped = await principalForPath(
           room.auth,
           principal,
           (params as { org_id: string }).org_id,
@@ -69,9 +69,9 @@ export function apiKeyRoutes(room: AuthParts) {
       })
       .post(
         "/",
-        ({ scoped, body, set }) => {
+        async ({ scoped, body, set }) => {
           const { name, limits } = assertCanCreateApiKey(scoped, body, room.apiKeys);
-          const created = createApiKey(
+          const created = await createApiKey(
             { organizationId: scoped.organizationId, name, createdBy: scoped.userId, limits },
             room.apiKeys,
           );

@@ -1,4 +1,3 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
@@ -14,23 +13,20 @@ import {
   usageDays,
 } from "./api-keys.model.ts";
 import type { ApiKeyEvent, ApiKeySummary } from "./api-keys.ports.ts";
-import type { NewApiKey } from "./api-keys.repo.ts";
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
 import { authErrors } from "./auth.errors.ts";
 import type { Principal } from "./auth.model.ts";
-import type { ApiKeyRow, AuthRepo } from "./auth.repo.ts";
 import { API_KEY_PREFIX, hashApiKey } from "./auth.service.ts";
+import type { ApiKeyRow, AuthStore, NewApiKey } from "./auth.store.ts";
 
 export interface ApiKeysDeps {
-  repo: AuthRepo;
+  /** Tells key events inside the transaction of their cause (see AuthStore). */
+  store: AuthStore;
   clock: Clock;
   ids: Ids;
   logger: Logger;
   plans: PlanTable;
   usage: ApiKeyUsage;
-  tx<T>(fn: (tx: TxHandle) => T): T;
-  /** Key events, told inside the transaction of their cause. */
-  emit(tx: TxHandle, event: ApiKeyEvent): void;
   onRevoked: (apiKeyId: string, organizationId: string) => void;
 }
 
@@ -74,15 +70,14 @@ export function assertCanCreateApiKey(
 }
 
 /** Creates a key: `svc_` + 32 base62 characters, shown once; only its SHA-256 is kept. */
-export function createApiKey(
+export async function createApiKey(
   input: {
     organizationId: string;
     name: string;
     createdBy: string | null;
     limits?: ApiKeyLimits;
   },
-  deps: Pick<ApiKeysDeps, "repo" | "clock" | "ids" | "logger"> &
-    Partial<Pick<ApiKeysDeps, "tx" | "emit">>,
+  deps: Pick<ApiKeysDeps, "store" | "clock" | "ids" | "logger">,
 ) {
   const key = `${API_KEY_PREFIX}${deps.ids.base62(32)}`;
   const createdAt = isoAt(deps.clock.now());
@@ -100,14 +95,13 @@ export function createApiKey(
     rateLimitPerMinute: input.limits?.rateLimitPerMinute ?? null,
     allowedIps: input.limits?.allowedIps ?? null,
   };
-  // The CLI makes keys without a running server: no transaction to share, nobody to tell.
-  const insert = (tx?: TxHandle) => {
-    deps.repo.insertApiKey(row);
-    if (tx) deps.emit?.(tx, { kind: "created", key: summaryOf(row), at: createdAt, ip: null });
-  };
   try {
-    if (deps.tx) deps.tx(insert);
-    else insert();
+    await deps.store.insertApiKey(row, {
+      kind: "created",
+      key: summaryOf(row),
+      at: createdAt,
+      ip: null,
+    });
   } catch (error) {
     deps.logger.error("api key creation failed", { organization_id: input.organizationId, error });
     throw authErrors.apiKeyCreateFailed();
@@ -119,12 +113,12 @@ export function createApiKey(
  * The organization's keys; a use not yet written shows already (read your own writes). With
  * `expiringWithinDays`, only active keys that expire within that many days from now.
  */
-export function listApiKeys(
+export async function listApiKeys(
   organizationId: string,
-  deps: Pick<ApiKeysDeps, "repo" | "usage" | "clock">,
+  deps: Pick<ApiKeysDeps, "store" | "usage" | "clock">,
   expiringWithinDays?: number,
 ) {
-  let rows = deps.repo.listApiKeys(organizationId);
+  let rows = await deps.store.listApiKeys(organizationId);
   if (expiringWithinDays !== undefined) {
     const now = isoAt(deps.clock.now());
     const until = isoAt(deps.clock.now() + expiringWithinDays * DAY_MS);
@@ -146,16 +140,17 @@ export function listApiKeys(
 }
 
 /** Revokes at once: the next request with the key is refused (the guard reads revoked_at). */
-export function revokeApiKey(
+export async function revokeApiKey(
   input: { organizationId: string; apiKeyId: string },
-  deps: Pick<ApiKeysDeps, "repo" | "clock" | "onRevoked" | "tx" | "emit">,
+  deps: Pick<ApiKeysDeps, "store" | "clock" | "onRevoked">,
 ) {
   const at = isoAt(deps.clock.now());
-  const revoked = deps.tx((tx) => {
-    const row = deps.repo.revokeApiKey(input.organizationId, input.apiKeyId, at);
-    if (row) deps.emit(tx, { kind: "revoked", key: summaryOf(row), at, ip: null });
-    return row;
-  });
+  const revoked = await deps.store.revokeApiKey(
+    input.organizationId,
+    input.apiKeyId,
+    at,
+    (row): ApiKeyEvent => ({ kind: "revoked", key: summaryOf(row), at, ip: null }),
+  );
   if (!revoked) throw authErrors.apiKeyNotFound();
   deps.onRevoked(input.apiKeyId, input.organizationId);
   return { message: "API key revoked" };
@@ -165,16 +160,16 @@ export function revokeApiKey(
  * A key's last 30 UTC days of requests and 4xx answers, and where it was last used from;
  * counts not yet flushed are included (read your own writes).
  */
-export function apiKeyUsage(
+export async function apiKeyUsage(
   input: { organizationId: string; apiKeyId: string },
-  deps: Pick<ApiKeysDeps, "repo" | "clock" | "usage">,
+  deps: Pick<ApiKeysDeps, "store" | "clock" | "usage">,
 ) {
-  const row = deps.repo.findApiKey(input.organizationId, input.apiKeyId);
+  const row = await deps.store.findApiKey(input.organizationId, input.apiKeyId);
   if (!row) throw authErrors.apiKeyNotFound();
   const now = deps.clock.now();
   const since = usageDate(now - (USAGE_DAYS - 1) * DAY_MS);
   const counted = new Map(
-    deps.repo.usageDaysSince(row.id, since).map((day) => [day.date, { ...day }]),
+    (await deps.store.usageDaysSince(row.id, since)).map((day) => [day.date, { ...day }]),
   );
   for (const [date, tally] of deps.usage.unwrittenDays(row.id)) {
     const day = counted.get(date) ?? { date, requests: 0, errors: 0 };

@@ -3,7 +3,7 @@ import { type ApiKeyUse, createApiKeyUsage, type UsageBatch } from "./api-keys.u
 
 const at = (atMs: number, ip: string | null = null): ApiKeyUse => ({ atMs, ip, userAgent: null });
 
-test("a failed write keeps its batch for the next flush, merged with later uses", () => {
+test("a failed write keeps its batch for the next flush, merged with later uses", async () => {
   const written: UsageBatch[] = [];
   let failing = true;
   const usage = createApiKeyUsage((batch) => {
@@ -13,13 +13,13 @@ test("a failed write keeps its batch for the next flush, merged with later uses"
   usage.record("a", at(1_000));
   usage.record("b", at(2_000));
   usage.answered("a", 1_000, 200);
-  expect(() => usage.flush()).toThrow("database is locked");
+  await expect(usage.flush()).rejects.toThrow("database is locked");
   expect(usage.unwritten("a")).toEqual(at(1_000));
   // A later use of "a" wins over the kept one; "b" keeps its kept time.
   usage.record("a", at(3_000, "10.0.0.1"));
   usage.answered("a", 3_000, 404);
   failing = false;
-  expect(usage.flush()).toBe(2);
+  expect(await usage.flush()).toBe(2);
   expect(written).toEqual([
     {
       uses: new Map([
@@ -31,7 +31,7 @@ test("a failed write keeps its batch for the next flush, merged with later uses"
   ]);
   expect(usage.unwritten("a")).toBeUndefined();
   expect(usage.unwrittenDays("a").size).toBe(0);
-  expect(usage.flush()).toBe(0);
+  expect(await usage.flush()).toBe(0);
 });
 
 test("an older use recorded after a newer one does not move the time back", () => {

@@ -38,9 +38,10 @@ export interface ApiKeyUsage {
   answered(apiKeyId: string, atMs: number, status: number): void;
   /**
    * Writes what was recorded since the last flush; returns how many keys were written. A failed
-   * write keeps its batch for the next flush (and rethrows, for the caller to log).
+   * write keeps its batch for the next flush (and rejects, for the caller to log). Uses recorded
+   * while a batch is being written go to the next one.
    */
-  flush(): number;
+  flush(): Promise<number>;
   /** The latest use not yet written, so a listing reads its own writes before the flush. */
   unwritten(apiKeyId: string): ApiKeyUse | undefined;
   /** The key's day counts not yet written, by date. */
@@ -49,9 +50,11 @@ export interface ApiKeyUsage {
 
 const dayKey = (apiKeyId: string, date: string) => `${apiKeyId} ${date}`;
 
-export function createApiKeyUsage(write: (batch: UsageBatch) => void): ApiKeyUsage {
+export function createApiKeyUsage(write: (batch: UsageBatch) => Promise<void> | void): ApiKeyUsage {
   let pending = new Map<string, ApiKeyUse>();
   let days = new Map<string, DayTally>();
+  // Batches being written: still read as unwritten until their write ends (PostgreSQL awaits).
+  const writing = new Set<{ uses: Map<string, ApiKeyUse>; tallies: Map<string, DayTally> }>();
   const record = (apiKeyId: string, use: ApiKeyUse) => {
     const known = pending.get(apiKeyId);
     if (!known || use.atMs >= known.atMs) pending.set(apiKeyId, use);
@@ -71,14 +74,16 @@ export function createApiKeyUsage(write: (batch: UsageBatch) => void): ApiKeyUsa
       const error = status >= 400 && status < 500 ? 1 : 0;
       add({ apiKeyId, date: usageDate(atMs), requests: 1, errors: error });
     },
-    flush() {
+    async flush() {
       if (pending.size === 0 && days.size === 0) return 0;
       const uses = pending;
       const tallies = days;
       pending = new Map();
       days = new Map();
+      const batch = { uses, tallies };
+      writing.add(batch);
       try {
-        write({
+        await write({
           uses: new Map(
             [...uses].map(([id, use]) => [
               id,
@@ -91,15 +96,31 @@ export function createApiKeyUsage(write: (batch: UsageBatch) => void): ApiKeyUsa
         for (const [id, use] of uses) record(id, use);
         for (const tally of tallies.values()) add(tally);
         throw error;
+      } finally {
+        writing.delete(batch);
       }
       return new Set([...uses.keys(), ...[...tallies.values()].map((t) => t.apiKeyId)]).size;
     },
-    unwritten: (apiKeyId) => pending.get(apiKeyId),
+    unwritten(apiKeyId) {
+      let latest = pending.get(apiKeyId);
+      for (const batch of writing) {
+        const use = batch.uses.get(apiKeyId);
+        if (use && (!latest || use.atMs > latest.atMs)) latest = use;
+      }
+      return latest;
+    },
     unwrittenDays(apiKeyId) {
       const counted = new Map<string, { requests: number; errors: number }>();
-      for (const tally of days.values()) {
+      const tallies = [
+        ...[...writing].flatMap((batch) => [...batch.tallies.values()]),
+        ...days.values(),
+      ];
+      for (const tally of tallies) {
         if (tally.apiKeyId !== apiKeyId) continue;
-        counted.set(tally.date, { requests: tally.requests, errors: tally.errors });
+        const day = counted.get(tally.date) ?? { requests: 0, errors: 0 };
+        day.requests += tally.requests;
+        day.errors += tally.errors;
+        counted.set(tally.date, day);
       }
       return counted;
     },

@@ -14,28 +14,31 @@ import type { AuthService } from "./auth.service.ts";
  */
 export function authGuard(auth: AuthService, clientIp: ClientIpResolver) {
   // Named: the API reference finds the routes behind this guard by it (their `security`).
-  return new Elysia().derive({ as: "scoped" }, function weirAuthGuard({ request, server, set }) {
-    const headers = request.headers;
-    const peer = server?.requestIP(request)?.address ?? null;
-    const result = auth.authenticate({
-      authorization: headers.get("authorization"),
-      apiKey: headers.get("x-api-key"),
-      organizationId: headers.get("x-organization-id"),
-      sessionToken: uiSessionToken(headers),
-      origin: {
-        ip: clientIp(peer, headers.get("x-forwarded-for")),
-        userAgent: headers.get("user-agent"),
-      },
-    });
-    if (result === "not_member") throw notFound();
-    if (result === "plan_without_api_keys") throw authErrors.planWithoutApiKeys();
-    if (!result) throw authErrors.unauthorized();
-    if ("rateLimited" in result) {
-      set.headers["retry-after"] = String(result.rateLimited);
-      throw authErrors.rateLimited(result.rateLimited);
-    }
-    return { principal: result };
-  });
+  return new Elysia().derive(
+    { as: "scoped" },
+    async function weirAuthGuard({ request, server, set }) {
+      const headers = request.headers;
+      const peer = server?.requestIP(request)?.address ?? null;
+      const result = await auth.authenticate({
+        authorization: headers.get("authorization"),
+        apiKey: headers.get("x-api-key"),
+        organizationId: headers.get("x-organization-id"),
+        sessionToken: uiSessionToken(headers),
+        origin: {
+          ip: clientIp(peer, headers.get("x-forwarded-for")),
+          userAgent: headers.get("user-agent"),
+        },
+      });
+      if (result === "not_member") throw notFound();
+      if (result === "plan_without_api_keys") throw authErrors.planWithoutApiKeys();
+      if (!result) throw authErrors.unauthorized();
+      if ("rateLimited" in result) {
+        set.headers["retry-after"] = String(result.rateLimited);
+        throw authErrors.rateLimited(result.rateLimited);
+      }
+      return { principal: result };
+    },
+  );
 }
 
 /** The name of the guard's derive function, as route hooks carry it. */
@@ -49,12 +52,12 @@ export function requirePermission(principal: Principal, permission: Permission):
 }
 
 /** The caller acting in the organization named by a path; another organization is a 404. */
-export function principalForPath(
+export async function principalForPath(
   auth: AuthService,
   principal: Principal,
   orgId: string,
-): Principal {
-  const scoped = auth.forOrganization(principal, orgId);
+): Promise<Principal> {
+  const scoped = await auth.forOrganization(principal, orgId);
   if (!scoped) throw notFound();
   return scoped;
 }

@@ -2,25 +2,10 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/db.open.ts";
 import { createApiKeysRepo } from "./api-keys.repo.ts";
 import type { Plan, Role } from "./auth.model.ts";
+import type { MembershipView, MemberView, OrganizationRow, UserRow } from "./auth.store.ts";
 import { memberships, organizations, users } from "./auth.table.ts";
 
-export type UserRow = typeof users.$inferSelect;
-export type OrganizationRow = typeof organizations.$inferSelect;
-export type { ActiveKey, ApiKeyRow } from "./api-keys.repo.ts";
-export interface MembershipView {
-  organizationId: string;
-  name: string;
-  plan: Plan;
-  role: Role;
-}
-export interface MemberView {
-  userId: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-}
-
-/** All SQL of the auth room. The two per-request lookups are prepared once. */
+/** All SQLite SQL of the auth room. The two per-request lookups are prepared once. */
 export function createAuthRepo(db: Db) {
   const orm = db.orm;
   const membershipOf = orm

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
@@ -14,16 +15,21 @@ import { apiKeyRoutes } from "./api-keys.routes.ts";
 import { type ApiKeysDeps, summaryOf } from "./api-keys.service.ts";
 import { createApiKeyUsage } from "./api-keys.usage.ts";
 import { authGuard } from "./auth.guard.ts";
-import { createAuthRepo } from "./auth.repo.ts";
+import { createAuthPostgresStore } from "./auth.postgres.ts";
 import { authRoutes } from "./auth.routes.ts";
 import type { AuthService } from "./auth.service.ts";
 import { createAuthService } from "./auth.service.ts";
+import { createAuthSqliteStore } from "./auth.sqlite.ts";
+import type { AuthStore } from "./auth.store.ts";
 import { memberRoutes } from "./members.routes.ts";
 
 export type AuthRoomDeps = Pick<
   AppDeps,
   "db" | "clock" | "ids" | "logger" | "bus" | "secretKey" | "config"
->;
+> & {
+  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
+  postgres?: PostgresDb;
+};
 
 /** What the auth room lends: the one guard of management routes, and socket authentication. */
 export interface AuthPorts {
@@ -75,16 +81,15 @@ export function createAuthRoom(
 
 /** The auth room's use-case deps, as its routes take them. */
 function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpResolver }) {
-  const repo = createAuthRepo(deps.db);
+  const keyListeners: ((tx: TxHandle, event: ApiKeyEvent) => void)[] = [];
+  const store = authStoreOf(deps, (tx, event) => {
+    for (const listener of keyListeners) listener(tx, event);
+  });
   // Day counts older than the usage answer covers are dropped as new ones are written.
   const usage = createApiKeyUsage((batch) =>
-    repo.writeApiKeyUsage(batch, usageDate(deps.clock.now() - USAGE_DAYS * DAY_MS)),
+    store.writeApiKeyUsage(batch, usageDate(deps.clock.now() - USAGE_DAYS * DAY_MS)),
   );
   const usageLogger = deps.logger.child({ scope: "api-keys" });
-  const keyListeners: ((tx: TxHandle, event: ApiKeyEvent) => void)[] = [];
-  const emit = (tx: TxHandle, event: ApiKeyEvent) => {
-    for (const listener of keyListeners) listener(tx, event);
-  };
   const access = createApiKeyAccess({
     clock: deps.clock,
     buckets: createTokenBuckets(),
@@ -99,15 +104,13 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
         ip,
       };
       // Best effort: the request is refused whether or not its alert could be written.
-      try {
-        deps.db.tx((tx) => emit(tx, event));
-      } catch (error) {
+      store.announceKeyEvent(event).catch((error: unknown) => {
         usageLogger.warn("refused address not announced", { api_key_id: key.id, error });
-      }
+      });
     },
   });
   const auth = createAuthService({
-    repo,
+    store,
     clock: deps.clock,
     secretKey: deps.secretKey,
     jwtTtlMs: deps.config.jwt_ttl,
@@ -117,18 +120,18 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
   });
   const apiKeyPorts: ApiKeyPorts = {
     onApiKeyEvent: (listener) => void keyListeners.push(listener),
-    keysExpiringBetween: (from, until, limit) =>
-      repo.keysExpiringBetween(from, until, limit).map(summaryOf),
+    keysExpiringBetween: async (from, until, limit) =>
+      (await store.keysExpiringBetween(from, until, limit)).map(summaryOf),
   };
-  const flushUsage = () => {
+  const flushUsage = async () => {
     try {
-      usage.flush();
+      await usage.flush();
     } catch (error) {
       usageLogger.warn("last-use times not written; kept for the next flush", { error });
     }
   };
   const accounts: AccountsDeps = {
-    repo,
+    store,
     clock: deps.clock,
     ids: deps.ids,
     auth,
@@ -137,19 +140,17 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     plans: deps.config.plans,
   };
   const apiKeys: ApiKeysDeps = {
-    repo,
+    store,
     clock: deps.clock,
     ids: deps.ids,
     logger: usageLogger,
     plans: deps.config.plans,
     usage,
-    tx: (fn) => deps.db.tx(fn),
-    emit,
     onRevoked: (apiKeyId, organizationId) =>
       deps.bus.publish("api_key.revoked", { apiKeyId, organizationId }),
   };
   return {
-    repo,
+    store,
     auth,
     usage,
     accounts,
@@ -170,6 +171,19 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     /** Behind a trusted reverse proxy, each client gets its own login bucket. */
     clientIp: ports.resolveClientIp,
   };
+}
+
+/**
+ * The PostgreSQL store when the room is given one, else SQLite's. Key listeners write through a
+ * SQLite transaction handle, so on PostgreSQL they are not told yet (the alerts room is still
+ * SQLite-only).
+ */
+function authStoreOf(
+  deps: AuthRoomDeps,
+  keyEvents: (tx: TxHandle, event: ApiKeyEvent) => void,
+): AuthStore {
+  if (deps.postgres) return createAuthPostgresStore(deps.postgres);
+  return createAuthSqliteStore(deps.db, { keyEvents });
 }
 
 export type AuthParts = ReturnType<typeof buildAuthParts>;

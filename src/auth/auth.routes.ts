@@ -26,8 +26,8 @@ export function authRoutes(room: AuthParts) {
   return new Elysia()
     .get(
       "/api/v1/auth/setup",
-      () => ({
-        needs_setup: room.repo.countUsers() === 0,
+      async () => ({
+        needs_setup: (await room.store.countUsers()) === 0,
         registration: room.accounts.registration,
         anonymous_endpoints: room.anonymousEndpoints,
       }),
@@ -49,7 +49,7 @@ export function authRoutes(room: AuthParts) {
       "/api/v1/auth/register",
       async ({ body, set, request, server }) => {
         const address = limitPerClient(room.registrationLimiter, room, request, server, set);
-        const remoteFirstRun = room.repo.countUsers() === 0 && !isLoopback(address);
+        const remoteFirstRun = (await room.store.countUsers()) === 0 && !isLoopback(address);
         if (remoteFirstRun) warnOfRemoteFirstRun(room, address, "requested");
         const created = await registerAccount(body, room.accounts);
         if (remoteFirstRun) warnOfRemoteFirstRun(room, address, "completed");
@@ -136,11 +136,13 @@ export function authRoutes(room: AuthParts) {
     .use(authGuard(room.auth, room.clientIp))
     .get(
       "/api/v1/me",
-      ({ principal }) => {
-        const user = principal.userId ? room.repo.userById(principal.userId) : undefined;
+      async ({ principal }) => {
+        const user = principal.userId ? await room.store.userById(principal.userId) : undefined;
         const organizations = user
-          ? room.repo.membershipsOf(user.id).map((m) => publicMembership(m, room.accounts.plans))
-          : [apiKeyOrganization(room, principal.organizationId, principal.role)];
+          ? (await room.store.membershipsOf(user.id)).map((m) =>
+              publicMembership(m, room.accounts.plans),
+            )
+          : [await apiKeyOrganization(room, principal.organizationId, principal.role)];
         return {
           user: user ? publicUser(user) : null,
           organizations,
@@ -180,8 +182,8 @@ export function rememberUiSession(
 }
 
 /** The key's organization, with the role the key acts with. */
-function apiKeyOrganization(room: AuthParts, organizationId: string, role: Role) {
-  const org = room.repo.organizationById(organizationId);
+async function apiKeyOrganization(room: AuthParts, organizationId: string, role: Role) {
+  const org = await room.store.organizationById(organizationId);
   const plan = org?.plan ?? "free";
   return {
     id: organizationId,

@@ -7,7 +7,7 @@ import { type ApiKeyAccess, createApiKeyAccess, type RequestOrigin } from "./api
 import type { ApiKeyUsage } from "./api-keys.usage.ts";
 import { jwtSigningKey, readJwt, signJwt } from "./auth.jwt.ts";
 import type { Plan, Principal } from "./auth.model.ts";
-import type { AuthRepo, UserRow } from "./auth.repo.ts";
+import type { AuthStore, UserRow } from "./auth.store.ts";
 
 export const API_KEY_PREFIX = "svc_";
 const API_KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
@@ -24,7 +24,7 @@ export interface Credentials {
 }
 
 export interface AuthServiceDeps {
-  repo: AuthRepo;
+  store: AuthStore;
   clock: Clock;
   secretKey: Uint8Array;
   jwtTtlMs: number;
@@ -78,13 +78,13 @@ export function createAuthService(deps: AuthServiceDeps) {
    * A key's principal with the key's own role, or why not; `recordUse` is false for re-checks
    * of a live socket (no rate token, no use recorded).
    */
-  function checkApiKey(
+  async function checkApiKey(
     key: string,
     recordUse: boolean,
     origin: RequestOrigin | null,
-  ): Principal | Denial | RateLimited {
+  ): Promise<Principal | Denial | RateLimited> {
     if (!API_KEY_SHAPE.test(key)) return "invalid_token";
-    const found = deps.repo.activeKeyByHash(hashApiKey(key));
+    const found = await deps.store.activeKeyByHash(hashApiKey(key));
     if (!found) return "api_key_revoked";
     if (!deps.plans[found.plan as Plan]?.api_keys) return "plan_without_api_keys";
     const verdict = access.check(found, origin, recordUse);
@@ -112,15 +112,18 @@ export function createAuthService(deps: AuthServiceDeps) {
    * A JWT's user acting in `organizationId` (or the token's default organization), or why not.
    * `not_member` of the token's own default organization counts as invalid for requests.
    */
-  function checkJwt(token: string, organizationId: string | null): Principal | Denial {
+  async function checkJwt(
+    token: string,
+    organizationId: string | null,
+  ): Promise<Principal | Denial> {
     const claims = readJwt(token, signingKey);
     if (!claims) return "invalid_token";
     if (claims.exp <= nowSeconds()) return "token_expired";
-    const user = deps.repo.userById(claims.sub);
+    const user = await deps.store.userById(claims.sub);
     if (!user) return "invalid_token";
     if (passwordVersion(user) !== claims.pv) return "password_changed";
     const orgId = organizationId ?? claims.org;
-    const membership = deps.repo.membership(user.id, orgId);
+    const membership = await deps.store.membership(user.id, orgId);
     if (!membership) return "not_member";
     return {
       authMethod: "jwt",
@@ -132,8 +135,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     };
   }
 
-  const fromApiKey = (key: string, origin: RequestOrigin | null) => {
-    const result = checkApiKey(key, true, origin);
+  const fromApiKey = async (key: string, origin: RequestOrigin | null) => {
+    const result = await checkApiKey(key, true, origin);
     return result === "plan_without_api_keys" || typeof result === "object" ? result : null;
   };
 
@@ -144,9 +147,9 @@ export function createAuthService(deps: AuthServiceDeps) {
      * `plan_without_api_keys` a valid key of an organization whose plan has none (403);
      * `RateLimited` a key over its own rate (429).
      */
-    authenticate(
+    async authenticate(
       credentials: Credentials,
-    ): Principal | RateLimited | null | "not_member" | "plan_without_api_keys" {
+    ): Promise<Principal | RateLimited | null | "not_member" | "plan_without_api_keys"> {
       const origin = credentials.origin ?? null;
       const bearer = bearerValue(credentials.authorization);
       if (bearer?.startsWith(API_KEY_PREFIX)) return fromApiKey(bearer, origin);
@@ -156,7 +159,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const jwt = bearer ?? credentials.sessionToken ?? null;
       if (!jwt || jwt.startsWith(API_KEY_PREFIX)) return null;
       const organizationId = credentials.organizationId?.trim() || null;
-      const result = checkJwt(jwt, organizationId);
+      const result = await checkJwt(jwt, organizationId);
       if (typeof result === "object") return result;
       return result === "not_member" && organizationId ? "not_member" : null;
     },
@@ -165,10 +168,10 @@ export function createAuthService(deps: AuthServiceDeps) {
      * A socket token: an API key or a JWT (decisions.md §7). No address reaches it, so a key
      * with an allowlist is refused here (fails closed).
      */
-    authenticateToken(token: string): Principal | null {
+    async authenticateToken(token: string): Promise<Principal | null> {
       const result = token.startsWith(API_KEY_PREFIX)
-        ? checkApiKey(token, true, null)
-        : checkJwt(token, null);
+        ? await checkApiKey(token, true, null)
+        : await checkJwt(token, null);
       return typeof result === "object" && !("rateLimited" in result) ? result : null;
     },
 
@@ -176,9 +179,9 @@ export function createAuthService(deps: AuthServiceDeps) {
      * Re-checks the token of a live socket acting in `organizationId`: the current principal
      * (role and plan may have changed), or why the socket's rights are gone. Records no use.
      */
-    recheckToken(token: string, organizationId: string): Principal | Denial {
+    async recheckToken(token: string, organizationId: string): Promise<Principal | Denial> {
       if (token.startsWith(API_KEY_PREFIX)) {
-        const result = checkApiKey(token, false, null);
+        const result = await checkApiKey(token, false, null);
         // A re-check takes no rate token, so it is never rate limited.
         return typeof result === "object" && "rateLimited" in result ? "invalid_token" : result;
       }
@@ -186,10 +189,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     /** The same caller acting in `organizationId` (a path's org): null when not theirs. */
-    forOrganization(principal: Principal, organizationId: string): Principal | null {
+    async forOrganization(principal: Principal, organizationId: string): Promise<Principal | null> {
       if (principal.organizationId === organizationId) return principal;
       if (principal.authMethod !== "jwt" || !principal.userId) return null;
-      const membership = deps.repo.membership(principal.userId, organizationId);
+      const membership = await deps.store.membership(principal.userId, organizationId);
       if (!membership) return null;
       return { ...principal, organizationId, role: membership.role, plan: membership.plan as Plan };
     },

@@ -16,7 +16,7 @@ const tags = ["members"];
 /** Members of an organization (decisions.md §2): the owner manages them; the last owner stays. */
 export function memberRoutes(room: AuthParts) {
   const deps = {
-    repo: room.repo,
+    store: room.store,
     clock: room.accounts.clock,
     ids: room.accounts.ids,
     onChanged: room.onMembershipChanged,
@@ -25,8 +25,8 @@ export function memberRoutes(room: AuthParts) {
     new Elysia({ prefix: "/api/v1/organizations/:org_id/members" })
       .use(authGuard(room.auth, room.clientIp))
       // derive, like the guard: roles are checked before the body is validated.
-      .derive(({ principal, params }) => {
-        const scoped = principalForPath(
+      .derive(async ({ principal, params }) => {
+        const scoped = await principalForPath(
           room.auth,
           principal,
           (params as { org_id: string }).org_id,
@@ -34,7 +34,7 @@ export function memberRoutes(room: AuthParts) {
         requirePermission(scoped, "manage");
         return { organizationId: scoped.organizationId };
       })
-      .get("/", ({ organizationId }) => ({ data: listMembers(organizationId, deps) }), {
+      .get("/", async ({ organizationId }) => ({ data: await listMembers(organizationId, deps) }), {
         response: { ...errors },
         detail: {
           tags,
@@ -74,8 +74,8 @@ export function memberRoutes(room: AuthParts) {
       )
       .patch(
         "/:user_id",
-        ({ organizationId, params, body }) => ({
-          data: changeRole({ organizationId, userId: params.user_id, role: body.role }, deps),
+        async ({ organizationId, params, body }) => ({
+          data: await changeRole({ organizationId, userId: params.user_id, role: body.role }, deps),
         }),
         {
           body: t.Object({ role: t.String() }, { examples: [{ role: "member" }] }),
@@ -91,8 +91,8 @@ export function memberRoutes(room: AuthParts) {
       )
       .delete(
         "/:user_id",
-        ({ organizationId, params, set }) => {
-          removeMember({ organizationId, userId: params.user_id }, deps);
+        async ({ organizationId, params, set }) => {
+          await removeMember({ organizationId, userId: params.user_id }, deps);
           set.status = 204;
         },
         {

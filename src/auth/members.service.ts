@@ -5,11 +5,11 @@ import type { Ids } from "../shared/ids.ts";
 import { hashPassword } from "./accounts.service.ts";
 import { authErrors } from "./auth.errors.ts";
 import { emailKey, type Role } from "./auth.model.ts";
-import type { AuthRepo, MemberView, UserRow } from "./auth.repo.ts";
+import type { AuthStore, MemberRefusal, MemberView, UserRow } from "./auth.store.ts";
 import { assertValid, emailProblem, passwordProblem, roleProblem } from "./auth.validate.ts";
 
 export interface MembersDeps {
-  repo: AuthRepo;
+  store: AuthStore;
   clock: Clock;
   ids: Ids;
   /** Told after a membership was removed or its role changed, so live sessions re-check. */
@@ -23,8 +23,8 @@ export const publicMember = (m: MemberView) => ({
   created_at: m.createdAt,
 });
 
-export const listMembers = (organizationId: string, deps: Pick<MembersDeps, "repo">) =>
-  deps.repo.membersOf(organizationId).map(publicMember);
+export const listMembers = async (organizationId: string, deps: Pick<MembersDeps, "store">) =>
+  (await deps.store.membersOf(organizationId)).map(publicMember);
 
 /**
  * Adds a member by email. An existing user is added as is; a new address needs a `password`
@@ -36,25 +36,20 @@ export async function addMember(
 ) {
   assertValid({ email: emailProblem(input.email), role: roleProblem(input.role) });
   const email = input.email as string;
-  let user = deps.repo.userByEmailKey(emailKey(email));
-  const passwordHash = user ? null : await newUserPassword(input.password);
+  const known = await deps.store.userByEmailKey(emailKey(email));
+  const passwordHash = known ? null : await newUserPassword(input.password);
   const now = isoAt(deps.clock.now());
-  return deps.repo.transaction(() => {
-    user ??= deps.repo.userByEmailKey(emailKey(email));
-    if (!user) {
-      user = newUser(email, passwordHash as string, now, deps.ids.uuid());
-      deps.repo.insertUser(user);
-    }
-    if (deps.repo.membership(user.id, input.organizationId)) throw authErrors.alreadyMember();
-    const role = input.role as Role;
-    deps.repo.insertMembership({
-      organizationId: input.organizationId,
-      userId: user.id,
-      role,
-      createdAt: now,
-    });
-    return publicMember({ userId: user.id, email: user.email, role, createdAt: now });
+  const added = await deps.store.addMember({
+    organizationId: input.organizationId,
+    emailKey: emailKey(email),
+    newUser: passwordHash === null ? null : newUser(email, passwordHash, now, deps.ids.uuid()),
+    role: input.role as Role,
+    createdAt: now,
   });
+  if (added === "already_member") throw authErrors.alreadyMember();
+  // The user went away since the lookup: asked again, the address is a new one.
+  if (added === "no_user") return addMember(input, deps);
+  return publicMember(added);
 }
 
 async function newUserPassword(password: unknown): Promise<string> {
@@ -75,43 +70,33 @@ const newUser = (email: string, passwordHash: string, now: string, id: string): 
 });
 
 /** Changes a role; the last owner cannot be demoted (422). */
-export function changeRole(
+export async function changeRole(
   input: { organizationId: string; userId: string; role: unknown },
-  deps: Pick<MembersDeps, "repo" | "onChanged">,
+  deps: Pick<MembersDeps, "store" | "onChanged">,
 ) {
   assertValid({ role: roleProblem(input.role) });
-  const changed = deps.repo.transaction(() => {
-    const member = findMember(input.organizationId, input.userId, deps.repo);
-    if (member.role === "owner" && input.role !== "owner")
-      assertNotLastOwner(input.organizationId, deps.repo);
-    deps.repo.setRole(input.organizationId, input.userId, input.role as Role);
-    return publicMember({ ...member, role: input.role as Role });
-  });
+  const changed = await deps.store.changeRole(
+    input.organizationId,
+    input.userId,
+    input.role as Role,
+  );
+  assertChanged(changed);
   deps.onChanged(input.userId, input.organizationId);
-  return changed;
+  return publicMember(changed);
 }
 
 /** Removes a member; the last owner cannot be removed (422). */
-export function removeMember(
+export async function removeMember(
   input: { organizationId: string; userId: string },
-  deps: Pick<MembersDeps, "repo" | "onChanged">,
-): void {
-  deps.repo.transaction(() => {
-    const member = findMember(input.organizationId, input.userId, deps.repo);
-    if (member.role === "owner") assertNotLastOwner(input.organizationId, deps.repo);
-    deps.repo.removeMembership(input.organizationId, input.userId);
-  });
+  deps: Pick<MembersDeps, "store" | "onChanged">,
+): Promise<void> {
+  assertChanged(await deps.store.removeMember(input.organizationId, input.userId));
   deps.onChanged(input.userId, input.organizationId);
 }
 
-function findMember(organizationId: string, userId: string, repo: AuthRepo): MemberView {
-  const member = repo.membersOf(organizationId).find((m) => m.userId === userId);
-  if (!member) throw authErrors.memberNotFound();
-  return member;
-}
-
-function assertNotLastOwner(organizationId: string, repo: AuthRepo): void {
-  if (repo.countOwners(organizationId) <= 1) {
+function assertChanged<T>(outcome: T | MemberRefusal): asserts outcome is T {
+  if (outcome === "not_found") throw authErrors.memberNotFound();
+  if (outcome === "last_owner") {
     throw validationFailed({ role: ["an organization needs at least one owner"] });
   }
 }

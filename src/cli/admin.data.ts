@@ -1,4 +1,5 @@
-import { createAuthRepo } from "../auth/auth.repo.ts";
+import { createAuthSqliteStore } from "../auth/auth.sqlite.ts";
+import type { AuthStore } from "../auth/auth.store.ts";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { openDatabase } from "../db/db.open.ts";
@@ -32,7 +33,7 @@ export async function withAdminData<T>(
     runMigrations(db.sqlite, MIGRATIONS);
     const ctx = {
       db,
-      repo: createAuthRepo(db),
+      store: createAuthSqliteStore(db),
       clock: createSystemClock(),
       ids: createIds(),
       config,
@@ -49,7 +50,8 @@ export async function withAdminData<T>(
 export type AdminContext = {
   /** The open database, for commands that use another room's repos (monitors import). */
   db: ReturnType<typeof openDatabase>;
-  repo: ReturnType<typeof createAuthRepo>;
+  /** The auth room's storage: the operator's commands take the same paths as the API. */
+  store: AuthStore;
   clock: ReturnType<typeof createSystemClock>;
   ids: ReturnType<typeof createIds>;
   config: ReturnType<typeof configWithFlags>["config"];

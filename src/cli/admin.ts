@@ -67,7 +67,7 @@ async function createUser(flags: CreateUserFlags) {
     flags,
     async (ctx) => {
       const organization = flags.org ?? `${flags.email.split("@")[0]}'s organization`;
-      const existing = flags.org ? findOrganization(ctx.repo, flags.org) : undefined;
+      const existing = flags.org ? await findOrganization(ctx.store, flags.org) : undefined;
       if (existing && flags.plan) fail("--plan applies to a new organization; use set-plan");
       if (!existing && flags.role && flags.role !== "owner") {
         fail(
@@ -104,7 +104,7 @@ async function createUser(flags: CreateUserFlags) {
 
 function accountsDeps(ctx: AdminContext) {
   const auth = createAuthService({
-    repo: ctx.repo,
+    store: ctx.store,
     clock: ctx.clock,
     secretKey: new Uint8Array(32),
     jwtTtlMs: ctx.config.jwt_ttl,
@@ -120,9 +120,9 @@ function accountsDeps(ctx: AdminContext) {
   };
 }
 
-function orgOrFail(ctx: AdminContext, idOrName: string) {
+async function orgOrFail(ctx: AdminContext, idOrName: string) {
   try {
-    return findOrganization(ctx.repo, idOrName) ?? fail(`no organization "${idOrName}"`);
+    return (await findOrganization(ctx.store, idOrName)) ?? fail(`no organization "${idOrName}"`);
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -130,17 +130,17 @@ function orgOrFail(ctx: AdminContext, idOrName: string) {
 
 async function setPlan(plan: string, flags: Flags & { org: string }) {
   if (!PLANS.includes(plan as Plan)) fail(`plan must be one of ${PLANS.join(", ")}`);
-  await withAdminData(flags, (ctx) => {
-    const org = orgOrFail(ctx, flags.org);
-    ctx.repo.setPlan(org.id, plan as Plan, new Date(ctx.clock.now()).toISOString());
+  await withAdminData(flags, async (ctx) => {
+    const org = await orgOrFail(ctx, flags.org);
+    await ctx.store.setPlan(org.id, plan as Plan, new Date(ctx.clock.now()).toISOString());
     if (flags.json) return printJson({ organization_id: org.id, name: org.name, plan });
     console.log(`organization ${org.name} (${org.id}) is now on plan ${plan}`);
   });
 }
 
 async function createKey(flags: Flags & { org: string; name: string }) {
-  await withAdminData(flags, (ctx) => {
-    const org = orgOrFail(ctx, flags.org);
+  await withAdminData(flags, async (ctx) => {
+    const org = await orgOrFail(ctx, flags.org);
     if (!ctx.config.plans[org.plan].api_keys) {
       fail(`plan ${org.plan} has no API keys; weir admin set-plan --org ${org.id} team`);
     }
@@ -149,7 +149,7 @@ async function createKey(flags: Flags & { org: string; name: string }) {
       level: "error",
       write: (line) => process.stderr.write(`${line}\n`),
     });
-    const key = createApiKey(
+    const key = await createApiKey(
       { organizationId: org.id, name: flags.name.trim(), createdBy: null },
       { ...ctx, logger },
     );
@@ -160,14 +160,17 @@ async function createKey(flags: Flags & { org: string; name: string }) {
 }
 
 async function listOrgs(flags: Flags) {
-  await withAdminData(flags, (ctx) => {
-    const orgs = ctx.repo.listOrganizations().map((org) => ({
-      id: org.id,
-      name: org.name,
-      plan: org.plan,
-      members: ctx.repo.membersOf(org.id).length,
-      created_at: org.createdAt,
-    }));
+  await withAdminData(flags, async (ctx) => {
+    const orgs = [];
+    for (const org of await ctx.store.listOrganizations()) {
+      orgs.push({
+        id: org.id,
+        name: org.name,
+        plan: org.plan,
+        members: (await ctx.store.membersOf(org.id)).length,
+        created_at: org.createdAt,
+      });
+    }
     if (flags.json) return printJson(orgs);
     for (const o of orgs)
       console.log(`${o.id}  ${o.plan.padEnd(10)}  ${o.members} member(s)  ${o.name}`);
@@ -176,15 +179,21 @@ async function listOrgs(flags: Flags) {
 }
 
 async function listUsers(flags: Flags) {
-  await withAdminData(flags, (ctx) => {
-    const users = ctx.repo.listUsers().map((user) => ({
-      id: user.id,
-      email: user.email,
-      created_at: user.createdAt,
-      organizations: ctx.repo
-        .membershipsOf(user.id)
-        .map((m) => ({ id: m.organizationId, name: m.name, role: m.role })),
-    }));
+  await withAdminData(flags, async (ctx) => {
+    const users = [];
+    for (const user of await ctx.store.listUsers()) {
+      const memberships = await ctx.store.membershipsOf(user.id);
+      users.push({
+        id: user.id,
+        email: user.email,
+        created_at: user.createdAt,
+        organizations: memberships.map((m) => ({
+          id: m.organizationId,
+          name: m.name,
+          role: m.role,
+        })),
+      });
+    }
     if (flags.json) return printJson(users);
     for (const u of users) {
       const orgs = u.organizations.map((o) => `${o.name} (${o.role})`).join(", ");

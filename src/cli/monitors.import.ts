@@ -40,8 +40,8 @@ class Undo extends Error {}
  * when any entry fails, or on a dry run, the transaction is undone and nothing is written.
  */
 export async function importMonitors(entries: ImportEntry[], flags: ImportFlags) {
-  await withAdminData(flags, (ctx) => {
-    const org = organizationOf(ctx, flags.org);
+  await withAdminData(flags, async (ctx) => {
+    const org = await organizationOf(ctx, flags.org);
     const tenant = { organizationId: org.id, plan: org.plan };
     let results: ImportResult[] = [];
     try {
@@ -116,10 +116,10 @@ function printLines(results: ImportResult[]) {
 }
 
 /** `--org`, or the data dir's only organization. */
-function organizationOf(ctx: AdminContext, name: string | undefined) {
+async function organizationOf(ctx: AdminContext, name: string | undefined) {
   if (name !== undefined)
-    return findOrganization(ctx.repo, name) ?? fail(`no organization "${name}"`);
-  const all = ctx.repo.listOrganizations();
+    return (await findOrganization(ctx.store, name)) ?? fail(`no organization "${name}"`);
+  const all = await ctx.store.listOrganizations();
   if (all.length !== 1) fail(`give --org: the data dir has ${all.length} organizations`);
   return all[0] as NonNullable<(typeof all)[number]>;
 }

@@ -78,7 +78,7 @@ function setup(store: RealtimeStore, limits: Partial<RealtimeLimits> = {}) {
   const hub = createRealtimeHub({
     store,
     rights: {
-      recheck: (token) => rights.get(token) ?? "invalid_token",
+      recheck: async (token) => rights.get(token) ?? "invalid_token",
     },
     clock,
     logger: createLogger({ level: "error", write: () => {} }),
@@ -325,7 +325,7 @@ describe("rights of a live socket", () => {
     hub.receive(session, joinFrame("debug:ep-1"));
     await pollUntil(() => replies(link).length === 1);
     rights.set(token, "password_changed");
-    expect(hub.recheckRights()).toBe(1);
+    expect(await hub.recheckRights()).toBe(1);
     expect(closes(link)).toEqual([{ reason: "unauthorized" }]);
     expect(link.closedWith).toEqual({ code: 4401, reason: "password_changed" });
     expect(other.link.closedWith).toBeNull();
@@ -340,7 +340,7 @@ describe("rights of a live socket", () => {
     hub.receive(session, joinFrame("debug:ep-1"));
     await pollUntil(() => replies(link).length === 1);
     rights.set(token, principal({ plan: "free" }));
-    expect(hub.recheckRights()).toBe(0);
+    expect(await hub.recheckRights()).toBe(0);
     expect(closes(link)).toEqual([{ reason: "unauthorized" }]);
     expect(link.closedWith).toBeNull();
     hub.receive(session, joinFrame("debug:ep-1", {}, "2"));
@@ -361,13 +361,13 @@ describe("rights of a live socket", () => {
     expect(replies(link)).toEqual([]);
   });
 
-  test("only the sessions a change is about are re-checked", () => {
+  test("only the sessions a change is about are re-checked", async () => {
     const { hub, connect, rights } = setup(memoryStore([]));
     const mine = connect(principal({ authMethod: "jwt", userId: "u-1" }));
     const theirs = connect(principal({ authMethod: "jwt", userId: "u-2" }));
     rights.set(mine.token, "not_member");
     rights.set(theirs.token, "not_member");
-    expect(hub.recheckRights((who) => who.userId === "u-1")).toBe(1);
+    expect(await hub.recheckRights((who) => who.userId === "u-1")).toBe(1);
     expect(mine.link.closedWith).toEqual({ code: 4401, reason: "not_member" });
     expect(theirs.link.closedWith).toBeNull();
   });

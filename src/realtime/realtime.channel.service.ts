@@ -64,7 +64,7 @@ export interface RealtimeLimits {
  * why it grants nothing any more (`token_expired`, `password_changed`, `not_member`, ...).
  */
 export interface SocketRights {
-  recheck(token: string, organizationId: string): Principal | string;
+  recheck(token: string, organizationId: string): Promise<Principal | string>;
 }
 
 export interface RealtimeDeps {
@@ -163,9 +163,10 @@ export function createRealtimeHub(deps: RealtimeDeps) {
    * channels when the plan lost realtime, and leaves them and closes the socket (4401) when the
    * token grants nothing any more. True while the socket may go on.
    */
-  function recheck(session: Session): boolean {
+  async function recheck(session: Session): Promise<boolean> {
     if (session.closed) return false;
-    const rights = deps.rights.recheck(session.token, session.principal.organizationId);
+    const rights = await deps.rights.recheck(session.token, session.principal.organizationId);
+    if (session.closed) return false;
     if (typeof rights === "string") {
       leaveAll(session);
       closeSession(session, rightsLost(rights));
@@ -178,7 +179,7 @@ export function createRealtimeHub(deps: RealtimeDeps) {
 
   async function join(session: Session, frame: Frame): Promise<void> {
     // Every join re-checks membership and plan: a socket never joins on rights it lost.
-    if (!recheck(session)) return;
+    if (!(await recheck(session))) return;
     const reason = await refusal(session, frame);
     if (session.closed) return;
     if (reason) {
@@ -345,12 +346,12 @@ export function createRealtimeHub(deps: RealtimeDeps) {
      * Re-checks the rights of every live socket (or those whose principal `matches`); returns how
      * many were closed. Run on a schedule (expiry, changes made by another process) and on events.
      */
-    recheckRights(matches: (principal: Principal) => boolean = () => true): number {
+    async recheckRights(matches: (principal: Principal) => boolean = () => true): Promise<number> {
       let closed = 0;
       for (const session of [...sessions]) {
         if (!matches(session.principal)) continue;
         try {
-          if (!recheck(session)) closed += 1;
+          if (!(await recheck(session))) closed += 1;
         } catch (error) {
           logger.error("rights re-check failed", { session: session.id, error });
         }

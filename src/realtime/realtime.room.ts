@@ -68,7 +68,7 @@ export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPo
       ),
       subscription("api_key.revoked", ({ apiKeyId }) => hub.apiKeyRevoked(apiKeyId)),
       subscription("membership.changed", ({ userId }) => {
-        hub.recheckRights((principal) => principal.userId === userId);
+        void hub.recheckRights((principal) => principal.userId === userId);
       }),
       subscription("endpoint.deleted", ({ endpointId }) => hub.endpointDeleted(endpointId)),
       subscription("server.stopping", () => hub.closeAll()),

@@ -9,10 +9,10 @@ import { type Serializer, serializerFor } from "./realtime.protocol.model.ts";
 
 /** How the socket authenticates its `token` (the auth room's service has both). */
 export interface SocketAuth {
-  authenticateToken(token: string): Principal | null;
-  forOrganization(principal: Principal, organizationId: string): Principal | null;
+  authenticateToken(token: string): Promise<Principal | null>;
+  forOrganization(principal: Principal, organizationId: string): Promise<Principal | null>;
   /** What the token of a live socket still grants (see SocketRights). */
-  recheckToken(token: string, organizationId: string): Principal | string;
+  recheckToken(token: string, organizationId: string): Promise<Principal | string>;
 }
 
 /** The subprotocol the phoenix client offers with `authToken`, and the prefix of the token entry. */
@@ -40,15 +40,15 @@ export function realtimeRoutes(input: { hub: RealtimeHub; auth: SocketAuth }) {
   return new Elysia({ name: "realtime-routes" }).ws("/socket/websocket", {
     // OpenAPI has no WebSocket operation; the protocol is documented in docs/realtime.md.
     detail: { hide: true },
-    upgrade({ request, query, set }) {
+    async upgrade({ request, query, set }) {
       const serializer = serializerFor(query.vsn);
       if (!serializer) throw badRequest("unsupported_vsn");
       const offered = protocolsOf(request);
       // The web UI's socket carries no token: its session cookie, same-origin only, stands in.
       const token = query.token || tokenFromProtocols(offered) || uiSocketToken(request.headers);
-      let principal = token ? auth.authenticateToken(token) : null;
+      let principal = token ? await auth.authenticateToken(token) : null;
       if (principal && query.organization_id) {
-        principal = auth.forOrganization(principal, query.organization_id);
+        principal = await auth.forOrganization(principal, query.organization_id);
       }
       if (!principal || !token) throw badToken();
       // A client that offered subprotocols fails the handshake unless one is chosen.

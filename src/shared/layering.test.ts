@@ -142,3 +142,24 @@ test("the PostgreSQL client stays in *.postgres.ts stores, their *.store.ts inte
     "src/http/probe.routes.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("store interfaces and services know no database client; a room's store implementations are its own", () => {
+  const diagnostics = lintProbes({
+    "src/probe/probe.store.ts": importing("bun:sqlite", "Database"),
+    "src/other/other.store.ts": importing("bun:sqlite", "Database"),
+    "src/probe/probe.service.ts": importing("bun", "SQL"),
+    "src/capture/probe.room.ts": importing("../auth/auth.postgres.ts", "createAuthPostgresStore"),
+    "src/capture/probe.routes.ts": importing("../auth/auth.sqlite.ts", "createAuthSqliteStore"),
+    "src/probe/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/probe/allowed.room.ts": importing("./allowed.postgres.ts", "createProbePostgresStore"),
+    "src/probe/allowed.service.ts": importing("./probe.store.ts", "ProbeStore"),
+    "src/cli/allowed.ts": importing("../auth/auth.sqlite.ts", "createAuthSqliteStore"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/capture/probe.routes.ts lint/style/noRestrictedImports",
+    "src/other/other.store.ts lint/style/noRestrictedImports",
+    "src/probe/probe.service.ts lint/style/noRestrictedImports",
+    "src/probe/probe.store.ts lint/style/noRestrictedImports",
+  ]);
+});

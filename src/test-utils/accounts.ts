@@ -2,8 +2,8 @@ import { createAccount } from "../auth/accounts.service.ts";
 import { createApiKey } from "../auth/api-keys.service.ts";
 import { createApiKeyUsage } from "../auth/api-keys.usage.ts";
 import type { Plan, Role } from "../auth/auth.model.ts";
-import { createAuthRepo } from "../auth/auth.repo.ts";
 import { createAuthService } from "../auth/auth.service.ts";
+import { createAuthSqliteStore } from "../auth/auth.sqlite.ts";
 import type { TestServer } from "./test-server.ts";
 
 export interface TestAccount {
@@ -38,9 +38,9 @@ export async function signUp(
   } = {},
 ): Promise<TestAccount> {
   const { deps } = server;
-  const repo = createAuthRepo(deps.db);
+  const store = createAuthSqliteStore(deps.db);
   const auth = createAuthService({
-    repo,
+    store,
     clock: deps.clock,
     secretKey: deps.secretKey,
     jwtTtlMs: deps.config.jwt_ttl,
@@ -59,7 +59,7 @@ export async function signUp(
       role: options.role,
     },
     {
-      repo,
+      store,
       clock: deps.clock,
       ids: deps.ids,
       auth,
@@ -77,9 +77,9 @@ export async function signUp(
     token,
     headers: { authorization: `Bearer ${token}` },
     async createApiKey(name = "test key") {
-      const created = createApiKey(
+      const created = await createApiKey(
         { organizationId: organization.id, name, createdBy: user.id },
-        { repo, clock: deps.clock, ids: deps.ids, logger: deps.logger },
+        { store, clock: deps.clock, ids: deps.ids, logger: deps.logger },
       );
       return created.key;
     },
