@@ -1,4 +1,3 @@
-import type { SQL } from "bun";
 import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
@@ -66,7 +65,7 @@ export interface EndpointsPorts {
    */
   finishDrain(tx: TxHandle, endpoint: DrainingEndpoint): void;
   /** The same on PostgreSQL, inside the drain's `sql.begin` transaction `tx`. */
-  finishDrainOnPostgres(tx: SQL, endpoint: DrainingEndpoint): Promise<void>;
+  finishDrainOnPostgres(tx: PostgresDb["sql"], endpoint: DrainingEndpoint): Promise<void>;
 }
 
 /**
