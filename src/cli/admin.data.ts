@@ -5,7 +5,13 @@ import { openDatabase } from "../db/db.open.ts";
 import { createSystemClock } from "../shared/clock.ts";
 import { AppError } from "../shared/errors.ts";
 import { createIds } from "../shared/ids.ts";
-import { configWithFlags, type DataDirFlags, fail, requireDatabase } from "./cli.common.ts";
+import {
+  configWithFlags,
+  type DataDirFlags,
+  fail,
+  requireDatabase,
+  requireSqliteMode,
+} from "./cli.common.ts";
 
 /**
  * Opens the data dir for an admin command: no server needed, and safe while one runs (WAL,
@@ -16,7 +22,8 @@ export async function withAdminData<T>(
   work: (ctx: AdminContext) => T | Promise<T>,
   options: { mayCreate?: boolean } = {},
 ): Promise<T> {
-  const { config } = configWithFlags({ dataDir: flags.dataDir });
+  const { config } = configWithFlags({ dataDir: flags.dataDir, database: flags.database });
+  requireSqliteMode(config, "weir admin");
   // Only create-user may start a data dir (first user before first start); the rest would
   // otherwise answer "no users yet" from a fresh, wrong database.
   if (!options.mayCreate) requireDatabase(config.data_dir);

@@ -6,10 +6,11 @@ import { PLANS, type Plan, type Role } from "../auth/auth.model.ts";
 import { createAuthService } from "../auth/auth.service.ts";
 import { createLogger } from "../shared/logger.ts";
 import { type AdminContext, passwordFrom, withAdminData } from "./admin.data.ts";
-import { action, DATA_DIR_OPTION, fail, printJson } from "./cli.common.ts";
+import { action, DATA_DIR_OPTION, DATABASE_OPTION, fail, printJson } from "./cli.common.ts";
 
 interface Flags {
   dataDir?: string;
+  database?: string;
   json?: boolean;
 }
 
@@ -23,6 +24,7 @@ export function registerAdmin(program: Command): void {
       .command(name)
       .description(description)
       .option(...DATA_DIR_OPTION)
+      .option(...DATABASE_OPTION)
       .option("--json", "print the result as JSON");
 
   sub("create-user", "create a user, and the organization when --org names a new one")

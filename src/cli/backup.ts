@@ -12,6 +12,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { reason, StartupError } from "../db/db.open.ts";
+import type { Config } from "../shared/config.table.ts";
 import { SECRET_KEY_FILE } from "../shared/secret-key.ts";
 import { VACUUM_COMMAND, vacuumInChild, vacuumInto } from "./backup.copy.ts";
 import { startProgress } from "./backup.progress.ts";
@@ -19,12 +20,14 @@ import {
   action,
   configWithFlags,
   DATA_DIR_OPTION,
+  DATABASE_OPTION,
   printJson,
   requireDatabase,
 } from "./cli.common.ts";
 
 type BackupFlags = {
   dataDir?: string;
+  database?: string;
   json?: boolean;
   force?: boolean;
 };
@@ -36,6 +39,7 @@ export function registerBackup(program: Command): void {
     .description("write a consistent copy of the database to FILE (safe while the server runs)")
     .argument("<file>", "where to write the copy")
     .option(...DATA_DIR_OPTION)
+    .option(...DATABASE_OPTION)
     .option("--json", "print the result as JSON")
     .option("--force", "replace FILE if it exists")
     .action(action(backup));
@@ -49,6 +53,7 @@ export function registerBackup(program: Command): void {
 async function backup(file: string, flags: BackupFlags): Promise<void> {
   const started = performance.now();
   const { config } = configWithFlags(flags);
+  if (config.database_url !== "") return postgresAdvice(file, config, flags.json === true);
   const source = requireDatabase(config.data_dir);
   const target = resolve(file);
   checkPaths(source, target, flags.force === true);
@@ -67,6 +72,35 @@ async function backup(file: string, flags: BackupFlags): Promise<void> {
     return printJson({ file: target, bytes, duration_ms, migrations, secret_key: key.source });
   console.log(`backed up ${source} to ${target} (${bytes} bytes, ${duration_ms} ms)`);
   console.log(key.note);
+}
+
+/**
+ * A PostgreSQL database is backed up by PostgreSQL's own tool, which knows its server version
+ * and can copy it consistently while nodes write: Weir prints the command (custom format, for
+ * pg_restore) with the URL minus its password, which pg_dump asks for or reads from PGPASSWORD
+ * or ~/.pgpass, so it never lands in a shell history.
+ */
+function postgresAdvice(file: string, config: Config, json: boolean): void {
+  const url = new URL(config.database_url);
+  url.password = "";
+  const command = ["pg_dump", "--format=custom", `--file=${resolve(file)}`, url.toString()];
+  const key = secretKeyNote(config.data_dir, config.secret_key !== "");
+  if (json) {
+    printJson({ pg_dump: command, secret_key: key.source });
+    return;
+  }
+  console.log(
+    "weir backup copies SQLite data dirs; back up this PostgreSQL database with pg_dump:",
+  );
+  console.log(`  ${command.map(shellQuoted).join(" ")}`);
+  console.log(
+    "(it asks for the password, or reads PGPASSWORD or ~/.pgpass; restore with pg_restore)",
+  );
+  console.log(key.note);
+}
+
+function shellQuoted(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -3,9 +3,10 @@ import { join, resolve } from "node:path";
 import { DB_FILE, reason, StartupError } from "../db/db.open.ts";
 import { ConfigError, type LoadedConfig, loadConfig } from "../shared/config.ts";
 
-/** Flags shared by commands that work on a data dir. */
+/** Flags shared by commands that work on a data dir (or, with --database, on PostgreSQL). */
 export interface DataDirFlags {
   dataDir?: string;
+  database?: string;
 }
 
 /** An expected failure of a command; `action` turns it into one line on stderr and exit 1. */
@@ -45,6 +46,7 @@ export function configWithFlags(flags: DataDirFlags & Record<string, unknown>): 
   return loadConfig({
     flags: {
       data_dir: flags.dataDir,
+      database_url: flags.database,
       port: flags.port,
       host: flags.host,
       base_url: flags.baseUrl,
@@ -69,6 +71,19 @@ export function requireDatabase(dataDir: string): string {
 /** Prints a value as pretty JSON on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export const DATABASE_OPTION = [
+  "--database <url>",
+  "PostgreSQL database, postgres://user:password@host/db (env WEIR_DATABASE_URL; default: SQLite in the data dir)",
+] as const;
+
+/** Commands that have no PostgreSQL version yet say so instead of opening the data dir. */
+export function requireSqliteMode(config: { database_url: string }, command: string): void {
+  if (config.database_url === "") return;
+  fail(
+    `${command} works on the SQLite data dir only for now: run it without --database and WEIR_DATABASE_URL`,
+  );
 }
 
 export const DATA_DIR_OPTION = [

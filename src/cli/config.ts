@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import { describeConfig } from "../shared/config.ts";
-import { action, configWithFlags, DATA_DIR_OPTION, printJson } from "./cli.common.ts";
+import {
+  action,
+  configWithFlags,
+  DATA_DIR_OPTION,
+  DATABASE_OPTION,
+  printJson,
+} from "./cli.common.ts";
 
 /** `weir config print`: the effective configuration, secrets redacted. */
 export function registerConfig(program: Command): void {
@@ -11,9 +17,10 @@ export function registerConfig(program: Command): void {
       "print the effective configuration with where each value came from (secrets redacted)",
     )
     .option(...DATA_DIR_OPTION)
+    .option(...DATABASE_OPTION)
     .option("--json", "print as JSON")
     .action(
-      action((flags: { dataDir?: string; json?: boolean }) => {
+      action((flags: { dataDir?: string; database?: string; json?: boolean }) => {
         const rows = describeConfig(configWithFlags(flags));
         if (flags.json)
           return printJson(

@@ -1,12 +1,13 @@
 import { Database } from "bun:sqlite";
 import { accessSync, constants, readFileSync, statfsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { migrationStatus } from "../db/db.migrate.ts";
+import { type MigrationStatus, migrationStatus } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { DB_FILE, reason } from "../db/db.open.ts";
 import { allowsLocalNetworks } from "../http/outbound/outbound.policy.ts";
 import type { Config } from "../shared/config.table.ts";
 import { ConfigError, type ConfigSource, type LoadedConfig } from "../shared/config.ts";
+import { urlWithoutPassword } from "../shared/config.validators.ts";
 import { SECRET_KEY_FILE } from "../shared/secret-key.ts";
 import { formatBytes } from "./backup.progress.ts";
 import { configWithFlags, type DataDirFlags } from "./cli.common.ts";
@@ -21,7 +22,7 @@ export interface Check {
   detail: string;
 }
 
-const check = (name: string, status: CheckStatus, detail: string): Check => ({
+export const check = (name: string, status: CheckStatus, detail: string): Check => ({
   name,
   status,
   detail,
@@ -34,9 +35,11 @@ const DISK_WARN_BELOW = 1024 * MiB;
 /** Loads the effective config; a bad setting becomes a failed check instead of an exit. */
 export function checkConfig(flags: DataDirFlags): { check: Check; loaded?: LoadedConfig } {
   try {
-    const loaded = configWithFlags({ dataDir: flags.dataDir });
-    const { data_dir, port } = loaded.config;
-    return { check: check("config", "ok", `valid (data dir ${data_dir}, port ${port})`), loaded };
+    const loaded = configWithFlags({ dataDir: flags.dataDir, database: flags.database });
+    const { data_dir, database_url, port } = loaded.config;
+    const storage =
+      database_url === "" ? `data dir ${data_dir}` : `database ${urlWithoutPassword(database_url)}`;
+    return { check: check("config", "ok", `valid (${storage}, port ${port})`), loaded };
   } catch (error) {
     const detail = error instanceof ConfigError ? error.message : `cannot load: ${reason(error)}`;
     return { check: check("config", "fail", detail) };
@@ -121,7 +124,11 @@ function inspectDatabase(db: Database): Check {
 
 // Must hash exactly like db.migrate.ts does when it records a migration.
 function checkMigrations(db: Database): Check {
-  const status = migrationStatus(db, MIGRATIONS);
+  return migrationsCheck(migrationStatus(db, MIGRATIONS), MIGRATIONS.length);
+}
+
+/** The migrations line of the report, the same for both dialects. */
+export function migrationsCheck(status: MigrationStatus, known: number): Check {
   if (status.unknown.length > 0) {
     const names = status.unknown.join(", ");
     return check(
@@ -138,7 +145,7 @@ function checkMigrations(db: Database): Check {
     const count = status.pending.length;
     return check("migrations", "warn", `${count} pending; run weir migrate or start the server`);
   }
-  return check("migrations", "ok", `${status.applied.length} of ${MIGRATIONS.length} applied`);
+  return check("migrations", "ok", `${status.applied.length} of ${known} applied`);
 }
 
 /** `secret.key` must be private to its owner, unless the secret comes from config instead. */

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { DB_FILE, reason } from "../db/db.open.ts";
 import { CONFIG_TABLE } from "../shared/config.table.ts";
-import { action, DATA_DIR_OPTION, fail, printJson } from "./cli.common.ts";
+import { action, DATA_DIR_OPTION, DATABASE_OPTION, fail, printJson } from "./cli.common.ts";
 import {
   type Check,
   checkConfig,
@@ -15,11 +15,13 @@ import {
   checkSecretKey,
 } from "./doctor.checks.ts";
 import { checkDeliveryBacklog } from "./doctor.deliveries.ts";
+import { checkPostgres } from "./doctor.postgres.ts";
 import { checkServer } from "./doctor.server.ts";
 import { findLocalServer } from "./local-server.ts";
 
 interface DoctorFlags {
   dataDir?: string;
+  database?: string;
   json?: boolean;
 }
 
@@ -31,6 +33,7 @@ export function registerDoctor(program: Command): void {
       "check config, data dir, database, migrations, secret key, disk space and outbound policy",
     )
     .option(...DATA_DIR_OPTION)
+    .option(...DATABASE_OPTION)
     .option("--json", "print the report as JSON")
     .action(action(doctor));
 }
@@ -52,6 +55,10 @@ async function doctor(flags: DoctorFlags): Promise<void> {
  */
 async function runChecks(flags: DoctorFlags): Promise<Check[]> {
   const { check: config, loaded } = checkConfig(flags);
+  const postgresUrl = loaded
+    ? loaded.config.database_url
+    : flags.database || process.env[CONFIG_TABLE.database_url.env] || "";
+  if (postgresUrl !== "") return loaded ? [config, ...(await checkPostgres(loaded))] : [config];
   const dataDir = loaded?.config.data_dir ?? fallbackDataDir(flags);
   if (!existsSync(join(dataDir, DB_FILE))) {
     fail(`no database in ${resolve(dataDir)} (run weir serve or weir migrate first)`);

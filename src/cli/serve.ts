@@ -3,7 +3,13 @@ import { createApp } from "../app.ts";
 import { acquireDataDirLock } from "../db/db.lock.ts";
 import { prepareDataDir, StartupError } from "../db/db.open.ts";
 import { type AppDeps, closeDeps, createDeps } from "../deps.ts";
-import { action, configWithFlags, DATA_DIR_OPTION } from "./cli.common.ts";
+import {
+  action,
+  configWithFlags,
+  DATA_DIR_OPTION,
+  DATABASE_OPTION,
+  requireSqliteMode,
+} from "./cli.common.ts";
 import { publicUrlAdvice } from "./public-url.advice.ts";
 
 /** `weir serve`: the default command. */
@@ -14,6 +20,7 @@ export function registerServe(program: Command): void {
     .option("-p, --port <port>", "HTTP port (env WEIR_PORT, default 8080)")
     .option("--host <host>", "address to listen on (env WEIR_HOST, default 0.0.0.0)")
     .option(...DATA_DIR_OPTION)
+    .option(...DATABASE_OPTION)
     .option(
       "--base-url <url>",
       "public base URL for the URLs Weir hands out (env WEIR_BASE_URL; default: each request's own Host)",
@@ -23,6 +30,7 @@ export function registerServe(program: Command): void {
 
 async function serve(flags: Record<string, string | undefined>): Promise<void> {
   const { config } = configWithFlags(flags);
+  requireSqliteMode(config, "weir serve");
   prepareDataDir(config.data_dir);
   const lock = acquireDataDirLock(config.data_dir, {
     host: config.host,

@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { SQL } from "bun";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import {
   catalogDifferences,
   postgresCatalog,
@@ -11,9 +11,7 @@ import {
   sqliteCatalog,
 } from "../test-utils/schema-catalog.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { runPgMigrations } from "./db.migrate.pg.ts";
 import { runMigrations } from "./db.migrate.ts";
-import { PG_MIGRATIONS } from "./db.migrations.pg.ts";
 import { MIGRATIONS } from "./db.migrations.ts";
 
 const databases = usePgDatabases();
@@ -45,13 +43,11 @@ let postgres: Promise<SchemaCatalog> | undefined;
 /** The catalog of a fresh PostgreSQL database with every PostgreSQL migration applied. */
 function migratedPostgresCatalog(): Promise<SchemaCatalog> {
   postgres ??= (async () => {
-    const db = await databases.create();
-    const sql = new SQL(db.url, { max: 1 });
+    const pg = await openMigratedPgDatabase(databases, { poolSize: 1 });
     try {
-      await runPgMigrations(sql, PG_MIGRATIONS);
-      return await postgresCatalog(sql);
+      return await postgresCatalog(pg.sql);
     } finally {
-      await sql.close();
+      await pg.close();
     }
   })();
   return postgres;
@@ -69,6 +65,8 @@ describe("the SQLite and PostgreSQL migrations build the same schema", () => {
     );
     expect(sqlite.foreignKeys).toContain("monitors (parent_id) → monitors (id) on delete set null");
     expect(pg.triggers).toContain("issues trigger issues_status_counts_update");
+    expect(pg.columns).toContain("api_keys.role text not null default 'owner'");
+    expect(pg.columns).toContain("destinations.path_forwarding integer not null default 1");
   });
 
   test("a SQLite migration without its PostgreSQL twin is reported", async () => {
@@ -82,7 +80,7 @@ describe("the SQLite and PostgreSQL migrations build the same schema", () => {
     const differences = catalogDifferences(sqlite, await migratedPostgresCatalog());
     expect(differences).toEqual([
       "sqlite only: labels",
-      "sqlite only: debug_endpoints.color text not null",
+      "sqlite only: debug_endpoints.color text not null default 'blue'",
       "sqlite only: labels.endpoint_id text null",
       "sqlite only: labels.id text not null",
       "sqlite only: labels primary key (id)",

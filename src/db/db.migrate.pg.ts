@@ -48,7 +48,8 @@ export async function runPgMigrations(sql: SQL, migrations: Migration[]): Promis
     try {
       return await applyPending(session, migrations);
     } finally {
-      await session`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+      // A session that broke took its lock with it; its error, not this one, is the story.
+      await session`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
     }
   } finally {
     session.release();

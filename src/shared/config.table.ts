@@ -25,6 +25,8 @@ export interface ConfigEntry<T> {
   secret?: boolean;
   /** How a secret setting is shown instead of "(redacted)", e.g. a URL without its password. */
   shown?(value: T): string;
+  /** The command-line flag, when it is not `--` and the key in kebab case. */
+  flag?: string;
   /** Read from flags and env only: `weir.toml` lives inside the data dir, so it cannot move it. */
   bootstrap?: boolean;
 }
@@ -50,6 +52,7 @@ export const CONFIG_TABLE = {
     doc: "PostgreSQL database shared by several Weir nodes (postgres://user:password@host:5432/weir); empty: SQLite in the data dir.",
     secret: true,
     shown: urlWithoutPassword,
+    flag: "--database",
   }),
   database_pool_size: entry({
     env: "WEIR_DATABASE_POOL_SIZE",

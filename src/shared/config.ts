@@ -71,7 +71,7 @@ function pick(
   const file = files.find((f) => f.values[key] !== undefined);
   const [raw, source, label]: [unknown, ConfigSource, string] =
     flag !== undefined
-      ? [flag, "flag", `--${key.replaceAll("_", "-")}`]
+      ? [flag, "flag", spec.flag ?? `--${key.replaceAll("_", "-")}`]
       : env[spec.env] !== undefined
         ? [env[spec.env], "env", spec.env]
         : file !== undefined

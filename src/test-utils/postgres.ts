@@ -57,9 +57,11 @@ export async function createTestPgDatabase(): Promise<TestPgDatabase> {
  */
 export function usePgDatabases(): { create(): Promise<TestPgDatabase> } {
   const made: TestPgDatabase[] = [];
+  // DROP DATABASE forces a checkpoint: the first one after migrations wrote a few schemas
+  // flushes them all, which took 2-5 s on the shared machine, past bun's 5 s hook default.
   afterAll(async () => {
     for (const db of made.splice(0)) await db.drop();
-  });
+  }, 60_000);
   return {
     create: async () => {
       const db = await createTestPgDatabase();

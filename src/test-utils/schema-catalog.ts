@@ -45,6 +45,18 @@ const family = (type: string) => FAMILIES[type.toLowerCase()] ?? `unknown(${type
 const nullability = (notNull: boolean) => (notNull ? "not null" : "null");
 const sorted = (lines: string[]) => [...lines].sort();
 
+/**
+ * A column default as both dialects mean it: PostgreSQL's casts (`'owner'::text`) dropped, and
+ * SQLite's `true`/`false` (drizzle's boolean defaults) as the 1/0 it stores. A store that
+ * leaves a column out of an INSERT relies on it.
+ */
+function shownDefault(value: string | null): string {
+  if (value === null) return "";
+  const plain = value.replace(/::[a-z ]+$/, "");
+  const stored = plain === "true" ? "1" : plain === "false" ? "0" : plain;
+  return ` default ${stored}`;
+}
+
 export function sqliteCatalog(sqlite: Database): SchemaCatalog {
   const tables = sqlite
     .query<{ name: string }, []>(
@@ -63,13 +75,14 @@ export function sqliteCatalog(sqlite: Database): SchemaCatalog {
   };
   for (const table of tables) {
     const columns = sqlite
-      .query<{ name: string; type: string; notnull: number; pk: number }, [string]>(
-        'SELECT name, type, "notnull", pk FROM pragma_table_info(?)',
-      )
+      .query<
+        { name: string; type: string; notnull: number; pk: number; dflt_value: string | null },
+        [string]
+      >('SELECT name, type, "notnull", pk, dflt_value FROM pragma_table_info(?)')
       .all(table);
     for (const c of columns) {
       catalog.columns.push(
-        `${table}.${c.name} ${family(c.type)} ${nullability(c.notnull === 1 || c.pk > 0)}`,
+        `${table}.${c.name} ${family(c.type)} ${nullability(c.notnull === 1 || c.pk > 0)}${shownDefault(c.dflt_value)}`,
       );
     }
     const pk = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
@@ -124,8 +137,15 @@ export async function postgresCatalog(sql: SQL): Promise<SchemaCatalog> {
   const tables: { name: string }[] = await sql`
     SELECT table_name AS name FROM information_schema.tables
     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
-  const columns: { table: string; name: string; type: string; nullable: string }[] = await sql`
-    SELECT table_name AS table, column_name AS name, data_type AS type, is_nullable AS nullable
+  const columns: {
+    table: string;
+    name: string;
+    type: string;
+    nullable: string;
+    default: string | null;
+  }[] = await sql`
+    SELECT table_name AS table, column_name AS name, data_type AS type, is_nullable AS nullable,
+           column_default AS default
     FROM information_schema.columns WHERE table_schema = current_schema()`;
   const indexes: {
     table: string;
@@ -173,7 +193,8 @@ export async function postgresCatalog(sql: SQL): Promise<SchemaCatalog> {
   return sortAll({
     tables: tables.map((t) => t.name),
     columns: columns.map(
-      (c) => `${c.table}.${c.name} ${family(c.type)} ${nullability(c.nullable === "NO")}`,
+      (c) =>
+        `${c.table}.${c.name} ${family(c.type)} ${nullability(c.nullable === "NO")}${shownDefault(c.default)}`,
     ),
     primaryKeys: indexes
       .filter((i) => i.primary)
