@@ -126,6 +126,8 @@ test("PostgreSQL's client stays in *.postgres.ts and src/db; services never impo
     "src/capture/allowed.service.ts": importing("./capture.store.ts", "CaptureStore"),
     "src/capture/allowed.routes.ts": importing("bun", "Server"),
     "src/db/allowed.ts": importing("bun", "SQL"),
+    "src/capture/allowed2.room.ts": importing("../db/db.postgres.ts", "openPostgres"),
+    "src/cli/allowed.postgres.ts": importing("../db/db.postgres.ts", "openPostgres"),
   });
   expect(diagnostics).toEqual([
     "src/capture/probe.model.ts lint/style/noRestrictedImports",
