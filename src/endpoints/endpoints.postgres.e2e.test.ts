@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SQL } from "bun";
 import { createAuthRoom } from "../auth/auth.room.ts";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { type AppDeps, closeDeps, createDeps } from "../deps.ts";
 import { createClientIpResolver } from "../http/http.client-ip.ts";
@@ -14,6 +11,7 @@ import { createLogger } from "../shared/logger.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
 import type { EndpointsPorts } from "./endpoints.room.ts";
 import { createEndpointsRoom } from "./endpoints.room.ts";
@@ -34,10 +32,8 @@ beforeAll(async () => {
     { ...config, durability: "normal" },
     { logger: createLogger({ level: "error", write: () => {} }) },
   );
-  const database = await databases.create();
-  const sql = new SQL(database.url, { max: 4 });
-  await runPgMigrations(sql, PG_MIGRATIONS);
-  postgres = { dialect: "postgres", sql, close: () => sql.close() };
+  postgres = await openMigratedPgDatabase(databases);
+  const { sql } = postgres;
   const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
   const auth = createAuthRoom(deps, { resolveClientIp });
   room = createEndpointsRoom({ ...deps, postgres }, { guard: auth.ports.guard, resolveClientIp });

@@ -1,7 +1,5 @@
-import { SQL } from "bun";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb } from "../test-utils/test-db.ts";
 import type { EndpointRefusals } from "./endpoints.model.ts";
 import { createEndpointsPostgresStore, finishDrainOnPostgres } from "./endpoints.postgres.ts";
@@ -50,14 +48,9 @@ describeEndpointsStore("SQLite", async () => {
 });
 
 describeEndpointsStore("PostgreSQL", async () => {
-  const database = await databases.create();
-  const sql = new SQL(database.url, { max: 6 });
-  await runPgMigrations(sql, PG_MIGRATIONS);
-  const store = createEndpointsPostgresStore({
-    dialect: "postgres",
-    sql,
-    close: () => sql.close(),
-  });
+  const pg = await openMigratedPgDatabase(databases, { poolSize: 6 });
+  const { sql } = pg;
+  const store = createEndpointsPostgresStore(pg);
   return {
     store,
     reset: async () => {
@@ -81,6 +74,6 @@ describeEndpointsStore("PostgreSQL", async () => {
     },
     finishDrain: (endpoint) => sql.begin((tx) => finishDrainOnPostgres(tx, endpoint)),
     rowExists: async (id) => (await sql`SELECT 1 FROM debug_endpoints WHERE id = ${id}`).length > 0,
-    close: () => sql.close(),
+    close: () => pg.close(),
   };
 });
