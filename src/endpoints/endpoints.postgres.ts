@@ -110,7 +110,7 @@ export function createEndpointsPostgresStore(pg: PostgresDb): EndpointsStore {
         SELECT id AS "endpointId", deleted_at IS NOT NULL AS deleted,
                cleared_through_id AS "clearedThroughId"
           FROM debug_endpoints WHERE drain_pending = 1 ORDER BY id LIMIT ${limit}`;
-      return rows.map((row) => ({ ...row }));
+      return [...rows];
     },
     stats: (endpointIds) => statsOf(sql, endpointIds),
   };
