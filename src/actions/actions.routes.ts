@@ -49,8 +49,8 @@ export function actionsRoutes(
     .use(guard())
     .get(
       "/:id/actions",
-      ({ principal, params }) => ({
-        data: listActions(principal, params.id, actions).map(presentAction),
+      async ({ principal, params }) => ({
+        data: (await listActions(principal, params.id, actions)).map(presentAction),
       }),
       {
         response: { 200: Many, ...errors },
@@ -59,9 +59,9 @@ export function actionsRoutes(
     )
     .post(
       "/:id/actions",
-      ({ principal, params, body, set }) => {
+      async ({ principal, params, body, set }) => {
         requirePermission(principal, "write");
-        const action = createAction(principal, params.id, body, actions);
+        const action = await createAction(principal, params.id, body, actions);
         set.status = 201;
         return { data: presentAction(action) };
       },
@@ -81,9 +81,10 @@ export function actionsRoutes(
     )
     .put(
       "/:id/actions/reorder",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requirePermission(principal, "write");
-        return { data: reorderActions(principal, params.id, body, actions).map(presentAction) };
+        const reordered = await reorderActions(principal, params.id, body, actions);
+        return { data: reordered.map(presentAction) };
       },
       {
         response: { 200: Many, ...errors },
@@ -114,16 +115,16 @@ export function actionsRoutes(
     )
     .get(
       "/:id/actions/:action_id",
-      ({ principal, params }) => ({
-        data: presentAction(getAction(principal, params.id, params.action_id, actions)),
+      async ({ principal, params }) => ({
+        data: presentAction(await getAction(principal, params.id, params.action_id, actions)),
       }),
       { response: { 200: One, ...errors }, detail: { tags, security, summary: "Get one action" } },
     )
     .patch(
       "/:id/actions/:action_id",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requirePermission(principal, "write");
-        const action = updateAction(principal, params.id, params.action_id, body, actions);
+        const action = await updateAction(principal, params.id, params.action_id, body, actions);
         return { data: presentAction(action) };
       },
       {
@@ -138,9 +139,9 @@ export function actionsRoutes(
     )
     .delete(
       "/:id/actions/:action_id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteAction(principal, params.id, params.action_id, actions);
+        await deleteAction(principal, params.id, params.action_id, actions);
         set.status = 204;
       },
       {
@@ -150,8 +151,8 @@ export function actionsRoutes(
     )
     .get(
       "/:id/requests/:request_id/actions",
-      ({ principal, params }) => ({
-        data: listRunResults(principal, params.id, params.request_id, tryout),
+      async ({ principal, params }) => ({
+        data: await listRunResults(principal, params.id, params.request_id, tryout),
       }),
       {
         response: { 200: Results, ...errors },

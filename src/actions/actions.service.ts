@@ -11,7 +11,7 @@ export interface ActionsDeps {
   repo: ActionsRepo;
   /** One transaction (the count and the insert of a create share it). */
   tx<T>(fn: () => T): T;
-  requireEndpoint(organizationId: string, endpointId: string): Endpoint;
+  requireEndpoint(organizationId: string, endpointId: string): Promise<Endpoint>;
   plans: PlanTable;
   clock: Clock;
   ids: Ids;
@@ -27,13 +27,22 @@ export interface Tenant {
 }
 
 /** The endpoint's actions in run order; 404 unless the endpoint is the organization's. */
-export function listActions(tenant: Tenant, endpointId: string, deps: ActionsDeps): Action[] {
-  deps.requireEndpoint(tenant.organizationId, endpointId);
+export async function listActions(
+  tenant: Tenant,
+  endpointId: string,
+  deps: ActionsDeps,
+): Promise<Action[]> {
+  await deps.requireEndpoint(tenant.organizationId, endpointId);
   return deps.repo.list(tenant.organizationId, endpointId);
 }
 
-export function getAction(tenant: Tenant, endpointId: string, id: string, deps: ActionsDeps) {
-  deps.requireEndpoint(tenant.organizationId, endpointId);
+export async function getAction(
+  tenant: Tenant,
+  endpointId: string,
+  id: string,
+  deps: ActionsDeps,
+): Promise<Action> {
+  await deps.requireEndpoint(tenant.organizationId, endpointId);
   const action = deps.repo.find(tenant.organizationId, endpointId, id);
   if (!action) throw actionErrors.notFound();
   return action;
@@ -44,13 +53,13 @@ export function getAction(tenant: Tenant, endpointId: string, id: string, deps: 
  * automations, 422 by field, 403 `action_limit_reached` at the plan's cap (counted in the insert's
  * transaction, so two creates at once cannot both pass the last place).
  */
-export function createAction(
+export async function createAction(
   tenant: Tenant,
   endpointId: string,
   body: unknown,
   deps: ActionsDeps,
-): Action {
-  const endpoint = deps.requireEndpoint(tenant.organizationId, endpointId);
+): Promise<Action> {
+  const endpoint = await deps.requireEndpoint(tenant.organizationId, endpointId);
   const cap = deps.plans[tenant.plan].actions_per_endpoint;
   if (cap <= 0) throw actionErrors.featureNotAvailable();
   const fields = validateNewAction(body, deps.checkUrl);
@@ -75,14 +84,14 @@ export function createAction(
 }
 
 /** Changes name, config (checked against the action's type) and/or enabled. */
-export function updateAction(
+export async function updateAction(
   tenant: Tenant,
   endpointId: string,
   id: string,
   body: unknown,
   deps: ActionsDeps,
-): Action {
-  const current = getAction(tenant, endpointId, id, deps);
+): Promise<Action> {
+  const current = await getAction(tenant, endpointId, id, deps);
   const changes = validateActionChanges(body, current.type, deps.checkUrl);
   const updated: Action = {
     ...current,
@@ -97,8 +106,13 @@ export function updateAction(
 }
 
 /** Deletes an action; the ones after it move up, so positions stay 0..n-1. */
-export function deleteAction(tenant: Tenant, endpointId: string, id: string, deps: ActionsDeps) {
-  deps.requireEndpoint(tenant.organizationId, endpointId);
+export async function deleteAction(
+  tenant: Tenant,
+  endpointId: string,
+  id: string,
+  deps: ActionsDeps,
+): Promise<void> {
+  await deps.requireEndpoint(tenant.organizationId, endpointId);
   deps.tx(() => {
     if (!deps.repo.remove(tenant.organizationId, endpointId, id)) throw actionErrors.notFound();
     deps.repo.reorder(deps.repo.list(tenant.organizationId, endpointId).map((a) => a.id));
@@ -110,13 +124,13 @@ export function deleteAction(tenant: Tenant, endpointId: string, id: string, dep
  * Puts the chain in the order of `action_ids`, which must name every action of the endpoint
  * exactly once (interface.md, reorder); 422 `action_ids` otherwise.
  */
-export function reorderActions(
+export async function reorderActions(
   tenant: Tenant,
   endpointId: string,
   body: unknown,
   deps: ActionsDeps,
-): Action[] {
-  deps.requireEndpoint(tenant.organizationId, endpointId);
+): Promise<Action[]> {
+  await deps.requireEndpoint(tenant.organizationId, endpointId);
   const ids = (body as { action_ids?: unknown } | null)?.action_ids;
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) {
     throw actionErrors.badOrder("must be an array of action ids");

@@ -48,7 +48,7 @@ function drainDeps(testDb: TestDb, batchSize: number) {
   const deps: DrainDeps = {
     repo: createDrainRepo(testDb),
     marks: {
-      listDraining: (limit) => createEndpointsRepo(testDb).listDraining(limit),
+      listDraining: async (limit) => createEndpointsRepo(testDb).listDraining(limit),
       finishDrain: (_tx, endpoint) => createEndpointsRepo(testDb).finishDrain(endpoint),
     },
     tx: (fn) => {

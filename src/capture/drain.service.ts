@@ -8,7 +8,7 @@ const ENDPOINT_PAGE = 100;
 /** What the drain borrows from the endpoints room, which owns the marks. */
 export interface DrainMarks {
   /** Endpoints with hidden requests left to drain, at most `limit`. */
-  listDraining(limit: number): DrainingEndpoint[];
+  listDraining(limit: number): Promise<DrainingEndpoint[]>;
   /** In the transaction that drained an endpoint's last hidden request: ends its drain. */
   finishDrain(tx: TxHandle, endpoint: DrainingEndpoint): void;
 }
@@ -44,7 +44,7 @@ export interface DrainReport {
 export async function drainHidden(deps: DrainDeps): Promise<DrainReport> {
   const report: DrainReport = { requestsDeleted: 0, endpointsDeleted: 0 };
   while (deps.running()) {
-    const endpoints = deps.marks.listDraining(ENDPOINT_PAGE);
+    const endpoints = await deps.marks.listDraining(ENDPOINT_PAGE);
     if (endpoints.length === 0) break;
     for (const endpoint of endpoints) {
       if (!deps.running()) break;

@@ -107,10 +107,10 @@ const tokenHeaders = t.Object({
 export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
   const debug = requestHandlers(deps, debugEnvelope);
   const data = requestHandlers(deps, dataEnvelope);
-  const open = (principal: Principal, endpointId: string) =>
-    ports.requireEndpoint(principal.organizationId, endpointId).id;
-  const openAnonymous = (id: string, headers: Record<string, string | undefined>) =>
-    ports.requireAnonymousEndpoint({ id, token: headers[TOKEN_HEADER] ?? "" }).id;
+  const open = async (principal: Principal, endpointId: string) =>
+    (await ports.requireEndpoint(principal.organizationId, endpointId)).id;
+  const openAnonymous = async (id: string, headers: Record<string, string | undefined>) =>
+    (await ports.requireAnonymousEndpoint({ id, token: headers[TOKEN_HEADER] ?? "" })).id;
   const debugTags = ["debug-endpoints"];
   const tags = ["endpoints"];
   const anonymousTags = ["anonymous-endpoints"];
@@ -120,7 +120,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         .use(ports.guard())
         .get(
           "/:endpoint_id/requests",
-          ({ principal, params, query }) => debug.list(open(principal, params.endpoint_id), query),
+          async ({ principal, params, query }) =>
+            debug.list(await open(principal, params.endpoint_id), query),
           {
             query: RequestListQuery,
             response: { 200: DebugRequestPage, ...errorResponses },
@@ -129,8 +130,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .get(
           "/:endpoint_id/requests/:request_id",
-          ({ principal, params }) =>
-            debug.get(open(principal, params.endpoint_id), params.request_id),
+          async ({ principal, params }) =>
+            debug.get(await open(principal, params.endpoint_id), params.request_id),
           {
             response: { 200: CapturedRequestSchema, ...errorResponses },
             detail: { tags: debugTags, summary: "Get one captured request" },
@@ -138,8 +139,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .get(
           "/:endpoint_id/requests/:request_id/body",
-          ({ principal, params }) =>
-            rawBody(deps, open(principal, params.endpoint_id), params.request_id),
+          async ({ principal, params }) =>
+            rawBody(deps, await open(principal, params.endpoint_id), params.request_id),
           { detail: rawBodyDoc(debugTags, "") },
         ),
     )
@@ -148,7 +149,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         .use(ports.guard())
         .get(
           "/:id/requests",
-          ({ principal, params, query }) => data.list(open(principal, params.id), query),
+          async ({ principal, params, query }) =>
+            data.list(await open(principal, params.id), query),
           {
             query: RequestListQuery,
             response: { 200: genericPageOf(CapturedRequestSchema), ...errorResponses },
@@ -157,9 +159,9 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .delete(
           "/:id/requests",
-          ({ principal, params, set }) => {
+          async ({ principal, params, set }) => {
             requirePermission(principal, "write");
-            emptyEndpoint({ endpointId: open(principal, params.id) }, ports);
+            await emptyEndpoint({ endpointId: await open(principal, params.id) }, ports);
             set.status = 204;
           },
           {
@@ -169,7 +171,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .get(
           "/:id/requests/:request_id",
-          ({ principal, params }) => data.get(open(principal, params.id), params.request_id),
+          async ({ principal, params }) =>
+            data.get(await open(principal, params.id), params.request_id),
           {
             response: { 200: t.Object({ data: CapturedRequestSchema }), ...errorResponses },
             detail: { tags, summary: "Get one captured request" },
@@ -177,7 +180,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .get(
           "/:id/requests/:request_id/body",
-          ({ principal, params }) => rawBody(deps, open(principal, params.id), params.request_id),
+          async ({ principal, params }) =>
+            rawBody(deps, await open(principal, params.id), params.request_id),
           { detail: rawBodyDoc(tags, "") },
         ),
     )
@@ -185,7 +189,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
       new Elysia({ prefix: "/api/v1/anonymous-endpoints" })
         .get(
           "/:id/requests",
-          ({ params, headers, query }) => data.list(openAnonymous(params.id, headers), query),
+          async ({ params, headers, query }) =>
+            data.list(await openAnonymous(params.id, headers), query),
           {
             headers: tokenHeaders,
             query: RequestListQuery,
@@ -203,7 +208,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .get(
           "/:id/requests/:request_id",
-          ({ params, headers }) => data.get(openAnonymous(params.id, headers), params.request_id),
+          async ({ params, headers }) =>
+            data.get(await openAnonymous(params.id, headers), params.request_id),
           {
             headers: tokenHeaders,
             response: { 200: t.Object({ data: CapturedRequestSchema }), 404: ErrorBody },
@@ -216,8 +222,8 @@ export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
         )
         .get(
           "/:id/requests/:request_id/body",
-          ({ params, headers }) =>
-            rawBody(deps, openAnonymous(params.id, headers), params.request_id),
+          async ({ params, headers }) =>
+            rawBody(deps, await openAnonymous(params.id, headers), params.request_id),
           {
             headers: tokenHeaders,
             detail: {

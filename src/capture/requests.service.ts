@@ -48,7 +48,7 @@ export function getRequest(
 /** What emptying an endpoint borrows: the endpoints room's mark, and the drain. */
 export interface EmptyDeps {
   /** Hides every request stored until now from every reader; false when the endpoint is gone. */
-  clearRequests(endpointId: string): boolean;
+  clearRequests(endpointId: string): Promise<boolean>;
   /** Starts draining the hidden requests (and their forwards) in the background. */
   wakeDrain(): void;
 }
@@ -58,7 +58,7 @@ export interface EmptyDeps {
  * once; its stored requests and their forwards are drained in bounded batches afterwards. The
  * endpoint stays, and what it captures from now on is shown as usual.
  */
-export function emptyEndpoint(input: { endpointId: string }, deps: EmptyDeps): void {
-  if (!deps.clearRequests(input.endpointId)) throw notFound();
+export async function emptyEndpoint(input: { endpointId: string }, deps: EmptyDeps): Promise<void> {
+  if (!(await deps.clearRequests(input.endpointId))) throw notFound();
   deps.wakeDrain();
 }

@@ -182,8 +182,9 @@ describe("sweepRetention", () => {
     const report = await sweepRetention({
       repo: batchCounting,
       expired: {
-        listExpiredAnonymous: endpoints.listExpiredAnonymous,
-        deleteAnonymous: (id) => endpoints.deleteAnonymous(id, isoAt(NOW)),
+        listExpiredAnonymous: async (nowIso, limit) =>
+          endpoints.listExpiredAnonymous(nowIso, limit),
+        deleteAnonymous: async (id) => endpoints.deleteAnonymous(id, isoAt(NOW)),
       },
       clock: createFakeClock(NOW),
       plans: DEFAULT_PLANS,

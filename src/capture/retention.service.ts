@@ -11,9 +11,9 @@ const EXPIRED_PAGE = 100;
 /** What the sweep borrows from the endpoints room, which owns anonymous endpoints. */
 export interface ExpiredEndpoints {
   /** Ids of anonymous endpoints expired at `nowIso`, at most `limit`. */
-  listExpiredAnonymous(nowIso: string, limit: number): string[];
+  listExpiredAnonymous(nowIso: string, limit: number): Promise<string[]>;
   /** Deletes an anonymous endpoint at once (its requests are drained); false when already gone. */
-  deleteAnonymous(endpointId: string): boolean;
+  deleteAnonymous(endpointId: string): Promise<boolean>;
 }
 
 export interface RetentionDeps {
@@ -54,10 +54,10 @@ export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> 
 
 async function removeExpiredAnonymous(deps: RetentionDeps, now: number, report: SweepReport) {
   for (;;) {
-    const ids = deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
+    const ids = await deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
     if (ids.length === 0) return;
     for (const id of ids) {
-      if (deps.expired.deleteAnonymous(id)) {
+      if (await deps.expired.deleteAnonymous(id)) {
         report.endpointsDeleted += 1;
         deps.onEndpointRemoved(id);
       }

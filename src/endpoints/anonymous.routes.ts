@@ -37,7 +37,7 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
   return new Elysia({ prefix: "/api/v1/anonymous-endpoints" })
     .post(
       "/",
-      ({ request, server, set }) => {
+      async ({ request, server, set }) => {
         // Switched off answers 404 before the limiter counts an attempt.
         requireAnonymousEnabled(room.anonymous);
         const peer = server?.requestIP(request)?.address ?? null;
@@ -47,7 +47,7 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
           set.headers["retry-after"] = String(wait);
           throw endpointErrors.rateLimited(wait);
         }
-        const { endpoint, token } = createAnonymousEndpoint(room.anonymous);
+        const { endpoint, token } = await createAnonymousEndpoint(room.anonymous);
         set.status = 201;
         return {
           data: {
@@ -85,8 +85,8 @@ export function anonymousEndpointRoutes(room: EndpointsParts) {
     )
     .get(
       "/:id",
-      ({ params, headers, request, server }) => {
-        const found = getAnonymousEndpoint(accessOf(params.id, headers), room.anonymous);
+      async ({ params, headers, request, server }) => {
+        const found = await getAnonymousEndpoint(accessOf(params.id, headers), room.anonymous);
         const { endpoint } = found;
         return {
           data: {

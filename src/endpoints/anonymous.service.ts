@@ -5,8 +5,8 @@ import type { Config } from "../shared/config.table.ts";
 import type { Ids } from "../shared/ids.ts";
 import { endpointErrors } from "./endpoints.errors.ts";
 import type { Endpoint } from "./endpoints.model.ts";
-import type { EndpointsRepo } from "./endpoints.repo.ts";
 import { insertWithSlug } from "./endpoints.service.ts";
+import type { EndpointsStore } from "./endpoints.store.ts";
 
 /** Anonymous endpoints live at most 7 days (interface.md, Limits). */
 export const ANONYMOUS_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -14,7 +14,7 @@ const TOKEN_LENGTH = 43; // base62: about 256 bits
 export const ANONYMOUS_NAME = "Anonymous endpoint";
 
 export interface AnonymousDeps {
-  repo: EndpointsRepo;
+  store: EndpointsStore;
   clock: Clock;
   ids: Ids;
   /** Read at each call (decisions.md §14). */
@@ -38,17 +38,14 @@ export function requireAnonymousEnabled(deps: Pick<AnonymousDeps, "config">): vo
  * Creates an endpoint without an organization (decisions.md §6): slug `anon-<suffix>`, expiry in
  * 7 days, and a random token returned once; only its SHA-256 is kept. Refused (404) when the
  * operator turned anonymous endpoints off, and (503) once the instance holds as many live ones
- * as it allows.
+ * as it allows (counted with the insert, as one unit).
  */
-export function createAnonymousEndpoint(deps: AnonymousDeps): {
+export async function createAnonymousEndpoint(deps: AnonymousDeps): Promise<{
   endpoint: Endpoint;
   token: string;
-} {
+}> {
   requireAnonymousEnabled(deps);
   const now = deps.clock.now();
-  if (deps.repo.countLiveAnonymous(isoAt(now)) >= deps.config.anonymous_max_endpoints) {
-    throw endpointErrors.anonymousCapacity();
-  }
   const token = deps.ids.base62(TOKEN_LENGTH);
   const draft: Endpoint = {
     id: deps.ids.uuid(),
@@ -64,7 +61,8 @@ export function createAnonymousEndpoint(deps: AnonymousDeps): {
     createdAt: isoAt(now),
     updatedAt: isoAt(now),
   };
-  const endpoint = insertWithSlug(draft, null, deps, "anon");
+  const cap = { anonymousAliveAt: isoAt(now), limit: deps.config.anonymous_max_endpoints };
+  const endpoint = await insertWithSlug(draft, null, cap, deps, "anon");
   return { endpoint, token };
 }
 
@@ -72,9 +70,12 @@ export function createAnonymousEndpoint(deps: AnonymousDeps): {
  * The anonymous endpoint the token opens. Unknown id, another kind of endpoint, a missing or
  * wrong token and an expired endpoint all answer the same 404, so nothing is learnt by probing.
  */
-export function requireAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDeps): Endpoint {
+export async function requireAnonymousEndpoint(
+  access: AnonymousAccess,
+  deps: AnonymousDeps,
+): Promise<Endpoint> {
   requireAnonymousEnabled(deps);
-  const endpoint = deps.repo.findById(access.id);
+  const endpoint = await deps.store.findById(access.id);
   const stored = endpoint?.anonymousTokenHash;
   if (!endpoint || endpoint.organizationId !== null || !stored || !endpoint.expiresAt) {
     throw endpointErrors.notFound();
@@ -89,9 +90,9 @@ export function requireAnonymousEndpoint(access: AnonymousAccess, deps: Anonymou
 }
 
 /** The anonymous endpoint with its request count. */
-export function getAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDeps) {
-  const endpoint = requireAnonymousEndpoint(access, deps);
-  const stats = deps.repo.stats([endpoint.id]).get(endpoint.id);
+export async function getAnonymousEndpoint(access: AnonymousAccess, deps: AnonymousDeps) {
+  const endpoint = await requireAnonymousEndpoint(access, deps);
+  const stats = (await deps.store.stats([endpoint.id])).get(endpoint.id);
   return {
     endpoint,
     requestCount: stats?.requestCount ?? 0,

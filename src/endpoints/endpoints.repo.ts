@@ -1,46 +1,16 @@
 import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { captureRefusals } from "../capture/capture.table.ts";
 import type { Db } from "../db/db.open.ts";
-import {
-  type StoredVerification,
-  verificationColumn,
-  verificationOf,
-} from "../verification/verification.settings.ts";
+import { verificationColumn, verificationOf } from "../verification/verification.settings.ts";
 import { customResponseOf, responseColumns } from "./endpoints.columns.ts";
-import {
-  type CustomResponse,
-  type DrainingEndpoint,
-  type Endpoint,
-  type EndpointRefusals,
-  type EndpointStatus,
-  NO_REFUSALS,
-} from "./endpoints.model.ts";
+import { type DrainingEndpoint, type Endpoint, NO_REFUSALS } from "./endpoints.model.ts";
+import type { EndpointChanges, EndpointStats } from "./endpoints.store.ts";
 import { debugEndpoints } from "./endpoints.table.ts";
 
 type EndpointRow = typeof debugEndpoints.$inferSelect;
 
 /** Live endpoints only: a deleted one is gone for every reader at once. */
 const live = isNull(debugEndpoints.deletedAt);
-
-/** What can change on an existing endpoint; `undefined` leaves a field as it is. */
-export interface EndpointChanges {
-  name?: string;
-  status?: EndpointStatus;
-  /** null removes the custom response. */
-  response?: CustomResponse | null;
-  /** null removes the forward target. */
-  forwardUrl?: string | null;
-  /** null removes the signature check. */
-  verification?: StoredVerification | null;
-  updatedAt: string;
-}
-
-/** How many requests an endpoint holds and when the newest arrived. */
-export interface EndpointStats {
-  requestCount: number;
-  lastRequestAt: string | null;
-  refusals: EndpointRefusals;
-}
 
 /** All SQL of the endpoints room. Every organization-facing lookup is scoped to the organization. */
 export function createEndpointsRepo(db: Db) {

@@ -85,25 +85,25 @@ function endpointHandlers(room: EndpointsParts, family: EndpointFamily) {
     endpointId,
   });
   return {
-    create(principal: Principal, base: string, body: unknown) {
+    async create(principal: Principal, base: string, body: unknown) {
       requirePermission(principal, "write");
       const tenant = { organizationId: principal.organizationId, plan: principal.plan };
-      return envelope.one(createEndpoint({ tenant, body }, room.endpoints), base);
+      return envelope.one(await createEndpoint({ tenant, body }, room.endpoints), base);
     },
-    list(principal: Principal, base: string) {
-      const views = listEndpoints(principal.organizationId, room.endpoints);
+    async list(principal: Principal, base: string) {
+      const views = await listEndpoints(principal.organizationId, room.endpoints);
       return envelope.list(views, base);
     },
-    get: (principal: Principal, base: string, endpointId: string) =>
-      envelope.one(getEndpoint(ref(principal, endpointId), room.endpoints), base),
-    update(principal: Principal, base: string, endpointId: string, body: unknown) {
+    get: async (principal: Principal, base: string, endpointId: string) =>
+      envelope.one(await getEndpoint(ref(principal, endpointId), room.endpoints), base),
+    async update(principal: Principal, base: string, endpointId: string, body: unknown) {
       requirePermission(principal, "write");
-      const view = updateEndpoint({ ...ref(principal, endpointId), body }, room.endpoints);
+      const view = await updateEndpoint({ ...ref(principal, endpointId), body }, room.endpoints);
       return envelope.one(view, base);
     },
-    remove(principal: Principal, endpointId: string) {
+    async remove(principal: Principal, endpointId: string) {
       requirePermission(principal, "write");
-      deleteEndpoint(ref(principal, endpointId), room.endpoints);
+      await deleteEndpoint(ref(principal, endpointId), room.endpoints);
     },
   };
 }
@@ -123,8 +123,8 @@ function endpointFamilyRoutes(room: EndpointsParts, family: EndpointFamily) {
   });
   routes.post(
     "/",
-    ({ principal, base, body, set }) => {
-      const created = handle.create(principal, base, body);
+    async ({ principal, base, body, set }) => {
+      const created = await handle.create(principal, base, body);
       set.status = 201;
       return created;
     },
@@ -148,8 +148,8 @@ function endpointFamilyRoutes(room: EndpointsParts, family: EndpointFamily) {
   );
   routes.delete(
     one,
-    ({ principal, params, set }) => {
-      handle.remove(principal, idOf(params));
+    async ({ principal, params, set }) => {
+      await handle.remove(principal, idOf(params));
       set.status = 204;
     },
     {

@@ -8,7 +8,6 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { insertCapturedRequest, insertOrganization } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createAnonymousEndpoint } from "./anonymous.service.ts";
-import { createEndpointsRepo } from "./endpoints.repo.ts";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -18,6 +17,7 @@ import {
   type Tenant,
   updateEndpoint,
 } from "./endpoints.service.ts";
+import { createEndpointsSqliteStore } from "./endpoints.sqlite.ts";
 
 let db: TestDb;
 let deps: EndpointsDeps;
@@ -34,7 +34,7 @@ beforeEach(() => {
   const real = createIds();
   const ids: Ids = { uuid: real.uuid, base62: (n) => suffixes.shift() ?? real.base62(n) };
   deps = {
-    repo: createEndpointsRepo(db),
+    store: createEndpointsSqliteStore(db).store,
     checkTarget: () => null,
     clock: createFakeClock(),
     ids,
@@ -54,9 +54,9 @@ const teamB: Tenant = { organizationId: "org-b", plan: "team" };
 const create = (tenant: Tenant = freeA, fields: Record<string, unknown> = {}) =>
   createEndpoint({ tenant, body: { debug_endpoint: { name: "Hooks", ...fields } } }, deps);
 
-function errorOf(call: () => unknown): AppError {
+async function errorOf(call: () => Promise<unknown>): Promise<AppError> {
   try {
-    call();
+    await call();
   } catch (error) {
     if (error instanceof AppError) return error;
     throw error;
@@ -64,10 +64,10 @@ function errorOf(call: () => unknown): AppError {
   throw new Error("expected an AppError");
 }
 
-describe("create", () => {
-  test("new endpoints are active with a generated slug and no requests", () => {
+describe("create", async () => {
+  test("new endpoints are active with a generated slug and no requests", async () => {
     suffixes.push("AbCd1234");
-    const view = create();
+    const view = await create();
     expect(view).toMatchObject({
       name: "Hooks",
       slug: "hooks-abcd1234",
@@ -79,50 +79,50 @@ describe("create", () => {
     });
   });
 
-  test("a generated slug that clashes is drawn again", () => {
-    create(freeA, { slug: "hooks-clash000" });
+  test("a generated slug that clashes is drawn again", async () => {
+    await create(freeA, { slug: "hooks-clash000" });
     suffixes.push("clash000", "fresh111");
-    expect(create(freeA).slug).toBe("hooks-fresh111");
+    expect((await create(freeA)).slug).toBe("hooks-fresh111");
   });
 
-  test("the plan limit counts the organization's endpoints only", () => {
-    for (let i = 0; i < 3; i++) create();
-    expect(errorOf(() => create()).toBody()).toEqual({ error: "endpoint_limit_reached" });
-    expect(errorOf(() => create()).status).toBe(403);
-    expect(create(teamB).organizationId).toBe("org-b");
+  test("the plan limit counts the organization's endpoints only", async () => {
+    for (let i = 0; i < 3; i++) await create();
+    expect((await errorOf(() => create())).toBody()).toEqual({ error: "endpoint_limit_reached" });
+    expect((await errorOf(() => create())).status).toBe(403);
+    expect((await create(teamB)).organizationId).toBe("org-b");
   });
 
-  test("null in the plan table means unlimited", () => {
+  test("null in the plan table means unlimited", async () => {
     deps.plans.free.debug_endpoints = null;
-    for (let i = 0; i < 5; i++) create();
-    expect(listEndpoints("org-a", deps)).toHaveLength(5);
+    for (let i = 0; i < 5; i++) await create();
+    expect(await listEndpoints("org-a", deps)).toHaveLength(5);
   });
 
-  test("slugs are unique across organizations and anonymous endpoints (409)", () => {
-    create(freeA, { slug: "shared-slug" });
-    const taken = errorOf(() => create(teamB, { slug: "shared-slug" }));
+  test("slugs are unique across organizations and anonymous endpoints (409)", async () => {
+    await create(freeA, { slug: "shared-slug" });
+    const taken = await errorOf(() => create(teamB, { slug: "shared-slug" }));
     expect([taken.status, taken.code]).toEqual([409, "slug_taken"]);
-    const anonymous = createAnonymousEndpoint({
-      repo: deps.repo,
+    const anonymous = await createAnonymousEndpoint({
+      store: deps.store,
       clock: deps.clock,
       ids: deps.ids,
       config: { anonymous_endpoints: "on", anonymous_max_endpoints: 10 },
     });
-    const clash = errorOf(() => create(teamB, { slug: anonymous.endpoint.slug }));
+    const clash = await errorOf(() => create(teamB, { slug: anonymous.endpoint.slug }));
     expect(clash.code).toBe("slug_taken");
   });
 
-  test("validation comes before the plan limit, the plan limit before the slug clash", () => {
-    for (let i = 0; i < 3; i++) create(freeA, { slug: `slug-${i}-x` });
-    expect(errorOf(() => create(freeA, { slug: "BAD" })).status).toBe(422);
-    expect(errorOf(() => create(freeA, { slug: "slug-0-x" })).status).toBe(403);
+  test("validation comes before the plan limit, the plan limit before the slug clash", async () => {
+    for (let i = 0; i < 3; i++) await create(freeA, { slug: `slug-${i}-x` });
+    expect((await errorOf(() => create(freeA, { slug: "BAD" }))).status).toBe(422);
+    expect((await errorOf(() => create(freeA, { slug: "slug-0-x" }))).status).toBe(403);
   });
 });
 
-describe("update", () => {
-  test("pauses, renames and sets the custom response; tells the bus", () => {
-    const created = create();
-    const updated = updateEndpoint(
+describe("update", async () => {
+  test("pauses, renames and sets the custom response; tells the bus", async () => {
+    const created = await create();
+    const updated = await updateEndpoint(
       {
         organizationId: "org-a",
         endpointId: created.id,
@@ -147,7 +147,7 @@ describe("update", () => {
     expect(events).toEqual([
       ["endpoint.updated", { endpointId: created.id, organizationId: "org-a", slug: created.slug }],
     ]);
-    const cleared = updateEndpoint(
+    const cleared = await updateEndpoint(
       {
         organizationId: "org-a",
         endpointId: created.id,
@@ -158,19 +158,22 @@ describe("update", () => {
     expect([cleared.response, cleared.forwardUrl, cleared.name]).toEqual([null, null, "Renamed"]);
   });
 
-  test("the same slug is accepted, another one is 422, another organization's endpoint 404", () => {
-    const created = create();
+  test("the same slug is accepted, another one is 422, another organization's endpoint 404", async () => {
+    const created = await create();
     const ref = { organizationId: "org-a", endpointId: created.id };
-    const same = updateEndpoint({ ...ref, body: { debug_endpoint: { slug: created.slug } } }, deps);
+    const same = await updateEndpoint(
+      { ...ref, body: { debug_endpoint: { slug: created.slug } } },
+      deps,
+    );
     expect(same.slug).toBe(created.slug);
-    const changed = errorOf(() =>
+    const changed = await errorOf(() =>
       updateEndpoint({ ...ref, body: { debug_endpoint: { slug: "new-slug" } } }, deps),
     );
     expect(changed.toBody()).toEqual({
       error: "validation_failed",
       errors: { slug: ["cannot be changed"] },
     });
-    const foreign = errorOf(() =>
+    const foreign = await errorOf(() =>
       updateEndpoint(
         { ...ref, organizationId: "org-b", body: { debug_endpoint: { name: "x" } } },
         deps,
@@ -180,9 +183,9 @@ describe("update", () => {
   });
 });
 
-describe("read and delete", () => {
-  test("request counts and the newest capture time are reported", () => {
-    const created = create();
+describe("read and delete", async () => {
+  test("request counts and the newest capture time are reported", async () => {
+    const created = await create();
     insertCapturedRequest(db, {
       id: "r1",
       endpointId: created.id,
@@ -193,29 +196,34 @@ describe("read and delete", () => {
       endpointId: created.id,
       createdAt: "2026-01-03T00:00:00.000Z",
     });
-    const view = getEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
+    const view = await getEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
     expect([view.requestCount, view.lastRequestAt]).toEqual([2, "2026-01-03T00:00:00.000Z"]);
-    expect(listEndpoints("org-a", deps)[0]?.requestCount).toBe(2);
+    expect((await listEndpoints("org-a", deps))[0]?.requestCount).toBe(2);
     expect(
-      errorOf(() => getEndpoint({ organizationId: "org-b", endpointId: created.id }, deps)).status,
+      (await errorOf(() => getEndpoint({ organizationId: "org-b", endpointId: created.id }, deps)))
+        .status,
     ).toBe(404);
   });
 
-  test("delete hides the endpoint at once, frees its slug, leaves its requests to the drain, and tells the bus", () => {
-    const created = create();
+  test("delete hides the endpoint at once, frees its slug, leaves its requests to the drain, and tells the bus", async () => {
+    const created = await create();
     insertCapturedRequest(db, { id: "r1", endpointId: created.id });
     expect(
-      errorOf(() => deleteEndpoint({ organizationId: "org-b", endpointId: created.id }, deps))
+      (
+        await errorOf(() =>
+          deleteEndpoint({ organizationId: "org-b", endpointId: created.id }, deps),
+        )
+      ).status,
+    ).toBe(404);
+    await deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
+    expect(
+      (await errorOf(() => getEndpoint({ organizationId: "org-a", endpointId: created.id }, deps)))
         .status,
     ).toBe(404);
-    deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps);
-    expect(
-      errorOf(() => getEndpoint({ organizationId: "org-a", endpointId: created.id }, deps)).status,
-    ).toBe(404);
-    expect(listEndpoints("org-a", deps)).toEqual([]);
-    expect(deps.repo.findById(created.id)).toBeNull();
-    expect(deps.repo.findBySlug(created.slug)).toBeNull();
-    expect(deps.repo.listDraining(10)).toEqual([
+    expect(await listEndpoints("org-a", deps)).toEqual([]);
+    expect(await deps.store.findById(created.id)).toBeNull();
+    expect(await deps.store.findBySlug(created.slug)).toBeNull();
+    expect(await deps.store.listDraining(10)).toEqual([
       { endpointId: created.id, deleted: true, clearedThroughId: null },
     ]);
     // The row and its request stay until drained; the slug is free for a new endpoint now.
@@ -223,7 +231,7 @@ describe("read and delete", () => {
       .query<{ r: number }, []>("SELECT count(*) AS r FROM captured_requests")
       .get();
     expect(left).toEqual({ r: 1 });
-    const again = createEndpoint(
+    const again = await createEndpoint(
       {
         tenant: { organizationId: "org-a", plan: "team" },
         body: { debug_endpoint: { name: "again", slug: created.slug } },
@@ -236,8 +244,11 @@ describe("read and delete", () => {
       ["endpoint.deleted", { endpointId: created.id, organizationId: "org-a" }],
     ]);
     expect(
-      errorOf(() => deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps))
-        .status,
+      (
+        await errorOf(() =>
+          deleteEndpoint({ organizationId: "org-a", endpointId: created.id }, deps),
+        )
+      ).status,
     ).toBe(404);
   });
 });

@@ -17,11 +17,16 @@ import {
   NO_REFUSALS,
   SLUG_SUFFIX_LENGTH,
 } from "./endpoints.model.ts";
-import type { EndpointStats, EndpointsRepo } from "./endpoints.repo.ts";
+import type {
+  EndpointCap,
+  EndpointStats,
+  EndpointsStore,
+  InsertOutcome,
+} from "./endpoints.store.ts";
 import { type TargetUrlCheck, validateCreate, validateUpdate } from "./endpoints.validate.ts";
 
 export interface EndpointsDeps {
-  repo: EndpointsRepo;
+  store: EndpointsStore;
   /** The outbound address policy, asked about a forward_url before it is saved. */
   checkTarget: TargetUrlCheck;
   clock: Clock;
@@ -57,9 +62,12 @@ const SLUG_ATTEMPTS = 5;
 
 /**
  * Creates an endpoint (interface.md, States: create). Checks in the order 422 (input), 403
- * `endpoint_limit_reached` (plan), 409 `slug_taken`; the count and insert share one transaction.
+ * `endpoint_limit_reached` (plan), 409 `slug_taken`; the store counts and inserts as one unit.
  */
-export function createEndpoint(input: { tenant: Tenant; body: unknown }, deps: EndpointsDeps) {
+export async function createEndpoint(
+  input: { tenant: Tenant; body: unknown },
+  deps: EndpointsDeps,
+): Promise<EndpointView> {
   const fields = validateCreate(input.body, deps.checkTarget);
   const now = isoAt(deps.clock.now());
   const id = deps.ids.uuid();
@@ -78,60 +86,64 @@ export function createEndpoint(input: { tenant: Tenant; body: unknown }, deps: E
     updatedAt: now,
   };
   const limit = deps.plans[input.tenant.plan].debug_endpoints;
-  const created = deps.repo.transaction(() => {
-    if (limit !== null && deps.repo.countForOrganization(input.tenant.organizationId) >= limit) {
-      throw endpointErrors.limitReached();
-    }
-    return insertWithSlug(base, fields.slug, deps);
-  });
+  const cap = limit === null ? null : { organizationId: input.tenant.organizationId, limit };
+  const created = await insertWithSlug(base, fields.slug, cap, deps);
   return withNoRequests(created);
 }
 
 /**
  * Inserts `endpoint` under the chosen slug, or under a generated one (the name plus a random
- * suffix). Shared with anonymous endpoints: slugs are unique across every kind of endpoint.
+ * suffix), unless `cap` is reached. Shared with anonymous endpoints: slugs are unique across
+ * every kind of endpoint.
  */
-export function insertWithSlug(
+export async function insertWithSlug(
   endpoint: Endpoint,
   chosen: string | null,
-  deps: Pick<EndpointsDeps, "repo" | "ids">,
+  cap: EndpointCap | null,
+  deps: Pick<EndpointsDeps, "store" | "ids">,
   stem = endpoint.name,
-): Endpoint {
-  if (chosen !== null) {
-    const row = { ...endpoint, slug: chosen };
-    if (!deps.repo.insertUnlessSlugTaken(row)) throw endpointErrors.slugTaken();
-    return row;
+): Promise<Endpoint> {
+  const slugFor = (attempt: number) => {
+    if (chosen !== null) return attempt === 0 ? chosen : null;
+    if (attempt >= SLUG_ATTEMPTS) return null;
+    return generatedSlug(stem, deps.ids.base62(SLUG_SUFFIX_LENGTH));
+  };
+  const outcome: InsertOutcome = await deps.store.insert({ endpoint, slugFor, cap });
+  if ("inserted" in outcome) return outcome.inserted;
+  if (outcome.refused === "limit_reached") {
+    throw cap && "organizationId" in cap
+      ? endpointErrors.limitReached()
+      : endpointErrors.anonymousCapacity();
   }
-  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-    const row = { ...endpoint, slug: generatedSlug(stem, deps.ids.base62(SLUG_SUFFIX_LENGTH)) };
-    if (deps.repo.insertUnlessSlugTaken(row)) return row;
-  }
-  throw endpointErrors.slugGenerationFailed();
+  throw chosen !== null ? endpointErrors.slugTaken() : endpointErrors.slugGenerationFailed();
 }
 
 /** The organization's endpoints with their request counts, newest first. */
-export function listEndpoints(organizationId: string, deps: Pick<EndpointsDeps, "repo">) {
-  const endpoints = deps.repo.listForOrganization(organizationId);
-  const stats = deps.repo.stats(endpoints.map((endpoint) => endpoint.id));
+export async function listEndpoints(
+  organizationId: string,
+  deps: Pick<EndpointsDeps, "store">,
+): Promise<EndpointView[]> {
+  const endpoints = await deps.store.listForOrganization(organizationId);
+  const stats = await deps.store.stats(endpoints.map((endpoint) => endpoint.id));
   return endpoints.map((endpoint) => withStats(endpoint, stats.get(endpoint.id)));
 }
 
 /** One endpoint of the organization; 404 when unknown or another organization's. */
-export function getEndpoint(
+export async function getEndpoint(
   input: { organizationId: string; endpointId: string },
-  deps: Pick<EndpointsDeps, "repo">,
-): EndpointView {
-  const endpoint = requireEndpoint(input.organizationId, input.endpointId, deps);
-  return withStats(endpoint, deps.repo.stats([endpoint.id]).get(endpoint.id));
+  deps: Pick<EndpointsDeps, "store">,
+): Promise<EndpointView> {
+  const endpoint = await requireEndpoint(input.organizationId, input.endpointId, deps);
+  return withStats(endpoint, (await deps.store.stats([endpoint.id])).get(endpoint.id));
 }
 
 /** The organization's endpoint or a 404: the one isolation check of the room. */
-export function requireEndpoint(
+export async function requireEndpoint(
   organizationId: string,
   endpointId: string,
-  deps: Pick<EndpointsDeps, "repo">,
-): Endpoint {
-  const endpoint = deps.repo.findInOrganization(endpointId, organizationId);
+  deps: Pick<EndpointsDeps, "store">,
+): Promise<Endpoint> {
+  const endpoint = await deps.store.findInOrganization(endpointId, organizationId);
   if (!endpoint) throw endpointErrors.notFound();
   return endpoint;
 }
@@ -141,16 +153,16 @@ export function requireEndpoint(
  * unchanged is accepted; a different one is a 422 (slugs never change). Publishes
  * `endpoint.updated` so capture-side caches of the endpoint are refreshed.
  */
-export function updateEndpoint(
+export async function updateEndpoint(
   input: { organizationId: string; endpointId: string; body: unknown },
   deps: EndpointsDeps,
-): EndpointView {
+): Promise<EndpointView> {
   const changes = validateUpdate(input.body, deps.checkTarget);
-  const current = requireEndpoint(input.organizationId, input.endpointId, deps);
+  const current = await requireEndpoint(input.organizationId, input.endpointId, deps);
   if (changes.slug !== undefined && changes.slug !== current.slug) {
     throw endpointErrors.slugUnchangeable();
   }
-  const updated = deps.repo.update(current.id, input.organizationId, {
+  const updated = await deps.store.update(current.id, input.organizationId, {
     name: changes.name,
     status: changes.status,
     response: changes.response,
@@ -164,7 +176,7 @@ export function updateEndpoint(
     organizationId: updated.organizationId,
     slug: updated.slug,
   });
-  return withStats(updated, deps.repo.stats([updated.id]).get(updated.id));
+  return withStats(updated, (await deps.store.stats([updated.id])).get(updated.id));
 }
 
 /**
@@ -172,12 +184,12 @@ export function updateEndpoint(
  * free again); its requests and what hangs off them are drained in the background. Then tells
  * the bus (live sockets leave, the drain wakes).
  */
-export function deleteEndpoint(
+export async function deleteEndpoint(
   input: { organizationId: string; endpointId: string },
   deps: EndpointsDeps,
-): void {
-  const endpoint = requireEndpoint(input.organizationId, input.endpointId, deps);
-  if (!deps.repo.delete(endpoint.id, input.organizationId, isoAt(deps.clock.now()))) {
+): Promise<void> {
+  const endpoint = await requireEndpoint(input.organizationId, input.endpointId, deps);
+  if (!(await deps.store.delete(endpoint.id, input.organizationId, isoAt(deps.clock.now())))) {
     throw endpointErrors.notFound();
   }
   deps.bus.publish("endpoint.deleted", {

@@ -163,3 +163,29 @@ test("store interfaces and services know no database client; a room's store impl
     "src/probe/probe.store.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("PostgreSQL's client stays in *.postgres.ts and src/db; services never import a dialect's store", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.routes.ts": importing("bun", "SQL"),
+    "src/capture/probe.room.ts": importing("../endpoints/endpoints.postgres.ts", "createStore"),
+    "src/capture/probe.service.ts": importing("./capture.postgres.ts", "createStore"),
+    "src/capture/probe.model.ts": importing("./capture.sqlite.ts", "createStore"),
+    "src/delivery/probe.postgres.ts": importing("drizzle-orm", "eq"),
+    "src/delivery/probe2.postgres.ts": importing("../capture/capture.repo.ts", "createRepo"),
+    "src/capture/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/capture/allowed.room.ts": importing("./capture.postgres.ts", "createStore"),
+    "src/capture/allowed.service.ts": importing("./capture.store.ts", "CaptureStore"),
+    "src/capture/allowed.routes.ts": importing("bun", "Server"),
+    "src/db/allowed.ts": importing("bun", "SQL"),
+    "src/capture/allowed2.room.ts": importing("../db/db.postgres.ts", "openPostgres"),
+    "src/cli/allowed.postgres.ts": importing("../db/db.postgres.ts", "openPostgres"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.model.ts lint/style/noRestrictedImports",
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/capture/probe.routes.ts lint/style/noRestrictedImports",
+    "src/capture/probe.service.ts lint/style/noRestrictedImports",
+    "src/delivery/probe.postgres.ts lint/style/noRestrictedImports",
+    "src/delivery/probe2.postgres.ts lint/style/noRestrictedImports",
+  ]);
+});
