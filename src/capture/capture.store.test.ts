@@ -37,17 +37,25 @@ describeCaptureStore("SQLite", async () => {
   };
 });
 
-const databases = usePgDatabases();
-const pools: PostgresDb[] = [];
+// The pool closes before its database is dropped (hooks run in the order they were added).
+let shared: Promise<PostgresDb> | null = null;
 afterAll(async () => {
-  for (const pg of pools.splice(0)) await pg.close();
+  if (shared) await (await shared).close();
 });
+const databases = usePgDatabases();
+/** The file's database, migrated once; each test empties the room's tables first. */
+function database(): Promise<PostgresDb> {
+  shared ??= databases.create().then(async (made) => {
+    const pg = await openPostgres(made.url, { poolSize: 4 });
+    await runPgMigrations(pg.sql, PG_MIGRATIONS);
+    return pg;
+  });
+  return shared;
+}
 
 describeCaptureStore("PostgreSQL", async () => {
-  const database = await databases.create();
-  const pg = await openPostgres(database.url, { poolSize: 4 });
-  pools.push(pg);
-  await runPgMigrations(pg.sql, PG_MIGRATIONS);
+  const pg = await database();
+  await pg.sql`TRUNCATE organizations, debug_endpoints, captured_requests, capture_refusals CASCADE`;
   const forgotten: string[][] = [];
   const finished: DrainingEndpoint[] = [];
   const store = createCapturePostgresStore(pg, {
