@@ -150,8 +150,8 @@ export function actionsRoutes(
     )
     .get(
       "/:id/requests/:request_id/actions",
-      ({ principal, params }) => ({
-        data: listRunResults(principal, params.id, params.request_id, tryout),
+      async ({ principal, params }) => ({
+        data: await listRunResults(principal, params.id, params.request_id, tryout),
       }),
       {
         response: { 200: Results, ...errors },

@@ -12,27 +12,32 @@ import { type UrlCheck, validateNewAction } from "./actions.validate.ts";
 export interface TryoutDeps {
   runs: ActionRuns;
   requireEndpoint(organizationId: string, endpointId: string): Endpoint;
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   plans: Record<Tenant["plan"], { actions_per_endpoint: number }>;
   checkUrl: UrlCheck;
   clock: Clock;
 }
 
-function storedRequest(tenant: Tenant, endpointId: string, requestId: string, deps: TryoutDeps) {
-  const endpoint = deps.requireEndpoint(tenant.organizationId, endpointId);
-  const request = deps.findRequest(endpoint.id, requestId);
+async function storedRequest(
+  tenant: Tenant,
+  endpointId: string,
+  requestId: string,
+  deps: TryoutDeps,
+) {
+  const endpoint = await deps.requireEndpoint(tenant.organizationId, endpointId);
+  const request = await deps.findRequest(endpoint.id, requestId);
   if (!request) throw actionErrors.notFound();
   return { endpoint, request };
 }
 
 /** The latest run's results on a stored request (decisions.md §13); [] when none ran. */
-export function listRunResults(
+export async function listRunResults(
   tenant: Tenant,
   endpointId: string,
   requestId: string,
   deps: TryoutDeps,
-): ActionResult[] {
-  const { request } = storedRequest(tenant, endpointId, requestId, deps);
+): Promise<ActionResult[]> {
+  const { request } = await storedRequest(tenant, endpointId, requestId, deps);
   return deps.runs.lastResults(request.id);
 }
 
@@ -44,7 +49,7 @@ export async function runAgain(
   deps: TryoutDeps,
 ): Promise<ActionResult[]> {
   if (deps.plans[tenant.plan].actions_per_endpoint <= 0) throw actionErrors.featureNotAvailable();
-  const { endpoint, request } = storedRequest(tenant, endpointId, requestId, deps);
+  const { endpoint, request } = await storedRequest(tenant, endpointId, requestId, deps);
   return deps.runs.rerun(tenant, endpoint.id, request);
 }
 
@@ -59,9 +64,9 @@ export async function tryActions(
   deps: TryoutDeps,
 ): Promise<ActionResult[]> {
   if (deps.plans[tenant.plan].actions_per_endpoint <= 0) throw actionErrors.featureNotAvailable();
-  const endpoint = deps.requireEndpoint(tenant.organizationId, endpointId);
+  const endpoint = await deps.requireEndpoint(tenant.organizationId, endpointId);
   const fields = isRecord(body) ? body : {};
-  const request = sampleRequest(tenant, endpoint, fields, deps);
+  const request = await sampleRequest(tenant, endpoint, fields, deps);
   const chain =
     fields.actions === undefined
       ? deps.runs.savedChain(endpoint.id)
@@ -69,14 +74,14 @@ export async function tryActions(
   return deps.runs.dryRun(tenant, endpoint.id, chain, request);
 }
 
-function sampleRequest(
+async function sampleRequest(
   tenant: Tenant,
   endpoint: Endpoint,
   fields: Record<string, unknown>,
   deps: TryoutDeps,
-): CapturedRequest {
+): Promise<CapturedRequest> {
   if (typeof fields.request_id === "string") {
-    return storedRequest(tenant, endpoint.id, fields.request_id, deps).request;
+    return (await storedRequest(tenant, endpoint.id, fields.request_id, deps)).request;
   }
   const sample = fields.request;
   if (!isRecord(sample)) {

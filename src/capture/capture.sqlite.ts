@@ -1,10 +1,10 @@
 import type { Db } from "../db/db.open.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DrainingEndpoint } from "../endpoints/endpoints.model.ts";
-import { createCaptureRepo } from "./capture.repo.ts";
+import { type CaptureRepo, createCaptureRepo } from "./capture.repo.ts";
 import type { CaptureStore } from "./capture.store.ts";
 import { createDrainRepo } from "./drain.repo.ts";
-import { createRequestsRepo } from "./requests.repo.ts";
+import { createRequestsRepo, type RequestsRepo } from "./requests.repo.ts";
 import { createRetentionRepo } from "./retention.repo.ts";
 
 /** What the SQLite store's transactions write in other rooms' tables, through their ports. */
@@ -19,9 +19,14 @@ export interface CaptureSqliteTxPorts {
  * The capture store over the SQLite repos, which keep their synchronous statements and
  * transactions: each method runs them as before and hands back the result as a promise.
  */
-export function createCaptureSqliteStore(db: Db, ports: CaptureSqliteTxPorts = {}): CaptureStore {
-  const capture = createCaptureRepo(db);
-  const requests = createRequestsRepo(db);
+export function createCaptureSqliteStore(
+  db: Db,
+  ports: CaptureSqliteTxPorts = {},
+  /** The repos the room already holds (the hot path's and the search indexer's), to share their statements. */
+  repos: { capture?: CaptureRepo; requests?: RequestsRepo } = {},
+): CaptureStore {
+  const capture = repos.capture ?? createCaptureRepo(db);
+  const requests = repos.requests ?? createRequestsRepo(db);
   const retention = createRetentionRepo(db, (tx, ids) => ports.forgetForwards?.(tx, ids));
   const drain = createDrainRepo(db);
   return {
@@ -42,14 +47,19 @@ export function createCaptureSqliteStore(db: Db, ports: CaptureSqliteTxPorts = {
     endpointsAfter: async (afterId, limit) => retention.endpointsAfter(afterId, limit),
     deleteRequestsBefore: async (endpointId, cutoffIso, limit) =>
       retention.deleteRequestsBefore(endpointId, cutoffIso, limit),
+    // Background batches commit without waiting for the disk: a batch lost in a power cut is
+    // drained again, its endpoint's mark being still there.
     drainBatch: async (endpoint, limit) =>
-      db.tx((tx) => {
-        const throughId = endpoint.deleted ? null : endpoint.clearedThroughId;
-        const ids = drain.deleteHidden(endpoint.endpointId, throughId, limit);
-        if (ids.length > 0) ports.forgetForwards?.(tx, ids);
-        const finished = ids.length < limit;
-        if (finished) ports.finishDrain?.(tx, endpoint);
-        return { deleted: ids.length, finished };
-      }),
+      db.tx(
+        (tx) => {
+          const throughId = endpoint.deleted ? null : endpoint.clearedThroughId;
+          const ids = drain.deleteHidden(endpoint.endpointId, throughId, limit);
+          if (ids.length > 0) ports.forgetForwards?.(tx, ids);
+          const finished = ids.length < limit;
+          if (finished) ports.finishDrain?.(tx, endpoint);
+          return { deleted: ids.length, finished };
+        },
+        { durable: false },
+      ),
   };
 }

@@ -1,6 +1,6 @@
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { PlanTable } from "../shared/plans.ts";
-import type { RetentionRepo } from "./retention.repo.ts";
+import type { CaptureStore } from "./capture.store.ts";
 
 const DAY_MS = 86_400_000;
 /** Endpoints read per page while walking them all. */
@@ -11,13 +11,13 @@ const EXPIRED_PAGE = 100;
 /** What the sweep borrows from the endpoints room, which owns anonymous endpoints. */
 export interface ExpiredEndpoints {
   /** Ids of anonymous endpoints expired at `nowIso`, at most `limit`. */
-  listExpiredAnonymous(nowIso: string, limit: number): string[];
+  listExpiredAnonymous(nowIso: string, limit: number): string[] | Promise<string[]>;
   /** Deletes an anonymous endpoint at once (its requests are drained); false when already gone. */
-  deleteAnonymous(endpointId: string): boolean;
+  deleteAnonymous(endpointId: string): boolean | Promise<boolean>;
 }
 
 export interface RetentionDeps {
-  repo: RetentionRepo;
+  repo: Pick<CaptureStore, "endpointsAfter" | "deleteRequestsBefore">;
   expired: ExpiredEndpoints;
   clock: Clock;
   plans: PlanTable;
@@ -54,10 +54,10 @@ export async function sweepRetention(deps: RetentionDeps): Promise<SweepReport> 
 
 async function removeExpiredAnonymous(deps: RetentionDeps, now: number, report: SweepReport) {
   for (;;) {
-    const ids = deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
+    const ids = await deps.expired.listExpiredAnonymous(isoAt(now), EXPIRED_PAGE);
     if (ids.length === 0) return;
     for (const id of ids) {
-      if (deps.expired.deleteAnonymous(id)) {
+      if (await deps.expired.deleteAnonymous(id)) {
         report.endpointsDeleted += 1;
         deps.onEndpointRemoved(id);
       }
@@ -70,7 +70,7 @@ async function deleteExpiredRequests(deps: RetentionDeps, now: number, report: S
   const batch = deps.batchSize ?? 1000;
   let afterId = "";
   for (;;) {
-    const endpoints = deps.repo.endpointsAfter(afterId, ENDPOINT_PAGE);
+    const endpoints = await deps.repo.endpointsAfter(afterId, ENDPOINT_PAGE);
     const last = endpoints.at(-1);
     if (!last) return;
     for (const endpoint of endpoints) {
@@ -85,10 +85,10 @@ async function deleteExpiredRequests(deps: RetentionDeps, now: number, report: S
 }
 
 /** Repeats one bounded delete until it deletes less than a full batch; returns the total. */
-async function drain(deps: RetentionDeps, batch: number, deleteBatch: () => number) {
+async function drain(deps: RetentionDeps, batch: number, deleteBatch: () => Promise<number>) {
   let total = 0;
   for (;;) {
-    const deleted = deleteBatch();
+    const deleted = await deleteBatch();
     total += deleted;
     if (deleted < batch) return total;
     await deps.yieldTurn();

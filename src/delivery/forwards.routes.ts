@@ -15,14 +15,14 @@ export function forwardsRoutes(deps: ForwardsDeps, ports: { guard: AuthPorts["gu
     .use(ports.guard())
     .get(
       "/:id/requests/:request_id/forwards",
-      ({ principal, params, query }) => {
+      async ({ principal, params, query }) => {
         const input = {
           organizationId: principal.organizationId,
           endpointId: params.id,
           requestId: params.request_id,
           page: parsePageRequest(query),
         };
-        const result = listForwards(input, deps);
+        const result = await listForwards(input, deps);
         return genericPage(result.items.map(presentForward), result.info);
       },
       {

@@ -42,7 +42,7 @@ export interface SendDeps {
 
 /** What the forward kind reads at send time: the stored request and the endpoint as it is now. */
 export interface ForwardKindDeps {
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   findEndpointById(endpointId: string): Endpoint | null;
   timeoutMs: number;
 }
@@ -57,7 +57,7 @@ export function forwardKind(deps: ForwardKindDeps): DeliveryKindHandlers {
     async prepare(delivery: DeliveryRecord): Promise<Prepared> {
       const endpointId = delivery.destinationKey.slice(forwardKey("").length);
       const base = deps.findEndpointById(endpointId)?.forwardUrl;
-      const request = base ? deps.findRequest(endpointId, delivery.subjectId) : null;
+      const request = base ? await deps.findRequest(endpointId, delivery.subjectId) : null;
       if (!base || !request) return { skip: "filtered" };
       return {
         send: {
@@ -132,7 +132,7 @@ async function tryReplay(
 /** What replay and the forward list borrow: the endpoint check of endpoints, the request of capture. */
 export interface ForwardsDeps {
   requireEndpoint(organizationId: string, endpointId: string): Endpoint;
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   send: SendDeps;
 }
 
@@ -150,8 +150,8 @@ export async function replayRequest(
   input: EndpointRef & { requestId: string; url?: unknown },
   deps: ForwardsDeps,
 ): Promise<ForwardRecord> {
-  const endpoint = deps.requireEndpoint(input.organizationId, input.endpointId);
-  const request = deps.findRequest(endpoint.id, input.requestId);
+  const endpoint = await deps.requireEndpoint(input.organizationId, input.endpointId);
+  const request = await deps.findRequest(endpoint.id, input.requestId);
   if (!request) throw endpointErrors.notFound();
   const base = replayBase(input.url, endpoint.forwardUrl, deps.send.outbound);
   const url = forwardTarget(base, request.path, request.queryString);
@@ -187,12 +187,12 @@ function replayBase(url: unknown, forwardUrl: string | null, outbound: OutboundS
 }
 
 /** A page of a stored request's tries, newest first; 404 unless the request is the organization's. */
-export function listForwards(
+export async function listForwards(
   input: EndpointRef & { requestId: string; page: PageRequest },
   deps: ForwardsDeps,
 ) {
-  deps.requireEndpoint(input.organizationId, input.endpointId);
-  if (!deps.findRequest(input.endpointId, input.requestId)) throw endpointErrors.notFound();
+  await deps.requireEndpoint(input.organizationId, input.endpointId);
+  if (!(await deps.findRequest(input.endpointId, input.requestId))) throw endpointErrors.notFound();
   const total = deps.send.forwards.count(input.requestId);
   const items = deps.send.forwards.listPage(
     input.requestId,
