@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
-import { parseRequestFilter } from "../../src/capture/request-filter.model.ts";
 /**
  * How fast a request list answers with `q`, `method` and `since` on an endpoint holding 100,000
  * captures (plus 100,000 on a neighbour, which the index also holds), against the unfiltered
  * first page in the same run. Usage: bun scripts/bench/search-100k.ts [--rows 100000]
  */
 import { createCaptureSqliteStore } from "../../src/capture/capture.sqlite.ts";
+import { parseRequestFilter } from "../../src/capture/request-filter.model.ts";
 import { listRequests } from "../../src/capture/requests.service.ts";
 import { parsePageRequest } from "../../src/db/db.pagination.ts";
 import { insertEndpoint, insertOrganization } from "../../src/test-utils/requests-fixtures.ts";
