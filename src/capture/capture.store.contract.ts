@@ -238,6 +238,21 @@ export function describeCaptureStore(name: string, makeWorld: () => Promise<Capt
       expect(await world.store.count("ep-b")).toBe(2);
     });
 
+    test("two sweeps of one endpoint at once delete each request once and keep the counter exact", async () => {
+      const world = await makeWorld();
+      await seed(world);
+      await stored(world, "ep-a", 6);
+      const cutoff = "2026-01-01T00:00:05.000Z";
+      const [first, second] = await Promise.all([
+        world.store.deleteRequestsBefore("ep-a", cutoff, 3),
+        world.store.deleteRequestsBefore("ep-a", cutoff, 3),
+      ]);
+      expect((first ?? 0) + (second ?? 0)).toBe(4);
+      expect(world.forgotten.flat().sort()).toEqual(["r01", "r02", "r03", "r04"]);
+      expect(await world.store.count("ep-a")).toBe(2);
+      expect(ids(await world.store.listAfter("ep-a", null, 10))).toEqual(["r05", "r06"]);
+    });
+
     test("retention pages live endpoints in id order with their plans", async () => {
       const world = await makeWorld();
       await seed(world);
