@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
-import { parseRequestFilter } from "../../src/capture/request-filter.model.ts";
 /**
  * How fast a request list answers with `q`, `method` and `since` on an endpoint holding 100,000
  * captures (plus 100,000 on a neighbour, which the index also holds), against the unfiltered
  * first page in the same run. Usage: bun scripts/bench/search-100k.ts [--rows 100000]
  */
-import { createRequestsRepo } from "../../src/capture/requests.repo.ts";
+import { createCaptureSqliteStore } from "../../src/capture/capture.sqlite.ts";
+import { parseRequestFilter } from "../../src/capture/request-filter.model.ts";
 import { listRequests } from "../../src/capture/requests.service.ts";
 import { parsePageRequest } from "../../src/db/db.pagination.ts";
 import { insertEndpoint, insertOrganization } from "../../src/test-utils/requests-fixtures.ts";
@@ -72,23 +72,24 @@ for (const endpointId of ["ep", "neighbour"]) {
 }
 console.log(`filled ${2 * ROWS} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-const repo = createRequestsRepo(db);
-function time(query: Record<string, string>): { ms: number; total: number } {
+const store = createCaptureSqliteStore(db);
+async function time(query: Record<string, string>): Promise<{ ms: number; total: number }> {
   const page = parsePageRequest({ page_size: "100" });
   const filter = parseRequestFilter(query);
   const runs: number[] = [];
   let total = 0;
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
-    total = listRequests({ endpointId: "ep", page, filter }, { requests: repo }).info.total;
+    total = (await listRequests({ endpointId: "ep", page, filter }, { requests: store })).info
+      .total;
     runs.push(performance.now() - t0);
   }
   runs.sort((a, b) => a - b);
   return { ms: runs[3] ?? 0, total };
 }
 
-time({});
-const baseline = time({});
+await time({});
+const baseline = await time({});
 console.log(`\nendpoint of ${ROWS.toLocaleString()} requests; median of 7, first page of 100`);
 console.log(
   `${"query".padEnd(44)} ${"ms".padStart(8)} ${"matches".padStart(8)}  ratio to unfiltered`,
@@ -106,7 +107,7 @@ for (const [label, query] of [
     { since: new Date(Date.UTC(2026, 0, 1) + (ROWS - 3600) * 1000).toISOString() },
   ],
 ] as const) {
-  const result = time(query);
+  const result = await time(query);
   console.log(
     `${label.padEnd(44)} ${result.ms.toFixed(2).padStart(8)} ${String(result.total).padStart(8)}  ${(result.ms / baseline.ms).toFixed(1)}x`,
   );

@@ -13,7 +13,7 @@ const STALE_MS = 10 * 60_000;
 export interface RecoveryDeps {
   repo: ActionsRepo;
   runs: ActionRuns;
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   plans: PlanTable;
   clock: Clock;
   logger: Logger;
@@ -30,7 +30,7 @@ export async function recoverOwedRuns(deps: RecoveryDeps): Promise<number> {
   let ran = 0;
   for (const due of deps.repo.listDue(isoAt(cutoff), RECOVERY_BATCH)) {
     if (deps.runs.inFlight(due.requestId)) continue;
-    const request = deps.findRequest(due.endpointId, due.requestId);
+    const request = await deps.findRequest(due.endpointId, due.requestId);
     const allowed = deps.plans[due.plan].actions_per_endpoint > 0;
     // An emptied endpoint, a lowered plan or a chain since removed owes nothing any more.
     if (!request || !allowed || deps.runs.savedChain(due.endpointId).length === 0) {

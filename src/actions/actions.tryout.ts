@@ -12,7 +12,7 @@ import { type UrlCheck, validateNewAction } from "./actions.validate.ts";
 export interface TryoutDeps {
   runs: ActionRuns;
   requireEndpoint(organizationId: string, endpointId: string): Promise<Endpoint>;
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   plans: Record<Tenant["plan"], { actions_per_endpoint: number }>;
   checkUrl: UrlCheck;
   clock: Clock;
@@ -25,7 +25,7 @@ async function storedRequest(
   deps: TryoutDeps,
 ) {
   const endpoint = await deps.requireEndpoint(tenant.organizationId, endpointId);
-  const request = deps.findRequest(endpoint.id, requestId);
+  const request = await deps.findRequest(endpoint.id, requestId);
   if (!request) throw actionErrors.notFound();
   return { endpoint, request };
 }

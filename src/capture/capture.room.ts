@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
@@ -13,11 +14,22 @@ import {
 } from "../verification/verification.settings.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, CaptureEndpoint, ResponseOverride } from "./capture.model.ts";
+import { type CapturePostgresTxPorts, createCapturePostgresStore } from "./capture.postgres.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
 import { captureDirectRoutes, captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
+import { createCaptureSqliteStore } from "./capture.sqlite.ts";
+import type { CaptureStore } from "./capture.store.ts";
 import { type CaptureTally, createCaptureTally } from "./capture.tally.ts";
-import { type CommittedCapture, createCaptureWriter } from "./capture.writer.ts";
+import {
+  type CaptureWriter,
+  type CommittedCapture,
+  createCaptureWriter,
+} from "./capture.writer.ts";
+import {
+  type CapturePostgresWriterOptions,
+  createCapturePostgresWriter,
+} from "./capture-writer.postgres.ts";
 import { createDrainJob, type DrainPorts } from "./drain.schedule.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
@@ -63,7 +75,10 @@ const SUMMARY_PATTERN = "0 * * * * *";
 export type CaptureRoomDeps = Pick<
   AppDeps,
   "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler" | "secretKey"
->;
+> & {
+  /** PostgreSQL mode: stored requests are read, swept and drained there instead of in `db`. */
+  postgres?: PostgresDb;
+};
 
 export interface CaptureRoomPorts
   extends Omit<RequestsRoutesPorts, "wakeDrain">,
@@ -83,18 +98,24 @@ export interface CaptureRoomPorts
   forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
   /** The secrets room's lookup, for a `{{NAME}}` verification secret at check time. */
   resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  /**
+   * PostgreSQL twins of the ports above that write in capture's transactions; each is called
+   * when given (the rooms lending them have no PostgreSQL store yet, so none is wired).
+   */
+  postgresTx?: CapturePostgresTxPorts &
+    Pick<CapturePostgresWriterOptions, "enqueueForwards" | "oweActionRuns">;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */
 export interface CapturePorts {
   /** The endpoint's stored request with this id, or null. */
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   /** Requests of the endpoint stored after `afterRequestId` (null: from the oldest), oldest first. */
   listRequestsAfter(
     endpointId: string,
     afterRequestId: string | null,
     limit: number,
-  ): CapturedRequest[];
+  ): Promise<CapturedRequest[]>;
   /** Registers the room that may change capture answers (null removes it). One at a time. */
   setResponseOverride(override: ResponseOverride | null): void;
 }
@@ -121,6 +142,13 @@ export function createCaptureRoom(
   const repo = createCaptureRepo(deps.db);
   repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
   const requests = createRequestsRepo(deps.db);
+  const store: CaptureStore = deps.postgres
+    ? createCapturePostgresStore(deps.postgres, ports.postgresTx)
+    : createCaptureSqliteStore(
+        deps.db,
+        { forgetForwards: ports.forgetForwards, finishDrain: ports.finishDrain },
+        { capture: repo, requests },
+      );
   const searchIndex = createSearchIndexer({
     indexNext: (limit) => requests.indexForSearch(limit),
     onError: (error) => logger.error("indexing captures for search failed", { error }),
@@ -130,34 +158,58 @@ export function createCaptureRoom(
   const tally = createCaptureTally({
     clock: deps.clock,
     logger,
-    store: (deltas) => repo.addRefusals(deltas),
+    store: deps.postgres
+      ? (deltas) => {
+          store
+            .addRefusals(deltas)
+            .catch((error) => logger.error("storing refusal counts failed", { error }));
+        }
+      : (deltas) => repo.addRefusals(deltas),
   });
-  const writer = createCaptureWriter({
-    tx: deps.db.tx,
-    store: (batch, tx) => {
-      const stored = repo.insertRows(batch.map((c) => c.request));
-      const kept = stored.every(Boolean) ? batch : batch.filter((_, i) => stored[i]);
-      forwardsQueued = ports.enqueueForwards(tx, kept) > 0 || forwardsQueued;
-      ports.oweActionRuns(tx, kept);
-      return stored;
-    },
-    onCommitted: (batch) => {
-      if (forwardsQueued) {
-        forwardsQueued = false;
-        ports.wakeDeliveries();
-      }
-      searchIndex.committed(batch.length);
-      for (const { request, endpoint } of batch) {
-        tally.accepted(endpoint);
-        const { id, organizationId, slug, forwardUrl } = endpoint;
-        deps.bus.publish("request.captured", {
-          request,
-          endpoint: { id, organizationId, slug, forwardUrl },
-        });
-      }
-    },
-    onCommittedError: (error) => logger.error("publishing captures failed", { error }),
-  });
+  const onCommitted = (batch: readonly CommittedCapture[]) => {
+    if (forwardsQueued) {
+      forwardsQueued = false;
+      ports.wakeDeliveries();
+    }
+    searchIndex.committed(batch.length);
+    for (const { request, endpoint } of batch) {
+      tally.accepted(endpoint);
+      const { id, organizationId, slug, forwardUrl } = endpoint;
+      deps.bus.publish("request.captured", {
+        request,
+        endpoint: { id, organizationId, slug, forwardUrl },
+      });
+    }
+  };
+  const onCommittedError = (error: unknown) =>
+    logger.error("publishing captures failed", { error });
+  const pgTx = ports.postgresTx;
+  const writer: CaptureWriter = deps.postgres
+    ? createCapturePostgresWriter({
+        pg: deps.postgres,
+        onCommitted,
+        onCommittedError,
+        enqueueForwards:
+          pgTx?.enqueueForwards &&
+          (async (tx, kept) => {
+            const queued = (await pgTx.enqueueForwards?.(tx, kept)) ?? 0;
+            forwardsQueued = queued > 0 || forwardsQueued;
+            return queued;
+          }),
+        oweActionRuns: pgTx?.oweActionRuns,
+      })
+    : createCaptureWriter({
+        tx: deps.db.tx,
+        store: (batch, tx) => {
+          const stored = repo.insertRows(batch.map((c) => c.request));
+          const kept = stored.every(Boolean) ? batch : batch.filter((_, i) => stored[i]);
+          forwardsQueued = ports.enqueueForwards(tx, kept) > 0 || forwardsQueued;
+          ports.oweActionRuns(tx, kept);
+          return stored;
+        },
+        onCommitted,
+        onCommittedError,
+      });
   const limits = createCaptureLimits(deps, repo);
   const service = createCaptureService({
     repo,
@@ -172,7 +224,7 @@ export function createCaptureRoom(
   });
   // Deleted rows stay in the search index as tombstones (migration 0019) until this merges them.
   const searchMerge = createSearchMergeJob(deps);
-  const drain = createDrainJob(deps, ports, { onDrained: searchMerge.wake });
+  const drain = createDrainJob(deps, store, ports, { onDrained: searchMerge.wake });
   const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
@@ -183,7 +235,7 @@ export function createCaptureRoom(
     // Capture URLs first: the guard of the request-reading routes must never reach the hot path.
     routes: new Elysia({ name: "weir-capture-room" })
       .use(captureRoutes(parts))
-      .use(requestsRoutes({ requests }, { ...ports, wakeDrain: drain.wake })),
+      .use(requestsRoutes({ requests: store }, { ...ports, wakeDrain: drain.wake })),
     directRoutes: captureDirectRoutes(parts),
     jobs: [
       { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
@@ -192,7 +244,7 @@ export function createCaptureRoom(
         pattern: SEARCH_INDEX_PATTERN,
         run: () => searchIndex.catchUp(),
       },
-      retentionJob(deps, ports, ports.forgetForwards, searchMerge.wake),
+      retentionJob(deps, store, ports, searchMerge.wake),
       drain.job,
       searchMerge.job,
       // The data dir's free space, for every write path (decisions.md §14).
@@ -210,16 +262,16 @@ export function createCaptureRoom(
       subscription("endpoint.deleted", () => drain.wake()),
     ],
     stop: async () => {
-      writer.close();
+      await writer.close();
       searchIndex.catchUp();
       tally.flush();
       await drain.stop();
       await searchMerge.stop();
     },
     ports: {
-      findRequest: (endpointId, requestId) => requests.find(endpointId, requestId),
+      findRequest: (endpointId, requestId) => store.find(endpointId, requestId),
       listRequestsAfter: (endpointId, afterRequestId, limit) =>
-        requests.listAfter(endpointId, afterRequestId, limit),
+        store.listAfter(endpointId, afterRequestId, limit),
       setResponseOverride: (override) => service.setResponseOverride(override),
     },
   };

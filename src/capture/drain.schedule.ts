@@ -1,7 +1,7 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
-import { createDrainRepo } from "./drain.repo.ts";
+import type { CaptureStore } from "./capture.store.ts";
 import { type DrainMarks, type DrainReport, drainHidden } from "./drain.service.ts";
 
 /** The drain's job name in `deps.scheduler` (tests run it by name). */
@@ -33,24 +33,20 @@ export interface DrainPorts extends DrainMarks {
  * whoever just wrote a mark. Runs never overlap: a wake during a run makes it go round again.
  */
 export function createDrainJob(
-  deps: Pick<AppDeps, "db" | "clock" | "logger" | "scheduler">,
-  ports: DrainPorts,
+  deps: Pick<AppDeps, "clock" | "logger" | "scheduler">,
+  store: Pick<CaptureStore, "drainBatch">,
+  marks: Pick<DrainMarks, "listDraining">,
   options: { batchSize?: number; onDrained?: () => void } = {},
 ) {
   const logger = deps.logger.child({ scope: "drain" });
-  const repo = createDrainRepo(deps.db);
   let stopped = false;
   let current: Promise<DrainReport> | null = null;
   let again = false;
 
   const once = () =>
     drainHidden({
-      repo,
-      marks: ports,
-      // Background batches commit without waiting for the disk: a batch lost in a power cut is
-      // drained again, its endpoint's mark being still there.
-      tx: (fn) => deps.db.tx(fn, { durable: false }),
-      forgetRequests: ports.forgetForwards,
+      store,
+      marks,
       pause: pauseAfter,
       running: () => !stopped,
       now: () => performance.now(),

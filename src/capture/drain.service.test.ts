@@ -4,7 +4,7 @@ import { seedEndpoint, seedOrganization } from "../test-utils/capture-fixtures.t
 import { makeCapturedRequest } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createCaptureRepo } from "./capture.repo.ts";
-import { createDrainRepo } from "./drain.repo.ts";
+import { createCaptureSqliteStore } from "./capture.sqlite.ts";
 import { type DrainDeps, drainHidden } from "./drain.service.ts";
 import { createRequestsRepo } from "./requests.repo.ts";
 
@@ -45,19 +45,21 @@ function seeded(count: number) {
 /** drainHidden's deps over a real database, recording transactions, pauses and forgotten ids. */
 function drainDeps(testDb: TestDb, batchSize: number) {
   const seen = { transactions: 0, pauses: 0, forgotten: [] as string[] };
-  const deps: DrainDeps = {
-    repo: createDrainRepo(testDb),
-    marks: {
-      listDraining: async (limit) => createEndpointsRepo(testDb).listDraining(limit),
-      finishDrain: (_tx, endpoint) => createEndpointsRepo(testDb).finishDrain(endpoint),
-    },
-    tx: (fn) => {
-      seen.transactions += 1;
-      return testDb.tx(fn);
-    },
-    forgetRequests: (_tx, ids) => {
+  const store = createCaptureSqliteStore(testDb, {
+    forgetForwards: (_tx, ids) => {
       seen.forgotten.push(...ids);
     },
+    finishDrain: (_tx, endpoint) => createEndpointsRepo(testDb).finishDrain(endpoint),
+  });
+  const deps: DrainDeps = {
+    // Each batch is one transaction of the store.
+    store: {
+      drainBatch: (endpoint, limit) => {
+        seen.transactions += 1;
+        return store.drainBatch(endpoint, limit);
+      },
+    },
+    marks: { listDraining: async (limit) => createEndpointsRepo(testDb).listDraining(limit) },
     pause: async () => {
       seen.pauses += 1;
     },

@@ -1,6 +1,6 @@
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DrainingEndpoint } from "../endpoints/endpoints.model.ts";
-import type { DrainRepo } from "./drain.repo.ts";
+import type { CaptureStore } from "./capture.store.ts";
 
 /** Endpoints read per query while draining. */
 const ENDPOINT_PAGE = 100;
@@ -14,12 +14,9 @@ export interface DrainMarks {
 }
 
 export interface DrainDeps {
-  repo: DrainRepo;
-  marks: DrainMarks;
-  /** One transaction per batch (`deps.db.tx`). */
-  tx<T>(fn: (tx: TxHandle) => T): T;
-  /** Removes what hangs off deleted requests (their forward deliveries), in the batch's transaction. */
-  forgetRequests(tx: TxHandle, requestIds: readonly string[]): void;
+  /** Deletes one batch in one transaction, with its forward deliveries and, last, the mark's end. */
+  store: Pick<CaptureStore, "drainBatch">;
+  marks: Pick<DrainMarks, "listDraining">;
   /** Waits between batches, so captures commit in between; told how long the batch took (ms). */
   pause(batchMs: number): Promise<void>;
   /** False once the app is stopping: the drain ends after its current batch (it resumes at start). */
@@ -55,16 +52,10 @@ export async function drainHidden(deps: DrainDeps): Promise<DrainReport> {
 }
 
 async function drainOne(deps: DrainDeps, endpoint: DrainingEndpoint, report: DrainReport) {
-  const throughId = endpoint.deleted ? null : endpoint.clearedThroughId;
   while (deps.running()) {
     const started = deps.now();
-    const finished = deps.tx((tx) => {
-      const ids = deps.repo.deleteHidden(endpoint.endpointId, throughId, deps.batchSize);
-      if (ids.length > 0) deps.forgetRequests(tx, ids);
-      report.requestsDeleted += ids.length;
-      if (ids.length < deps.batchSize) deps.marks.finishDrain(tx, endpoint);
-      return ids.length < deps.batchSize;
-    });
+    const { deleted, finished } = await deps.store.drainBatch(endpoint, deps.batchSize);
+    report.requestsDeleted += deleted;
     if (finished) {
       if (endpoint.deleted) report.endpointsDeleted += 1;
       return;

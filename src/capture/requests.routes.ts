@@ -61,14 +61,14 @@ const DebugRequestPage = t.Object({
 /** The handlers every family shares, given the endpoint id the caller was allowed to open. */
 function requestHandlers<Page, One>(deps: RequestsDeps, envelope: RequestsEnvelope<Page, One>) {
   return {
-    list: (endpointId: string, query: Record<string, unknown>): Page => {
+    list: async (endpointId: string, query: Record<string, unknown>): Promise<Page> => {
       const page = parsePageRequest(query);
       const filter = parseRequestFilter(query);
-      const result = listRequests({ endpointId, page, filter }, deps);
+      const result = await listRequests({ endpointId, page, filter }, deps);
       return envelope.page(result.items.map(presentListedRequest), result.info);
     },
-    get: (endpointId: string, requestId: string): One =>
-      envelope.one(presentRequest(getRequest({ endpointId, requestId }, deps))),
+    get: async (endpointId: string, requestId: string): Promise<One> =>
+      envelope.one(presentRequest(await getRequest({ endpointId, requestId }, deps))),
   };
 }
 
@@ -77,8 +77,12 @@ function requestHandlers<Page, One>(deps: RequestsDeps, envelope: RequestsEnvelo
  * Served from the UI's origin, so never as something the browser runs there: an attachment,
  * unsniffed, and sandboxed should it be opened anyway.
  */
-function rawBody(deps: RequestsDeps, endpointId: string, requestId: string): Response {
-  const request = getRequest({ endpointId, requestId }, deps);
+async function rawBody(
+  deps: RequestsDeps,
+  endpointId: string,
+  requestId: string,
+): Promise<Response> {
+  const request = await getRequest({ endpointId, requestId }, deps);
   return new Response(request.body, {
     headers: {
       "content-type": request.contentType ?? "application/octet-stream",
@@ -107,6 +111,8 @@ const tokenHeaders = t.Object({
 export function requestsRoutes(deps: RequestsDeps, ports: RequestsRoutesPorts) {
   const debug = requestHandlers(deps, debugEnvelope);
   const data = requestHandlers(deps, dataEnvelope);
+  // The endpoint a caller may open, as a promise the handlers await (the endpoints room's
+  // checks may read its store).
   const open = async (principal: Principal, endpointId: string) =>
     (await ports.requireEndpoint(principal.organizationId, endpointId)).id;
   const openAnonymous = async (id: string, headers: Record<string, string | undefined>) =>

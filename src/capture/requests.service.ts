@@ -1,15 +1,15 @@
 import { type PageInfo, type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import { notFound } from "../shared/errors.ts";
 import type { CapturedRequest } from "./capture.model.ts";
+import type { CaptureStore } from "./capture.store.ts";
 import { isFiltered, NO_FILTER, type RequestFilter } from "./request-filter.model.ts";
-import type { RequestsRepo } from "./requests.repo.ts";
 
 /**
  * Reading stored requests. Which endpoint a caller may read is the endpoints room's call, made
  * through the port `openEndpoint` (a 404 `AppError` when the caller may not).
  */
 export interface RequestsDeps {
-  requests: RequestsRepo;
+  requests: Pick<CaptureStore, "count" | "listPage" | "countMatching" | "listMatching" | "find">;
 }
 
 /** One page of requests, newest first, with the numbers of the envelope. */
@@ -19,28 +19,28 @@ export interface RequestPage {
 }
 
 /** A page of one endpoint's requests, optionally filtered (decisions.md §14; the endpoint already opened by the caller). */
-export function listRequests(
+export async function listRequests(
   input: { endpointId: string; page: PageRequest; filter?: RequestFilter },
   deps: RequestsDeps,
-): RequestPage {
+): Promise<RequestPage> {
   const { endpointId, page } = input;
   const filter = input.filter ?? NO_FILTER;
   if (isFiltered(filter)) {
-    const total = deps.requests.countMatching(endpointId, filter);
-    const items = deps.requests.listMatching(endpointId, filter, page.offset, page.pageSize);
+    const total = await deps.requests.countMatching(endpointId, filter);
+    const items = await deps.requests.listMatching(endpointId, filter, page.offset, page.pageSize);
     return { items, info: pageInfo(page, total) };
   }
-  const total = deps.requests.count(endpointId);
-  const items = deps.requests.listPage(endpointId, page.offset, page.pageSize);
+  const total = await deps.requests.count(endpointId);
+  const items = await deps.requests.listPage(endpointId, page.offset, page.pageSize);
   return { items, info: pageInfo(page, total) };
 }
 
 /** One stored request of the endpoint; 404 for any other id. */
-export function getRequest(
+export async function getRequest(
   input: { endpointId: string; requestId: string },
   deps: RequestsDeps,
-): CapturedRequest {
-  const request = deps.requests.find(input.endpointId, input.requestId);
+): Promise<CapturedRequest> {
+  const request = await deps.requests.find(input.endpointId, input.requestId);
   if (!request) throw notFound();
   return request;
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
-import { createRetentionRepo, type ForgetForwards } from "./retention.repo.ts";
+import type { CaptureStore } from "./capture.store.ts";
 import { type ExpiredEndpoints, sweepRetention } from "./retention.service.ts";
 
 /** The sweep's job name in `deps.scheduler` (tests run it by name). */
@@ -12,17 +12,16 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The retention sweep (decisions.md §11), as a job of the capture room. */
 export function retentionJob(
-  deps: Pick<AppDeps, "db" | "clock" | "logger" | "bus" | "config">,
+  deps: Pick<AppDeps, "clock" | "logger" | "bus" | "config">,
+  store: Pick<CaptureStore, "endpointsAfter" | "deleteRequestsBefore">,
   expired: ExpiredEndpoints,
-  forgetForwards: ForgetForwards,
   /** Told after a sweep deleted requests (the search index's merge is woken). */
   onDeleted: () => void = () => {},
 ): RoomJob {
   const logger = deps.logger.child({ scope: "retention" });
-  const repo = createRetentionRepo(deps.db, forgetForwards);
   const sweep = async () => {
     const report = await sweepRetention({
-      repo,
+      repo: store,
       expired,
       clock: deps.clock,
       plans: deps.config.plans,

@@ -8,8 +8,8 @@ import { startCaptureServer } from "../test-utils/capture-server.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { createCaptureSqliteStore } from "./capture.sqlite.ts";
 import { DRAIN_JOB } from "./drain.schedule.ts";
-import { createRetentionRepo } from "./retention.repo.ts";
 import { RETENTION_JOB } from "./retention.schedule.ts";
 import { sweepRetention } from "./retention.service.ts";
 
@@ -168,11 +168,13 @@ describe("sweepRetention", () => {
     seedRequests(db.sqlite, "anon", 1, 1_200);
     const batches: number[] = [];
     const forgotten: string[] = [];
-    const repo = createRetentionRepo(db, (_tx, ids) => forgotten.push(...ids));
+    const store = createCaptureSqliteStore(db, {
+      forgetForwards: (_tx, ids) => forgotten.push(...ids),
+    });
     const batchCounting = {
-      ...repo,
-      deleteRequestsBefore: (id: string, cutoff: string, limit: number) => {
-        const n = repo.deleteRequestsBefore(id, cutoff, limit);
+      endpointsAfter: store.endpointsAfter,
+      deleteRequestsBefore: async (id: string, cutoff: string, limit: number) => {
+        const n = await store.deleteRequestsBefore(id, cutoff, limit);
         batches.push(n);
         return n;
       },

@@ -1,6 +1,6 @@
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { PlanTable } from "../shared/plans.ts";
-import type { RetentionRepo } from "./retention.repo.ts";
+import type { CaptureStore } from "./capture.store.ts";
 
 const DAY_MS = 86_400_000;
 /** Endpoints read per page while walking them all. */
@@ -17,7 +17,7 @@ export interface ExpiredEndpoints {
 }
 
 export interface RetentionDeps {
-  repo: RetentionRepo;
+  repo: Pick<CaptureStore, "endpointsAfter" | "deleteRequestsBefore">;
   expired: ExpiredEndpoints;
   clock: Clock;
   plans: PlanTable;
@@ -70,7 +70,7 @@ async function deleteExpiredRequests(deps: RetentionDeps, now: number, report: S
   const batch = deps.batchSize ?? 1000;
   let afterId = "";
   for (;;) {
-    const endpoints = deps.repo.endpointsAfter(afterId, ENDPOINT_PAGE);
+    const endpoints = await deps.repo.endpointsAfter(afterId, ENDPOINT_PAGE);
     const last = endpoints.at(-1);
     if (!last) return;
     for (const endpoint of endpoints) {
@@ -85,10 +85,10 @@ async function deleteExpiredRequests(deps: RetentionDeps, now: number, report: S
 }
 
 /** Repeats one bounded delete until it deletes less than a full batch; returns the total. */
-async function drain(deps: RetentionDeps, batch: number, deleteBatch: () => number) {
+async function drain(deps: RetentionDeps, batch: number, deleteBatch: () => Promise<number>) {
   let total = 0;
   for (;;) {
-    const deleted = deleteBatch();
+    const deleted = await deleteBatch();
     total += deleted;
     if (deleted < batch) return total;
     await deps.yieldTurn();

@@ -42,7 +42,7 @@ export interface SendDeps {
 
 /** What the forward kind reads at send time: the stored request and the endpoint as it is now. */
 export interface ForwardKindDeps {
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   findEndpointById(endpointId: string): Promise<Endpoint | null>;
   timeoutMs: number;
 }
@@ -57,7 +57,7 @@ export function forwardKind(deps: ForwardKindDeps): DeliveryKindHandlers {
     async prepare(delivery: DeliveryRecord): Promise<Prepared> {
       const endpointId = delivery.destinationKey.slice(forwardKey("").length);
       const base = (await deps.findEndpointById(endpointId))?.forwardUrl;
-      const request = base ? deps.findRequest(endpointId, delivery.subjectId) : null;
+      const request = base ? await deps.findRequest(endpointId, delivery.subjectId) : null;
       if (!base || !request) return { skip: "filtered" };
       return {
         send: {
@@ -132,7 +132,7 @@ async function tryReplay(
 /** What replay and the forward list borrow: the endpoint check of endpoints, the request of capture. */
 export interface ForwardsDeps {
   requireEndpoint(organizationId: string, endpointId: string): Promise<Endpoint>;
-  findRequest(endpointId: string, requestId: string): CapturedRequest | null;
+  findRequest(endpointId: string, requestId: string): Promise<CapturedRequest | null>;
   send: SendDeps;
 }
 
@@ -151,7 +151,7 @@ export async function replayRequest(
   deps: ForwardsDeps,
 ): Promise<ForwardRecord> {
   const endpoint = await deps.requireEndpoint(input.organizationId, input.endpointId);
-  const request = deps.findRequest(endpoint.id, input.requestId);
+  const request = await deps.findRequest(endpoint.id, input.requestId);
   if (!request) throw endpointErrors.notFound();
   const base = replayBase(input.url, endpoint.forwardUrl, deps.send.outbound);
   const url = forwardTarget(base, request.path, request.queryString);
@@ -192,7 +192,7 @@ export async function listForwards(
   deps: ForwardsDeps,
 ) {
   await deps.requireEndpoint(input.organizationId, input.endpointId);
-  if (!deps.findRequest(input.endpointId, input.requestId)) throw endpointErrors.notFound();
+  if (!(await deps.findRequest(input.endpointId, input.requestId))) throw endpointErrors.notFound();
   const total = deps.send.forwards.count(input.requestId);
   const items = deps.send.forwards.listPage(
     input.requestId,

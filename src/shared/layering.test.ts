@@ -189,3 +189,23 @@ test("PostgreSQL's client stays in *.postgres.ts and src/db; services never impo
     "src/delivery/probe2.postgres.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("stores: the interface is dialect-free; only its SQLite and PostgreSQL implementations hold SQL", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.store.ts": importing("bun:sqlite", "Database"),
+    "src/other/other.store.ts": importing("drizzle-orm", "eq"),
+    "src/capture/probe.service.ts": importing("bun", "SQL"),
+    "src/capture/probe.routes.ts": importing("bun", "sql"),
+    "src/capture/probe.postgres.ts": importing("../endpoints/endpoints.repo.ts", "createRepo"),
+    "src/capture/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/capture/allowed.sqlite.ts": importing("./allowed.repo.ts", "createRepo"),
+    "src/capture/allowed.room.ts": importing("bun", "serve"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.postgres.ts lint/style/noRestrictedImports",
+    "src/capture/probe.routes.ts lint/style/noRestrictedImports",
+    "src/capture/probe.service.ts lint/style/noRestrictedImports",
+    "src/capture/probe.store.ts lint/style/noRestrictedImports",
+    "src/other/other.store.ts lint/style/noRestrictedImports",
+  ]);
+});
