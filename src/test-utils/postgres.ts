@@ -10,7 +10,7 @@ export function testPgServerUrl(): string {
   const url = process.env.WEIR_TEST_PG_URL;
   if (!url) {
     throw new Error(
-      "WEIR_TEST_PG_URL is not set: run the tests through ./scripts/test, or point it at a PostgreSQL server (eval \"$(scripts/ensure-postgres.sh)\")",
+      'WEIR_TEST_PG_URL is not set: run the tests through ./scripts/test, or point it at a PostgreSQL server (eval "$(scripts/ensure-postgres.sh)")',
     );
   }
   return url;
