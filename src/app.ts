@@ -214,6 +214,11 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
       });
       const port = app.server?.port;
       if (port === undefined) throw new Error("server did not start");
+      // Joining the cluster is asynchronous (a single node has nothing to join); until this node
+      // leads, its cluster-wide jobs skip their runs.
+      deps.cluster
+        .start()
+        .catch((error) => deps.logger.error("joining the cluster failed", { error }));
       // The rooms' jobs were registered above; none fires before the app serves.
       deps.scheduler.start();
       deps.bus.publish("server.started", { baseUrl: deps.config.base_url, port });
@@ -228,6 +233,7 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
       await app.stop();
       await stopRooms?.();
       stopRooms = null;
+      await deps.cluster.stop();
     },
   };
 }
