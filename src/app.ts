@@ -201,6 +201,8 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   let stopRooms: (() => Promise<void>) | null = null;
   return {
     app,
+    /** Every room's jobs, as data (start() registers them). */
+    jobs: rooms.flatMap((room) => room.jobs),
     /** Starts the rooms' jobs and subscriptions, then listens; returns the bound port (port 0 works). */
     start(options: StartOptions): number {
       stopRooms = startRooms(rooms, deps);
