@@ -1,4 +1,4 @@
-import type { SQL } from "bun";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { AppBus, DomainEvents } from "../events.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Scheduler } from "../shared/scheduler.ts";
@@ -24,7 +24,8 @@ export const BRIDGED_EVENTS = [
 ] as const satisfies readonly (keyof DomainEvents)[];
 
 export interface PostgresClusterDeps {
-  sql: SQL;
+  /** Bun's SQL client on the shared database (the lock holds one of its connections). */
+  sql: PostgresDb["sql"];
   bus: AppBus;
   /** Times the tries for the lead (the app's scheduler, so a node's timers stay in one place). */
   scheduler: Scheduler;
