@@ -212,6 +212,35 @@ describe("the bus across nodes", () => {
     expect(heard[2]).toEqual([line, markerLine]);
   });
 
+  test("after its listening connection is dropped a node hears the others again", async () => {
+    const db = await freshDatabase();
+    const [a, b] = await startNodes(db.url, ["a", "b"]);
+    if (!a || !b) throw new Error("two nodes");
+    const heard = recordEvents(b, events);
+    const admin = new SQL(db.url, { max: 1 });
+    try {
+      const dropped = await admin`
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
+      expect(dropped.length).toBeGreaterThan(0);
+    } finally {
+      await admin.close();
+    }
+    // What is sent before b listens again is lost; keep sending until one arrives.
+    let sent = 0;
+    await pollUntil(
+      () => {
+        a.bus.publish("endpoint.updated", {
+          endpointId: `ep_${sent++}`,
+          organizationId: null,
+          slug: "s",
+        });
+        return heard.length > 0;
+      },
+      { intervalMs: 100, timeoutMs: 10_000, what: "b to hear a again" },
+    );
+  });
+
   test("a capture with a body far over NOTIFY's 8000 bytes arrives whole, bytes intact", async () => {
     const db = await freshDatabase();
     const [a, b] = await startNodes(db.url, ["a", "b"]);
