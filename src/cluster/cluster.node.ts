@@ -51,8 +51,9 @@ export function createCluster(deps: PostgresClusterDeps): Cluster {
     isLeader: leadership.isLeader,
     onLeadershipChange: leadership.onChange,
     async start() {
-      await bridge.start();
+      // Leadership first: it retries by itself, so a failing LISTEN does not keep a node from leading.
       leadership.start();
+      await bridge.start();
     },
     async stop() {
       await leadership.stop();

@@ -17,15 +17,20 @@ export function createClusterPostgresStore(sql: SQL): ClusterStore {
   return {
     async tryLead(): Promise<LeaderSession | null> {
       const session = await sql.reserve();
-      let held = false;
+      let held: boolean;
       try {
         const [row] = await session`
           SELECT pg_try_advisory_lock(${LEADER_LOCK.classId}::int, ${LEADER_LOCK.objId}::int) AS held`;
         held = row?.held === true;
-      } finally {
-        if (!held) await session.close();
+      } catch (error) {
+        await session.close();
+        throw error;
       }
-      if (!held) return null;
+      if (!held) {
+        // Another session leads: the connection goes back to the pool for the next try.
+        await session.release();
+        return null;
+      }
       // A statement that never finishes on its own fails the moment the session ends (dropped
       // connection, terminated backend, server restart), which is when the lock is gone: the
       // leader hears of it at once instead of at its next check. A busy backend does not notice
