@@ -28,10 +28,10 @@ export function createLeadership(deps: LeadershipDeps) {
   let session: LeaderSession | null = null;
   let running = false;
 
-  const stepDown = (reason: string) => {
+  const stepDown = (reason: string, expected = false) => {
     if (!session) return;
     session = null;
-    logger.warn("stepped down as cluster leader", { reason });
+    (expected ? logger.info : logger.warn)("stepped down as cluster leader", { reason });
     listeners.tell(false);
   };
   const attempt = async () => {
@@ -70,7 +70,7 @@ export function createLeadership(deps: LeadershipDeps) {
       running = false;
       deps.scheduler.remove(LEADERSHIP_JOB);
       const held = session;
-      stepDown("this node is stopping");
+      stepDown("this node is stopping", true);
       await held?.end();
     },
   };
