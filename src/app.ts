@@ -201,6 +201,8 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   let stopRooms: (() => Promise<void>) | null = null;
   return {
     app,
+    /** Every room's jobs, as data (start() registers them). */
+    jobs: rooms.flatMap((room) => room.jobs),
     /** Starts the rooms' jobs and subscriptions, then listens; returns the bound port (port 0 works). */
     start(options: StartOptions): number {
       stopRooms = startRooms(rooms, deps);
@@ -214,6 +216,11 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
       });
       const port = app.server?.port;
       if (port === undefined) throw new Error("server did not start");
+      // Joining the cluster is asynchronous (a single node has nothing to join); until this node
+      // leads, its cluster-wide jobs skip their runs.
+      deps.cluster
+        .start()
+        .catch((error) => deps.logger.error("joining the cluster failed", { error }));
       // The rooms' jobs were registered above; none fires before the app serves.
       deps.scheduler.start();
       deps.bus.publish("server.started", { baseUrl: deps.config.base_url, port });
@@ -228,6 +235,7 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
       await app.stop();
       await stopRooms?.();
       stopRooms = null;
+      await deps.cluster.stop();
     },
   };
 }

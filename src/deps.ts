@@ -1,3 +1,4 @@
+import { type Cluster, createSingleNodeCluster } from "./cluster/cluster.model.ts";
 import { type MigrationReport, runMigrations } from "./db/db.migrate.ts";
 import { MIGRATIONS } from "./db/db.migrations.ts";
 import { type Db, openDatabase } from "./db/db.open.ts";
@@ -27,6 +28,8 @@ export interface AppDeps {
   logger: Logger;
   bus: AppBus;
   scheduler: Scheduler;
+  /** This node among the nodes sharing the database: a single node (always leader) with SQLite. */
+  cluster: Cluster;
   /** Free space of the data dir, sampled: every write path (captures, ingest) asks it first. */
   disk: DiskGuard;
   sandbox: Sandbox;
@@ -70,6 +73,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       logger,
       bus: createBus<DomainEvents>(logger),
       scheduler,
+      cluster: createSingleNodeCluster(),
       disk: createDiskGuard({ dataDir: config.data_dir, config, logger }),
       sandbox,
       secretKey,

@@ -1,4 +1,5 @@
 import type { AnyElysia } from "elysia";
+import { type Cluster, createSingleNodeCluster } from "./cluster/cluster.model.ts";
 import type { AppBus, DomainEvents } from "./events.ts";
 import type { DirectRoutes } from "./http/http.direct-routes.ts";
 import type { Logger } from "./shared/logger.ts";
@@ -12,12 +13,26 @@ export type RoomJob = {
   /** `room.job`, unique in the app; tests trigger a job by this name. */
   name: string;
   run: () => unknown;
-  /** Also runs once as the app starts (e.g. a retention sweep). */
+  /**
+   * Also runs once as the app starts (e.g. a retention sweep); a cluster-wide job runs once when
+   * a node takes the lead instead.
+   */
   runNow?: boolean;
+  /**
+   * Where the job runs when several nodes share one database. `node` (the default): on every
+   * node, for work on what the node holds (its memory, its disk, its sockets). `cluster`: on the
+   * leader only, for work on the shared data (sweeps, scans, schedules), which it must still
+   * tolerate running twice around a change of leader. A forgotten scope thus duplicates shared
+   * work instead of silently leaving a node's own state unflushed.
+   */
+  scope?: JobScope;
 } & (
   | { /** A cron pattern (a seconds field is allowed: "*\/5 * * * * *"). */ pattern: string }
   | { /** A fixed period, e.g. a monitor's 45 s (not a cron pattern). */ intervalSeconds: number }
 );
+
+/** Where a job runs in a cluster: on every node, or on the leader only. */
+export type JobScope = "node" | "cluster";
 
 /** One bus subscription of a room, as data; `startRooms` subscribes it. */
 export type RoomSubscription = {
@@ -58,7 +73,11 @@ export interface RoomsRuntime {
   bus: AppBus;
   scheduler: Scheduler;
   logger: Logger;
+  /** Leadership for cluster-wide jobs; without it the process is a single node, always leader. */
+  cluster?: Cluster;
 }
+
+const SINGLE_NODE = createSingleNodeCluster();
 
 /**
  * The one start path: registers every room's jobs and subscriptions, in room order (the scheduler
@@ -71,19 +90,29 @@ export function startRooms(
   runtime: RoomsRuntime,
 ): () => Promise<void> {
   const unsubscribes: (() => void)[] = [];
+  const cluster = runtime.cluster ?? SINGLE_NODE;
+  const clusterJobs: RoomJob[] = [];
   for (const room of rooms) {
     for (const job of room.jobs) {
+      const scoped = job.scope === "cluster" ? leaderOnly(job, cluster) : job;
+      if (job.scope === "cluster") clusterJobs.push(scoped);
       const options = { runNow: job.runNow };
-      if ("pattern" in job) runtime.scheduler.every(job.name, job.pattern, job.run, options);
-      else runtime.scheduler.interval(job.name, job.intervalSeconds, job.run, options);
+      if ("pattern" in job) runtime.scheduler.every(job.name, job.pattern, scoped.run, options);
+      else runtime.scheduler.interval(job.name, job.intervalSeconds, scoped.run, options);
     }
     for (const { event, handler } of room.subscriptions) {
       unsubscribes.push(runtime.bus.on(event, handler as (payload: unknown) => void));
     }
   }
+  unsubscribes.push(
+    cluster.onLeadershipChange((leader) => {
+      if (leader) runOnTakeover(clusterJobs, runtime.scheduler);
+    }),
+  );
   return async () => {
     for (const unsubscribe of unsubscribes) unsubscribe();
     for (const room of rooms) for (const job of room.jobs) runtime.scheduler.remove(job.name);
+    for (const job of clusterJobs) runtime.scheduler.remove(takeoverName(job));
     for (const room of [...rooms].reverse()) {
       try {
         await room.stop();
@@ -92,4 +121,23 @@ export function startRooms(
       }
     }
   };
+}
+
+/** The job's run, skipped on a node that does not lead (a single node always leads). */
+function leaderOnly(job: RoomJob, cluster: Cluster): RoomJob {
+  return { ...job, run: () => (cluster.isLeader() ? job.run() : undefined) };
+}
+
+const takeoverName = (job: RoomJob) => `${job.name}:takeover`;
+
+/**
+ * A new leader runs the cluster-wide `runNow` jobs at once, as a single node does at start: the
+ * start-up run of each node found it not leading, and a dead leader's sweeps are now owed here.
+ */
+function runOnTakeover(jobs: readonly RoomJob[], scheduler: Scheduler): void {
+  for (const job of jobs) {
+    if (!job.runNow || scheduler.has(takeoverName(job))) continue;
+    // Any past reading fires at once.
+    scheduler.once(takeoverName(job), 0, job.run);
+  }
 }

@@ -106,6 +106,7 @@ export function createActionsRoom(
     jobs: [
       {
         name: "actions.recover",
+        scope: "cluster",
         pattern: RECOVERY_PATTERN,
         runNow: true,
         run: () => recoverOwedRuns(recovery),

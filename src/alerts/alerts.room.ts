@@ -98,12 +98,14 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
   issues.onIssueChange((handle, change) => fireForChange(handle, change, { ...firing, issues }));
   const openForDays: RoomJob = {
     name: OPEN_FOR_DAYS_JOB,
+    scope: "cluster",
     pattern: OPEN_FOR_DAYS_PATTERN,
     runNow: true,
     run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
   };
   const retention: RoomJob = {
     name: ALERTS_RETENTION_JOB,
+    scope: "cluster",
     pattern: "0 * * * *",
     runNow: true,
     run: () =>
@@ -124,6 +126,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     apiKeys.onApiKeyEvent((handle, event) => fireForApiKeyEvent(handle, event, firing));
     jobs.push({
       name: API_KEY_EXPIRING_JOB,
+      scope: "cluster",
       pattern: API_KEY_EXPIRING_PATTERN,
       runNow: true,
       run: () => fireForExpiringKeys({ ...firing, keys: apiKeys, tx, logger: deps.logger }),

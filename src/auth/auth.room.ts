@@ -64,7 +64,12 @@ export function createAuthRoom(
       .use(memberRoutes(parts))
       .use(accountSettingsRoutes(parts)),
     jobs: [
-      { name: "auth.api-key-usage-flush", pattern: USAGE_FLUSH_PATTERN, run: parts.flushUsage },
+      {
+        name: "auth.api-key-usage-flush",
+        scope: "node",
+        pattern: USAGE_FLUSH_PATTERN,
+        run: parts.flushUsage,
+      },
     ],
     subscriptions: [],
     stop: parts.flushUsage,

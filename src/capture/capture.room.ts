@@ -238,9 +238,15 @@ export function createCaptureRoom(
       .use(requestsRoutes({ requests: store }, { ...ports, wakeDrain: drain.wake })),
     directRoutes: captureDirectRoutes(parts),
     jobs: [
-      { name: "capture.checkpoint", pattern: CHECKPOINT_PATTERN, run: () => repo.checkpoint() },
+      {
+        name: "capture.checkpoint",
+        scope: "node",
+        pattern: CHECKPOINT_PATTERN,
+        run: () => repo.checkpoint(),
+      },
       {
         name: "capture.search-index",
+        scope: "node",
         pattern: SEARCH_INDEX_PATTERN,
         run: () => searchIndex.catchUp(),
       },
@@ -250,11 +256,22 @@ export function createCaptureRoom(
       // The data dir's free space, for every write path (decisions.md §14).
       {
         name: "capture.disk-sample",
+        scope: "node",
         intervalSeconds: DISK_SAMPLE_SECONDS,
         run: () => deps.disk.sampleOnSchedule(),
       },
-      { name: "capture.refusals", pattern: REFUSAL_FLUSH_PATTERN, run: () => tally.flush() },
-      { name: "capture.summary", pattern: SUMMARY_PATTERN, run: () => tally.summarise() },
+      {
+        name: "capture.refusals",
+        scope: "node",
+        pattern: REFUSAL_FLUSH_PATTERN,
+        run: () => tally.flush(),
+      },
+      {
+        name: "capture.summary",
+        scope: "node",
+        pattern: SUMMARY_PATTERN,
+        run: () => tally.summarise(),
+      },
     ],
     subscriptions: [
       limits.resyncOnSweep,

@@ -84,6 +84,7 @@ export function createDrainJob(
 
   const job: RoomJob = {
     name: DRAIN_JOB,
+    scope: "cluster",
     intervalSeconds: DRAIN_INTERVAL_SECONDS,
     run,
     runNow: true,

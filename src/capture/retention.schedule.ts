@@ -39,5 +39,11 @@ export function retentionJob(
     }
     return report;
   };
-  return { name: RETENTION_JOB, pattern: RETENTION_PATTERN, run: sweep, runNow: true };
+  return {
+    name: RETENTION_JOB,
+    scope: "cluster",
+    pattern: RETENTION_PATTERN,
+    run: sweep,
+    runNow: true,
+  };
 }

@@ -77,7 +77,12 @@ export function createSearchMergeJob(
     return current;
   };
 
-  const job: RoomJob = { name: SEARCH_MERGE_JOB, intervalSeconds: MERGE_INTERVAL_SECONDS, run };
+  const job: RoomJob = {
+    name: SEARCH_MERGE_JOB,
+    scope: "cluster",
+    intervalSeconds: MERGE_INTERVAL_SECONDS,
+    run,
+  };
   return {
     job,
     /** Deleted rows left tombstones: merges now (or again after the running merge). */

@@ -94,6 +94,7 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
     jobs: [
       {
         name: "dedup.sweep",
+        scope: "cluster",
         pattern: SWEEP_PATTERN,
         runNow: true,
         run: async () => {

@@ -71,6 +71,7 @@ export function createIssuesRoom(
     jobs: [
       {
         name: ISSUES_RETENTION_JOB,
+        scope: "cluster",
         pattern: RETENTION_PATTERN,
         runNow: true,
         run: () =>

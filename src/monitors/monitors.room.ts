@@ -135,6 +135,7 @@ export function createMonitorsRoom(
     jobs: [
       {
         name: MONITORS_RETENTION_JOB,
+        scope: "cluster",
         pattern: "0 * * * *",
         runNow: true,
         run: () =>

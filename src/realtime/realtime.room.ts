@@ -54,9 +54,15 @@ export function createRealtimeRoom(deps: RealtimeRoomDeps, ports: RealtimeRoomPo
   return {
     routes: realtimeRoutes({ hub, auth: ports.auth }),
     jobs: [
-      { name: IDLE_SOCKETS_JOB, pattern: "*/5 * * * * *", run: () => hub.closeIdle() },
+      {
+        name: IDLE_SOCKETS_JOB,
+        scope: "node",
+        pattern: "*/5 * * * * *",
+        run: () => hub.closeIdle(),
+      },
       {
         name: RIGHTS_RECHECK_JOB,
+        scope: "node",
         intervalSeconds: RIGHTS_RECHECK_SECONDS,
         run: () => hub.recheckRights(),
       },

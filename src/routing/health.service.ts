@@ -139,6 +139,7 @@ export function healthRetentionJob(
 ): RoomJob {
   return {
     name: HEALTH_RETENTION_JOB,
+    scope: "cluster",
     pattern: "30 3 * * *",
     runNow: true,
     run: () => tx(() => deps.health.sweep(sweptBefore(deps.clock.now()))),

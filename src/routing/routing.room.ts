@@ -275,6 +275,7 @@ export function createRoutingRoom(
     jobs: [
       {
         name: EVENTS_RETENTION_JOB,
+        scope: "cluster",
         pattern: RETENTION_PATTERN,
         runNow: true,
         run: () =>
@@ -292,7 +293,12 @@ export function createRoutingRoom(
           }),
       },
       healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
-      { name: "routing.ingest-summary", pattern: INGEST_SUMMARY_PATTERN, run: tally.summarise },
+      {
+        name: "routing.ingest-summary",
+        scope: "node",
+        pattern: INGEST_SUMMARY_PATTERN,
+        run: tally.summarise,
+      },
     ],
     subscriptions: [],
     stop: () => parts.ingest.close(),

@@ -209,3 +209,28 @@ test("stores: the interface is dialect-free; only its SQLite and PostgreSQL impl
     "src/other/other.store.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("Bun's PostgreSQL client stays in *.postgres.ts files and src/db", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.service.ts": importing("bun", "SQL"),
+    "src/capture/probe.room.ts": importing("bun", "sql"),
+    "src/http/probe.routes.ts": importing("bun", "SQL"),
+    "src/probe.ts": importing("bun", "SQL"),
+    "src/capture/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/db/allowed.ts": importing("bun", "SQL"),
+    "src/capture/allowed.room.ts": importing("bun", "file"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/capture/probe.service.ts lint/style/noRestrictedImports",
+    "src/http/probe.routes.ts lint/style/noRestrictedImports",
+    "src/probe.ts lint/style/noRestrictedImports",
+  ]);
+});
+
+test("a *.postgres.ts file still cannot reach another room's service or repo", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.postgres.ts": importing("../endpoints/endpoints.repo.ts", "createRepo"),
+  });
+  expect(diagnostics).toEqual(["src/capture/probe.postgres.ts lint/style/noRestrictedImports"]);
+});

@@ -86,6 +86,7 @@ function subscriberJobs(
   const jobs: RoomJob[] = [
     {
       name: STATUS_MAILS_RETENTION_JOB,
+      scope: "cluster",
       pattern: "0 * * * *",
       runNow: true,
       run: () =>
@@ -99,6 +100,7 @@ function subscriberJobs(
   if (maintenanceFor) {
     jobs.push({
       name: MAINTENANCE_STARTS_JOB,
+      scope: "cluster",
       pattern: "0 * * * * *",
       run: () => announceMaintenanceStarts(subscribers, maintenanceFor),
     });
