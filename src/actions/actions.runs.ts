@@ -141,7 +141,7 @@ export function createActionRuns(deps: RunsDeps) {
   };
 
   const run = (chain: readonly Action[], state: RunState, mode: RunMode, tenant: Tenant) => {
-    // Read once per run, and only by a run that sends.
+    // Read once per run, and only by a run that sends with a secret.
     let secrets: ReturnType<RunsDeps["resolveSecrets"]> | undefined;
     return runChain(
       chain,

@@ -118,7 +118,9 @@ const httpRequest: Step = async ({ config }, state, context) => {
   }
   if (context.mode === "dry") return { status: "skipped", output: { would_send: sending } };
   // Secrets are opened for the send alone: outputs and records keep the `{{NAME}}` as written.
-  const opened = withSecrets(url, headers, await context.secrets());
+  // Only a send that names a secret reads them.
+  const named = [url, ...headers.map(([, value]) => value)].some((text) => text.includes("{{"));
+  const opened = withSecrets(url, headers, named ? await context.secrets() : () => undefined);
   if ("missing" in opened) {
     return { status: "error", output: { url }, error: `missing_secret: ${opened.missing}` };
   }

@@ -55,7 +55,9 @@ export function probe(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult> {
 
 async function probeHttp(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult> {
   const s = monitor.settings;
-  const lookupSecret = await deps.resolveSecrets(monitor.organizationId);
+  // Only a probe that names a secret reads them.
+  const named = [s.url ?? "", ...Object.values(s.headers ?? {})].some((t) => t.includes("{{"));
+  const lookupSecret = named ? await deps.resolveSecrets(monitor.organizationId) : () => undefined;
   const url = substituteSecrets(s.url ?? "", lookupSecret);
   if (!url.ok) return down(`missing_secret: ${url.missing}`);
   const headers: HeaderPair[] = [];
