@@ -112,3 +112,28 @@ test("bun:sqlite and drizzle stay in repos, tables and src/db: no SQLite-only co
     "src/probe.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("the PostgreSQL client stays in *.postgres.ts stores and src/db; store interfaces hold no SQL", () => {
+  const diagnostics = lintProbes({
+    "src/capture/probe.routes.ts": importing("bun", "SQL"),
+    "src/capture/probe.service.ts": `import type { SQL } from "bun";\n\nexport type X = SQL;\n`,
+    "src/capture/probe.store.ts": importing("bun:sqlite", "Database"),
+    "src/capture/other.store.ts": importing("bun", "sql"),
+    "src/http/probe.routes.ts": importing("bun", "SQL"),
+    "src/capture/probe.postgres.ts": importing("bun:sqlite", "Database"),
+    "src/capture/cross.postgres.ts": importing("../endpoints/endpoints.repo.ts", "createRepo"),
+    "src/capture/allowed.postgres.ts": importing("bun", "SQL"),
+    "src/capture/allowed.routes.ts": importing("bun", "Server"),
+    "src/db/allowed.ts": importing("bun", "SQL"),
+    "src/cli/allowed.ts": importing("bun", "SQL"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/cross.postgres.ts lint/style/noRestrictedImports",
+    "src/capture/other.store.ts lint/style/noRestrictedImports",
+    "src/capture/probe.postgres.ts lint/style/noRestrictedImports",
+    "src/capture/probe.routes.ts lint/style/noRestrictedImports",
+    "src/capture/probe.service.ts lint/style/noRestrictedImports",
+    "src/capture/probe.store.ts lint/style/noRestrictedImports",
+    "src/http/probe.routes.ts lint/style/noRestrictedImports",
+  ]);
+});
