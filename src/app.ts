@@ -63,8 +63,10 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
     oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
     forgetForwards: (tx, requestIds) =>
       void delivery.ports.forgetSubjects(tx, "forward", requestIds),
-    // The secrets room is built later; this runs per capture of a verifying endpoint.
-    resolveSecrets: (organizationId) => secrets.ports.resolveSecrets(organizationId),
+    // The secrets room is built later; this runs per capture of a verifying endpoint. Only the
+    // SQLite store reads without waiting: over PostgreSQL a `{{NAME}}` secret is not found yet.
+    resolveSecretsNow: (organizationId) =>
+      secrets.ports.resolveSecretsNow?.(organizationId) ?? (() => undefined),
   });
   const forwards = createForwardsRoom(deps, {
     ...endpoints.ports,
@@ -116,6 +118,7 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
     dedup: dedup.ports,
     runTransformation: transformations.ports.runTransformation,
     resolveSecrets: secrets.ports.resolveSecrets,
+    resolveSecretsNow: secrets.ports.resolveSecretsNow,
     secretEnvironment: secrets.ports.secretEnvironment,
   });
   const issues = createIssuesRoom(deps, {

@@ -22,8 +22,8 @@ export interface ChainOptions {
   /** Actions run at most (the plan's cap per endpoint): bounded work per capture. */
   maxActions: number;
   loopGuarded: boolean;
-  /** The organization's secrets by name (`{{NAME}}` in an http_request). */
-  secret(name: string): string | undefined;
+  /** The organization's secrets by name (`{{NAME}}` in an http_request), read when first asked. */
+  secrets(): Promise<(name: string) => string | undefined>;
   /** The organization the chain runs for: its scripts wait in its own sandbox queue. */
   tenant: string;
 }
@@ -51,7 +51,7 @@ export async function runChain(
     ...deps,
     mode: options.mode,
     loopGuarded: options.loopGuarded,
-    secret: options.secret,
+    secrets: options.secrets,
     tenant: options.tenant,
     bodyLimit: ANSWER_BODY_LIMIT,
     remainingMs: () => Math.floor(deadline - performance.now()),

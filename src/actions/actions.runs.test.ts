@@ -44,7 +44,7 @@ function endpointDb() {
       budgetMs: 60_000,
       sandbox: {} as Sandbox,
       scriptCpuMs: 1000,
-      resolveSecrets: () => () => undefined,
+      resolveSecrets: async () => () => undefined,
       ...own,
     });
   return { db, repo, runsWith };

@@ -54,7 +54,7 @@ export interface RunsDeps extends ChainDeps {
   /** Told after a run was recorded (the realtime push). */
   completed(endpointId: string, requestId: string, results: ActionResult[]): void;
   /** The organization's secrets, opened at send time only. */
-  resolveSecrets(organizationId: string): (name: string) => string | undefined;
+  resolveSecrets(organizationId: string): Promise<(name: string) => string | undefined>;
   /** Runs allowed to wait per endpoint (default MAX_WAITING_RUNS). */
   maxWaitingRuns?: number;
 }
@@ -140,8 +140,10 @@ export function createActionRuns(deps: RunsDeps) {
     return { state, generation };
   };
 
-  const run = (chain: readonly Action[], state: RunState, mode: RunMode, tenant: Tenant) =>
-    runChain(
+  const run = (chain: readonly Action[], state: RunState, mode: RunMode, tenant: Tenant) => {
+    // Read once per run, and only by a run that sends with a secret.
+    let secrets: ReturnType<RunsDeps["resolveSecrets"]> | undefined;
+    return runChain(
       chain,
       state,
       {
@@ -149,11 +151,15 @@ export function createActionRuns(deps: RunsDeps) {
         budgetMs: deps.budgetMs,
         maxActions: deps.plans[tenant.plan].actions_per_endpoint,
         loopGuarded: state.request.headers["x-weir-forwarded"] === "1",
-        secret: deps.resolveSecrets(tenant.organizationId),
+        secrets: () => {
+          secrets ??= deps.resolveSecrets(tenant.organizationId);
+          return secrets;
+        },
         tenant: tenant.organizationId,
       },
       deps,
     );
+  };
 
   /**
    * Queues the run's row and its variables for the next group commit; the push follows the

@@ -32,7 +32,7 @@ export interface StepContext {
   /** The sandbox's own CPU limit per script; the chain's budget may only lower it. */
   scriptCpuMs: number;
   /** The organization's secrets by name, for `{{NAME}}` in an http_request's url and headers. */
-  secret(name: string): string | undefined;
+  secrets(): Promise<(name: string) => string | undefined>;
   /** The organization the run is for (the sandbox's fair share between organizations). */
   tenant: string;
 }
@@ -118,7 +118,9 @@ const httpRequest: Step = async ({ config }, state, context) => {
   }
   if (context.mode === "dry") return { status: "skipped", output: { would_send: sending } };
   // Secrets are opened for the send alone: outputs and records keep the `{{NAME}}` as written.
-  const opened = withSecrets(url, headers, context.secret);
+  // Only a send that names a secret reads them.
+  const named = [url, ...headers.map(([, value]) => value)].some((text) => text.includes("{{"));
+  const opened = withSecrets(url, headers, named ? await context.secrets() : () => undefined);
   if ("missing" in opened) {
     return { status: "error", output: { url }, error: `missing_secret: ${opened.missing}` };
   }
@@ -149,7 +151,7 @@ const httpRequest: Step = async ({ config }, state, context) => {
 function withSecrets(
   url: string,
   headers: [string, string][],
-  secret: StepContext["secret"],
+  secret: (name: string) => string | undefined,
 ): { url: string; headers: [string, string][] } | { missing: string } {
   const openedUrl = substituteSecrets(url, secret);
   if (!openedUrl.ok) return { missing: openedUrl.missing };

@@ -42,7 +42,7 @@ export interface AlertsRoomPorts {
   /** The issues room: rules hear its changes and read its open issues. */
   issues: IssuesPorts;
   /** The secrets room's lookup, for `{{NAME}}` in channel settings at send time. */
-  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
   /** The auth room's key events and expiring keys (api_key_* conditions); absent: never met. */
   apiKeys?: ApiKeyPorts;
 }

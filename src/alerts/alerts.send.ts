@@ -24,7 +24,7 @@ export interface SendDeps {
   sealer: Sealer;
   clock: Clock;
   /** The secrets room's lookup, for `{{NAME}}` in a channel's settings. */
-  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
   telegramApiBase?: string;
   /** The operator's mail server; null: email channels cannot send (their alerts fail, retrying). */
   mailer: Mailer | null;
@@ -61,7 +61,7 @@ async function prepare(
   const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
   if (!firing || !stored) return gone;
   const { rule } = stored;
-  const lookup = deps.resolveSecrets?.(rule.organizationId) ?? (() => undefined);
+  const lookup = (await deps.resolveSecrets?.(rule.organizationId)) ?? (() => undefined);
   const filled = fillSecrets(rule.channel, lookup);
   if ("missing" in filled) {
     return {

@@ -42,7 +42,7 @@ import { createSearchMergeJob } from "./search-merge.schedule.ts";
 function verifier(deps: CaptureRoomDeps, ports: CaptureRoomPorts) {
   const check = createVerificationChecker({
     sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
-    resolveSecrets: ports.resolveSecrets,
+    resolveSecrets: ports.resolveSecretsNow,
     now: () => deps.clock.now(),
   });
   return (endpoint: CaptureEndpoint, request: SignedRequest) =>
@@ -96,14 +96,17 @@ export interface CaptureRoomPorts
   wakeDeliveries(): void;
   /** Deletes the forward deliveries of requests retention or the drain removed, in its transaction. */
   forgetForwards(tx: TxHandle, requestIds: readonly string[]): void;
-  /** The secrets room's lookup, for a `{{NAME}}` verification secret at check time. */
-  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
   /**
    * PostgreSQL twins of the ports above that write in capture's transactions; each is called
    * when given (the rooms lending them have no PostgreSQL store yet, so none is wired).
    */
   postgresTx?: CapturePostgresTxPorts &
     Pick<CapturePostgresWriterOptions, "enqueueForwards" | "oweActionRuns">;
+  /**
+   * The secrets room's lookup without waiting, for a `{{NAME}}` verification secret at check
+   * time: a capture is checked synchronously on its hot path.
+   */
+  resolveSecretsNow?(organizationId: string): (name: string) => string | undefined;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */

@@ -144,7 +144,7 @@ describe("monitors in maintenance", () => {
     // Status pages' day bars: the maintenance checks are counted apart, not as checks.
     const ports = createMonitorsRoom(server.deps, {
       guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
-      resolveSecrets: () => () => undefined,
+      resolveSecrets: async () => () => undefined,
       monitorChanged: () => {},
     }).ports;
     const [today] = ports.dailyBuckets(monitor.id, 1);

@@ -21,7 +21,7 @@ export interface ProbeDeps {
   /** The outbound address policy's verdict on one address (tcp targets). */
   checkAddress(address: string): PolicyVerdict;
   /** `{{NAME}}` lookups of the monitor's organization, at send time only. */
-  resolveSecrets(organizationId: string): (name: string) => string | undefined;
+  resolveSecrets(organizationId: string): Promise<(name: string) => string | undefined>;
   /** `host:port` of the DNS server dns monitors ask; empty: the system's. */
   dnsResolver: string;
   /** Milliseconds from an arbitrary origin, for response times. */
@@ -55,7 +55,9 @@ export function probe(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult> {
 
 async function probeHttp(monitor: Monitor, deps: ProbeDeps): Promise<ProbeResult> {
   const s = monitor.settings;
-  const lookupSecret = deps.resolveSecrets(monitor.organizationId);
+  // Only a probe that names a secret reads them.
+  const named = [s.url ?? "", ...Object.values(s.headers ?? {})].some((t) => t.includes("{{"));
+  const lookupSecret = named ? await deps.resolveSecrets(monitor.organizationId) : () => undefined;
   const url = substituteSecrets(s.url ?? "", lookupSecret);
   if (!url.ok) return down(`missing_secret: ${url.missing}`);
   const headers: HeaderPair[] = [];

@@ -69,7 +69,7 @@ describe("rollups, retention and metrics", () => {
     // What status pages read: the daily buckets, oldest first, and the monitor in brief.
     const ports = createMonitorsRoom(server.deps, {
       guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
-      resolveSecrets: () => () => undefined,
+      resolveSecrets: async () => () => undefined,
       monitorChanged: () => {},
     }).ports;
     const days = ports.dailyBuckets(monitor.id, 90);

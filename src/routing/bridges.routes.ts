@@ -60,8 +60,8 @@ function bridgeRoutes(room: RoutingParts) {
     })
     .post(
       "/",
-      ({ principal, body, set }) => {
-        const data = createBridge(admin(principal), body, deps);
+      async ({ principal, body, set }) => {
+        const data = await createBridge(admin(principal), body, deps);
         set.status = 201;
         return { data };
       },
@@ -142,8 +142,8 @@ function destinationRoutes(room: RoutingParts) {
     )
     .post(
       "/",
-      ({ principal, params, body, set }) => {
-        const data = addDestination(admin(principal), params.id, body, deps);
+      async ({ principal, params, body, set }) => {
+        const data = await addDestination(admin(principal), params.id, body, deps);
         set.status = 201;
         return { data };
       },
@@ -169,15 +169,27 @@ function destinationRoutes(room: RoutingParts) {
     )
     .patch(
       "/:destination_id",
-      ({ principal, params, body }) => ({
-        data: updateDestination(admin(principal), params.id, params.destination_id, body, deps),
+      async ({ principal, params, body }) => ({
+        data: await updateDestination(
+          admin(principal),
+          params.id,
+          params.destination_id,
+          body,
+          deps,
+        ),
       }),
       update,
     )
     .put(
       "/:destination_id",
-      ({ principal, params, body }) => ({
-        data: updateDestination(admin(principal), params.id, params.destination_id, body, deps),
+      async ({ principal, params, body }) => ({
+        data: await updateDestination(
+          admin(principal),
+          params.id,
+          params.destination_id,
+          body,
+          deps,
+        ),
       }),
       update,
     )

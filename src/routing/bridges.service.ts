@@ -36,7 +36,7 @@ export interface BridgesDeps {
   sealer: Sealer;
   checks: DestinationChecks;
   /** The transformations room's lookup (a destination's transformation_id). */
-  transformationExists?(organizationId: string, transformationId: string): boolean;
+  transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
   routesChanged(): void;
   /** Destinations one bridge may hold (`bridge_max_destinations`): each costs every ingest. */
   maxDestinations: number;
@@ -93,19 +93,20 @@ function bridgeSource(organizationId: string, raw: Record<string, unknown>, deps
 }
 
 /** POST /bridges: the bridge, its (new or named) source and destinations in one transaction. */
-export function createBridge(organizationId: string, body: unknown, deps: BridgesDeps) {
+export async function createBridge(organizationId: string, body: unknown, deps: BridgesDeps) {
   const raw = asObject(body);
+  const list = raw.destinations ?? [];
+  const checks = await checksFor(organizationId, Array.isArray(list) ? list : [], deps);
   const errors: FieldErrors = {};
   const name = checkName(raw.name, "name", errors);
   const picked = bridgeSource(organizationId, raw, deps);
   Object.assign(errors, picked.errors);
-  const list = raw.destinations ?? [];
   const parsed: DestinationSettings[] = [];
   if (!Array.isArray(list)) errors.destinations = ["must be an array of destinations"];
   else if (list.length > deps.maxDestinations) errors.destinations = [tooMany(deps)];
   else {
     list.forEach((item, i) => {
-      const result = parseDestination(item, checksFor(organizationId, deps), `destinations[${i}].`);
+      const result = parseDestination(item, checks, `destinations[${i}].`);
       Object.assign(errors, result.errors);
       parsed.push(result.settings);
     });
@@ -205,23 +206,36 @@ export function getDestination(
   return presentDestination(requireDestination(organizationId, bridgeId, id, deps).destination);
 }
 
-/** The destination checks of one organization: its transformations are the ones it may name. */
-function checksFor(organizationId: string, deps: BridgesDeps): DestinationChecks {
-  const exists = deps.transformationExists;
-  return {
-    ...deps.checks,
-    transformationExists: (id) => exists?.(organizationId, id) ?? false,
-  };
+/**
+ * The destination checks of one organization: its transformations are the ones it may name.
+ * The transformations the destinations name are looked up first, so parsing stays synchronous.
+ */
+async function checksFor(
+  organizationId: string,
+  destinations: readonly unknown[],
+  deps: BridgesDeps,
+): Promise<DestinationChecks> {
+  const named = new Set<string>();
+  for (const destination of destinations) {
+    const id = asObject(destination).transformation_id;
+    if (typeof id === "string") named.add(id);
+  }
+  const existing = new Set<string>();
+  for (const id of named) {
+    if (await deps.transformationExists?.(organizationId, id)) existing.add(id);
+  }
+  return { ...deps.checks, transformationExists: (id) => existing.has(id) };
 }
 
-export function addDestination(
+export async function addDestination(
   organizationId: string,
   bridgeId: string,
   body: unknown,
   deps: BridgesDeps,
 ) {
   const bridge = requireBridge(organizationId, bridgeId, deps);
-  const { settings, errors } = parseDestination(body, checksFor(organizationId, deps));
+  const checks = await checksFor(organizationId, [body], deps);
+  const { settings, errors } = parseDestination(body, checks);
   if (deps.bridges.destinationsOf([bridge.id]).length >= deps.maxDestinations) {
     errors.destinations = [tooMany(deps)];
   }
@@ -235,7 +249,7 @@ export function addDestination(
  * PUT/PATCH of a destination: the fields sent over the stored ones, validated as a whole (the
  * type may not change: its secret and fields belong to it).
  */
-export function updateDestination(
+export async function updateDestination(
   organizationId: string,
   bridgeId: string,
   id: string,
@@ -245,7 +259,8 @@ export function updateDestination(
   const { destination } = requireDestination(organizationId, bridgeId, id, deps);
   const patch = asObject(body);
   const merged = { ...storedFields(destination), ...patch };
-  const { settings, errors } = parseDestination(merged, checksFor(organizationId, deps));
+  const checks = await checksFor(organizationId, [merged], deps);
+  const { settings, errors } = parseDestination(merged, checks);
   if (patch.type !== undefined && patch.type !== destination.type) {
     errors.type = ["cannot change; create a new destination instead"];
   }

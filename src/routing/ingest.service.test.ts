@@ -160,7 +160,7 @@ const eventStatus = (id: string) =>
 
 describe("ingest writes its deliveries through the outbox", () => {
   test("one delivery per matching destination, keyed by destination, with its max_retries", async () => {
-    const bridge = bridgeWith([
+    const bridge = await bridgeWith([
       { name: "a", url: "http://a.test/", max_retries: 2, filters: [{ "body.n": { $gt: 1 } }] },
       { name: "b", url: "http://b.test/", max_retries: 7 },
       { name: "c", url: "http://c.test/", filters: [{ "body.n": { $lt: 0 } }] },
@@ -180,7 +180,7 @@ describe("ingest writes its deliveries through the outbox", () => {
   });
 
   test("onAttempt keeps the event status: delivered when all are, failed when one failed", async () => {
-    const bridge = bridgeWith([
+    const bridge = await bridgeWith([
       { name: "a", url: "http://a.test/" },
       { name: "b", url: "http://b.test/" },
     ]);
@@ -201,7 +201,7 @@ describe("ingest writes its deliveries through the outbox", () => {
   });
 
   test("the open count: a failure fails the event for good, a retry reopens it, a skip counts as ended", async () => {
-    const bridge = bridgeWith([
+    const bridge = await bridgeWith([
       { name: "a", url: "http://a.test/" },
       { name: "b", url: "http://b.test/" },
       { name: "c", url: "http://c.test/" },
@@ -237,7 +237,7 @@ describe("ingest writes its deliveries through the outbox", () => {
   });
 
   test("prepare: the body byte-exact, custom headers, signed with the current then the replaced secret", async () => {
-    const bridge = bridgeWith([
+    const bridge = await bridgeWith([
       { name: "a", url: "http://a.test/in", method: "PUT", headers: { "X-Team": "ops" } },
     ]);
     const created = bridge.destinations[0];
@@ -265,7 +265,7 @@ describe("ingest writes its deliveries through the outbox", () => {
   });
 
   test("prepare: a {{SECRET}} template with no such secret fails as missing_secret", async () => {
-    const bridge = bridgeWith([
+    const bridge = await bridgeWith([
       { name: "a", url: "http://a.test/", headers: { authorization: "Bearer {{TOKEN}}" } },
     ]);
     const plan = ingest.planById(bridge.source_id);
@@ -285,7 +285,7 @@ describe("ingest writes its deliveries through the outbox", () => {
   });
 
   test("a paused bridge: event paused, no delivery; retry routes it and enqueues", async () => {
-    const bridge = bridgeWith([{ name: "a", url: "http://a.test/" }]);
+    const bridge = await bridgeWith([{ name: "a", url: "http://a.test/" }]);
     updateBridge(ORG, bridge.id, { status: "paused" }, bridgesDeps);
     const plan = ingest.planById(bridge.source_id);
     const outcome = plan ? await ingest.ingest(plan, request("{}")) : null;
@@ -298,7 +298,7 @@ describe("ingest writes its deliveries through the outbox", () => {
   });
 
   test("retry of a failed event re-queues its failed deliveries", async () => {
-    const bridge = bridgeWith([{ name: "a", url: "http://a.test/" }]);
+    const bridge = await bridgeWith([{ name: "a", url: "http://a.test/" }]);
     const plan = ingest.planById(bridge.source_id);
     const outcome = plan ? await ingest.ingest(plan, request("{}")) : null;
     const id = outcome && "eventId" in outcome ? outcome.eventId : "";
@@ -315,7 +315,7 @@ describe("ingest writes its deliveries through the outbox", () => {
 
 describe("retention", () => {
   test("events older than the plan's retention go, newer ones stay", async () => {
-    const bridge = bridgeWith([]);
+    const bridge = await bridgeWith([]);
     const plan = ingest.planById(bridge.source_id);
     if (!plan) throw new Error("no plan");
     const old = await ingest.ingest(plan, request("{}"));

@@ -73,9 +73,11 @@ export interface IngestDeps {
   /** `WEIR_TELEGRAM_API_BASE`, for payloads a transformation built for Telegram. */
   telegramApiBase?: string;
   /** The organization's secrets by name, for `{{NAME}}` at send time (secrets room). */
-  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
+  /** The same lookup without waiting, its rows read on first use (SQLite only). */
+  resolveSecretsNow?(organizationId: string): (name: string) => string | undefined;
   /** Every secret of the organization (a transformation's `context.env`), to conceal its output. */
-  secretEnvironment?(organizationId: string): Record<string, string>;
+  secretEnvironment?(organizationId: string): Promise<Record<string, string>>;
   /** Runs a destination's transformation on an event (transformations room). */
   runTransformation?(
     organizationId: string,
@@ -340,7 +342,10 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
               },
             };
           }
-          const lookup = deps.resolveSecrets?.(event.organizationId) ?? (() => undefined);
+          const lookup =
+            deps.resolveSecretsNow?.(event.organizationId) ??
+            (await deps.resolveSecrets?.(event.organizationId)) ??
+            (() => undefined);
           const resolved = withSecrets(found.destination, lookup);
           if ("fail" in resolved) return resolved;
           const { destination } = resolved;
@@ -355,7 +360,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             );
             if ("filtered" in outcome) return { skip: "filtered" };
             // The script saw every secret (`context.env`) and may have copied one anywhere.
-            const environment = deps.secretEnvironment?.(event.organizationId) ?? {};
+            const environment = (await deps.secretEnvironment?.(event.organizationId)) ?? {};
             concealed = [...concealed, ...environmentConcealments(environment)];
             if ("error" in outcome) {
               const { code, message } = outcome.error;

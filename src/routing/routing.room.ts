@@ -59,14 +59,19 @@ export interface RoutingRoomPorts {
    */
   delivery: DeliveryPorts | null;
   /** The transformations room's lookup: a destination may name only its organization's ones. */
-  transformationExists?(organizationId: string, transformationId: string): boolean;
+  transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
   dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
     Partial<Pick<DedupPorts, "countUnverified">>;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
-  resolveSecrets?(organizationId: string): (name: string) => string | undefined;
+  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
+  /**
+   * The same lookup without waiting (SQLite only), for the signature check of an ingest and so
+   * that a delivery reads secrets only when its destination names one.
+   */
+  resolveSecretsNow?(organizationId: string): (name: string) => string | undefined;
   /** Every secret of the organization: what a transformation could copy into a request. */
-  secretEnvironment?(organizationId: string): Record<string, string>;
+  secretEnvironment?(organizationId: string): Promise<Record<string, string>>;
   /** The transformations room's run of one destination's transformation. */
   runTransformation?: TransformationsPorts["runTransformation"];
 }
@@ -124,6 +129,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       filterBudget: deps.config.filter_budget,
       filterBudgetMs: deps.config.filter_budget_ms,
       resolveSecrets: ports.resolveSecrets,
+      resolveSecretsNow: ports.resolveSecretsNow,
       secretEnvironment: ports.secretEnvironment,
       telegramApiBase: deps.config.telegram_api_base,
       runTransformation: ports.runTransformation,
@@ -237,7 +243,7 @@ export function createRoutingRoom(
   });
   const checkSignature = createVerificationChecker({
     sealer: parts.sources.sealer,
-    resolveSecrets: ports.resolveSecrets,
+    resolveSecrets: ports.resolveSecretsNow,
     now: () => deps.clock.now(),
   });
   const ingestParts: IngestParts = {

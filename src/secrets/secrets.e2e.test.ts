@@ -45,7 +45,7 @@ describe("secrets", () => {
     });
     expect(updated.status).toBe(200);
     expect(updated.body.data.name).toBe("SLACK_TOKEN");
-    const lookup = ports().resolveSecrets(owner.organizationId);
+    const lookup = await ports().resolveSecrets(owner.organizationId);
     expect(lookup("SLACK_TOKEN")).toBe("rotated-value-77");
     expect(lookup("UNKNOWN")).toBeUndefined();
 
@@ -84,8 +84,8 @@ describe("secrets", () => {
       const answer = await callAs(server, stranger, method, "/api/v1/secrets/MINE", { value: "z" });
       expect([method, answer.status]).toEqual([method, 404]);
     }
-    expect(ports().resolveSecrets(owner.organizationId)("MINE")).toBe("m");
-    expect(ports().resolveSecrets(stranger.organizationId)("MINE")).toBeUndefined();
+    expect((await ports().resolveSecrets(owner.organizationId))("MINE")).toBe("m");
+    expect((await ports().resolveSecrets(stranger.organizationId))("MINE")).toBeUndefined();
   });
 
   test("values are sealed at rest and never in a response or a log line", async () => {
@@ -108,6 +108,6 @@ describe("secrets", () => {
       .join("");
     expect(bytes).toContain("CANARY");
     expect(bytes).not.toContain(value);
-    expect(ports().secretEnvironment(owner.organizationId).CANARY).toBe(value);
+    expect((await ports().secretEnvironment(owner.organizationId)).CANARY).toBe(value);
   });
 });

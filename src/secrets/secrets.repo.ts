@@ -1,14 +1,5 @@
 import type { Db } from "../db/db.open.ts";
-
-/** A stored secret; `sealedValue` never leaves the room unopened. */
-export interface SecretRow {
-  id: string;
-  organizationId: string;
-  name: string;
-  sealedValue: string;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { SecretRow } from "./secrets.store.ts";
 
 const COLUMNS = `id, organization_id AS organizationId, name, sealed_value AS sealedValue,
   created_at AS createdAt, updated_at AS updatedAt`;

@@ -29,16 +29,21 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
   return new Elysia({ name: "weir-secrets", prefix: "/api/v1/secrets" })
     .use(guard())
-    .get("/", ({ principal }) => ({ data: listSecrets(principal.organizationId, deps) }), {
-      response: { 200: t.Object({ data: t.Array(SecretSchema) }), ...errors },
-      detail: { tags, security, summary: "List the organization's secrets (names and dates)" },
-    })
+    .get(
+      "/",
+      async ({ principal }) => ({ data: await listSecrets(principal.organizationId, deps) }),
+      {
+        response: { 200: t.Object({ data: t.Array(SecretSchema) }), ...errors },
+        detail: { tags, security, summary: "List the organization's secrets (names and dates)" },
+      },
+    )
     .post(
       "/",
-      ({ principal, body, set }) => {
+      async ({ principal, body, set }) => {
         requirePermission(principal, "write");
+        const data = await createSecret(principal.organizationId, body, deps);
         set.status = 201;
-        return { data: createSecret(principal.organizationId, body, deps) };
+        return { data };
       },
       {
         response: {
@@ -57,7 +62,9 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
     )
     .get(
       "/:name",
-      ({ principal, params }) => ({ data: getSecret(principal.organizationId, params.name, deps) }),
+      async ({ principal, params }) => ({
+        data: await getSecret(principal.organizationId, params.name, deps),
+      }),
       {
         response: { 200: t.Object({ data: SecretSchema }), ...errors },
         detail: { tags, security, summary: "Get a secret's name and dates" },
@@ -65,9 +72,9 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
     )
     .put(
       "/:name",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requirePermission(principal, "write");
-        return { data: updateSecret(principal.organizationId, params.name, body, deps) };
+        return { data: await updateSecret(principal.organizationId, params.name, body, deps) };
       },
       {
         response: { 200: t.Object({ data: SecretSchema }), ...errors, 422: ValidationErrorBody },
@@ -81,9 +88,9 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
     )
     .delete(
       "/:name",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteSecret(principal.organizationId, params.name, deps);
+        await deleteSecret(principal.organizationId, params.name, deps);
         set.status = 204;
       },
       {

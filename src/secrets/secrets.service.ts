@@ -11,10 +11,10 @@ import {
   SecretCreateBody,
   SecretUpdateBody,
 } from "./secrets.bodies.ts";
-import type { SecretRow, SecretsRepo } from "./secrets.repo.ts";
+import type { SecretRow, SecretsStore } from "./secrets.store.ts";
 
 export interface SecretsDeps {
-  repo: SecretsRepo;
+  store: SecretsStore;
   sealer: Sealer;
   clock: Clock;
   ids: Ids;
@@ -73,8 +73,15 @@ function validate(schema: TSchema, body: unknown, checks: Record<string, string[
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 }
 
+/** A lookup of an organization's secrets by name, opened (`{{NAME}}` at send time). */
+export type SecretLookup = (name: string) => string | undefined;
+
 /** Creates a secret; 422 on a bad name or value, 409 when the name is taken. */
-export function createSecret(organizationId: string, body: unknown, deps: SecretsDeps): SecretView {
+export async function createSecret(
+  organizationId: string,
+  body: unknown,
+  deps: SecretsDeps,
+): Promise<SecretView> {
   const { name, value } = fieldsOf(body);
   validate(SecretCreateBody, body, { name: nameProblems(name), value: valueProblems(value) });
   const secretName = name as string;
@@ -87,71 +94,91 @@ export function createSecret(organizationId: string, body: unknown, deps: Secret
     createdAt: now,
     updatedAt: now,
   };
-  if (!deps.repo.insert(row)) throw secretErrors.nameTaken();
+  if (!(await deps.store.insert(row))) throw secretErrors.nameTaken();
   return view(row);
 }
 
-export const listSecrets = (organizationId: string, deps: SecretsDeps): SecretView[] =>
-  deps.repo.list(organizationId).map(view);
+export const listSecrets = async (
+  organizationId: string,
+  deps: SecretsDeps,
+): Promise<SecretView[]> => (await deps.store.list(organizationId)).map(view);
 
-export function getSecret(organizationId: string, name: string, deps: SecretsDeps): SecretView {
-  const row = deps.repo.find(organizationId, name);
+export async function getSecret(
+  organizationId: string,
+  name: string,
+  deps: SecretsDeps,
+): Promise<SecretView> {
+  const row = await deps.store.find(organizationId, name);
   if (!row) throw secretErrors.notFound();
   return view(row);
 }
 
 /** Replaces a secret's value; the name stays (references to it keep working). */
-export function updateSecret(
+export async function updateSecret(
   organizationId: string,
   name: string,
   body: unknown,
   deps: SecretsDeps,
-): SecretView {
-  if (!deps.repo.find(organizationId, name)) throw secretErrors.notFound();
+): Promise<SecretView> {
+  if (!(await deps.store.find(organizationId, name))) throw secretErrors.notFound();
   const { value } = fieldsOf(body);
   validate(SecretUpdateBody, body, { value: valueProblems(value) });
   const sealed = deps.sealer.seal(value as string, rowIdentity(organizationId, name));
-  deps.repo.updateValue(organizationId, name, sealed, isoAt(deps.clock.now()));
+  await deps.store.updateValue(organizationId, name, sealed, isoAt(deps.clock.now()));
   return getSecret(organizationId, name, deps);
 }
 
 /** Deletes a secret nothing refers to; one still in use is a 409 naming its users. */
-export function deleteSecret(organizationId: string, name: string, deps: SecretsDeps): void {
-  if (!deps.repo.find(organizationId, name)) throw secretErrors.notFound();
+export async function deleteSecret(
+  organizationId: string,
+  name: string,
+  deps: SecretsDeps,
+): Promise<void> {
+  if (!(await deps.store.find(organizationId, name))) throw secretErrors.notFound();
   const users = deps.usersOf?.(organizationId, name) ?? [];
   if (users.length > 0) throw inUse(users);
-  deps.repo.remove(organizationId, name);
+  await deps.store.remove(organizationId, name);
 }
 
 /**
- * The organization's secrets as a lookup for send-time substitution. Rows are read once per
- * lookup function and each value is opened on first use only.
+ * The organization's secrets as a lookup for send-time substitution: `readRows` is called on the
+ * first lookup only, and each value is opened on first use only.
  */
-export function secretResolver(
+export function secretLookup(
   organizationId: string,
-  deps: SecretsDeps,
-): (name: string) => string | undefined {
+  readRows: () => readonly SecretRow[],
+  sealer: Sealer,
+): SecretLookup {
   let rows: Map<string, SecretRow> | null = null;
   const opened = new Map<string, string>();
   return (name) => {
-    rows ??= new Map(deps.repo.list(organizationId).map((row) => [row.name, row]));
+    rows ??= new Map(readRows().map((row) => [row.name, row]));
     const cached = opened.get(name);
     if (cached !== undefined) return cached;
     const row = rows.get(name);
     if (!row) return undefined;
-    const value = deps.sealer.open(row.sealedValue, rowIdentity(organizationId, name));
+    const value = sealer.open(row.sealedValue, rowIdentity(organizationId, name));
     opened.set(name, value);
     return value;
   };
 }
 
-/** Every secret of the organization, opened: the `context.env` of a transformation. */
-export function secretEnvironment(
+/** The lookup over the organization's secrets as stored now (read once, opened on use). */
+export async function secretResolver(
   organizationId: string,
-  deps: SecretsDeps,
-): Record<string, string> {
+  deps: Pick<SecretsDeps, "store" | "sealer">,
+): Promise<SecretLookup> {
+  const rows = await deps.store.list(organizationId);
+  return secretLookup(organizationId, () => rows, deps.sealer);
+}
+
+/** Every secret of the organization, opened: the `context.env` of a transformation. */
+export async function secretEnvironment(
+  organizationId: string,
+  deps: Pick<SecretsDeps, "store" | "sealer">,
+): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
-  for (const row of deps.repo.list(organizationId)) {
+  for (const row of await deps.store.list(organizationId)) {
     env[row.name] = deps.sealer.open(row.sealedValue, rowIdentity(organizationId, row.name));
   }
   return env;

@@ -261,7 +261,7 @@ describe("the port routing uses", () => {
   const ports = () =>
     createTransformationsRoom(server.deps, {
       guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
-      secretEnvironment: () => ({ REGION: "eu" }),
+      secretEnvironment: async () => ({ REGION: "eu" }),
     }).ports;
 
   test("runTransformation answers {request} | {filtered} | {error}, only within the organization", async () => {
@@ -294,7 +294,7 @@ describe("the port routing uses", () => {
     expect(await run(keep.id, stranger.organizationId)).toMatchObject({
       error: { code: "script_error" },
     });
-    expect(ports().transformationExists(owner.organizationId, keep.id)).toBe(true);
-    expect(ports().transformationExists(stranger.organizationId, keep.id)).toBe(false);
+    expect(await ports().transformationExists(owner.organizationId, keep.id)).toBe(true);
+    expect(await ports().transformationExists(stranger.organizationId, keep.id)).toBe(false);
   });
 });

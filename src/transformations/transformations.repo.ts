@@ -1,13 +1,5 @@
 import type { Db } from "../db/db.open.ts";
-
-export interface TransformationRow {
-  id: string;
-  organizationId: string;
-  name: string;
-  code: string;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { TransformationRow } from "./transformations.store.ts";
 
 const COLUMNS = `id, organization_id AS organizationId, name, code, created_at AS createdAt,
   updated_at AS updatedAt`;

@@ -1,19 +1,24 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import type { TransformationOutcome } from "./transformations.model.ts";
-import { createTransformationsRepo } from "./transformations.repo.ts";
+import { createTransformationsPostgresStore } from "./transformations.postgres.ts";
 import { transformationsRoutes } from "./transformations.routes.ts";
 import { createTransformationRunner } from "./transformations.runner.ts";
 import { runTransformation, type TransformationsDeps } from "./transformations.service.ts";
+import { createTransformationsSqliteStore } from "./transformations.sqlite.ts";
 
-export type TransformationsRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "sandbox">;
+export type TransformationsRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "sandbox"> & {
+  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
+  postgres?: PostgresDb;
+};
 
 /** What the transformations room lends the routing room. */
 export interface TransformationsPorts {
   /** Whether the organization has this transformation (a destination's transformation_id). */
-  transformationExists(organizationId: string, transformationId: string): boolean;
+  transformationExists(organizationId: string, transformationId: string): Promise<boolean>;
   /** One saved transformation run on one event request: `{request} | {filtered} | {error}`. */
   runTransformation(
     organizationId: string,
@@ -33,7 +38,9 @@ export function createTransformationsRoom(
   },
 ): Room<TransformationsPorts> {
   const room: TransformationsDeps = {
-    repo: createTransformationsRepo(deps.db),
+    store: deps.postgres
+      ? createTransformationsPostgresStore(deps.postgres)
+      : createTransformationsSqliteStore(deps.db),
     runner: createTransformationRunner(deps.sandbox),
     secretEnvironment: ports.secretEnvironment,
     clock: deps.clock,
@@ -46,7 +53,8 @@ export function createTransformationsRoom(
     subscriptions: [],
     stop: () => {},
     ports: {
-      transformationExists: (organizationId, id) => room.repo.find(organizationId, id) !== null,
+      transformationExists: async (organizationId, id) =>
+        (await room.store.find(organizationId, id)) !== null,
       runTransformation: (organizationId, id, request) =>
         runTransformation(organizationId, id, request, room),
     },

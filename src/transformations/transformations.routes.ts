@@ -60,10 +60,16 @@ const One = t.Object({ data: TransformationSchema });
 export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPorts["guard"]) {
   return new Elysia({ name: "weir-transformations", prefix: "/api/v1/transformations" })
     .use(guard())
-    .get("/", ({ principal }) => ({ data: listTransformations(principal.organizationId, deps) }), {
-      response: { 200: t.Object({ data: t.Array(TransformationSchema) }), ...errors },
-      detail: { tags, security, summary: "List the organization's transformations" },
-    })
+    .get(
+      "/",
+      async ({ principal }) => ({
+        data: await listTransformations(principal.organizationId, deps),
+      }),
+      {
+        response: { 200: t.Object({ data: t.Array(TransformationSchema) }), ...errors },
+        detail: { tags, security, summary: "List the organization's transformations" },
+      },
+    )
     .post(
       "/",
       async ({ principal, body, set }) => {
@@ -101,8 +107,8 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .get(
       "/:id",
-      ({ principal, params }) => ({
-        data: getTransformation(principal.organizationId, params.id, deps),
+      async ({ principal, params }) => ({
+        data: await getTransformation(principal.organizationId, params.id, deps),
       }),
       { response: { 200: One, ...errors }, detail: { tags, security, summary: "Get one" } },
     )
@@ -126,9 +132,9 @@ export function transformationsRoutes(deps: TransformationsDeps, guard: AuthPort
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteTransformation(principal.organizationId, params.id, deps);
+        await deleteTransformation(principal.organizationId, params.id, deps);
         set.status = 204;
       },
       {

@@ -17,14 +17,14 @@ import {
   type TransformationOutcome,
   toScriptableRequest,
 } from "./transformations.model.ts";
-import type { TransformationRow, TransformationsRepo } from "./transformations.repo.ts";
 import type { TransformationRun, TransformationRunner } from "./transformations.runner.ts";
+import type { TransformationRow, TransformationsStore } from "./transformations.store.ts";
 
 export interface TransformationsDeps {
-  repo: TransformationsRepo;
+  store: TransformationsStore;
   runner: TransformationRunner;
   /** The organization's secrets by name: `context.env`. */
-  secretEnvironment(organizationId: string): Record<string, string>;
+  secretEnvironment(organizationId: string): Promise<Record<string, string>>;
   clock: Clock;
   ids: Ids;
   /** The destinations that run a transformation: one in use is not deleted. */
@@ -90,8 +90,8 @@ async function validateFields(
   return { name: (name as string).trim(), code: code as string };
 }
 
-function requireRow(organizationId: string, id: string, deps: TransformationsDeps) {
-  const row = deps.repo.find(organizationId, id);
+async function requireRow(organizationId: string, id: string, deps: TransformationsDeps) {
+  const row = await deps.store.find(organizationId, id);
   if (!row) throw transformationErrors.notFound();
   return row;
 }
@@ -110,15 +110,18 @@ export async function createTransformation(
   );
   const now = isoAt(deps.clock.now());
   const row = { id: deps.ids.uuid(), organizationId, name, code, createdAt: now, updatedAt: now };
-  deps.repo.insert(row);
+  await deps.store.insert(row);
   return view(row);
 }
 
-export const listTransformations = (organizationId: string, deps: TransformationsDeps) =>
-  deps.repo.list(organizationId).map(view);
+export const listTransformations = async (organizationId: string, deps: TransformationsDeps) =>
+  (await deps.store.list(organizationId)).map(view);
 
-export const getTransformation = (organizationId: string, id: string, deps: TransformationsDeps) =>
-  view(requireRow(organizationId, id, deps));
+export const getTransformation = async (
+  organizationId: string,
+  id: string,
+  deps: TransformationsDeps,
+) => view(await requireRow(organizationId, id, deps));
 
 /** PUT replaces name and/or code (a missing field keeps its value). */
 export async function updateTransformation(
@@ -127,7 +130,7 @@ export async function updateTransformation(
   body: unknown,
   deps: TransformationsDeps,
 ): Promise<TransformationView> {
-  const current = requireRow(organizationId, id, deps);
+  const current = await requireRow(organizationId, id, deps);
   const fields = fieldsOf(body);
   const checked = await validateFields(
     organizationId,
@@ -136,19 +139,19 @@ export async function updateTransformation(
     deps,
   );
   const row = { ...current, ...checked, updatedAt: isoAt(deps.clock.now()) };
-  deps.repo.update(row);
+  await deps.store.update(row);
   return view(row);
 }
 
-export function deleteTransformation(
+export async function deleteTransformation(
   organizationId: string,
   id: string,
   deps: TransformationsDeps,
-) {
-  if (!deps.repo.find(organizationId, id)) throw transformationErrors.notFound();
+): Promise<void> {
+  if (!(await deps.store.find(organizationId, id))) throw transformationErrors.notFound();
   const users = deps.usersOf?.(organizationId, id) ?? [];
   if (users.length > 0) throw inUse(users);
-  deps.repo.remove(organizationId, id);
+  await deps.store.remove(organizationId, id);
   deps.runner.forget(id);
 }
 
@@ -177,9 +180,9 @@ export async function testSavedTransformation(
   body: unknown,
   deps: TransformationsDeps,
 ): Promise<TestView> {
-  const row = requireRow(organizationId, id, deps);
+  const row = await requireRow(organizationId, id, deps);
   const request = requestOf(TransformationTestBody, body);
-  const env = deps.secretEnvironment(organizationId);
+  const env = await deps.secretEnvironment(organizationId);
   return testView(await deps.runner.run(row.id, row.code, request, env, organizationId));
 }
 
@@ -197,7 +200,7 @@ export async function testUnsavedTransformation(
   const problem = await deps.runner.syntaxError(code, organizationId);
   if (problem)
     return { request: null, logs: [], error: { code: "script_error", message: problem } };
-  const env = deps.secretEnvironment(organizationId);
+  const env = await deps.secretEnvironment(organizationId);
   // One realm per organization for unsaved code: an editor's repeated tests of the same code
   // reuse it, and no two organizations share one.
   return testView(
@@ -212,9 +215,9 @@ export async function runTransformation(
   request: unknown,
   deps: TransformationsDeps,
 ): Promise<TransformationOutcome> {
-  const row = deps.repo.find(organizationId, id);
+  const row = await deps.store.find(organizationId, id);
   if (!row) return { error: { code: "script_error", message: `transformation ${id} not found` } };
-  const env = deps.secretEnvironment(organizationId);
+  const env = await deps.secretEnvironment(organizationId);
   const run = await deps.runner.run(
     row.id,
     row.code,
