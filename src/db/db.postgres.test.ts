@@ -72,10 +72,10 @@ describe("openPostgres", () => {
     expect(error.message).toEndWith("the database does not exist");
   });
 
-  test("servers older than PostgreSQL 13 are refused", () => {
-    expect(() => requireSupportedServer({ versionNum: 120_015, version: "12.15" })).toThrow(
-      "PostgreSQL 12.15 is too old: Weir needs PostgreSQL 13 or newer",
+  test("servers older than PostgreSQL 14 are refused", () => {
+    expect(() => requireSupportedServer({ versionNum: 130_015, version: "13.15" })).toThrow(
+      "PostgreSQL 13.15 is too old: Weir needs PostgreSQL 14 or newer",
     );
-    expect(() => requireSupportedServer({ versionNum: 130_000, version: "13.0" })).not.toThrow();
+    expect(() => requireSupportedServer({ versionNum: 140_000, version: "14.0" })).not.toThrow();
   });
 });

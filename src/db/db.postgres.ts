@@ -4,7 +4,7 @@ import { reason, StartupError } from "./db.open.ts";
 import type { PostgresDb } from "./db.postgres-handle.ts";
 
 /** The oldest PostgreSQL Weir runs on. */
-export const MIN_POSTGRES_MAJOR = 13;
+export const MIN_POSTGRES_MAJOR = 14;
 
 export interface PostgresOptions {
   /** Connections the pool opens at most (`database_pool_size`). */
@@ -22,7 +22,7 @@ export interface PostgresServer {
 
 /**
  * Opens a pool on `url` and proves it works before returning: one connection is made, and the
- * server must be PostgreSQL 13 or newer. Every failure is a one-line StartupError naming the
+ * server must be PostgreSQL 14 or newer (the cluster's leader lock relies on `client_connection_check_interval`). Every failure is a one-line StartupError naming the
  * database without its password.
  */
 export async function openPostgres(
