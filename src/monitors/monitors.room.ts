@@ -35,7 +35,7 @@ export interface MonitorsRoomPorts {
 export interface MonitorsPorts {
   metricLines(): string[];
   /** Whether the organization has this monitor (one indexed read, no figures). */
-  monitorExists(organizationId: string, id: string): boolean;
+  monitorExists(organizationId: string, id: string): Promise<boolean>;
   /** The organization's monitor in brief (no figures, one indexed read): status pages. */
   monitorSummary(
     organizationId: string,
@@ -158,7 +158,7 @@ export function createMonitorsRoom(
     ports: {
       metricLines: () =>
         renderMonitorMetrics(repo.figures(), (id) => inMaintenance(id, new Date(deps.clock.now()))),
-      monitorExists: (organizationId, id) => repo.find(organizationId, id) !== null,
+      monitorExists: async (organizationId, id) => repo.find(organizationId, id) !== null,
       monitorsUsingSecret: (organizationId, name) =>
         repo
           .page(organizationId, Number.MAX_SAFE_INTEGER, 0)
