@@ -81,9 +81,9 @@ export function secretsRoutes(deps: SecretsDeps, guard: AuthPorts["guard"]) {
     )
     .delete(
       "/:name",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteSecret(principal.organizationId, params.name, deps);
+        await deleteSecret(principal.organizationId, params.name, deps);
         set.status = 204;
       },
       {

@@ -19,7 +19,7 @@ export interface SecretsDeps {
   clock: Clock;
   ids: Ids;
   /** What says `{{name}}` (destinations, alert rule channels): a secret in use is not deleted. */
-  usersOf?(organizationId: string, name: string): object[];
+  usersOf?(organizationId: string, name: string): Promise<object[]>;
 }
 
 /** What a read shows of a secret: its name and dates, never the value (decisions.md §8). */
@@ -116,9 +116,13 @@ export function updateSecret(
 }
 
 /** Deletes a secret nothing refers to; one still in use is a 409 naming its users. */
-export function deleteSecret(organizationId: string, name: string, deps: SecretsDeps): void {
+export async function deleteSecret(
+  organizationId: string,
+  name: string,
+  deps: SecretsDeps,
+): Promise<void> {
   if (!deps.repo.find(organizationId, name)) throw secretErrors.notFound();
-  const users = deps.usersOf?.(organizationId, name) ?? [];
+  const users = (await deps.usersOf?.(organizationId, name)) ?? [];
   if (users.length > 0) throw inUse(users);
   deps.repo.remove(organizationId, name);
 }
