@@ -112,3 +112,37 @@ test("bun:sqlite and drizzle stay in repos, tables and src/db: no SQLite-only co
     "src/probe.ts lint/style/noRestrictedImports",
   ]);
 });
+
+test("services take the store: no dialect's implementation in a service, none across rooms", () => {
+  const diagnostics = lintProbes({
+    "src/probe/probe.service.ts": importing("./probe.postgres.ts", "createProbePostgresStore"),
+    "src/other/other.service.ts": importing("./other.sqlite.ts", "createOtherSqliteStore"),
+    "src/capture/probe.room.ts": importing("../monitors/monitors.postgres.ts", "createStore"),
+    "src/delivery/probe.routes.ts": importing("../monitors/monitors.sqlite.ts", "createStore"),
+    "src/probe/allowed.service.ts": importing("./probe.store.ts", "ProbeStore"),
+    "src/probe/allowed.room.ts": importing("./probe.postgres.ts", "createProbePostgresStore"),
+    "src/probe/allowed.postgres.ts": importing("bun", "SQL"),
+  });
+  expect(diagnostics).toEqual([
+    "src/capture/probe.room.ts lint/style/noRestrictedImports",
+    "src/delivery/probe.routes.ts lint/style/noRestrictedImports",
+    "src/other/other.service.ts lint/style/noRestrictedImports",
+    "src/probe/probe.service.ts lint/style/noRestrictedImports",
+  ]);
+});
+
+test("a store file is the interface alone: no client, no implementation", () => {
+  const diagnostics = lintProbes({
+    "src/probe/probe.store.ts": importing("bun", "SQL"),
+    "src/other/other.store.ts": importing("./other.postgres.ts", "createOtherPostgresStore"),
+    "src/third/third.store.ts": importing("bun:sqlite", "Database"),
+    "src/fourth/fourth.store.ts": importing("../monitors/monitors.repo.ts", "MonitorColumns"),
+    "src/probe/allowed.store.ts": importing("./probe.model.ts", "Probe"),
+  });
+  expect(diagnostics).toEqual([
+    "src/fourth/fourth.store.ts lint/style/noRestrictedImports",
+    "src/other/other.store.ts lint/style/noRestrictedImports",
+    "src/probe/probe.store.ts lint/style/noRestrictedImports",
+    "src/third/third.store.ts lint/style/noRestrictedImports",
+  ]);
+});
