@@ -135,10 +135,10 @@ export function createMonitorsPostgresStore(
         SELECT parent_id FROM monitors WHERE organization_id = ${organizationId} AND id = ${id}`;
       return row ? (row.parent_id as string | null) : undefined;
     },
-    claimDue: async (now, leaseMs, limit) => {
-      const lease = now + leaseMs;
+    claimDue: async (now, slackMs, limit) => {
       const rows = await sql`
-        UPDATE monitors m SET locked_until = ${lease}::bigint
+        UPDATE monitors m
+        SET locked_until = ${now}::bigint + m.timeout_seconds * 1000 + ${slackMs}::bigint
         FROM (SELECT id FROM monitors
               WHERE next_check_at <= ${now}::bigint
                 AND (locked_until IS NULL OR locked_until <= ${now}::bigint) AND paused = 0
@@ -147,7 +147,7 @@ export function createMonitorsPostgresStore(
         WHERE m.id = due.id
         RETURNING m.*`;
       return rows
-        .map((row: Row) => ({ monitor: monitorOfPgRow(row), lease }))
+        .map((row: Row) => ({ monitor: monitorOfPgRow(row), lease: Number(row.locked_until) }))
         .sort(
           (a: { monitor: Monitor }, b: { monitor: Monitor }) =>
             (a.monitor.nextCheckAt ?? 0) - (b.monitor.nextCheckAt ?? 0) ||

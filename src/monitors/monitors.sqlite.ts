@@ -77,10 +77,7 @@ export function createMonitorsSqliteStore(
     figures: async () => repo.figures(),
     resumeOverdue: async (now, slackMs) => repo.resumeOverdue(now, slackMs),
     parentOf: async (organizationId, id) => dependencies.parentOf(organizationId, id),
-    claimDue: async (now, leaseMs, limit) => {
-      const lease = now + leaseMs;
-      return db.tx(() => repo.claimDue(now, lease, limit)).map((monitor) => ({ monitor, lease }));
-    },
+    claimDue: async (now, slackMs, limit) => db.tx(() => repo.claimDue(now, slackMs, limit)),
     recordCheck: async (input) => db.tx((tx) => recordCheck(input, tx)),
     checksPage: async (monitorId, limit, offset) => checks.checksPage(monitorId, limit, offset),
     checksCount: async (monitorId) => checks.checksCount(monitorId),

@@ -39,8 +39,8 @@ export interface MonitorsStorage {
   figures(): MonitorFigures[];
 }
 
-/** A lease outlives the longest probe (its timeout) with room: a crashed node's rows come back. */
-const LEASE_MS = 60_000;
+/** A lease outlives its monitor's probe (its timeout) by this: a crashed node's rows come back. */
+const LEASE_SLACK_MS = 30_000;
 export const MONITORS_CLAIM_JOB = "monitors.claim";
 
 /**
@@ -119,7 +119,7 @@ function postgresStorage(
   const claim = async () => {
     const free = deps.config.monitor_concurrency - running;
     if (stopped || free <= 0) return;
-    const claimed = await store.claimDue(deps.clock.now(), LEASE_MS, free);
+    const claimed = await store.claimDue(deps.clock.now(), LEASE_SLACK_MS, free);
     running += claimed.length;
     for (const { monitor, lease } of claimed) void check(monitor, lease);
     figures = await store.figures();

@@ -249,12 +249,13 @@ export function describeMonitorsStore(name: string, makeWorld: () => Promise<Mon
       await organizations(world);
       const { store } = world;
       await store.insertWithinLimit(monitorOf("m1"), null);
+      // The lease outlives the monitor's 10 s timeout by the slack asked for.
       const [claimed] = await store.claimDue(NOW, 30_000, 10);
-      expect(claimed?.lease).toBe(NOW + 30_000);
+      expect(claimed?.lease).toBe(NOW + 40_000);
       expect(await store.recordCheck(checkInput("m1", "up", { lease: NOW + 1 }))).toBeNull();
       expect(await store.checksCount("m1")).toBe(0);
       expect(
-        await store.recordCheck(checkInput("m1", "up", { lease: NOW + 30_000 })),
+        await store.recordCheck(checkInput("m1", "up", { lease: NOW + 40_000 })),
       ).not.toBeNull();
       expect(await store.checksCount("m1")).toBe(1);
       // The lease is cleared with the new due time: claimable again when it comes.
@@ -306,11 +307,11 @@ export function describeMonitorsStore(name: string, makeWorld: () => Promise<Mon
       const first = await store.claimDue(NOW, 1_000, 1);
       expect(first.map((c) => c.monitor.id)).toEqual(["early"]);
       expect((await store.claimDue(NOW, 1_000, 10)).map((c) => c.monitor.id)).toEqual(["late"]);
-      // Leased until NOW + 1000: only the monitor that became due since is taken.
-      expect((await store.claimDue(NOW + 999, 1_000, 10)).map((c) => c.monitor.id)).toEqual([
+      // Leased for the 10 s timeout and 1 s: only the monitor that became due since is taken.
+      expect((await store.claimDue(NOW + 10_999, 1_000, 10)).map((c) => c.monitor.id)).toEqual([
         "future",
       ]);
-      expect((await store.claimDue(NOW + 1_000, 1_000, 10)).map((c) => c.monitor.id)).toEqual([
+      expect((await store.claimDue(NOW + 11_000, 1_000, 10)).map((c) => c.monitor.id)).toEqual([
         "early",
         "late",
       ]);

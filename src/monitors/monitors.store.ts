@@ -91,10 +91,11 @@ export interface MonitorsStore {
   parentOf(organizationId: string, id: string): Promise<string | null | undefined>;
 
   /**
-   * Leases up to `limit` due, unpaused, unleased monitors in due order until `now + leaseMs`.
-   * Several nodes may claim at once: a due check goes to one of them only.
+   * Leases up to `limit` due, unpaused, unleased monitors in due order, each until its own
+   * timeout and `slackMs` have passed. Several nodes may claim at once: a due check goes to one
+   * of them only.
    */
-  claimDue(now: number, leaseMs: number, limit: number): Promise<ClaimedMonitor[]>;
+  claimDue(now: number, slackMs: number, limit: number): Promise<ClaimedMonitor[]>;
   /**
    * Writes a check with its buckets, the monitor's state, its state change, holds and releases,
    * and tells its alerts, all in one transaction. Null when the monitor is gone or the lease
