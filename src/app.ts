@@ -85,11 +85,11 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   const secrets = createSecretsRoom(deps, {
     guard,
     // Routing and alerts are built later; this runs per delete.
-    usersOf: (organizationId, name) => [
+    usersOf: async (organizationId, name) => [
       ...routing.ports.destinationsUsingSecret(organizationId, name),
       ...alerts.ports.rulesUsingSecret(organizationId, name),
       ...actions.ports.actionsUsingSecret(organizationId, name),
-      ...monitors.ports.monitorsUsingSecret(organizationId, name),
+      ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
     ],
   });
   const transformations = createTransformationsRoom(deps, {

@@ -1,10 +1,9 @@
 import { findOrganization } from "../auth/accounts.service.ts";
+import type { Db } from "../db/db.open.ts";
 import { createConfiguredSender } from "../deps.ts";
-import { createChecksRepo } from "../monitors/checks.repo.ts";
-import { createDependenciesRepo } from "../monitors/dependencies.repo.ts";
 import type { ImportEntry } from "../monitors/monitors.import.model.ts";
-import { createMonitorsRepo } from "../monitors/monitors.repo.ts";
 import { createMonitor, type MonitorsDeps, type Tenant } from "../monitors/monitors.service.ts";
+import { createMonitorsSqliteStore } from "../monitors/monitors.sqlite.ts";
 import { AppError } from "../shared/errors.ts";
 import { type AdminContext, withAdminData } from "./admin.data.ts";
 import { fail, printJson } from "./cli.common.ts";
@@ -43,20 +42,30 @@ export async function importMonitors(entries: ImportEntry[], flags: ImportFlags)
   await withAdminData(flags, async (ctx) => {
     const org = await organizationOf(ctx, flags.org);
     const tenant = { organizationId: org.id, plan: org.plan };
-    let results: ImportResult[] = [];
+    const results: ImportResult[] = [];
+    // The service awaits its store, which a synchronous transaction cannot span. Nothing else
+    // runs in this process, so the import holds one transaction open across the awaits, and
+    // each create runs inside it instead of opening its own.
+    ctx.db.sqlite.run("BEGIN IMMEDIATE");
     try {
-      ctx.db.tx(() => {
-        // Each create runs inside this one transaction, so it opens none of its own.
-        const deps = monitorsDeps(ctx);
-        results = entries.map((entry) => importOne(tenant, entry, ctx.config.base_url, deps));
-        if (flags.dryRun || results.some((r) => r.status === "failed")) throw new Undo();
-      });
+      const deps = monitorsDeps(ctx, insideOpenTransaction(ctx.db));
+      for (const entry of entries) {
+        results.push(await importOne(tenant, entry, ctx.config.base_url, deps));
+      }
+      if (flags.dryRun || results.some((r) => r.status === "failed")) throw new Undo();
+      ctx.db.sqlite.run("COMMIT");
     } catch (error) {
+      ctx.db.sqlite.run("ROLLBACK");
       if (!(error instanceof Undo)) throw error;
-      results = results.map((r) =>
-        r.status === "created"
-          ? { name: r.name, status: "valid", type: r.type, notes: r.notes }
-          : r,
+      results.splice(
+        0,
+        results.length,
+        ...results.map(
+          (r): ImportResult =>
+            r.status === "created"
+              ? { name: r.name, status: "valid", type: r.type, notes: r.notes }
+              : r,
+        ),
       );
     }
     const failed = results.filter((r) => r.status === "failed").length;
@@ -74,18 +83,23 @@ export async function importMonitors(entries: ImportEntry[], flags: ImportFlags)
   });
 }
 
-function importOne(tenant: Tenant, entry: ImportEntry, baseUrl: string, deps: MonitorsDeps) {
+async function importOne(
+  tenant: Tenant,
+  entry: ImportEntry,
+  baseUrl: string,
+  deps: MonitorsDeps,
+): Promise<ImportResult> {
   if ("skipped" in entry) {
     return { name: entry.name, status: "skipped", reason: entry.skipped } satisfies ImportResult;
   }
   const notes = [...entry.notes];
   let pushToken = entry.pushToken;
-  if (pushToken && deps.repo.findByPushToken(pushToken)) {
+  if (pushToken && (await deps.store.findByPushToken(pushToken))) {
     notes.push("new push URL: the old token is already used by another monitor");
     pushToken = undefined;
   }
   try {
-    const created = createMonitor(tenant, entry.body, baseUrl, deps, { pushToken });
+    const created = await createMonitor(tenant, entry.body, baseUrl, deps, { pushToken });
     const result: ImportResult = {
       name: entry.name,
       status: "created",
@@ -128,13 +142,10 @@ async function organizationOf(ctx: AdminContext, name: string | undefined) {
  * The monitors service over the admin command's database. No queue runs here: a running server
  * finds the new monitors due at its next poll.
  */
-function monitorsDeps(ctx: AdminContext): MonitorsDeps {
+function monitorsDeps(ctx: AdminContext, db: Db): MonitorsDeps {
   const sender = createConfiguredSender(ctx.config);
   return {
-    repo: createMonitorsRepo(ctx.db),
-    checks: createChecksRepo(ctx.db),
-    dependencies: createDependenciesRepo(ctx.db),
-    tx: (fn) => fn(),
+    store: createMonitorsSqliteStore(db),
     clock: ctx.clock,
     ids: ctx.ids,
     plans: ctx.config.plans,
@@ -143,4 +154,16 @@ function monitorsDeps(ctx: AdminContext): MonitorsDeps {
     // An import answers with the new monitors' state; no window names a monitor just created.
     inMaintenance: () => false,
   };
+}
+
+/** The database as the store sees it inside the import's open transaction: units run in it. */
+function insideOpenTransaction(db: Db): Db {
+  const handle = {
+    sqlite: db.sqlite,
+    orm: db.orm,
+    savepoint: () => {
+      throw new Error("no savepoint inside the import's transaction");
+    },
+  };
+  return { ...db, tx: (fn) => fn(handle) };
 }

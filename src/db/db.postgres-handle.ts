@@ -10,3 +10,9 @@ export interface PostgresDb {
   sql: SQL;
   close(): Promise<void>;
 }
+
+/**
+ * The client and a transaction's handle, for ports that run inside another room's PostgreSQL
+ * transaction: rooms name them from here, so only stores and src/db import Bun's SQL client.
+ */
+export type { SQL as PostgresSql, TransactionSQL as PostgresTx } from "bun";

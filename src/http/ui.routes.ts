@@ -32,7 +32,7 @@ export interface UiOptions {
    * Asked first for `/`: the page of a host that is a status page's custom domain, or
    * undefined for the app's own hosts.
    */
-  hostPage?: (request: Request) => Response | undefined;
+  hostPage?: (request: Request) => Promise<Response | undefined>;
 }
 
 /** The file serving `path`: embedded by default, or under `dir`; never outside it. */
@@ -61,8 +61,8 @@ export function uiRoutes(options: UiOptions = {}) {
   const locate = fileLocator(options.dir);
   return new Elysia({ name: "weir-ui", seed: options.dir ?? "" }).get(
     "/*",
-    ({ path, set, request }) => {
-      const hosted = path === "/" ? options.hostPage?.(request) : undefined;
+    async ({ path, set, request }) => {
+      const hosted = path === "/" ? await options.hostPage?.(request) : undefined;
       if (hosted) return hosted;
       Object.assign(set.headers, UI_SECURITY_HEADERS);
       const asset = locate(path === "/" ? "/index.html" : path);

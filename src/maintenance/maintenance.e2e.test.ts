@@ -257,7 +257,7 @@ describe("maintenance windows", () => {
     });
     const ports = createMaintenanceRoom(server.deps, {
       guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
-      monitorExists: () => true,
+      monitorExists: async () => true,
     }).ports;
     const found = ports.maintenanceFor(owner.organizationId, [monitorId], new Date(clock.now()), 7);
     expect(found.active.map((o) => o.window_id)).toEqual([now.id]);

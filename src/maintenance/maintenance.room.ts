@@ -1,23 +1,32 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb, PostgresSql as SQL } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
-import { createMaintenanceIndex } from "./maintenance.index.ts";
+import { createWindowCache } from "./maintenance.cache.ts";
+import { createMaintenanceIndex, type MaintenanceIndex } from "./maintenance.index.ts";
 import type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
-import { createMaintenanceRepo } from "./maintenance.repo.ts";
+import { createMaintenancePostgresStore } from "./maintenance.postgres.ts";
 import { maintenanceRoutes } from "./maintenance.routes.ts";
 import type { MaintenanceDeps } from "./maintenance.service.ts";
+import { createMaintenanceSqliteStore } from "./maintenance.sqlite.ts";
+import type { MaintenanceStore } from "./maintenance.store.ts";
 
 export type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
 
-export type MaintenanceRoomDeps = Pick<AppDeps, "db" | "clock" | "ids">;
+export type MaintenanceRoomDeps = Pick<AppDeps, "db" | "clock" | "ids"> & {
+  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
+  postgres?: PostgresDb;
+};
 
 export interface MaintenanceRoomPorts {
   guard: AuthPorts["guard"];
   /** Whether the organization has this monitor: a window names only its own monitors. */
-  monitorExists(organizationId: string, monitorId: string): boolean;
+  monitorExists(organizationId: string, monitorId: string): Promise<boolean>;
   /** Optional: status pages mail their subscribers of a new window, in its transaction. */
   windowCreated?(tx: TxHandle, window: MaintenanceWindow): void;
+  /** The same on PostgreSQL (status pages' PostgreSQL storage is still to come: unwired). */
+  windowCreatedPostgres?(tx: SQL, window: MaintenanceWindow): Promise<void>;
 }
 
 /** What the maintenance room lends: the monitors' hot-path question, and status pages' reads. */
@@ -27,7 +36,7 @@ export interface MaintenancePorts {
   /**
    * The occurrences of the organization's windows touching any of `monitorIds` (each listing
    * only those of its monitors): under way at `now`, starting within `horizonDays`, and ended
-   * within the last 30 days (latest first).
+   * within the last 30 days (latest first). In memory, like `inMaintenance`.
    */
   maintenanceFor(
     organizationId: string,
@@ -41,31 +50,79 @@ export interface MaintenancePorts {
   };
 }
 
+export const MAINTENANCE_REFRESH_JOB = "maintenance.refresh";
+/** How long another node's window edit may take to reach this node's index on PostgreSQL. */
+const REFRESH_SECONDS = 10;
+
 /** Builds the maintenance room (decisions.md §15): `/api/v1/maintenance-windows` and its index. */
 export function createMaintenanceRoom(
   deps: MaintenanceRoomDeps,
   ports: MaintenanceRoomPorts,
 ): Room<MaintenancePorts> {
-  const repo = createMaintenanceRepo(deps.db);
-  const index = createMaintenanceIndex(repo);
+  const { store, index, windowsChanged, refresh } = storageOf(deps, ports);
   const maintenance: MaintenanceDeps = {
-    repo,
-    index,
+    store,
     clock: deps.clock,
     ids: deps.ids,
     monitorExists: ports.monitorExists,
-    tx: (fn) => deps.db.tx(fn),
-    windowCreated: ports.windowCreated,
+    windowsChanged,
   };
   return {
     routes: maintenanceRoutes(maintenance, ports.guard),
-    jobs: [],
+    jobs: refresh
+      ? [
+          {
+            name: MAINTENANCE_REFRESH_JOB,
+            intervalSeconds: REFRESH_SECONDS,
+            runNow: true,
+            run: refresh,
+          },
+        ]
+      : [],
     subscriptions: [],
     stop: () => {},
     ports: {
       inMaintenance: (monitorId, at) => index.inMaintenance(monitorId, at),
       maintenanceFor: (organizationId, monitorIds, now, horizonDays) =>
         index.maintenanceFor(organizationId, monitorIds, now, horizonDays),
+    },
+  };
+}
+
+interface MaintenanceStorage {
+  store: MaintenanceStore;
+  /** Answers without a promise: every check asks it. */
+  index: MaintenanceIndex;
+  windowsChanged(organizationId: string): Promise<void>;
+  /** PostgreSQL only: reads every window again, so other nodes' edits reach the index. */
+  refresh?: () => Promise<void>;
+}
+
+/**
+ * On SQLite the index reads the repo directly when a question finds an organization stale. On
+ * PostgreSQL it reads a copy of the windows in memory, loaded at start, after each write of
+ * this node, and every REFRESH_SECONDS for the writes of other nodes.
+ */
+function storageOf(deps: MaintenanceRoomDeps, ports: MaintenanceRoomPorts): MaintenanceStorage {
+  if (!deps.postgres) {
+    const store = createMaintenanceSqliteStore(deps.db, { windowCreated: ports.windowCreated });
+    const index = createMaintenanceIndex(store.repo);
+    return { store, index, windowsChanged: async (org) => index.invalidate(org) };
+  }
+  const store = createMaintenancePostgresStore(deps.postgres, {
+    windowCreated: ports.windowCreatedPostgres,
+  });
+  const cache = createWindowCache(store);
+  const index = createMaintenanceIndex(cache.source);
+  return {
+    store,
+    index,
+    windowsChanged: async (org) => {
+      await cache.reload(org);
+      index.invalidate(org);
+    },
+    refresh: async () => {
+      for (const org of await cache.load()) index.invalidate(org);
     },
   };
 }

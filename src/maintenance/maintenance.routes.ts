@@ -60,15 +60,15 @@ const write = {
 export function maintenanceRoutes(deps: MaintenanceDeps, guard: AuthPorts["guard"]) {
   return new Elysia({ name: "weir-maintenance", prefix: "/api/v1/maintenance-windows" })
     .use(guard())
-    .get("/", ({ principal }) => ({ data: listWindows(principal, deps) }), {
+    .get("/", async ({ principal }) => ({ data: await listWindows(principal, deps) }), {
       response: { 200: t.Object({ data: t.Array(WindowSchema) }), ...errors },
       detail: { tags, security, summary: "List maintenance windows, newest first" },
     })
     .post(
       "/",
-      ({ principal, body, set }) => {
+      async ({ principal, body, set }) => {
         set.status = 201;
-        return { data: createWindow(principal, body, deps) };
+        return { data: await createWindow(principal, body, deps) };
       },
       {
         ...write,
@@ -83,13 +83,19 @@ export function maintenanceRoutes(deps: MaintenanceDeps, guard: AuthPorts["guard
         },
       },
     )
-    .get("/:id", ({ principal, params }) => ({ data: getWindow(principal, params.id, deps) }), {
-      response: { 200: One, ...errors },
-      detail: { tags, security, summary: "Get a maintenance window" },
-    })
+    .get(
+      "/:id",
+      async ({ principal, params }) => ({ data: await getWindow(principal, params.id, deps) }),
+      {
+        response: { 200: One, ...errors },
+        detail: { tags, security, summary: "Get a maintenance window" },
+      },
+    )
     .put(
       "/:id",
-      ({ principal, params, body }) => ({ data: updateWindow(principal, params.id, body, deps) }),
+      async ({ principal, params, body }) => ({
+        data: await updateWindow(principal, params.id, body, deps),
+      }),
       {
         ...write,
         body: WindowBody,
@@ -104,7 +110,9 @@ export function maintenanceRoutes(deps: MaintenanceDeps, guard: AuthPorts["guard
     )
     .patch(
       "/:id",
-      ({ principal, params, body }) => ({ data: updateWindow(principal, params.id, body, deps) }),
+      async ({ principal, params, body }) => ({
+        data: await updateWindow(principal, params.id, body, deps),
+      }),
       {
         ...write,
         body: WindowBody,
@@ -119,9 +127,9 @@ export function maintenanceRoutes(deps: MaintenanceDeps, guard: AuthPorts["guard
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteWindow(principal, params.id, deps);
+        await deleteWindow(principal, params.id, deps);
         set.status = 204;
       },
       {

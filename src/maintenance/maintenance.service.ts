@@ -1,25 +1,21 @@
 import type { Principal } from "../auth/auth.model.ts";
-import type { TxHandle } from "../db/db.tx.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import { AppError, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
-import type { MaintenanceIndex } from "./maintenance.index.ts";
 import type { MaintenanceWindow } from "./maintenance.model.ts";
 import { type WindowView, windowView } from "./maintenance.present.ts";
-import type { MaintenanceRepo } from "./maintenance.repo.ts";
+import type { MaintenanceStore } from "./maintenance.store.ts";
 import { fieldsOfWindow, type MaintenanceDraft, validateWindow } from "./maintenance.validate.ts";
 
 export interface MaintenanceDeps {
-  repo: MaintenanceRepo;
-  index: MaintenanceIndex;
+  /** Tells a new window to status pages inside its transaction (see the room). */
+  store: MaintenanceStore;
   clock: Clock;
   ids: Ids;
   /** Whether the organization has this monitor (the monitors room answers). */
-  monitorExists(organizationId: string, monitorId: string): boolean;
-  /** Runs `fn` in one transaction (a new window and what it causes commit together). */
-  tx?<T>(fn: (tx: TxHandle) => T): T;
-  /** A window was created: status pages owe their subscribers a mail, in the same transaction. */
-  windowCreated?(tx: TxHandle, window: MaintenanceWindow): void;
+  monitorExists(organizationId: string, monitorId: string): Promise<boolean>;
+  /** The organization's windows were written: the in-memory index must read them again. */
+  windowsChanged(organizationId: string): Promise<void>;
 }
 
 type Tenant = Pick<Principal, "organizationId">;
@@ -40,33 +36,39 @@ export const maintenanceErrors = {
  * Another organization's monitor reads as unknown: nothing tells it exists. Only ids not
  * `kept` from the stored window are asked: a monitor deleted since does not block an edit.
  */
-function requireOwnMonitors(
+async function requireOwnMonitors(
   tenant: Tenant,
   draft: MaintenanceDraft,
   deps: MaintenanceDeps,
   kept: readonly string[] = [],
 ) {
-  const unknown = draft.monitorIds.filter(
-    (id) => !kept.includes(id) && !deps.monitorExists(tenant.organizationId, id),
-  );
+  const unknown: string[] = [];
+  for (const id of draft.monitorIds) {
+    if (!kept.includes(id) && !(await deps.monitorExists(tenant.organizationId, id))) {
+      unknown.push(id);
+    }
+  }
   if (unknown.length > 0) {
     throw validationFailed({ monitor_ids: [`unknown monitor: ${unknown.join(", ")}`] });
   }
 }
 
 /** A deleted monitor's id stays in the row (harmless to the index) but is not shown. */
-function view(window: MaintenanceWindow, deps: MaintenanceDeps): WindowView {
-  const monitorIds = window.monitorIds.filter((id) =>
-    deps.monitorExists(window.organizationId, id),
-  );
+async function view(window: MaintenanceWindow, deps: MaintenanceDeps): Promise<WindowView> {
+  const monitorIds: string[] = [];
+  for (const id of window.monitorIds) {
+    if (await deps.monitorExists(window.organizationId, id)) monitorIds.push(id);
+  }
   return windowView({ ...window, monitorIds }, deps.clock.now());
 }
 
-export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDeps): WindowView {
+export async function createWindow(
+  tenant: Tenant,
+  body: unknown,
+  deps: MaintenanceDeps,
+): Promise<WindowView> {
   const draft = validateWindow(body, null);
-  requireOwnMonitors(tenant, draft, deps);
-  // The count and the insert run with no await between them, so no other create interleaves.
-  if (deps.repo.count(tenant.organizationId) >= MAX_WINDOWS) throw maintenanceErrors.limitReached();
+  await requireOwnMonitors(tenant, draft, deps);
   const at = isoAt(deps.clock.now());
   const window: MaintenanceWindow = {
     ...draft,
@@ -75,48 +77,56 @@ export function createWindow(tenant: Tenant, body: unknown, deps: MaintenanceDep
     createdAt: at,
     updatedAt: at,
   };
-  const { tx, windowCreated } = deps;
-  if (tx && windowCreated) {
-    tx((handle) => {
-      deps.repo.insert(window);
-      windowCreated(handle, window);
-    });
-  } else {
-    deps.repo.insert(window);
+  // The count and the insert are one unit of the store, so no other create interleaves.
+  if ((await deps.store.insertWithinLimit(window, MAX_WINDOWS)) === "limit_reached") {
+    throw maintenanceErrors.limitReached();
   }
-  deps.index.invalidate(tenant.organizationId);
+  await deps.windowsChanged(tenant.organizationId);
   return view(window, deps);
 }
 
-function requireWindow(tenant: Tenant, id: string, deps: MaintenanceDeps): MaintenanceWindow {
-  const window = deps.repo.find(tenant.organizationId, id);
+async function requireWindow(
+  tenant: Tenant,
+  id: string,
+  deps: MaintenanceDeps,
+): Promise<MaintenanceWindow> {
+  const window = await deps.store.find(tenant.organizationId, id);
   if (!window) throw maintenanceErrors.notFound();
   return window;
 }
 
-export const getWindow = (tenant: Tenant, id: string, deps: MaintenanceDeps) =>
-  view(requireWindow(tenant, id, deps), deps);
+export const getWindow = async (tenant: Tenant, id: string, deps: MaintenanceDeps) =>
+  view(await requireWindow(tenant, id, deps), deps);
 
-export const listWindows = (tenant: Tenant, deps: MaintenanceDeps) =>
-  deps.repo.list(tenant.organizationId).map((window) => view(window, deps));
+export async function listWindows(tenant: Tenant, deps: MaintenanceDeps): Promise<WindowView[]> {
+  const views: WindowView[] = [];
+  for (const window of await deps.store.list(tenant.organizationId)) {
+    views.push(await view(window, deps));
+  }
+  return views;
+}
 
 /** Lays `body` over the window's fields (PUT and PATCH alike) and saves it. */
-export function updateWindow(
+export async function updateWindow(
   tenant: Tenant,
   id: string,
   body: unknown,
   deps: MaintenanceDeps,
-): WindowView {
-  const current = requireWindow(tenant, id, deps);
+): Promise<WindowView> {
+  const current = await requireWindow(tenant, id, deps);
   const draft = validateWindow(body, fieldsOfWindow(current));
-  requireOwnMonitors(tenant, draft, deps, current.monitorIds);
+  await requireOwnMonitors(tenant, draft, deps, current.monitorIds);
   const window = { ...current, ...draft, updatedAt: isoAt(deps.clock.now()) };
-  if (!deps.repo.update(window)) throw maintenanceErrors.notFound();
-  deps.index.invalidate(tenant.organizationId);
+  if (!(await deps.store.update(window))) throw maintenanceErrors.notFound();
+  await deps.windowsChanged(tenant.organizationId);
   return view(window, deps);
 }
 
-export function deleteWindow(tenant: Tenant, id: string, deps: MaintenanceDeps): void {
-  if (!deps.repo.remove(tenant.organizationId, id)) throw maintenanceErrors.notFound();
-  deps.index.invalidate(tenant.organizationId);
+export async function deleteWindow(
+  tenant: Tenant,
+  id: string,
+  deps: MaintenanceDeps,
+): Promise<void> {
+  if (!(await deps.store.remove(tenant.organizationId, id))) throw maintenanceErrors.notFound();
+  await deps.windowsChanged(tenant.organizationId);
 }

@@ -147,7 +147,7 @@ describe("monitors in maintenance", () => {
       resolveSecrets: async () => () => undefined,
       monitorChanged: () => {},
     }).ports;
-    const [today] = ports.dailyBuckets(monitor.id, 1);
+    const [today] = await ports.dailyBuckets(monitor.id, 1);
     expect(today).toMatchObject({ checks: 2, up: 1, down: 1, degraded: 0, maintenance: 4 });
   });
 

@@ -134,6 +134,15 @@ export function createMonitorsRepo(db: Db) {
        + max(10000, interval_seconds * 100)
      WHERE type = 'push' AND next_check_at < ?1 - ?2 AND locked_until IS NULL`,
   );
+  // The due queue claims on SQLite; this is the store's claim, the same rows in the same order.
+  // Each lease outlives the monitor's own timeout by ?2 ms.
+  const claim = sqlite.prepare<MonitorRow & { locked_until: number }, [number, number, number]>(
+    `UPDATE monitors SET locked_until = ?1 + timeout_seconds * 1000 + ?2
+     WHERE id IN (SELECT id FROM monitors WHERE next_check_at <= ?1
+       AND (locked_until IS NULL OR locked_until <= ?1) AND paused = 0
+       ORDER BY next_check_at, id LIMIT ?3)
+     RETURNING *`,
+  );
   return {
     insert(monitor: Monitor): void {
       const m = monitor;
@@ -194,6 +203,19 @@ export function createMonitorsRepo(db: Db) {
     remove: (organizationId: string, id: string) => remove.run(organizationId, id).changes > 0,
     /** Every monitor's figures for /metrics: its own columns, never a scan of checks. */
     figures: () => figures.all().map((row) => ({ ...row, paused: Number(row.paused) === 1 })),
+    /** Leases up to `limit` due monitors, each for its timeout and `slackMs`, in due order. */
+    claimDue: (now: number, slackMs: number, limit: number) =>
+      claim
+        .all(now, slackMs, limit)
+        .map((row) => ({
+          monitor: monitorOfRow(row as unknown as Record<string, unknown>),
+          lease: row.locked_until,
+        }))
+        .sort(
+          (a, b) =>
+            (a.monitor.nextCheckAt ?? 0) - (b.monitor.nextCheckAt ?? 0) ||
+            (a.monitor.id < b.monitor.id ? -1 : 1),
+        ),
     /** Moves slots missed by more than `slackMs` (the server was down) to their next phase slot. */
     resumeOverdue: (now: number, slackMs: number) =>
       resume.run(now, slackMs).changes + resumePush.run(now, slackMs).changes,

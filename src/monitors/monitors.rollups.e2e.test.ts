@@ -72,18 +72,18 @@ describe("rollups, retention and metrics", () => {
       resolveSecrets: async () => () => undefined,
       monitorChanged: () => {},
     }).ports;
-    const days = ports.dailyBuckets(monitor.id, 90);
+    const days = await ports.dailyBuckets(monitor.id, 90);
     expect(days.map(({ checks, up, down }) => ({ checks, up, down }))).toEqual([
       { checks: 2, up: 2, down: 0 },
       { checks: 1, up: 0, down: 1 },
     ]);
     expect(days[1]?.start).toBe((days[0]?.start ?? 0) + 2 * DAY);
-    expect(ports.dailyBuckets(monitor.id, 30)).toEqual([]);
-    expect(ports.monitorSummary(owner.organizationId, monitor.id)).toMatchObject({
+    expect(await ports.dailyBuckets(monitor.id, 30)).toEqual([]);
+    expect(await ports.monitorSummary(owner.organizationId, monitor.id)).toMatchObject({
       id: monitor.id,
       status: later.status,
     });
-    expect(ports.monitorSummary("another-org", monitor.id)).toBeNull();
+    expect(await ports.monitorSummary("another-org", monitor.id)).toBeNull();
   });
 
   test("/metrics carries each monitor's state, last response time and check counts", async () => {

@@ -59,12 +59,12 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     .derive(({ request, server }) => ({ base: room.publicBaseUrl(request, server) }))
     .get(
       "/",
-      ({ principal, base, query }) => {
-        const page = listMonitors(principal, parsePageRequest(query), base, monitors);
-        const data = page.data.map((m) => ({
-          ...m,
-          response_sparkline: responseSparkline(m.id, checks),
-        }));
+      async ({ principal, base, query }) => {
+        const page = await listMonitors(principal, parsePageRequest(query), base, monitors);
+        const data = [];
+        for (const m of page.data) {
+          data.push({ ...m, response_sparkline: await responseSparkline(m.id, checks) });
+        }
         return { ...page, data };
       },
       {
@@ -78,9 +78,9 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .post(
       "/",
-      ({ principal, base, body, set }) => {
+      async ({ principal, base, body, set }) => {
         set.status = 201;
-        return { data: createMonitor(principal, body, base, monitors) };
+        return { data: await createMonitor(principal, body, base, monitors) };
       },
       {
         // Before the body is validated: a member learns nothing about the fields it may not write.
@@ -97,7 +97,9 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .get(
       "/:id",
-      ({ principal, base, params }) => ({ data: getMonitor(principal, params.id, base, monitors) }),
+      async ({ principal, base, params }) => ({
+        data: await getMonitor(principal, params.id, base, monitors),
+      }),
       {
         response: { 200: One, ...errorResponses },
         detail: { tags, security, summary: "Get a monitor" },
@@ -105,8 +107,8 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .put(
       "/:id",
-      ({ principal, base, params, body }) => {
-        return { data: updateMonitor(principal, params.id, body, base, monitors) };
+      async ({ principal, base, params, body }) => {
+        return { data: await updateMonitor(principal, params.id, body, base, monitors) };
       },
       {
         transform: ({ principal }) => requirePermission(principal, "write"),
@@ -122,8 +124,8 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .patch(
       "/:id",
-      ({ principal, base, params, body }) => {
-        return { data: updateMonitor(principal, params.id, body, base, monitors) };
+      async ({ principal, base, params, body }) => {
+        return { data: await updateMonitor(principal, params.id, body, base, monitors) };
       },
       {
         transform: ({ principal }) => requirePermission(principal, "write"),
@@ -139,9 +141,9 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteMonitor(principal, params.id, monitors);
+        await deleteMonitor(principal, params.id, monitors);
         set.status = 204;
       },
       {
@@ -151,8 +153,8 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .get(
       "/:id/checks",
-      ({ principal, params, query }) => {
-        requireMonitor(principal.organizationId, params.id, monitors);
+      async ({ principal, params, query }) => {
+        await requireMonitor(principal.organizationId, params.id, monitors);
         return listChecks(params.id, parsePageRequest(query), checks);
       },
       {
@@ -164,7 +166,7 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
       "/:id/check",
       async ({ principal, params }) => {
         requirePermission(principal, "write");
-        const monitor = requireMonitor(principal.organizationId, params.id, monitors);
+        const monitor = await requireMonitor(principal.organizationId, params.id, monitors);
         return { data: await checkNow(monitor, checks) };
       },
       {
@@ -174,9 +176,9 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .get(
       "/:id/rollups",
-      ({ principal, params, query }) => {
-        requireMonitor(principal.organizationId, params.id, monitors);
-        return { data: listRollups(params.id, query.range ?? "24h", checks) };
+      async ({ principal, params, query }) => {
+        await requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: await listRollups(params.id, query.range ?? "24h", checks) };
       },
       {
         query: t.Object({
@@ -197,9 +199,9 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .get(
       "/:id/events",
-      ({ principal, params }) => {
-        requireMonitor(principal.organizationId, params.id, monitors);
-        return { data: listStateEvents(params.id, checks) };
+      async ({ principal, params }) => {
+        await requireMonitor(principal.organizationId, params.id, monitors);
+        return { data: await listStateEvents(params.id, checks) };
       },
       {
         response: { 200: t.Object({ data: t.Array(StateEventSchema) }), ...errorResponses },
@@ -208,15 +210,22 @@ export function monitorsRoutes(room: MonitorsRouteDeps) {
     )
     .get(
       "/:id/report",
-      ({ principal, params, query }) => {
-        const { report, format, monitorId } = monitorReport(principal, params.id, query, monitors);
+      async ({ principal, params, query }) => {
+        const { report, format, monitorId } = await monitorReport(
+          principal,
+          params.id,
+          query,
+          monitors,
+        );
         if (format === "json") return { data: report };
-        return new Response(reportCsv(report), {
+        const csv = new Response(reportCsv(report), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": `attachment; filename="uptime-${monitorId}-${report.from}-${report.to}.csv"`,
           },
         });
+        // Elysia types an async handler's answer as one shape; a Response is sent as it is.
+        return csv as unknown as { data: typeof report };
       },
       {
         query: ReportQuery,
@@ -241,16 +250,16 @@ const PushQuery = t.Object({
 
 /** `/api/push/{token}` (decisions.md §15): no credentials; the token is the secret. */
 export function pushRoutes(room: Pick<MonitorsRouteDeps, "monitors" | "checks">) {
-  const handle = ({
+  const handle = async ({
     params,
     query,
   }: {
     params: { token: string };
     query: Record<string, string | undefined>;
   }) => {
-    const monitor = monitorForPush(params.token, room.monitors);
+    const monitor = await monitorForPush(params.token, room.monitors);
     // A paused monitor hears nothing, pushes included; the sender still gets its answer.
-    if (!monitor.paused) recordPush(monitor, query, room.checks);
+    if (!monitor.paused) await recordPush(monitor, query, room.checks);
     return { ok: true as const };
   };
   const hooks = {

@@ -3,18 +3,16 @@ import { type Clock, isoAt } from "../shared/clock.ts";
 import { AppError } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Plan, PlanTable } from "../shared/plans.ts";
-import type { ChecksRepo } from "./checks.repo.ts";
-import type { DependenciesRepo } from "./dependencies.repo.ts";
 import { checkParent } from "./dependencies.service.ts";
 import { type Monitor, nextSlotAfter, phaseOf, pushGraceMs } from "./monitors.model.ts";
 import { type MonitorView, monitorView } from "./monitors.present.ts";
-import type { MonitorsRepo } from "./monitors.repo.ts";
 import {
   parseReportQuery,
   type ReportFormat,
   type SlaReport,
   slaReport,
 } from "./monitors.report.ts";
+import type { MonitorsStore } from "./monitors.store.ts";
 import {
   fieldsOfDraft,
   type MonitorDraft,
@@ -23,10 +21,7 @@ import {
 } from "./monitors.validate.ts";
 
 export interface MonitorsDeps {
-  repo: MonitorsRepo;
-  checks: ChecksRepo;
-  dependencies: DependenciesRepo;
-  tx<T>(fn: () => T): T;
+  store: MonitorsStore;
   clock: Clock;
   ids: Ids;
   plans: PlanTable;
@@ -47,10 +42,10 @@ export const monitorErrors = {
   limitReached: () => new AppError("monitor_limit_reached", 403),
 };
 
-function view(monitor: Monitor, deps: MonitorsDeps, baseUrl: string): MonitorView {
+function view(monitor: Monitor, deps: MonitorsDeps, baseUrl: string): Promise<MonitorView> {
   const now = deps.clock.now();
   const maintenance = deps.inMaintenance(monitor.id, new Date(now));
-  return monitorView(monitor, now, deps.checks, baseUrl, maintenance);
+  return monitorView(monitor, now, deps.store, baseUrl, maintenance);
 }
 
 /**
@@ -67,15 +62,15 @@ function firstDue(draft: MonitorDraft, now: number): number {
  * Creates a monitor; 422 on bad fields, 403 `monitor_limit_reached` past the plan's quota. An
  * import may hand a push monitor the token its senders already use (`pushToken`, checked by it).
  */
-export function createMonitor(
+export async function createMonitor(
   tenant: Tenant,
   body: unknown,
   baseUrl: string,
   deps: MonitorsDeps,
   options: { pushToken?: string } = {},
-): MonitorView {
+): Promise<MonitorView> {
   const draft = validateMonitor(body, null, deps.urlProblem);
-  checkParent(tenant.organizationId, null, draft.parentId, deps.dependencies);
+  await checkParent(tenant.organizationId, null, draft.parentId, deps.store);
   const now = deps.clock.now();
   const id = deps.ids.uuid();
   const at = isoAt(now);
@@ -97,53 +92,53 @@ export function createMonitor(
     updatedAt: at,
   };
   const limit = deps.plans[tenant.plan].monitors;
-  deps.tx(() => {
-    if (limit !== null && deps.repo.count(tenant.organizationId) >= limit) {
-      throw monitorErrors.limitReached();
-    }
-    deps.repo.insert(monitor);
-  });
+  if ((await deps.store.insertWithinLimit(monitor, limit)) === "limit_reached") {
+    throw monitorErrors.limitReached();
+  }
   deps.wake();
   return view(monitor, deps, baseUrl);
 }
 
-export function requireMonitor(organizationId: string, id: string, deps: MonitorsDeps): Monitor {
-  const monitor = deps.repo.find(organizationId, id);
+export async function requireMonitor(
+  organizationId: string,
+  id: string,
+  deps: Pick<MonitorsDeps, "store">,
+): Promise<Monitor> {
+  const monitor = await deps.store.find(organizationId, id);
   if (!monitor) throw monitorErrors.notFound();
   return monitor;
 }
 
-export const getMonitor = (tenant: Tenant, id: string, baseUrl: string, deps: MonitorsDeps) =>
-  view(requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
+export const getMonitor = async (tenant: Tenant, id: string, baseUrl: string, deps: MonitorsDeps) =>
+  view(await requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
 
-export function listMonitors(
+export async function listMonitors(
   tenant: Tenant,
   page: PageRequest,
   baseUrl: string,
   deps: MonitorsDeps,
-): GenericPage<MonitorView> {
-  const rows = deps.repo.page(tenant.organizationId, page.pageSize, page.offset);
-  const info = pageInfo(page, deps.repo.count(tenant.organizationId));
-  return genericPage(
-    rows.map((monitor) => view(monitor, deps, baseUrl)),
-    info,
-  );
+): Promise<GenericPage<MonitorView>> {
+  const rows = await deps.store.page(tenant.organizationId, page.pageSize, page.offset);
+  const info = pageInfo(page, await deps.store.count(tenant.organizationId));
+  const views: MonitorView[] = [];
+  for (const monitor of rows) views.push(await view(monitor, deps, baseUrl));
+  return genericPage(views, info);
 }
 
 /**
  * Lays `body` over the monitor's fields (PUT and PATCH alike, `{paused}` included) and saves
  * it. A changed interval or an unpause puts the monitor back on its phase from now.
  */
-export function updateMonitor(
+export async function updateMonitor(
   tenant: Tenant,
   id: string,
   body: unknown,
   baseUrl: string,
   deps: MonitorsDeps,
-): MonitorView {
-  const current = requireMonitor(tenant.organizationId, id, deps);
+): Promise<MonitorView> {
+  const current = await requireMonitor(tenant.organizationId, id, deps);
   const draft = validateMonitor(body, fieldsOfDraft(current), deps.urlProblem);
-  checkParent(tenant.organizationId, id, draft.parentId, deps.dependencies);
+  await checkParent(tenant.organizationId, id, draft.parentId, deps.store);
   const now = deps.clock.now();
   const phaseMs = phaseOf(id, draft.intervalSeconds);
   const retimed =
@@ -162,7 +157,7 @@ export function updateMonitor(
   }
   // A monitor that becomes a push monitor gets its token then; one that stops being one drops it.
   const pushToken = draft.type === "push" ? (current.pushToken ?? deps.ids.base62(32)) : null;
-  deps.repo.update(tenant.organizationId, id, {
+  await deps.store.update(tenant.organizationId, id, {
     ...draft,
     phaseMs,
     nextCheckAt,
@@ -170,19 +165,19 @@ export function updateMonitor(
     updatedAt: isoAt(now),
   });
   if (retimed) deps.wake();
-  return view(requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
+  return view(await requireMonitor(tenant.organizationId, id, deps), deps, baseUrl);
 }
 
 /** A monitor's SLA report over whole UTC days, from its daily buckets alone. */
-export function monitorReport(
+export async function monitorReport(
   tenant: Tenant,
   id: string,
   query: { from?: string; to?: string; format?: string },
   deps: MonitorsDeps,
-): { report: SlaReport; format: ReportFormat; monitorId: string } {
-  const monitor = requireMonitor(tenant.organizationId, id, deps);
+): Promise<{ report: SlaReport; format: ReportFormat; monitorId: string }> {
+  const monitor = await requireMonitor(tenant.organizationId, id, deps);
   const range = parseReportQuery(query, deps.clock.now());
-  const buckets = deps.checks.dailyRange(monitor.id, range.from, range.to);
+  const buckets = await deps.store.dailyRange(monitor.id, range.from, range.to);
   return {
     report: slaReport(range, buckets, monitor.intervalSeconds),
     format: range.format,
@@ -190,13 +185,16 @@ export function monitorReport(
   };
 }
 
-export function deleteMonitor(tenant: Tenant, id: string, deps: MonitorsDeps): void {
-  if (!deps.repo.remove(tenant.organizationId, id)) throw monitorErrors.notFound();
+export async function deleteMonitor(tenant: Tenant, id: string, deps: MonitorsDeps) {
+  if (!(await deps.store.remove(tenant.organizationId, id))) throw monitorErrors.notFound();
 }
 
 /** The push monitor a push URL's token names; 404 for an unknown token. */
-export function monitorForPush(token: string, deps: Pick<MonitorsDeps, "repo">): Monitor {
-  const monitor = deps.repo.findByPushToken(token);
+export async function monitorForPush(
+  token: string,
+  deps: Pick<MonitorsDeps, "store">,
+): Promise<Monitor> {
+  const monitor = await deps.store.findByPushToken(token);
   if (!monitor) throw monitorErrors.notFound();
   return monitor;
 }

@@ -40,7 +40,7 @@ export function createSecretsRoom(
   ports: {
     guard: AuthPorts["guard"];
     /** Whatever says `{{name}}` (rooms built later lend it): a secret in use is not deleted. */
-    usersOf?(organizationId: string, name: string): object[];
+    usersOf?(organizationId: string, name: string): Promise<object[]>;
   },
 ): Room<SecretsPorts> {
   const { store, sqlite } = storesOf(deps);

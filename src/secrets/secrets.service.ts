@@ -19,7 +19,7 @@ export interface SecretsDeps {
   clock: Clock;
   ids: Ids;
   /** What says `{{name}}` (destinations, alert rule channels): a secret in use is not deleted. */
-  usersOf?(organizationId: string, name: string): object[];
+  usersOf?(organizationId: string, name: string): Promise<object[]>;
 }
 
 /** What a read shows of a secret: its name and dates, never the value (decisions.md §8). */
@@ -135,7 +135,7 @@ export async function deleteSecret(
   deps: SecretsDeps,
 ): Promise<void> {
   if (!(await deps.store.find(organizationId, name))) throw secretErrors.notFound();
-  const users = deps.usersOf?.(organizationId, name) ?? [];
+  const users = (await deps.usersOf?.(organizationId, name)) ?? [];
   if (users.length > 0) throw inUse(users);
   await deps.store.remove(organizationId, name);
 }

@@ -35,12 +35,11 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
     )
     .post(
       "/",
-      ({ principal, params, body, set }) => {
+      async ({ principal, params, body, set }) => {
         requirePermission(principal, "write");
         set.status = 201;
-        return {
-          data: presentIncident(createIncident(principal.organizationId, params.id, body, deps)),
-        };
+        const incident = await createIncident(principal.organizationId, params.id, body, deps);
+        return { data: presentIncident(incident) };
       },
       {
         response: { 201: t.Object({ data: IncidentSchema }), ...errors },

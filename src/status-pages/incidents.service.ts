@@ -48,20 +48,23 @@ const resolvedAt = (status: IncidentStatus, at: string, before: string | null) =
   status === "resolved" ? (before ?? at) : null;
 
 /** Opens an incident on a page (decisions.md §15); its message is the first update. */
-export function createIncident(
+export async function createIncident(
   organizationId: string,
   pageId: string,
   body: unknown,
   deps: IncidentsDeps,
-): Incident {
+): Promise<Incident> {
   const page = requirePage(organizationId, pageId, deps);
   const fields = fieldsOf(body);
   const own: FieldErrors = {};
   const monitorIds = Array.isArray(fields.monitor_ids) ? fields.monitor_ids : [];
   // Another organization's monitor is named like a missing one, so nothing is learnt of it.
-  const unknown = monitorIds.filter(
-    (id) => typeof id !== "string" || !deps.reads.monitorSummary(organizationId, id),
-  );
+  const unknown = [];
+  for (const id of monitorIds) {
+    if (typeof id !== "string" || !(await deps.reads.monitorSummary(organizationId, id))) {
+      unknown.push(id);
+    }
+  }
   if (unknown.length > 0) own.monitor_ids = ["must name the organization's own monitors"];
   failIf(bodyProblems(IncidentCreateBody, fields, own));
   const at = isoAt(deps.clock.now());

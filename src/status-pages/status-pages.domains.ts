@@ -36,13 +36,13 @@ export function customDomainPage(
   domains: DomainDirectory,
   ownHost: string | null,
 ) {
-  return (request: Request): Response | undefined => {
+  return async (request: Request): Promise<Response | undefined> => {
     if (request.method !== "GET" && request.method !== "HEAD") return undefined;
     const host = hostOf(request.headers.get("host"));
     if (!host || host === ownHost) return undefined;
     const slug = domains.slugOf(host);
     if (!slug) return undefined;
-    const view = publicView(slug, deps);
+    const view = await publicView(slug, deps);
     return view ? htmlAnswer(request, view, deps) : undefined;
   };
 }

@@ -62,7 +62,7 @@ export interface ScheduledMaintenance {
 /** What the status pages room reads of other rooms. */
 export interface StatusPagesReads extends Pick<MonitorsPorts, "monitorSummary" | "dailyBuckets"> {
   /** Optional: without it the feed has no monitor state changes. */
-  stateChanges?(monitorIds: string[], since: string): StateChange[];
+  stateChanges?(monitorIds: string[], since: string): Promise<StateChange[]>;
   /** Optional until the maintenance room is wired: no maintenance shown. */
   maintenanceFor?: MaintenanceFor;
   /** Optional until the delivery bridge is wired: no delivery components. */

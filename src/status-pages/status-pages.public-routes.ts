@@ -62,10 +62,10 @@ export function publicRoutes(deps: PublicDeps) {
   return new Elysia({ prefix: "/status" })
     .get(
       "/:slug",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         const json = params.slug.endsWith(".json");
         const slug = json ? params.slug.slice(0, -5) : params.slug;
-        const view = publicView(slug, deps);
+        const view = await publicView(slug, deps);
         if (!view && json) return Response.json({ error: "not_found" }, { status: 404 });
         if (!view) return notFoundPage();
         if (!json) return htmlAnswer(request, view, deps);
@@ -79,8 +79,8 @@ export function publicRoutes(deps: PublicDeps) {
     )
     .get(
       "/:slug/style.css",
-      ({ params, request }) => {
-        const view = publicView(params.slug, deps);
+      async ({ params, request }) => {
+        const view = await publicView(params.slug, deps);
         if (!view) return notFoundPage();
         const rendered = deps.cache.rendered(params.slug, "css", () => ({
           body: pageStylesheet(view.page.primaryColor),
@@ -92,8 +92,8 @@ export function publicRoutes(deps: PublicDeps) {
     )
     .get(
       "/:slug/badge.svg",
-      ({ params, query, request }) => {
-        const view = publicView(params.slug, deps);
+      async ({ params, query, request }) => {
+        const view = await publicView(params.slug, deps);
         if (!view) return notFoundPage();
         const monitorId = typeof query.monitor === "string" ? query.monitor : null;
         const item = monitorId ? itemOf(view.snapshot, monitorId) : null;
@@ -108,12 +108,15 @@ export function publicRoutes(deps: PublicDeps) {
     )
     .get(
       "/:slug/feed.atom",
-      ({ params, request, server }) => {
-        const view = publicView(params.slug, deps);
+      async ({ params, request, server }) => {
+        const view = await publicView(params.slug, deps);
         if (!view) return notFoundPage();
         const pageUrl = `${deps.publicBaseUrl(request, server)}/status/${view.page.slug}`;
+        const body = await deps.cache.memo(params.slug, `feed-body:${pageUrl}`, () =>
+          feedOf(view, pageUrl, deps),
+        );
         const rendered = deps.cache.rendered(params.slug, `feed:${pageUrl}`, () => ({
-          body: feedOf(view, pageUrl, deps),
+          body,
           contentType: "application/atom+xml; charset=utf-8",
         }));
         return answer(request, rendered, null);

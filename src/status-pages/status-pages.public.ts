@@ -26,12 +26,12 @@ export interface PublicView {
 
 const DAY_MS = 86_400_000;
 
-function build(page: StatusPage, deps: PublicDeps): PublicView {
+async function build(page: StatusPage, deps: PublicDeps): Promise<PublicView> {
   const now = deps.clock.now();
   const monitors = deps.repo.monitors(page.id);
   const onPage = new Set(monitors.map((m) => m.monitorId));
   const since = new Date(now - INCIDENT_HISTORY_DAYS * DAY_MS).toISOString();
-  const snapshot = buildSnapshot({
+  const snapshot = await buildSnapshot({
     page,
     monitors,
     components: deps.repo.components(page.id),
@@ -53,16 +53,22 @@ function build(page: StatusPage, deps: PublicDeps): PublicView {
 }
 
 /** The page at `slug` as the public sees it, built at most once per cache period; null: none. */
-export function publicView(slug: string, deps: PublicDeps): PublicView | null {
-  const hit = deps.cache.peek<PublicView>(slug, "view");
+export function publicView(slug: string, deps: PublicDeps): Promise<PublicView | null> {
+  const hit = deps.cache.peek<Promise<PublicView>>(slug, "view");
   if (hit) return hit;
   const page = deps.repo.findBySlug(slug);
-  if (!page) return null;
-  return deps.cache.memo(slug, "view", () => build(page, deps));
+  if (!page) return Promise.resolve(null);
+  // The build is kept while it runs, so requests meanwhile share it; a failed one is not kept.
+  return deps.cache.memo(slug, "view", () =>
+    build(page, deps).catch((error) => {
+      deps.cache.forget(slug);
+      throw error;
+    }),
+  );
 }
 
 /** The page's Atom feed: the last 30 days of state changes, incident updates and maintenance. */
-export function feedOf(view: PublicView, pageUrl: string, deps: PublicDeps): string {
+export async function feedOf(view: PublicView, pageUrl: string, deps: PublicDeps): Promise<string> {
   const now = deps.clock.now();
   const since = new Date(now - FEED_DAYS * DAY_MS).toISOString();
   const monitors = view.snapshot.groups.flatMap((g) => g.items).filter((i) => i.kind === "monitor");
@@ -77,7 +83,7 @@ export function feedOf(view: PublicView, pageUrl: string, deps: PublicDeps): str
     title: view.page.name,
     pageUrl,
     names: new Map(monitors.map((m) => [m.id, m.name])),
-    changes: deps.reads.stateChanges?.(ids, since) ?? [],
+    changes: (await deps.reads.stateChanges?.(ids, since)) ?? [],
     incidents: deps.incidents.recent(view.page.id, since),
     maintenance: [...(maintenance?.active ?? []), ...(maintenance?.recent ?? [])],
     now: new Date(now).toISOString(),

@@ -45,28 +45,28 @@ const PageReportSchema = t.Object({
 });
 
 /** The page's report over `?from&to` (whole UTC days, 400 at most), its monitors together. */
-export function statusPageReport(
+export async function statusPageReport(
   organizationId: string,
   pageId: string,
   query: { from?: string; to?: string; format?: string },
   deps: StatusPagesDeps & { incidents: IncidentsRepo },
-): { report: PageReport; format: "json" | "csv"; slug: string } {
+): Promise<{ report: PageReport; format: "json" | "csv"; slug: string }> {
   const page = requirePage(organizationId, pageId, deps);
   const now = deps.clock.now();
   const range = parseReportQuery(query, now);
   // The port reads back from today: enough days to reach `from`, then keep the range.
   const today = now - (now % DAY_MS);
   const days = Math.max(1, Math.floor((today - range.from) / DAY_MS) + 1);
-  const monitors = deps.repo.monitors(page.id).map((shown) => ({
-    monitor_id: shown.monitorId,
-    name:
-      shown.displayName ??
-      deps.reads.monitorSummary(organizationId, shown.monitorId)?.name ??
-      shown.monitorId,
-    buckets: deps.reads
-      .dailyBuckets(shown.monitorId, days)
-      .filter((bucket) => bucket.start >= range.from && bucket.start <= range.to),
-  }));
+  const monitors = [];
+  for (const shown of deps.repo.monitors(page.id)) {
+    const summary = await deps.reads.monitorSummary(organizationId, shown.monitorId);
+    const daily = await deps.reads.dailyBuckets(shown.monitorId, days);
+    monitors.push({
+      monitor_id: shown.monitorId,
+      name: shown.displayName ?? summary?.name ?? shown.monitorId,
+      buckets: daily.filter((bucket) => bucket.start >= range.from && bucket.start <= range.to),
+    });
+  }
   const report = pageReport(range, monitors, deps.incidents.list(page.id));
   return { report, format: range.format, slug: page.slug };
 }
@@ -78,20 +78,22 @@ export function statusPageReportRoutes(room: {
 }) {
   return new Elysia({ prefix: "/api/v1/status-pages" }).use(room.guard()).get(
     "/:id/report",
-    ({ principal, params, query }) => {
-      const { report, format, slug } = statusPageReport(
+    async ({ principal, params, query }) => {
+      const { report, format, slug } = await statusPageReport(
         principal.organizationId,
         params.id,
         query,
         room.deps,
       );
       if (format === "json") return { data: report };
-      return new Response(pageReportCsv(report), {
+      const csv = new Response(pageReportCsv(report), {
         headers: {
           "content-type": "text/csv; charset=utf-8",
           "content-disposition": `attachment; filename="status-${slug}-${report.from}-${report.to}.csv"`,
         },
       });
+      // Elysia types an async handler's answer as one shape; a Response is sent as it is.
+      return csv as unknown as { data: typeof report };
     },
     {
       query: t.Object({

@@ -71,7 +71,7 @@ function ownHostOf(baseUrl: string): string | null {
  */
 /** What the room lends: the front door of custom domains, for the app's `/`. */
 export interface StatusPagesPorts {
-  customDomainPage(request: Request): Response | undefined;
+  customDomainPage(request: Request): Promise<Response | undefined>;
   /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
   maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
 }

@@ -40,8 +40,8 @@ const writeErrors = { ...errors, 409: ErrorBody };
 /** `/api/v1/status-pages` (decisions.md §9, §15): members read, admins write. */
 export function statusPagesRoutes(room: StatusPagesRouteDeps) {
   const deps = room.pages;
-  const view = (page: ReturnType<typeof requirePage>, base: string) =>
-    presentPage(page, shownOf(page, deps), base);
+  const view = async (page: ReturnType<typeof requirePage>, base: string) =>
+    presentPage(page, await shownOf(page, deps), base);
   return new Elysia({ prefix: "/api/v1/status-pages" })
     .use(room.guard())
     .derive(({ request, server }) => {
@@ -50,8 +50,10 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     })
     .get(
       "/",
-      ({ principal, base }) => ({
-        data: deps.repo.list(principal.organizationId).map((page) => view(page, base)),
+      async ({ principal, base }) => ({
+        data: await Promise.all(
+          deps.repo.list(principal.organizationId).map((page) => view(page, base)),
+        ),
       }),
       {
         response: { 200: t.Object({ data: t.Array(StatusPageSchema) }), ...errors },
@@ -60,11 +62,11 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .post(
       "/",
-      ({ principal, base, instanceHost, body, set }) => {
+      async ({ principal, base, instanceHost, body, set }) => {
         requirePermission(principal, "write");
         const caller = { organizationId: principal.organizationId, instanceHost };
         set.status = 201;
-        return { data: view(createPage(caller, body, deps), base) };
+        return { data: await view(createPage(caller, body, deps), base) };
       },
       {
         response: { 201: One, ...writeErrors },
@@ -78,8 +80,8 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .get(
       "/:id",
-      ({ principal, base, params }) => ({
-        data: view(requirePage(principal.organizationId, params.id, deps), base),
+      async ({ principal, base, params }) => ({
+        data: await view(requirePage(principal.organizationId, params.id, deps), base),
       }),
       {
         response: { 200: One, ...errors },
@@ -88,10 +90,10 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .put(
       "/:id",
-      ({ principal, base, instanceHost, params, body }) => {
+      async ({ principal, base, instanceHost, params, body }) => {
         requirePermission(principal, "write");
         const caller = { organizationId: principal.organizationId, instanceHost };
-        return { data: view(updatePage(caller, params.id, body, deps), base) };
+        return { data: await view(updatePage(caller, params.id, body, deps), base) };
       },
       {
         response: { 200: One, ...writeErrors },
@@ -117,10 +119,10 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .post(
       "/:id/monitors/:monitor_id",
-      ({ principal, params, body, set }) => {
+      async ({ principal, params, body, set }) => {
         requirePermission(principal, "write");
         const { id, monitor_id } = params;
-        const attached = attachMonitor(principal.organizationId, id, monitor_id, body, deps);
+        const attached = await attachMonitor(principal.organizationId, id, monitor_id, body, deps);
         set.status = 201;
         return { data: presentAttached(id, attached) };
       },

@@ -184,16 +184,18 @@ function groupProblem(page: StatusPage, body: unknown): FieldErrors {
 }
 
 /** Attaches one of the organization's monitors (again: updates its display settings). */
-export function attachMonitor(
+export async function attachMonitor(
   organizationId: string,
   pageId: string,
   monitorId: string,
   body: unknown,
   deps: StatusPagesDeps,
-): PageMonitor {
+): Promise<PageMonitor> {
   const page = requirePage(organizationId, pageId, deps);
   // Another organization's monitor is as unknown as a missing one.
-  if (!deps.reads.monitorSummary(organizationId, monitorId)) throw statusPageErrors.notFound();
+  if (!(await deps.reads.monitorSummary(organizationId, monitorId))) {
+    throw statusPageErrors.notFound();
+  }
   const monitor = { monitorId, ...displayOf(body, AttachMonitorBody, groupProblem(page, body)) };
   deps.repo.attach(page.id, monitor);
   deps.pageChanged(page);
@@ -254,10 +256,11 @@ export function removeComponent(
 }
 
 /** What the API shows of a page: its settings, its monitors with their current state. */
-export function shownOf(page: StatusPage, deps: StatusPagesDeps) {
-  const monitors = deps.repo.monitors(page.id).map((m) => ({
-    ...m,
-    status: deps.reads.monitorSummary(page.organizationId, m.monitorId)?.status ?? "pending",
-  }));
+export async function shownOf(page: StatusPage, deps: StatusPagesDeps) {
+  const monitors = [];
+  for (const m of deps.repo.monitors(page.id)) {
+    const summary = await deps.reads.monitorSummary(page.organizationId, m.monitorId);
+    monitors.push({ ...m, status: summary?.status ?? "pending" });
+  }
   return { monitors, components: deps.repo.components(page.id) };
 }

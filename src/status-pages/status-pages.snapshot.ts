@@ -93,16 +93,16 @@ export function historyDays(now: number): { start: number; date: string }[] {
 
 type HistoryDays = ReturnType<typeof historyDays>;
 
-function monitorItem(
+async function monitorItem(
   input: SnapshotInput,
   m: PageMonitor,
   inMaintenance: Set<string>,
   history: HistoryDays,
-): SnapshotItem | null {
+): Promise<SnapshotItem | null> {
   // The summary and the daily buckets are all a page needs: no per-monitor figure queries.
-  const monitor = input.reads.monitorSummary(input.page.organizationId, m.monitorId);
+  const monitor = await input.reads.monitorSummary(input.page.organizationId, m.monitorId);
   if (!monitor) return null;
-  const daily = input.reads.dailyBuckets(m.monitorId, HISTORY_DAYS);
+  const daily = await input.reads.dailyBuckets(m.monitorId, HISTORY_DAYS);
   const buckets = new Map(daily.map((b) => [b.start, b]));
   let checks = 0;
   let good = 0;
@@ -194,7 +194,7 @@ export function overallOf(items: SnapshotItem[], open: Incident[]): OverallState
 }
 
 /** What a public page shows, as data: the HTML, the JSON, the badge and the feed all read it. */
-export function buildSnapshot(input: SnapshotInput): Snapshot {
+export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
   const { page, now } = input;
   const maintenance = input.reads.maintenanceFor?.(
     page.organizationId,
@@ -206,7 +206,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
   const entries: { order: number; group: string | null; item: SnapshotItem }[] = [];
   const history = historyDays(now);
   for (const m of input.monitors) {
-    const item = monitorItem(input, m, inMaintenance, history);
+    const item = await monitorItem(input, m, inMaintenance, history);
     if (item) entries.push({ order: m.displayOrder, group: m.group, item });
   }
   for (const c of input.components) {
