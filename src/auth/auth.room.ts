@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -24,12 +24,10 @@ import type { AuthStore } from "./auth.store.ts";
 import { memberRoutes } from "./members.routes.ts";
 
 export type AuthRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "bus" | "secretKey" | "config"
-> & {
-  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
-  postgres?: PostgresDb;
-};
+  SharedDeps,
+  "clock" | "ids" | "logger" | "bus" | "secretKey" | "config"
+> &
+  RoomStorage;
 
 /** What the auth room lends: the one guard of management routes, and socket authentication. */
 export interface AuthPorts {
@@ -188,7 +186,7 @@ function authStoreOf(
   keyEvents: (tx: TxHandle, event: ApiKeyEvent) => void,
 ): AuthStore {
   if (deps.postgres) return createAuthPostgresStore(deps.postgres);
-  return createAuthSqliteStore(deps.db, { keyEvents });
+  return createAuthSqliteStore(sqliteOf(deps), { keyEvents });
 }
 
 export type AuthParts = ReturnType<typeof buildAuthParts>;

@@ -1,6 +1,5 @@
 import type { AppDeps } from "../deps.ts";
 import { type RoomSubscription, subscription } from "../room.ts";
-import type { CaptureRepo } from "./capture.repo.ts";
 import type { CaptureLimits } from "./capture.service.ts";
 
 /**
@@ -11,13 +10,26 @@ import type { CaptureLimits } from "./capture.service.ts";
  */
 export function createCaptureLimits(
   deps: Pick<AppDeps, "config" | "disk">,
-  repo: Pick<CaptureRepo, "anonymousStoredBytes">,
+  repo: { anonymousStoredBytes(): number | Promise<number> },
 ): { limits: CaptureLimits; resyncOnSweep: RoomSubscription } {
-  let anonymousBytes = repo.anonymousStoredBytes();
+  let anonymousBytes = 0;
+  // SQLite sums at once; PostgreSQL's sum lands a moment later (the budget is a soft cap).
+  const sum = () => {
+    const bytes = repo.anonymousStoredBytes();
+    if (typeof bytes === "number") anonymousBytes = bytes;
+    else
+      bytes.then(
+        (total) => {
+          anonymousBytes = total;
+        },
+        () => {},
+      );
+  };
+  sum();
   let resyncQueued = false;
   const resync = () => {
     resyncQueued = false;
-    anonymousBytes = repo.anonymousStoredBytes();
+    sum();
   };
   const resyncOnSweep = subscription("endpoint.deleted", (event) => {
     // Several endpoints removed by one sweep are summed once, after the sweep's turn.

@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import { type Room, subscription } from "../room.ts";
 import { DISK_SAMPLE_SECONDS } from "../shared/disk-guard.ts";
@@ -14,35 +13,28 @@ import {
 } from "../verification/verification.settings.ts";
 import { createCaptureLimits } from "./capture.limits.ts";
 import type { CapturedRequest, CaptureEndpoint, ResponseOverride } from "./capture.model.ts";
-import { type CapturePostgresTxPorts, createCapturePostgresStore } from "./capture.postgres.ts";
-import { createCaptureRepo } from "./capture.repo.ts";
+import type { CapturePostgresTxPorts } from "./capture.postgres.ts";
 import { captureDirectRoutes, captureRoutes } from "./capture.routes.ts";
 import { type CaptureService, createCaptureService } from "./capture.service.ts";
-import { createCaptureSqliteStore } from "./capture.sqlite.ts";
-import type { CaptureStore } from "./capture.store.ts";
+import {
+  type CaptureStorage,
+  postgresCaptureStorage,
+  type StorageHooks,
+  sqliteCaptureStorage,
+} from "./capture.storage.ts";
 import { type CaptureTally, createCaptureTally } from "./capture.tally.ts";
-import {
-  type CaptureWriter,
-  type CommittedCapture,
-  createCaptureWriter,
-} from "./capture.writer.ts";
-import {
-  type CapturePostgresWriterOptions,
-  createCapturePostgresWriter,
-} from "./capture-writer.postgres.ts";
+import type { CommittedCapture } from "./capture.writer.ts";
+import type { CapturePostgresWriterOptions } from "./capture-writer.postgres.ts";
 import { createDrainJob, type DrainPorts } from "./drain.schedule.ts";
-import { createRequestsRepo } from "./requests.repo.ts";
 import { type RequestsRoutesPorts, requestsRoutes } from "./requests.routes.ts";
 import { retentionJob } from "./retention.schedule.ts";
 import type { ExpiredEndpoints } from "./retention.service.ts";
-import { createSearchIndexer } from "./search-index.service.ts";
-import { createSearchMergeJob } from "./search-merge.schedule.ts";
 
 /** The signature check of captures: the endpoint's setting, sealed to its row. */
-function verifier(deps: CaptureRoomDeps, ports: CaptureRoomPorts) {
+function verifier(deps: CaptureRoomDeps, resolveSecretsNow: CaptureStorage["resolveSecretsNow"]) {
   const check = createVerificationChecker({
     sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
-    resolveSecrets: ports.resolveSecretsNow,
+    resolveSecrets: resolveSecretsNow,
     now: () => deps.clock.now(),
   });
   return (endpoint: CaptureEndpoint, request: SignedRequest) =>
@@ -56,29 +48,16 @@ function verifier(deps: CaptureRoomDeps, ports: CaptureRoomPorts) {
     );
 }
 
-/**
- * WAL pages after which the committing connection checkpoints (SQLite's default). Measured
- * against larger values with a scheduled checkpoint, and against checkpoints on a thread of
- * their own: no better p99, and the thread's checkpoints never let the WAL restart under
- * steady load (docs/performance.md).
- */
-const AUTOCHECKPOINT_PAGES = 1000;
-/** Every 10 s: what a burst left in the WAL goes to the database file once things are quiet. */
-const CHECKPOINT_PATTERN = "*/10 * * * * *";
-/** Every 30 s: captures not yet in the search index (fewer than a chunk) are added (a search adds them first anyway). */
-const SEARCH_INDEX_PATTERN = "*/30 * * * * *";
 /** Every 5 s: refusal counts reach the endpoints' counters (one small transaction). */
 const REFUSAL_FLUSH_PATTERN = "*/5 * * * * *";
 /** Every minute: one info line per endpoint that captured or refused anything. */
 const SUMMARY_PATTERN = "0 * * * * *";
 
 export type CaptureRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler" | "secretKey"
-> & {
-  /** PostgreSQL mode: stored requests are read, swept and drained there instead of in `db`. */
-  postgres?: PostgresDb;
-};
+  SharedDeps,
+  "clock" | "ids" | "logger" | "bus" | "config" | "disk" | "scheduler" | "secretKey"
+> &
+  RoomStorage;
 
 export interface CaptureRoomPorts
   extends Omit<RequestsRoutesPorts, "wakeDrain">,
@@ -107,6 +86,8 @@ export interface CaptureRoomPorts
    * time: a capture is checked synchronously on its hot path.
    */
   resolveSecretsNow?(organizationId: string): (name: string) => string | undefined;
+  /** The secrets room's lookup, awaited (PostgreSQL fetches it before admitting a capture). */
+  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
 }
 
 /** What capture lends: reads of stored requests, and the hook that takes over answers. */
@@ -130,6 +111,8 @@ export interface CaptureParts {
   resolveClientIp: ClientIpResolver;
   /** Counts captures and refusals per endpoint for the log and the endpoint's refusal counters. */
   tally: CaptureTally;
+  /** PostgreSQL: fetches what admission reads, around each capture (SQLite has none). */
+  prefetch?: CaptureStorage["prefetch"];
 }
 
 /**
@@ -142,41 +125,27 @@ export function createCaptureRoom(
   ports: CaptureRoomPorts,
 ): Room<CapturePorts> {
   const logger = deps.logger.child({ scope: "capture" });
-  const repo = createCaptureRepo(deps.db);
-  repo.setAutoCheckpoint(AUTOCHECKPOINT_PAGES);
-  const requests = createRequestsRepo(deps.db);
-  const store: CaptureStore = deps.postgres
-    ? createCapturePostgresStore(deps.postgres, ports.postgresTx)
-    : createCaptureSqliteStore(
-        deps.db,
-        { forgetForwards: ports.forgetForwards, finishDrain: ports.finishDrain },
-        { capture: repo, requests },
-      );
-  const searchIndex = createSearchIndexer({
-    indexNext: (limit) => requests.indexForSearch(limit),
-    onError: (error) => logger.error("indexing captures for search failed", { error }),
-  });
   /** Whether the batch being committed wrote forward deliveries (woken after its commit). */
   let forwardsQueued = false;
-  const tally = createCaptureTally({
-    clock: deps.clock,
-    logger,
-    store: deps.postgres
-      ? (deltas) => {
-          store
-            .addRefusals(deltas)
-            .catch((error) => logger.error("storing refusal counts failed", { error }));
-        }
-      : (deltas) => repo.addRefusals(deltas),
-  });
+  const hooks: StorageHooks = {
+    onCommitted: (batch) => onCommitted(batch),
+    queued: () => {
+      forwardsQueued = true;
+    },
+  };
+  const side = deps.postgres
+    ? postgresCaptureStorage(deps.postgres, ports, logger, hooks)
+    : sqliteCaptureStorage(deps, sqliteOf(deps), ports, logger, hooks);
+  const { store } = side;
+  const counted = createCaptureTally({ clock: deps.clock, logger, store: side.storeRefusals });
   const onCommitted = (batch: readonly CommittedCapture[]) => {
     if (forwardsQueued) {
       forwardsQueued = false;
       ports.wakeDeliveries();
     }
-    searchIndex.committed(batch.length);
+    side.committed(batch.length);
     for (const { request, endpoint } of batch) {
-      tally.accepted(endpoint);
+      counted.accepted(endpoint);
       const { id, organizationId, slug, forwardUrl } = endpoint;
       deps.bus.publish("request.captured", {
         request,
@@ -184,55 +153,25 @@ export function createCaptureRoom(
       });
     }
   };
-  const onCommittedError = (error: unknown) =>
-    logger.error("publishing captures failed", { error });
-  const pgTx = ports.postgresTx;
-  const writer: CaptureWriter = deps.postgres
-    ? createCapturePostgresWriter({
-        pg: deps.postgres,
-        onCommitted,
-        onCommittedError,
-        enqueueForwards:
-          pgTx?.enqueueForwards &&
-          (async (tx, kept) => {
-            const queued = (await pgTx.enqueueForwards?.(tx, kept)) ?? 0;
-            forwardsQueued = queued > 0 || forwardsQueued;
-            return queued;
-          }),
-        oweActionRuns: pgTx?.oweActionRuns,
-      })
-    : createCaptureWriter({
-        tx: deps.db.tx,
-        store: (batch, tx) => {
-          const stored = repo.insertRows(batch.map((c) => c.request));
-          const kept = stored.every(Boolean) ? batch : batch.filter((_, i) => stored[i]);
-          forwardsQueued = ports.enqueueForwards(tx, kept) > 0 || forwardsQueued;
-          ports.oweActionRuns(tx, kept);
-          return stored;
-        },
-        onCommitted,
-        onCommittedError,
-      });
-  const limits = createCaptureLimits(deps, repo);
+  const limits = createCaptureLimits(deps, side.anonymousBytes);
   const service = createCaptureService({
-    repo,
-    writer,
+    repo: side.admission,
+    writer: side.writer,
     limits: limits.limits,
     clock: deps.clock,
     ids: deps.ids,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
     onOverrideError: (error) => logger.error("capture answer override failed", { error }),
-    verify: verifier(deps, ports),
+    verify: verifier(deps, side.resolveSecretsNow),
   });
-  // Deleted rows stay in the search index as tombstones (migration 0019) until this merges them.
-  const searchMerge = createSearchMergeJob(deps);
-  const drain = createDrainJob(deps, store, ports, { onDrained: searchMerge.wake });
+  const drain = createDrainJob(deps, store, ports, { onDrained: side.afterDelete });
   const parts: CaptureParts = {
     service,
     maxBodyBytes: deps.config.max_body_bytes,
     resolveClientIp: ports.resolveClientIp,
-    tally,
+    tally: counted,
+    prefetch: side.prefetch,
   };
   return {
     // Capture URLs first: the guard of the request-reading routes must never reach the hot path.
@@ -241,21 +180,9 @@ export function createCaptureRoom(
       .use(requestsRoutes({ requests: store }, { ...ports, wakeDrain: drain.wake })),
     directRoutes: captureDirectRoutes(parts),
     jobs: [
-      {
-        name: "capture.checkpoint",
-        scope: "node",
-        pattern: CHECKPOINT_PATTERN,
-        run: () => repo.checkpoint(),
-      },
-      {
-        name: "capture.search-index",
-        scope: "node",
-        pattern: SEARCH_INDEX_PATTERN,
-        run: () => searchIndex.catchUp(),
-      },
-      retentionJob(deps, store, ports, searchMerge.wake),
+      ...side.jobs,
+      retentionJob(deps, store, ports, side.afterDelete),
       drain.job,
-      searchMerge.job,
       // The data dir's free space, for every write path (decisions.md §14).
       {
         name: "capture.disk-sample",
@@ -267,13 +194,13 @@ export function createCaptureRoom(
         name: "capture.refusals",
         scope: "node",
         pattern: REFUSAL_FLUSH_PATTERN,
-        run: () => tally.flush(),
+        run: () => counted.flush(),
       },
       {
         name: "capture.summary",
         scope: "node",
         pattern: SUMMARY_PATTERN,
-        run: () => tally.summarise(),
+        run: () => counted.summarise(),
       },
     ],
     subscriptions: [
@@ -282,11 +209,11 @@ export function createCaptureRoom(
       subscription("endpoint.deleted", () => drain.wake()),
     ],
     stop: async () => {
-      await writer.close();
-      searchIndex.catchUp();
-      tally.flush();
+      await side.writer.close();
+      side.flush();
+      counted.flush();
       await drain.stop();
-      await searchMerge.stop();
+      await side.stop();
     },
     ports: {
       findRequest: (endpointId, requestId) => store.find(endpointId, requestId),

@@ -69,13 +69,26 @@ async function capture(room: CaptureParts, request: Request, server: PeerSource 
   return answerResponse(stored.answer);
 }
 
+/** One capture, chosen when the room is built: straight through, or after the room's prefetch. */
+function captureHandler(room: CaptureParts) {
+  const prefetch = room.prefetch;
+  if (!prefetch) {
+    return (request: Request, server: PeerSource | null) => capture(room, request, server);
+  }
+  return (request: Request, server: PeerSource | null) => {
+    const location = locateCapture(request.url);
+    if (!location) return Promise.resolve(refusalResponse(REFUSALS.notFound));
+    return prefetch(location.slug, () => capture(room, request, server));
+  };
+}
+
 /**
  * The capture URLs as Bun.serve answers them itself, ahead of the Elysia app: the hot path pays
  * for no framework hook (docs/performance.md). The Elysia routes below stay for the API docs and
  * for methods Bun.serve does not dispatch per route; both call the same `capture`.
  */
 export function captureDirectRoutes(room: CaptureParts): DirectRoutes {
-  const handle = (request: Request, server: PeerSource) => capture(room, request, server);
+  const handle: (request: Request, server: PeerSource) => Promise<Response> = captureHandler(room);
   return {
     "/debug/:slug": handle,
     "/debug/:slug/*": handle,
@@ -95,7 +108,8 @@ export function captureRoutes(room: CaptureParts) {
   // The Bun server is taken once at start: naming `server` in the handler's context makes Elysia
   // define a getter on every request's context (Object.defineProperty, measurable here).
   let server: PeerSource | null = null;
-  const handle = ({ request }: { request: Request }) => capture(room, request, server);
+  const run = captureHandler(room);
+  const handle = ({ request }: { request: Request }) => run(request, server);
   const documented = {
     parse: "none" as const,
     response: {

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
 import type { Room } from "../room.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -26,12 +26,10 @@ import type { EndpointsStore } from "./endpoints.store.ts";
 const ANONYMOUS_CREATION = perMinute(10, 1);
 
 export type EndpointsRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "bus" | "config" | "publicBaseUrl" | "outbound" | "secretKey"
-> & {
-  /** Given: the room keeps its endpoints on this PostgreSQL database instead of `db`. */
-  postgres?: PostgresDb;
-};
+  SharedDeps,
+  "clock" | "ids" | "bus" | "config" | "publicBaseUrl" | "outbound" | "secretKey"
+> &
+  RoomStorage;
 
 export interface EndpointsRoomPorts {
   guard: AuthPorts["guard"];
@@ -120,7 +118,7 @@ function endpointsStorage(deps: EndpointsRoomDeps): {
       finishDrainOnPostgres: finishDrainOnPostgres,
     };
   }
-  const { store, repo } = createEndpointsSqliteStore(deps.db);
+  const { store, repo } = createEndpointsSqliteStore(sqliteOf(deps));
   return {
     store,
     finishDrain: (_tx, endpoint) => repo.finishDrain(endpoint),

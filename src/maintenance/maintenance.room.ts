@@ -1,7 +1,7 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb, PostgresSql as SQL } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createWindowCache } from "./maintenance.cache.ts";
 import { createMaintenanceIndex, type MaintenanceIndex } from "./maintenance.index.ts";
@@ -14,10 +14,7 @@ import type { MaintenanceStore } from "./maintenance.store.ts";
 
 export type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
 
-export type MaintenanceRoomDeps = Pick<AppDeps, "db" | "clock" | "ids"> & {
-  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
-  postgres?: PostgresDb;
-};
+export type MaintenanceRoomDeps = Pick<SharedDeps, "clock" | "ids"> & RoomStorage;
 
 export interface MaintenanceRoomPorts {
   guard: AuthPorts["guard"];
@@ -105,7 +102,7 @@ interface MaintenanceStorage {
  */
 function storageOf(deps: MaintenanceRoomDeps, ports: MaintenanceRoomPorts): MaintenanceStorage {
   if (!deps.postgres) {
-    const store = createMaintenanceSqliteStore(deps.db, { windowCreated: ports.windowCreated });
+    const store = createMaintenanceSqliteStore(sqliteOf(deps), { windowCreated: ports.windowCreated });
     const index = createMaintenanceIndex(store.repo);
     return { store, index, windowsChanged: async (org) => index.invalidate(org) };
   }

@@ -2,7 +2,7 @@ import type { MonitorChange } from "../alerts/alerts.model.ts";
 import type { AlertsPorts } from "../alerts/alerts.room.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb, PostgresSql as SQL } from "../db/db.postgres-handle.ts";
-import type { AppDeps } from "../deps.ts";
+import type { RoomStorage, SharedDeps } from "../deps.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { type Room, subscription } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
@@ -18,12 +18,10 @@ import { monitorsStorage } from "./monitors.storage.ts";
 import type { DailyBucket } from "./monitors.store.ts";
 
 export type MonitorsRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "config" | "scheduler" | "outbound" | "publicBaseUrl"
-> & {
-  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
-  postgres?: PostgresDb;
-};
+  SharedDeps,
+  "clock" | "ids" | "logger" | "config" | "scheduler" | "outbound" | "publicBaseUrl"
+> &
+  RoomStorage;
 
 export interface MonitorsRoomPorts {
   guard: AuthPorts["guard"];

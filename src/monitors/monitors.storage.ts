@@ -2,7 +2,7 @@ import type { MonitorChange } from "../alerts/alerts.model.ts";
 import { createDueQueue } from "../db/db.due-queue.ts";
 import type { PostgresDb, PostgresSql as SQL } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { RoomJob } from "../room.ts";
 import { type RecordDeps, recordOutcome, recordOutcomeInStore } from "./check-outcome.service.ts";
 import type { ChecksDeps } from "./checks.service.ts";
@@ -12,10 +12,11 @@ import { monitorOfRow } from "./monitors.repo.ts";
 import { createMonitorsSqliteStore } from "./monitors.sqlite.ts";
 import type { MonitorFigures, MonitorsStore } from "./monitors.store.ts";
 
-export interface MonitorsStorageDeps
-  extends Pick<AppDeps, "db" | "clock" | "ids" | "logger" | "config" | "scheduler"> {
-  postgres?: PostgresDb;
-}
+export type MonitorsStorageDeps = Pick<
+  SharedDeps,
+  "clock" | "ids" | "logger" | "config" | "scheduler"
+> &
+  RoomStorage;
 
 export interface MonitorsStorageHooks {
   probe(monitor: Monitor): Promise<ProbeResult>;
@@ -52,11 +53,12 @@ export function monitorsStorage(
   hooks: MonitorsStorageHooks,
 ): MonitorsStorage {
   if (deps.postgres) return postgresStorage(deps, deps.postgres, hooks);
-  const store = createMonitorsSqliteStore(deps.db, { monitorChanged: hooks.monitorChanged });
+  const db = sqliteOf(deps);
+  const store = createMonitorsSqliteStore(db, { monitorChanged: hooks.monitorChanged });
   const recordDeps: RecordDeps = {
     checks: store.checks,
     dependencies: store.dependencies,
-    tx: (fn) => deps.db.tx(fn),
+    tx: (fn) => db.tx(fn),
     monitorChanged: hooks.monitorChanged,
     inMaintenance: hooks.inMaintenance,
     clock: deps.clock,
@@ -64,7 +66,7 @@ export function monitorsStorage(
   };
   const queue = createDueQueue({
     name: "monitors",
-    db: deps.db,
+    db,
     table: { table: "monitors", due: "next_check_at", key: "organization_id", where: "paused = 0" },
     clock: deps.clock,
     scheduler: deps.scheduler,

@@ -1,6 +1,6 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
 import { createSecretsPostgresStore } from "./secrets.postgres.ts";
@@ -15,10 +15,7 @@ import {
 import { createSecretsSqliteStore, type SecretsSqliteStore } from "./secrets.sqlite.ts";
 import type { SecretsStore } from "./secrets.store.ts";
 
-export type SecretsRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "secretKey"> & {
-  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
-  postgres?: PostgresDb;
-};
+export type SecretsRoomDeps = Pick<SharedDeps, "clock" | "ids" | "secretKey"> & RoomStorage;
 
 /** What the secrets room lends: the organization's secrets, opened, for send time only. */
 export interface SecretsPorts {
@@ -76,6 +73,6 @@ function storesOf(deps: SecretsRoomDeps): {
   sqlite: SecretsSqliteStore | null;
 } {
   if (deps.postgres) return { store: createSecretsPostgresStore(deps.postgres), sqlite: null };
-  const sqlite = createSecretsSqliteStore(deps.db);
+  const sqlite = createSecretsSqliteStore(sqliteOf(deps));
   return { store: sqlite, sqlite };
 }

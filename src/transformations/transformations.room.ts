@@ -1,6 +1,6 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { Room } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import type { TransformationOutcome } from "./transformations.model.ts";
@@ -10,10 +10,7 @@ import { createTransformationRunner } from "./transformations.runner.ts";
 import { runTransformation, type TransformationsDeps } from "./transformations.service.ts";
 import { createTransformationsSqliteStore } from "./transformations.sqlite.ts";
 
-export type TransformationsRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "sandbox"> & {
-  /** When given, the room's storage is this PostgreSQL database rather than `db`. */
-  postgres?: PostgresDb;
-};
+export type TransformationsRoomDeps = Pick<SharedDeps, "clock" | "ids" | "sandbox"> & RoomStorage;
 
 /** What the transformations room lends the routing room. */
 export interface TransformationsPorts {
@@ -40,7 +37,7 @@ export function createTransformationsRoom(
   const room: TransformationsDeps = {
     store: deps.postgres
       ? createTransformationsPostgresStore(deps.postgres)
-      : createTransformationsSqliteStore(deps.db),
+      : createTransformationsSqliteStore(sqliteOf(deps)),
     runner: createTransformationRunner(deps.sandbox),
     secretEnvironment: ports.secretEnvironment,
     clock: deps.clock,
