@@ -3,11 +3,11 @@ import { createAlertsRoom } from "./alerts/alerts.room.ts";
 import { createAuthRoom } from "./auth/auth.room.ts";
 import { CAPTURE_PREFIXES } from "./capture/capture.model.ts";
 import { createCaptureRoom } from "./capture/capture.room.ts";
-import { createDbPing } from "./db/db.health.ts";
+import { createDbPing, createPostgresPing } from "./db/db.health.ts";
 import { createDedupRoom } from "./dedup/dedup.room.ts";
 import { createDeliveryRoom } from "./delivery/delivery.room.ts";
 import { createForwardsRoom } from "./delivery/forwards.room.ts";
-import type { AppDeps } from "./deps.ts";
+import type { AnyAppDeps, AppDeps } from "./deps.ts";
 import { createEndpointsRoom } from "./endpoints/endpoints.room.ts";
 import { healthRoutes } from "./http/health.routes.ts";
 import { SERVER_BODY_LIMIT } from "./http/http.body-limit.ts";
@@ -21,6 +21,7 @@ import { createMaintenanceRoom } from "./maintenance/maintenance.room.ts";
 import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
+import { notOnPostgres, type PendingRoom, pendingRoutes, refusingPort } from "./rooms.pending.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
@@ -46,49 +47,64 @@ export interface StartOptions {
  * the ports of rooms built before it; then one start path and one stop path. Building starts
  * nothing (no job, no subscription), so two apps may be built and run in one process.
  */
-export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
+export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
+  const sqlite = deps.postgres ? null : deps;
+  /** A room with no PostgreSQL store yet (rooms.pending.ts): built on SQLite only. */
+  const onSqlite = <R>(_room: PendingRoom, build: (deps: AppDeps) => R): R | null =>
+    sqlite ? build(sqlite) : null;
   // Built once: every room that needs a client's address resolves it by the same rule.
   const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
   const auth = createAuthRoom(deps, { resolveClientIp });
   const { guard } = auth.ports;
-  const endpoints = createEndpointsRoom(deps, { guard, resolveClientIp });
-  const delivery = createDeliveryRoom(deps);
+  const delivery = onSqlite("delivery", (d) => createDeliveryRoom(d));
+  const endpoints = createEndpointsRoom(deps, {
+    guard,
+    resolveClientIp,
+    forwardsUnavailable: delivery ? undefined : notOnPostgres("delivery"),
+  });
   const capture = createCaptureRoom(deps, {
     ...endpoints.ports,
     guard,
     resolveClientIp,
-    enqueueForwards: delivery.ports.enqueueForwards,
-    wakeDeliveries: delivery.ports.wake,
+    enqueueForwards: delivery?.ports.enqueueForwards ?? refusingPort("delivery"),
+    wakeDeliveries: delivery?.ports.wake ?? refusingPort("delivery"),
     // Actions is built after capture (it takes capture's ports); this runs per committed batch.
-    oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
+    oweActionRuns: (tx, captures) =>
+      actions ? actions.ports.oweRuns(tx, captures) : refusingPort("actions")(),
     forgetForwards: (tx, requestIds) =>
-      void delivery.ports.forgetSubjects(tx, "forward", requestIds),
+      void (delivery
+        ? delivery.ports.forgetSubjects(tx, "forward", requestIds)
+        : refusingPort("delivery")()),
     // The secrets room is built later; this runs per capture of a verifying endpoint. Only the
-    // SQLite store reads without waiting: over PostgreSQL a `{{NAME}}` secret is not found yet.
+    // SQLite store reads without waiting; on PostgreSQL capture awaits resolveSecrets first.
     resolveSecretsNow: (organizationId) =>
       secrets.ports.resolveSecretsNow?.(organizationId) ?? (() => undefined),
+    resolveSecrets: (organizationId) => secrets.ports.resolveSecrets(organizationId),
   });
-  const forwards = createForwardsRoom(deps, {
-    ...endpoints.ports,
-    ...capture.ports,
-    guard,
-    registerKind: delivery.ports.registerKind,
-  });
+  const forwards = onSqlite("forwards", (d) =>
+    createForwardsRoom(d, {
+      ...endpoints.ports,
+      ...capture.ports,
+      guard,
+      registerKind: requireRoom(delivery, "delivery").ports.registerKind,
+    }),
+  );
   const realtime = createRealtimeRoom(deps, {
     auth: auth.ports.auth,
     findEndpoint: endpoints.ports.findEndpoint,
     listAfter: (endpointId, afterRequestId, limit) =>
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
     // Actions is built later; this runs per catch-up page.
-    runResultsOf: (requestIds) => actions.ports.lastRunResults(requestIds),
+    runResultsOf: (requestIds) => (actions ? actions.ports.lastRunResults(requestIds) : new Map()),
   });
   const secrets = createSecretsRoom(deps, {
     guard,
-    // Routing and alerts are built later; this runs per delete.
+    // Routing and alerts are built later; this runs per delete. A room that is not running
+    // holds nothing that uses a secret.
     usersOf: async (organizationId, name) => [
-      ...routing.ports.destinationsUsingSecret(organizationId, name),
-      ...alerts.ports.rulesUsingSecret(organizationId, name),
-      ...actions.ports.actionsUsingSecret(organizationId, name),
+      ...(routing?.ports.destinationsUsingSecret(organizationId, name) ?? []),
+      ...(alerts?.ports.rulesUsingSecret(organizationId, name) ?? []),
+      ...(actions?.ports.actionsUsingSecret(organizationId, name) ?? []),
       ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
     ],
   });
@@ -96,67 +112,80 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
     guard,
     ...secrets.ports,
     usersOf: (organizationId, id) =>
-      routing.ports.destinationsUsingTransformation(organizationId, id),
+      routing?.ports.destinationsUsingTransformation(organizationId, id) ?? [],
   });
-  const actions = createActionsRoom(deps, {
-    guard,
-    requireEndpoint: endpoints.ports.requireEndpoint,
-    findRequest: capture.ports.findRequest,
-    setResponseOverride: capture.ports.setResponseOverride,
-    resolveSecrets: secrets.ports.resolveSecrets,
-  });
-  const dedup = createDedupRoom(deps, {
-    guard,
-    // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.
-    requireSource: (organizationId, sourceId) =>
-      routing.ports.requireSource(organizationId, sourceId),
-  });
-  const routing = createRoutingRoom(deps, {
-    guard,
-    delivery: delivery.ports,
-    transformationExists: transformations.ports.transformationExists,
-    dedup: dedup.ports,
-    runTransformation: transformations.ports.runTransformation,
-    resolveSecrets: secrets.ports.resolveSecrets,
-    resolveSecretsNow: secrets.ports.resolveSecretsNow,
-    secretEnvironment: secrets.ports.secretEnvironment,
-  });
-  const issues = createIssuesRoom(deps, {
-    guard,
-    observeAttempts: delivery.ports.observeAttempts,
-    describeDestination: routing.ports.describeDestination,
-  });
-  const alerts = createAlertsRoom(deps, {
-    guard,
-    delivery: delivery.ports,
-    issues: issues.ports,
-    resolveSecrets: secrets.ports.resolveSecrets,
-    apiKeys: auth.ports.apiKeys,
-  });
+  const actions = onSqlite("actions", (d) =>
+    createActionsRoom(d, {
+      guard,
+      requireEndpoint: endpoints.ports.requireEndpoint,
+      findRequest: capture.ports.findRequest,
+      setResponseOverride: capture.ports.setResponseOverride,
+      resolveSecrets: secrets.ports.resolveSecrets,
+    }),
+  );
+  const dedup: ReturnType<typeof createDedupRoom> | null = onSqlite("dedup", (d) =>
+    createDedupRoom(d, {
+      guard,
+      // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.
+      requireSource: (organizationId, sourceId) =>
+        requireRoom(routing, "routing").ports.requireSource(organizationId, sourceId),
+    }),
+  );
+  const routing: ReturnType<typeof createRoutingRoom> | null = onSqlite("routing", (d) =>
+    createRoutingRoom(d, {
+      guard,
+      delivery: requireRoom(delivery, "delivery").ports,
+      transformationExists: transformations.ports.transformationExists,
+      dedup: requireRoom(dedup, "dedup").ports,
+      runTransformation: transformations.ports.runTransformation,
+      resolveSecrets: secrets.ports.resolveSecrets,
+      resolveSecretsNow: secrets.ports.resolveSecretsNow,
+      secretEnvironment: secrets.ports.secretEnvironment,
+    }),
+  );
+  const issues = onSqlite("issues", (d) =>
+    createIssuesRoom(d, {
+      guard,
+      observeAttempts: requireRoom(delivery, "delivery").ports.observeAttempts,
+      describeDestination: requireRoom(routing, "routing").ports.describeDestination,
+    }),
+  );
+  const alerts = onSqlite("alerts", (d) =>
+    createAlertsRoom(d, {
+      guard,
+      delivery: requireRoom(delivery, "delivery").ports,
+      issues: requireRoom(issues, "issues").ports,
+      resolveSecrets: secrets.ports.resolveSecrets,
+      apiKeys: auth.ports.apiKeys,
+    }),
+  );
   const monitors = createMonitorsRoom(deps, {
     guard,
     resolveSecrets: secrets.ports.resolveSecrets,
-    monitorChanged: alerts.ports.monitorChanged,
+    // Without the alerts room a monitor's change alerts no one.
+    monitorChanged: alerts ? alerts.ports.monitorChanged : () => {},
     // Maintenance is built after monitors (it checks a window's monitors); this runs per check.
     inMaintenance: (monitorId, at) => maintenance.ports.inMaintenance(monitorId, at),
   });
   const maintenance = createMaintenanceRoom(deps, {
     guard,
     monitorExists: monitors.ports.monitorExists,
-    // Status pages are built after maintenance; this runs per new window.
-    windowCreated: (tx, window) => statusPages.ports.maintenanceScheduled(tx, window),
+    // Status pages are built after maintenance; this runs per new window (none to tell without).
+    windowCreated: (tx, window) => statusPages?.ports.maintenanceScheduled(tx, window),
   });
-  const statusPages = createStatusPagesRoom(deps, {
-    guard,
-    delivery: delivery.ports,
-    dailyBuckets: monitors.ports.dailyBuckets,
-    stateChanges: monitors.ports.stateChanges,
-    monitorSummary: monitors.ports.monitorSummary,
-    maintenanceFor: maintenance.ports.maintenanceFor,
-    deliveryHealth: routing.ports.deliveryHealth,
-    ...overrides.statusPages,
-  });
-  const rooms: Room<object>[] = [
+  const statusPages = onSqlite("statusPages", (d) =>
+    createStatusPagesRoom(d, {
+      guard,
+      delivery: requireRoom(delivery, "delivery").ports,
+      dailyBuckets: monitors.ports.dailyBuckets,
+      stateChanges: monitors.ports.stateChanges,
+      monitorSummary: monitors.ports.monitorSummary,
+      maintenanceFor: maintenance.ports.maintenanceFor,
+      deliveryHealth: requireRoom(routing, "routing").ports.deliveryHealth,
+      ...overrides.statusPages,
+    }),
+  );
+  const built: (Room<object> | null)[] = [
     auth,
     endpoints,
     delivery,
@@ -174,13 +203,12 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
     maintenance,
     statusPages,
   ];
+  const rooms = built.filter((room): room is Room<object> => room !== null);
 
   const metrics = createMetrics();
-  metrics.addSource(delivery.ports.metricLines);
-  metrics.addSource(issues.ports.metricLines);
-  metrics.addSource(routing.ports.metricLines);
-  metrics.addSource(dedup.ports.metricLines);
-  metrics.addSource(monitors.ports.metricLines);
+  for (const room of [delivery, issues, routing, dedup, monitors]) {
+    if (room) metrics.addSource(room.ports.metricLines);
+  }
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,
@@ -192,14 +220,22 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
   })
     .use(apiDocs(deps.version))
     .use(
-      healthRoutes(createDbPing(deps.db), metrics, deps.version, {
-        metricsToken: deps.config.metrics_token,
-        disk: deps.disk,
-      }),
+      healthRoutes(
+        deps.postgres ? createPostgresPing(deps.postgres) : createDbPing(deps.db),
+        metrics,
+        deps.version,
+        { metricsToken: deps.config.metrics_token, disk: deps.disk },
+      ),
     );
+  if (!sqlite) app.use(pendingRoutes());
   for (const room of rooms) if (room.routes) app.use(room.routes);
   // The UI's catch-all goes last so every room's routes win over it.
-  app.use(uiRoutes({ dir: deps.config.ui_dir, hostPage: statusPages.ports.customDomainPage }));
+  app.use(
+    uiRoutes({
+      dir: deps.config.ui_dir,
+      hostPage: statusPages ? statusPages.ports.customDomainPage : async () => undefined,
+    }),
+  );
 
   let stopRooms: (() => Promise<void>) | null = null;
   return {
@@ -244,3 +280,9 @@ export function createApp(deps: AppDeps, overrides: PortOverrides = {}) {
 }
 
 export type WeirApp = ReturnType<typeof createApp>;
+
+/** The room, which a room built on SQLite only may take for granted there. */
+function requireRoom<R>(room: R | null, name: PendingRoom): R {
+  if (room === null) throw new Error(notOnPostgres(name));
+  return room;
+}

@@ -2,14 +2,8 @@ import type { Command } from "commander";
 import { createApp } from "../app.ts";
 import { acquireDataDirLock } from "../db/db.lock.ts";
 import { prepareDataDir, StartupError } from "../db/db.open.ts";
-import { type AppDeps, closeDeps, createDeps } from "../deps.ts";
-import {
-  action,
-  configWithFlags,
-  DATA_DIR_OPTION,
-  DATABASE_OPTION,
-  requireSqliteMode,
-} from "./cli.common.ts";
+import { type AnyAppDeps, closeDeps, openDeps } from "../deps.ts";
+import { action, configWithFlags, DATA_DIR_OPTION, DATABASE_OPTION } from "./cli.common.ts";
 import { publicUrlAdvice } from "./public-url.advice.ts";
 
 /** `weir serve`: the default command. */
@@ -30,16 +24,15 @@ export function registerServe(program: Command): void {
 
 async function serve(flags: Record<string, string | undefined>): Promise<void> {
   const { config } = configWithFlags(flags);
-  requireSqliteMode(config, "weir serve");
   prepareDataDir(config.data_dir);
   const lock = acquireDataDirLock(config.data_dir, {
     host: config.host,
     port: config.port,
     baseUrl: config.base_url,
   });
-  let deps: AppDeps;
+  let deps: AnyAppDeps;
   try {
-    deps = await createDeps(config);
+    deps = await openDeps(config);
   } catch (error) {
     lock.release();
     throw error;
@@ -49,7 +42,7 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
   try {
     port = weir.start({ port: config.port, hostname: config.host });
   } catch (error) {
-    closeDeps(deps);
+    await closeDeps(deps);
     lock.release();
     throw new StartupError(
       `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
@@ -60,6 +53,8 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     url: `http://${config.host}:${port}`,
     base_url: config.base_url || null,
     data_dir: config.data_dir,
+    database: deps.postgres ? "postgresql" : "sqlite",
+    node: deps.cluster.nodeId,
     migrations_applied: deps.migrations.applied,
   });
   // One line for the person who just started it: where to click, and what to set if needed.
@@ -72,7 +67,7 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
   const shutdown = async (signal: string) => {
     deps.logger.info("weir stopping", { signal });
     await weir.stop();
-    closeDeps(deps);
+    await closeDeps(deps);
     lock.release();
     process.exit(0);
   };

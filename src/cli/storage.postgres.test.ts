@@ -189,7 +189,6 @@ describe("commands that need the SQLite data dir for now", () => {
   test.each([
     [["admin", "list-users"], "weir admin"],
     [["monitors", "import", "monitors.json"], "weir monitors import"],
-    [["serve", "--port", "0"], "weir serve"],
   ])("%p says so in one line and exits 1", (args, command) => {
     const result = runCli([...args, "--data-dir", tempDir()], {
       WEIR_DATABASE_URL: "postgres://weir:pw@127.0.0.1:1/weir",
@@ -198,5 +197,28 @@ describe("commands that need the SQLite data dir for now", () => {
     expect(result.stderr).toBe(
       `weir: ${command} works on the SQLite data dir only for now: run it without --database and WEIR_DATABASE_URL\n`,
     );
+  });
+});
+
+describe("weir serve on PostgreSQL", () => {
+  test("refuses in one line without a secret key every node shares", () => {
+    const result = runCli(["serve", "--port", "0", "--data-dir", tempDir()], {
+      WEIR_DATABASE_URL: "postgres://weir:pw@127.0.0.1:1/weir",
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      "weir: with a PostgreSQL database every node needs the same secret key: set WEIR_SECRET_KEY (or secret_key in weir.toml)\n",
+    );
+  });
+
+  test("names the unreachable database in one line, without its password", () => {
+    const result = runCli(["serve", "--port", "0", "--data-dir", tempDir()], {
+      WEIR_DATABASE_URL: "postgres://weir:pw-not-shown@127.0.0.1:1/weir",
+      WEIR_SECRET_KEY: "cd".repeat(32),
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toStartWith("weir: cannot connect to PostgreSQL at ");
+    expect(result.stderr).not.toContain("pw-not-shown");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 });

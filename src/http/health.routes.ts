@@ -12,7 +12,7 @@ import { documentedAnswer, ErrorBody, PUBLIC } from "./http.openapi.ts";
  * `Authorization: Bearer <token>`.
  */
 export function healthRoutes(
-  ping: () => void,
+  ping: () => void | Promise<void>,
   metrics: Metrics,
   version: string,
   options: { metricsToken?: string; disk?: Pick<DiskGuard, "isLow"> } = {},
@@ -21,9 +21,9 @@ export function healthRoutes(
   return new Elysia({ name: "weir-health" })
     .get(
       "/healthz",
-      () => {
+      async () => {
         try {
-          ping();
+          await ping();
         } catch {
           throw new AppError("database_unavailable", 503);
         }

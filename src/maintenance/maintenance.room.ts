@@ -102,7 +102,9 @@ interface MaintenanceStorage {
  */
 function storageOf(deps: MaintenanceRoomDeps, ports: MaintenanceRoomPorts): MaintenanceStorage {
   if (!deps.postgres) {
-    const store = createMaintenanceSqliteStore(sqliteOf(deps), { windowCreated: ports.windowCreated });
+    const store = createMaintenanceSqliteStore(sqliteOf(deps), {
+      windowCreated: ports.windowCreated,
+    });
     const index = createMaintenanceIndex(store.repo);
     return { store, index, windowsChanged: async (org) => index.invalidate(org) };
   }
