@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";

@@ -1,7 +1,7 @@
 import type { MonitorChange } from "../alerts/alerts.model.ts";
 import type { AlertsPorts } from "../alerts/alerts.room.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
-import type { PostgresDb, PostgresSql as SQL } from "../db/db.postgres-handle.ts";
+import type { PostgresSql as SQL } from "../db/db.postgres-handle.ts";
 import type { RoomStorage, SharedDeps } from "../deps.ts";
 import { createOutboundPolicy } from "../http/outbound/outbound.policy.ts";
 import { type Room, subscription } from "../room.ts";

@@ -1,5 +1,4 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";

@@ -2,6 +2,7 @@ import { createAccount } from "../auth/accounts.service.ts";
 import { createApiKey } from "../auth/api-keys.service.ts";
 import { createApiKeyUsage } from "../auth/api-keys.usage.ts";
 import type { Plan, Role } from "../auth/auth.model.ts";
+import { createAuthPostgresStore } from "../auth/auth.postgres.ts";
 import { createAuthService } from "../auth/auth.service.ts";
 import { createAuthSqliteStore } from "../auth/auth.sqlite.ts";
 import type { TestServer } from "./test-server.ts";
@@ -28,7 +29,7 @@ let counter = 0;
  * login token signed by that server. Defaults to the `team` plan.
  */
 export async function signUp(
-  server: Pick<TestServer, "deps">,
+  server: Pick<TestServer, "deps"> & Partial<Pick<TestServer, "postgres">>,
   options: {
     plan?: Plan;
     email?: string;
@@ -38,7 +39,9 @@ export async function signUp(
   } = {},
 ): Promise<TestAccount> {
   const { deps } = server;
-  const store = createAuthSqliteStore(deps.db);
+  const store = server.postgres
+    ? createAuthPostgresStore(server.postgres)
+    : createAuthSqliteStore(deps.db);
   const auth = createAuthService({
     store,
     clock: deps.clock,

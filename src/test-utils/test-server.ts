@@ -1,14 +1,32 @@
 import { createApp, type PortOverrides, type WeirApp } from "../app.ts";
-import { type AppDeps, closeDeps, createDeps, type DepsOverrides } from "../deps.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import {
+  type AnyAppDeps,
+  type AppDeps,
+  closeDeps,
+  createDeps,
+  createPostgresDeps,
+  type DepsOverrides,
+} from "../deps.ts";
 import type { Config } from "../shared/config.table.ts";
 import { loadConfig } from "../shared/config.ts";
 import { createLogger } from "../shared/logger.ts";
+import { createTestPgDatabase, type TestPgDatabase } from "./postgres.ts";
 import { makeTempDir } from "./temp-dir.ts";
+import { onPostgres, TEST_SECRET_KEY, type TestStore } from "./test-store.ts";
 
 export interface TestServer {
   url: string;
   port: number;
+  /**
+   * The app's deps. Typed as on SQLite for the many tests that read its database; on
+   * PostgreSQL (`WEIR_TEST_STORE=postgres`) `deps.db` is absent, and a test that reads SQLite
+   * skips there (`store` says which).
+   */
   deps: AppDeps;
+  store: TestStore;
+  /** The PostgreSQL database the app runs on, or null on SQLite. */
+  postgres: PostgresDb | null;
   weir: WeirApp;
   dataDir: string;
   /** Log lines written so far (the logger is captured, not printed). */
@@ -24,7 +42,10 @@ export interface TestServerOptions extends DepsOverrides {
   ports?: PortOverrides;
 }
 
-/** A real Weir app on 127.0.0.1, port 0, with a temp data dir and real migrations. */
+/**
+ * A real Weir app on 127.0.0.1, port 0, with a temp data dir and real migrations; with
+ * `WEIR_TEST_STORE=postgres`, on a fresh PostgreSQL database of its own, dropped at stop.
+ */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = makeTempDir("weir-server-");
   const logs: string[] = [];
@@ -38,21 +59,31 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const logger =
     options.logger ?? createLogger({ level: "debug", write: (line) => logs.push(line) });
-  const deps = await createDeps(config, { ...options, logger });
+  const pg: TestPgDatabase | null = onPostgres ? await createTestPgDatabase() : null;
+  const deps: AnyAppDeps = pg
+    ? await createPostgresDeps(
+        { ...config, database_url: pg.url, secret_key: config.secret_key || TEST_SECRET_KEY },
+        { ...options, logger },
+      )
+    : await createDeps(config, { ...options, logger });
   const weir = createApp(deps, options.ports);
   const port = weir.start({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
     port,
-    deps,
+    // Only a test on SQLite reaches `db` (see TestServer.deps).
+    deps: deps as AppDeps,
+    store: pg ? "postgres" : "sqlite",
+    postgres: deps.postgres ?? null,
     weir,
     dataDir: dir.path,
     logs,
     request: (path, init) => fetch(`${url}${path}`, init),
     async stop() {
       await weir.stop();
-      closeDeps(deps);
+      await closeDeps(deps);
+      await pg?.drop();
       dir.remove();
     },
   };

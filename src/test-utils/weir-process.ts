@@ -3,6 +3,7 @@ import type { Subprocess } from "bun";
 import { cleanEnv } from "./cli.ts";
 import { freePort } from "./free-port.ts";
 import { pollUntil } from "./poll.ts";
+import { onPostgres, pgDatabaseFor, TEST_SECRET_KEY } from "./test-store.ts";
 
 const MAIN = join(import.meta.dir, "../main.ts");
 
@@ -14,7 +15,8 @@ export interface WeirProcess {
 /**
  * `weir serve` as its own process on `dataDir` (the caller's WEIR_* settings left out, `env`
  * added), once it answers /healthz. It is pushed onto `running` so the caller's afterEach can
- * kill whatever is left.
+ * kill whatever is left. With `WEIR_TEST_STORE=postgres` (and no database in `env`) it runs on
+ * the data dir's own PostgreSQL database, kept across restarts of that data dir.
  */
 export async function startWeirProcess(
   dataDir: string,
@@ -23,8 +25,12 @@ export async function startWeirProcess(
 ): Promise<WeirProcess> {
   const port = freePort();
   const args = ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir];
+  const store =
+    onPostgres && !env.WEIR_DATABASE_URL
+      ? { WEIR_DATABASE_URL: (await pgDatabaseFor(dataDir)).url, WEIR_SECRET_KEY: TEST_SECRET_KEY }
+      : {};
   const proc = Bun.spawn([process.execPath, MAIN, ...args], {
-    env: { ...cleanEnv(), WEIR_LOG_LEVEL: "error", ...env },
+    env: { ...cleanEnv(), WEIR_LOG_LEVEL: "error", ...store, ...env },
     stdout: "ignore",
     stderr: "inherit",
   });
