@@ -209,6 +209,12 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   for (const room of [delivery, issues, routing, dedup, monitors]) {
     if (room) metrics.addSource(room.ports.metricLines);
   }
+  // Which node runs the cluster-wide jobs (a single node on SQLite always does).
+  metrics.addSource(() => [
+    "# HELP weir_cluster_leader 1 while this node leads the nodes sharing its database.",
+    "# TYPE weir_cluster_leader gauge",
+    `weir_cluster_leader ${deps.cluster.isLeader() ? 1 : 0}`,
+  ]);
   const app = createHttpBase({
     ids: deps.ids,
     logger: deps.logger,
