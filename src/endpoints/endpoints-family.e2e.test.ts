@@ -9,6 +9,7 @@ import {
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { insertCapturedRequest } from "../test-utils/requests-fixtures.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { onPostgres, pendingHere } from "../test-utils/test-store.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -31,18 +32,32 @@ afterAll(async () => {
   await sink.stop();
 });
 
-const ROUTES = [
+const EVERY_ROUTE = [
   { method: "GET", path: "/api/v1/endpoints", write: false, ok: 200 },
   { method: "POST", path: "/api/v1/endpoints", write: true, ok: 201 },
   { method: "GET", path: "/api/v1/endpoints/{e}", write: false, ok: 200 },
   { method: "PUT", path: "/api/v1/endpoints/{e}", write: true, ok: 200 },
   { method: "GET", path: "/api/v1/endpoints/{e}/requests", write: false, ok: 200 },
   { method: "GET", path: "/api/v1/endpoints/{e}/requests/{r}", write: false, ok: 200 },
-  { method: "GET", path: "/api/v1/endpoints/{e}/requests/{r}/forwards", write: false, ok: 200 },
-  { method: "POST", path: "/api/v1/endpoints/{e}/requests/{r}/replay", write: true, ok: 201 },
+  {
+    method: "GET",
+    path: "/api/v1/endpoints/{e}/requests/{r}/forwards",
+    write: false,
+    ok: 200,
+    room: "forwards",
+  },
+  {
+    method: "POST",
+    path: "/api/v1/endpoints/{e}/requests/{r}/replay",
+    write: true,
+    ok: 201,
+    room: "forwards",
+  },
   { method: "DELETE", path: "/api/v1/endpoints/{e}/requests", write: true, ok: 204 },
   { method: "DELETE", path: "/api/v1/endpoints/{e}", write: true, ok: 204 },
 ] as const;
+// On PostgreSQL forwarding does not run yet: its routes answer 501 (rooms.pending.e2e.test.ts).
+const ROUTES = EVERY_ROUTE.filter((route) => !("room" in route && pendingHere(route.room)));
 const BODY = { debug_endpoint: { name: "Family" }, url: sink.url };
 const fill = (path: string, e = endpoint.id, r = requestId) =>
   path.replace("{e}", e).replace("{r}", r);
@@ -111,7 +126,7 @@ describe("envelopes", () => {
   test("get one → {data}; one request → {data}", async () => {
     const one = await callAs(server, member, "GET", `/api/v1/endpoints/${endpoint.id}`);
     expect(one.body.data.id).toBe(endpoint.id);
-    const request = await callAs(server, member, "GET", fill(ROUTES[5].path));
+    const request = await callAs(server, member, "GET", fill(EVERY_ROUTE[5].path));
     expect(request.body.data).toMatchObject({
       id: requestId,
       debug_endpoint_id: endpoint.id,
@@ -160,7 +175,8 @@ describe("envelopes", () => {
   });
 });
 
-describe("pagination (interface.md Pagination, decisions.md §5)", () => {
+// Seeds 45 requests straight into SQLite.
+describe.skipIf(onPostgres)("pagination (interface.md Pagination, decisions.md §5)", () => {
   let paged: CreatedEndpoint;
   const ids = Array.from({ length: 45 }, (_, i) => `0190-page-${String(i).padStart(3, "0")}`);
 

@@ -59,10 +59,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const logger =
     options.logger ?? createLogger({ level: "debug", write: (line) => logs.push(line) });
-  const pg: TestPgDatabase | null = onPostgres ? await createTestPgDatabase() : null;
-  const deps: AnyAppDeps = pg
+  // A database the caller gave is the caller's; one made here is dropped at stop.
+  const pg: TestPgDatabase | null =
+    onPostgres && config.database_url === "" ? await createTestPgDatabase() : null;
+  const databaseUrl = pg?.url ?? config.database_url;
+  const deps: AnyAppDeps = databaseUrl
     ? await createPostgresDeps(
-        { ...config, database_url: pg.url, secret_key: config.secret_key || TEST_SECRET_KEY },
+        {
+          ...config,
+          database_url: databaseUrl,
+          secret_key: config.secret_key || TEST_SECRET_KEY,
+          // Files start many servers; PostgreSQL allows 100 connections in all.
+          database_pool_size: options.config?.database_pool_size ?? 4,
+        },
         { ...options, logger },
       )
     : await createDeps(config, { ...options, logger });
@@ -74,7 +83,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     port,
     // Only a test on SQLite reaches `db` (see TestServer.deps).
     deps: deps as AppDeps,
-    store: pg ? "postgres" : "sqlite",
+    store: deps.postgres ? "postgres" : "sqlite",
     postgres: deps.postgres ?? null,
     weir,
     dataDir: dir.path,
