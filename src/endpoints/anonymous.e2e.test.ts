@@ -4,6 +4,7 @@ import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { callAs, captureAt, createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { storedRow } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const clock = createFakeClock(Date.UTC(2026, 2, 1));
@@ -41,10 +42,8 @@ describe("create (no credentials)", () => {
     });
   });
 
-  test("only the token's SHA-256 is stored", () => {
-    const row = server.deps.db.sqlite
-      .query<Record<string, unknown>, [string]>("SELECT * FROM debug_endpoints WHERE id = ?")
-      .get(created.id);
+  test("only the token's SHA-256 is stored", async () => {
+    const row = await storedRow(server, "debug_endpoints", created.id);
     expect(row?.anonymous_token_hash).toBe(
       createHash("sha256").update(created.token).digest("hex"),
     );
