@@ -328,6 +328,7 @@ describe("tokens and organizations", () => {
       const account = await signUp(server);
       const { resetPassword } = await import("./accounts.service.ts");
       const { createAuthSqliteStore } = await import("./auth.sqlite.ts");
+      const { createAuthPostgresStore } = await import("./auth.postgres.ts");
       const before = await apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
       expect(before.status).toBe(200);
       const endpoint = await apiCall(server, "POST", "/api/v1/endpoints", {
@@ -340,7 +341,12 @@ describe("tokens and organizations", () => {
 
       await resetPassword(
         { email: account.email, password: "a-brand-new-one" },
-        { store: createAuthSqliteStore(server.deps.db), clock: server.deps.clock },
+        {
+          store: server.postgres
+            ? createAuthPostgresStore(server.postgres)
+            : createAuthSqliteStore(server.deps.db),
+          clock: server.deps.clock,
+        },
       );
       const after = await apiCall(server, "GET", "/api/v1/me", { headers: account.headers });
       expect(after.status).toBe(401);

@@ -6,6 +6,7 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import { DB_FILE } from "../db/db.open.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { createSecretsRoom } from "./secrets.room.ts";
 
@@ -88,6 +89,16 @@ describe("secrets", () => {
     expect((await ports().resolveSecrets(stranger.organizationId))("MINE")).toBeUndefined();
   });
 
+  /** Every byte of the SQLite database files, the WAL checkpointed first. */
+  const storedSqliteBytes = () => {
+    server.deps.db.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    return [DB_FILE, `${DB_FILE}-wal`]
+      .map((file) => join(server.dataDir, file))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString("latin1"))
+      .join("");
+  };
+
   test("values are sealed at rest and never in a response or a log line", async () => {
     const value = "plain-text-canary-9d2e77b1";
     const seen: string[] = [];
@@ -100,12 +111,9 @@ describe("secrets", () => {
     record(await callAs(server, member, "PUT", "/api/v1/secrets/CANARY", { value }));
     expect(seen.join("\n")).not.toContain(value);
     expect(server.logs.join("\n")).not.toContain(value);
-    server.deps.db.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    const bytes = [DB_FILE, `${DB_FILE}-wal`]
-      .map((file) => join(server.dataDir, file))
-      .filter((path) => existsSync(path))
-      .map((path) => readFileSync(path).toString("latin1"))
-      .join("");
+    const bytes = server.postgres
+      ? JSON.stringify(await storedRows(server, "secrets", "organization_id", owner.organizationId))
+      : storedSqliteBytes();
     expect(bytes).toContain("CANARY");
     expect(bytes).not.toContain(value);
     expect((await ports().secretEnvironment(owner.organizationId)).CANARY).toBe(value);
