@@ -43,3 +43,12 @@ export async function pgDatabaseFor(dataDir: string): Promise<TestPgDatabase> {
 export function pendingHere(room: PendingRoom): boolean {
   return onPostgres && room in PENDING_ON_POSTGRES;
 }
+
+/** True when this run is on PostgreSQL and the API path (`/api/v1/x/{id}`) is a pending room's. */
+export function pendingPathHere(path: string): boolean {
+  if (!onPostgres) return false;
+  const template = path.replace(/\{([^}]+)\}/g, ":$1");
+  return Object.values(PENDING_ON_POSTGRES).some((prefixes) =>
+    prefixes.some((prefix: string) => template === prefix || template.startsWith(`${prefix}/`)),
+  );
+}
