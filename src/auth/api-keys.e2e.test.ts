@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { signUp, type TestAccount } from "../test-utils/accounts.ts";
+import { authStoreOf, signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
+import { everyStoredRow, storedRow } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { createAuthRepo } from "./auth.repo.ts";
 
 const UNAUTHORIZED = { error: "Invalid or missing API key" };
 const PLAN_FORBIDDEN = { error: "Your plan does not have access to this feature" };
@@ -50,15 +50,12 @@ describe("create, list, revoke (interface.md: API keys)", () => {
     const row = listed.body.find((k: { id: string }) => k.id === created.body.id);
     expect(row).toEqual({ ...created.body, key: undefined });
     expect(Object.keys(row)).not.toContain("key");
-    const stored = server.deps.db.sqlite
-      .query<{ key_hash: string }, [string]>("SELECT key_hash FROM api_keys WHERE id = ?")
-      .get(created.body.id);
+    const stored = await storedRow(server, "api_keys", created.body.id);
     expect(stored?.key_hash).toBe(
       new Bun.CryptoHasher("sha256").update(created.body.key).digest("hex"),
     );
-    expect(
-      JSON.stringify(server.deps.db.sqlite.query("SELECT * FROM api_keys").all()),
-    ).not.toContain(created.body.key);
+    const everyKey = await everyStoredRow(server, "api_keys");
+    expect(JSON.stringify(everyKey)).not.toContain(created.body.key);
   });
 
   test.each([
@@ -241,20 +238,15 @@ describe("the guard (interface.md Authentication)", () => {
       (await apiCall(server, "GET", keysPath(team), { headers: team.headers })).body.find(
         (k: { id: string }) => k.id === created.body.id,
       ).last_used_at;
-    const stored = () =>
-      server.deps.db.sqlite
-        .query<{ last_used_at: string | null }, [string]>(
-          "SELECT last_used_at FROM api_keys WHERE id = ?",
-        )
-        .get(created.body.id)?.last_used_at;
+    const stored = async () => (await storedRow(server, "api_keys", created.body.id))?.last_used_at;
     clock.advance(1_000);
     const usedAt = new Date(clock.now()).toISOString();
     await apiCall(server, "GET", "/api/v1/me", { headers: { "x-api-key": created.body.key } });
     // Read your own writes: the list shows the use before the row is written.
-    expect(stored()).toBeNull();
+    expect(await stored()).toBeNull();
     expect(await listed()).toBe(usedAt);
     await scheduler.run("auth.api-key-usage-flush");
-    expect(stored()).toBe(usedAt);
+    expect(await stored()).toBe(usedAt);
     expect(await listed()).toBe(usedAt);
   });
 });
@@ -266,8 +258,8 @@ describe("a plan without API keys (decisions.md §14)", () => {
     const me = () => apiCall(server, "GET", "/api/v1/me", { headers: { "x-api-key": key } });
     expect((await me()).status).toBe(200);
     const setPlan = (plan: "free" | "team") =>
-      createAuthRepo(server.deps.db).setPlan(owner.organizationId, plan, new Date().toISOString());
-    setPlan("free");
+      authStoreOf(server).setPlan(owner.organizationId, plan, new Date().toISOString());
+    await setPlan("free");
     const refused = await me();
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual(PLAN_FORBIDDEN);
@@ -276,7 +268,7 @@ describe("a plan without API keys (decisions.md §14)", () => {
     });
     expect(bearer.status).toBe(403);
     expect(bearer.body).toEqual(PLAN_FORBIDDEN);
-    setPlan("team");
+    await setPlan("team");
     expect((await me()).status).toBe(200);
   });
 });

@@ -4,6 +4,7 @@ import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { handshakeStatus } from "../test-utils/realtime-client.ts";
+import { storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // API keys v2 (decisions.md §15): a key's role, expiry, rate, allowlist and usage. The server
@@ -210,15 +211,11 @@ describe("usage", () => {
     await call("GET", "/api/v1/endpoints", "old/1");
     await call("POST", "/api/v1/endpoints", "old/1"); // 403: a member key cannot write
     // Counted in memory: no request wrote a row; the flush writes them in one go.
-    const storedDays = () =>
-      server.deps.db.sqlite
-        .query<{ n: number }, [string]>(
-          "SELECT count(*) AS n FROM api_key_usage_days WHERE api_key_id = ?",
-        )
-        .get(id)?.n;
-    expect(storedDays()).toBe(0);
+    const storedDays = async () =>
+      (await storedRows(server, "api_key_usage_days", "api_key_id", id)).length;
+    expect(await storedDays()).toBe(0);
     await scheduler.run("auth.api-key-usage-flush");
-    expect(storedDays()).toBe(1);
+    expect(await storedDays()).toBe(1);
     clock.advance(DAY);
     await call("GET", "/api/v1/endpoints", "cli/2");
     await call("GET", "/api/v1/endpoints/00000000-0000-7000-8000-000000000000", "cli/2"); // 404

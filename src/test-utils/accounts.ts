@@ -5,6 +5,7 @@ import type { Plan, Role } from "../auth/auth.model.ts";
 import { createAuthPostgresStore } from "../auth/auth.postgres.ts";
 import { createAuthService } from "../auth/auth.service.ts";
 import { createAuthSqliteStore } from "../auth/auth.sqlite.ts";
+import type { AuthStore } from "../auth/auth.store.ts";
 import type { TestServer } from "./test-server.ts";
 
 export interface TestAccount {
@@ -24,6 +25,15 @@ export interface TestAccount {
 
 let counter = 0;
 
+/** The auth store of whichever database the test server keeps its data in. */
+export function authStoreOf(
+  server: Pick<TestServer, "deps"> & Partial<Pick<TestServer, "postgres">>,
+): AuthStore {
+  return server.postgres
+    ? createAuthPostgresStore(server.postgres)
+    : createAuthSqliteStore(server.deps.db);
+}
+
 /**
  * A user and a new organization (the user is its owner) in a test server's database, with a
  * login token signed by that server. Defaults to the `team` plan.
@@ -39,9 +49,7 @@ export async function signUp(
   } = {},
 ): Promise<TestAccount> {
   const { deps } = server;
-  const store = server.postgres
-    ? createAuthPostgresStore(server.postgres)
-    : createAuthSqliteStore(deps.db);
+  const store = authStoreOf(server);
   const auth = createAuthService({
     store,
     clock: deps.clock,

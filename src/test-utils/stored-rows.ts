@@ -31,3 +31,12 @@ export async function storedRow(
 ): Promise<Row | null> {
   return (await storedRows(server, table, "id", id))[0] ?? null;
 }
+
+/** Every row of `table`, from whichever database the test server keeps its data in. */
+export async function everyStoredRow(
+  server: Pick<TestServer, "deps" | "postgres">,
+  table: string,
+): Promise<Row[]> {
+  if (server.postgres) return [...(await server.postgres.sql.unsafe(`SELECT * FROM ${table}`))];
+  return server.deps.db.sqlite.query<Row, []>(`SELECT * FROM ${table}`).all();
+}
