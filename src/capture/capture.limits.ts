@@ -11,6 +11,8 @@ import type { CaptureLimits } from "./capture.service.ts";
 export function createCaptureLimits(
   deps: Pick<AppDeps, "config" | "disk">,
   repo: { anonymousStoredBytes(): number | Promise<number> },
+  /** Told when an asynchronous sum fails (the last known sum stays in use). */
+  onSumError: (error: unknown) => void = () => {},
 ): { limits: CaptureLimits; resyncOnSweep: RoomSubscription } {
   let anonymousBytes = 0;
   // SQLite sums at once; PostgreSQL's sum lands a moment later (the budget is a soft cap).
@@ -18,12 +20,9 @@ export function createCaptureLimits(
     const bytes = repo.anonymousStoredBytes();
     if (typeof bytes === "number") anonymousBytes = bytes;
     else
-      bytes.then(
-        (total) => {
-          anonymousBytes = total;
-        },
-        () => {},
-      );
+      bytes.then((total) => {
+        anonymousBytes = total;
+      }, onSumError);
   };
   sum();
   let resyncQueued = false;

@@ -153,7 +153,9 @@ export function createCaptureRoom(
       });
     }
   };
-  const limits = createCaptureLimits(deps, side.anonymousBytes);
+  const limits = createCaptureLimits(deps, side.anonymousBytes, (error) =>
+    logger.error("summing anonymous endpoints' stored bytes failed", { error }),
+  );
   const service = createCaptureService({
     repo: side.admission,
     writer: side.writer,
