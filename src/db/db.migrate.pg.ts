@@ -4,6 +4,8 @@ import {
   type MigrationReport,
   type MigrationStatus,
   migrationChecksum,
+  refuseUnusable,
+  statusOf,
 } from "./db.migrate.ts";
 import { reason, StartupError } from "./db.open.ts";
 
@@ -23,16 +25,7 @@ export async function pgMigrationStatus(
   const rows: { name: string; checksum: string }[] = present
     ? await sql`SELECT name, checksum FROM _migrations ORDER BY name`
     : [];
-  const known = new Map(migrations.map((m) => [m.name, migrationChecksum(m.sql)]));
-  const appliedNames = new Set(rows.map((row) => row.name));
-  return {
-    applied: rows.map((row) => row.name),
-    unknown: rows.filter((row) => !known.has(row.name)).map((row) => row.name),
-    changed: rows
-      .filter((row) => known.has(row.name) && known.get(row.name) !== row.checksum)
-      .map((row) => row.name),
-    pending: migrations.filter((m) => !appliedNames.has(m.name)).map((m) => m.name),
-  };
+  return statusOf(rows, migrations);
 }
 
 /**
@@ -60,16 +53,7 @@ async function applyPending(session: SQL, migrations: Migration[]): Promise<Migr
   await session`CREATE TABLE IF NOT EXISTS _migrations (
     name text COLLATE "C" PRIMARY KEY, checksum text NOT NULL, applied_at text NOT NULL)`;
   const status = await pgMigrationStatus(session, migrations);
-  if (status.unknown.length > 0) {
-    throw new StartupError(
-      `database has migration ${status.unknown.join(", ")} that this weir does not know: it was written by a newer version; upgrade weir`,
-    );
-  }
-  if (status.changed.length > 0) {
-    throw new StartupError(
-      `migration ${status.changed.join(", ")} was changed after it was applied (checksum mismatch)`,
-    );
-  }
+  refuseUnusable(status);
   const report: MigrationReport = { applied: [], alreadyApplied: status.applied.length };
   for (const migration of migrations) {
     if (!status.pending.includes(migration.name)) continue;

@@ -38,6 +38,14 @@ export function migrationStatus(sqlite: Database, migrations: Migration[]): Migr
         .query<{ name: string; checksum: string }, []>("SELECT name, checksum FROM _migrations")
         .all()
     : [];
+  return statusOf(rows, migrations);
+}
+
+/** What the `_migrations` rows of a database (either dialect) say against this binary's list. */
+export function statusOf(
+  rows: readonly { name: string; checksum: string }[],
+  migrations: Migration[],
+): MigrationStatus {
   const known = new Map(migrations.map((m) => [m.name, migrationChecksum(m.sql)]));
   const appliedNames = new Set(rows.map((row) => row.name));
   return {
@@ -51,15 +59,10 @@ export function migrationStatus(sqlite: Database, migrations: Migration[]): Migr
 }
 
 /**
- * Applies every missing migration in order, each in its own transaction, recording name and
- * checksum in `_migrations`. Refuses a database holding migrations this binary does not know
- * (it is newer than the binary) and one whose applied migration text has changed.
+ * Refuses a database holding migrations this binary does not know (it is newer than the binary)
+ * and one whose applied migration text has changed.
  */
-export function runMigrations(sqlite: Database, migrations: Migration[]): MigrationReport {
-  sqlite.run(
-    "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)",
-  );
-  const status = migrationStatus(sqlite, migrations);
+export function refuseUnusable(status: MigrationStatus): void {
   if (status.unknown.length > 0) {
     throw new StartupError(
       `database has migration ${status.unknown.join(", ")} that this weir does not know: it was written by a newer version; upgrade weir`,
@@ -70,6 +73,19 @@ export function runMigrations(sqlite: Database, migrations: Migration[]): Migrat
       `migration ${status.changed.join(", ")} was changed after it was applied (checksum mismatch)`,
     );
   }
+}
+
+/**
+ * Applies every missing migration in order, each in its own transaction, recording name and
+ * checksum in `_migrations`. Refuses a database holding migrations this binary does not know
+ * (it is newer than the binary) and one whose applied migration text has changed.
+ */
+export function runMigrations(sqlite: Database, migrations: Migration[]): MigrationReport {
+  sqlite.run(
+    "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
+  const status = migrationStatus(sqlite, migrations);
+  refuseUnusable(status);
   const report: MigrationReport = { applied: [], alreadyApplied: status.applied.length };
   for (const migration of migrations) {
     if (!status.pending.includes(migration.name)) continue;
