@@ -98,8 +98,9 @@ describe("events in chromium", () => {
     expect(await page.getByRole("row").count()).toBe(2);
     await row.getByRole("link").click();
     await page.waitForURL(`**/events/${id}`);
-    expect(await page.title()).toBe("Event · Weir");
+    // The event page names the tab once it has rendered; the URL changes before that.
     await page.getByRole("heading", { name: "Request as received" }).waitFor();
+    expect(await page.title()).toBe("Event · Weir");
     await page.getByRole("table", { name: "Headers received" }).waitFor();
     await page.getByText('"order"').first().waitFor();
     const attempts = page.getByRole("list", { name: /Attempts to Sink down-one/ });
