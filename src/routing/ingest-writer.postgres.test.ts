@@ -3,11 +3,15 @@ import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { createPostgresDedupKeys } from "../dedup/dedup.keys.postgres.ts";
 import { createCheckDedupPostgres, createDedupPostgresStore } from "../dedup/dedup.postgres.ts";
-import type { NewDelivery } from "../delivery/delivery.ports.ts";
+import type { DeliveryRecord, NewDelivery } from "../delivery/delivery.ports.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import type { StoredEvent } from "./events.repo.ts";
-import { createIngestPostgresWriter, type IngestWrite } from "./ingest-writer.postgres.ts";
+import {
+  createIngestPostgresWriter,
+  type IngestPostgresOptions,
+  type IngestWrite,
+} from "./ingest-writer.postgres.ts";
 
 const databases = usePgDatabases();
 const NOW = 1_780_000_000_000;
@@ -50,7 +54,7 @@ const writeOf = (sourceId: string, key: Uint8Array | null): IngestWrite => ({
 /** A node's ingest writer, with the dedup step as the dedup room on PostgreSQL lends it. */
 const writerOn = (
   node: PostgresDb,
-  enqueueDeliveries?: Parameters<typeof createIngestPostgresWriter>[1]["enqueueDeliveries"],
+  enqueueDeliveries?: IngestPostgresOptions["enqueueDeliveries"],
 ) =>
   createIngestPostgresWriter(node, {
     checkDedup: createCheckDedupPostgres(createPostgresDedupKeys(node.sql), () => NOW),
@@ -127,7 +131,27 @@ test("the deliveries are written in the event's transaction: a failing outbox le
   // The key rolled back with the event: the sender's retry is accepted on another node.
   const retry = writeOf(sourceId, key);
   const opened = writerOn(nodes[1], async (_tx, deliveries) =>
-    deliveries.map((d, i) => ({ id: `dlv-${i}`, ...d }) as never),
+    deliveries.map(
+      (d, i): DeliveryRecord => ({
+        id: `dlv-${i}`,
+        kind: d.kind,
+        organizationId: d.organizationId,
+        subjectId: d.subjectId,
+        destinationKey: d.destinationKey,
+        webhookId: `msg_${i}`,
+        status: "pending",
+        attempts: 0,
+        maxRetries: d.maxRetries,
+        nextAttemptAt: null,
+        lastStatusCode: null,
+        lastErrorType: null,
+        lastErrorCode: null,
+        lastErrorMessage: null,
+        lastLatencyMs: null,
+        createdAt: retry.event.createdAt,
+        updatedAt: retry.event.createdAt,
+      }),
+    ),
   );
   expect(await opened.store({ ...retry, deliveries: write.deliveries })).toBe("stored");
   const [state] = await nodes[0].sql`
