@@ -47,12 +47,19 @@ export function createDedupPostgresStore(pg: PostgresDb, keys: SharedDedupKeys):
       };
     },
     forgetSource: async (sourceId) => {
-      await sql.begin(async (tx) => {
-        await keys.forget(tx, sourceId);
-        await tx`DELETE FROM dedup_counters WHERE source_id = ${sourceId}`;
-      });
+      await sql.begin((tx) => forgetSourceIn(tx, keys, sourceId));
     },
   };
+}
+
+/** In the transaction deleting a source (`tx`): its keys and counters go with it. */
+export async function forgetSourceIn(
+  tx: PostgresTx,
+  keys: SharedDedupKeys,
+  sourceId: string,
+): Promise<void> {
+  await keys.forget(tx, sourceId);
+  await tx`DELETE FROM dedup_counters WHERE source_id = ${sourceId}`;
 }
 
 /**

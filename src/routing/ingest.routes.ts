@@ -24,7 +24,7 @@ export interface IngestParts {
   /** The signature verdict of a request to a source with a verification setting. */
   verify(source: Source, request: SignedRequest): VerificationResult;
   /** Counts a refusal for its signature in the source's stats. */
-  rejectedUnverified(source: Source): void;
+  rejectedUnverified(source: Source): Promise<void> | undefined;
 }
 
 const SIGNATURE_INVALID = { status: 401, error: "signature_invalid" } as const;
@@ -82,7 +82,7 @@ async function ingest(
   if (body === null) return refuse(REFUSALS.tooLarge);
   // Before dedup, so an unsigned request cannot use up a dedup key (decisions.md §15).
   if (source.verification && room.verify(source, { headers, body }).status !== "valid") {
-    room.rejectedUnverified(source);
+    await room.rejectedUnverified(source);
     return refuse(SIGNATURE_INVALID);
   }
   const full = room.limits.admitBody(source, body.byteLength);
