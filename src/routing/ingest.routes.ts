@@ -75,7 +75,10 @@ async function ingest(
   if (routingHops(request.headers.get(LOOP_GUARD_HEADER)) >= MAX_ROUTING_HOPS) {
     return refuse(LOOP_DETECTED);
   }
-  const limited = room.limits.admit(source);
+  // On PostgreSQL the bucket is the cluster's; SQLite's in-memory take stays synchronous.
+  const limited = room.limits.admitShared
+    ? await room.limits.admitShared(source)
+    : room.limits.admit(source);
   if (limited) return refuse(limited);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);

@@ -30,7 +30,7 @@ import {
   healthRetentionJob,
   withHealthCounts,
 } from "./health.service.ts";
-import { createIngestLimits } from "./ingest.limits.ts";
+import { createIngestLimits, type IngestLimitsDeps } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
@@ -49,7 +49,13 @@ const INGEST_SUMMARY_PATTERN = "0 * * * * *";
 export type RoutingRoomDeps = Pick<
   AppDeps,
   "db" | "clock" | "ids" | "logger" | "config" | "publicBaseUrl" | "outbound" | "secretKey" | "disk"
->;
+> & {
+  /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
+  sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
+};
+
+/** Every minute, on one node: the shared rate buckets that refilled completely go. */
+const RATE_BUCKETS_SWEEP_PATTERN = "30 * * * * *";
 
 export interface RoutingRoomPorts {
   guard: AuthPorts["guard"];
@@ -240,6 +246,7 @@ export function createRoutingRoom(
     rateLimit: deps.config.capture_rate_limit,
     planOf: (organizationId) => parts.sources.sources.planOf(organizationId),
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
+    ...(deps.sharedBuckets && { sharedBuckets: deps.sharedBuckets }),
   });
   const checkSignature = createVerificationChecker({
     sealer: parts.sources.sealer,
@@ -299,6 +306,16 @@ export function createRoutingRoom(
           }),
       },
       healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
+      ...(deps.sharedBuckets
+        ? [
+            {
+              name: "routing.rate-buckets-sweep",
+              scope: "cluster" as const,
+              pattern: RATE_BUCKETS_SWEEP_PATTERN,
+              run: () => limits.sweepShared(),
+            },
+          ]
+        : []),
       {
         name: "routing.ingest-summary",
         scope: "node",
