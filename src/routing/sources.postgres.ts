@@ -1,4 +1,4 @@
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { DedupConfig } from "../dedup/dedup.model.ts";
 import type { Plan } from "../shared/plans.ts";
 import { verificationColumn, verificationOf } from "../verification/verification.settings.ts";
@@ -30,11 +30,19 @@ const UNIQUE_VIOLATION = "23505";
 const isUniqueViolation = (error: unknown) =>
   (error as { errno?: unknown } | null)?.errno === UNIQUE_VIOLATION;
 
+export interface SourcesPostgresOptions {
+  /** The dedup room's twin of `forgetSource`, in the transaction deleting the source. */
+  forgetSource?(tx: PostgresTx, sourceId: string): Promise<void>;
+}
+
 /**
  * The sources' store over PostgreSQL. The unique (organization, name) index decides a race of two
  * writes of one name: the later one stores nothing and answers false, as on SQLite.
  */
-export function createSourcesPostgresStore(pg: PostgresDb): SourcesStore {
+export function createSourcesPostgresStore(
+  pg: PostgresDb,
+  options: SourcesPostgresOptions = {},
+): SourcesStore {
   const { sql } = pg;
   const one = async (rows: Promise<Row[]>) => {
     const [row] = await rows;
@@ -82,10 +90,13 @@ export function createSourcesPostgresStore(pg: PostgresDb): SourcesStore {
         throw error;
       }
     },
-    remove: async (organizationId, id) => {
-      const removed = await sql`
-        DELETE FROM sources WHERE id = ${id} AND organization_id = ${organizationId} RETURNING id`;
-      return removed.length > 0;
-    },
+    remove: (organizationId, id) =>
+      sql.begin(async (tx) => {
+        const removed = await tx`
+          DELETE FROM sources WHERE id = ${id} AND organization_id = ${organizationId} RETURNING id`;
+        if (removed.length === 0) return false;
+        await options.forgetSource?.(tx, id);
+        return true;
+      }),
   };
 }

@@ -1,9 +1,15 @@
-import type { DbHandle } from "../db/db.tx.ts";
+import type { Db } from "../db/db.open.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import type { SourcesStore } from "./sources.store.ts";
 
+export interface SourcesSqliteOptions {
+  /** The dedup room's port: a deleted source's keys and counters go in the same transaction. */
+  forgetSource?(tx: TxHandle, sourceId: string): void;
+}
+
 /** The sources' store over SQLite: the repo's synchronous statements, answered as promises. */
-export function createSourcesSqliteStore(db: DbHandle): SourcesStore {
+export function createSourcesSqliteStore(db: Db, options: SourcesSqliteOptions = {}): SourcesStore {
   const repo = createSourcesRepo(db);
   return {
     planOf: async (organizationId) => repo.planOf(organizationId),
@@ -13,6 +19,11 @@ export function createSourcesSqliteStore(db: DbHandle): SourcesStore {
     findBySlug: async (slug) => repo.findBySlug(slug),
     list: async (organizationId) => repo.list(organizationId),
     update: async (source) => repo.update(source),
-    remove: async (organizationId, id) => repo.remove(organizationId, id),
+    remove: async (organizationId, id) =>
+      db.tx((tx) => {
+        if (!repo.remove(organizationId, id)) return false;
+        options.forgetSource?.(tx, id);
+        return true;
+      }),
   };
 }

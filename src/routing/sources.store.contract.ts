@@ -7,6 +7,10 @@ export interface SourcesStoreFixture {
   store: SourcesStore;
   /** Adds organizations (the rows' foreign key), on the free plan. */
   addOrganizations(ids: string[]): Promise<void>;
+  /** The sources the store told dedup to forget, in its removing transaction. */
+  forgotten: string[];
+  /** Makes the next forgetting fail (its transaction must then keep the source). */
+  failNextForget(): void;
   close(): Promise<void>;
 }
 
@@ -152,6 +156,22 @@ export function describeSourcesStore(
       expect(await store().remove(own, source.id)).toBe(true);
       expect(await store().remove(own, source.id)).toBe(false);
       expect(await store().findById(source.id)).toBeNull();
+    });
+
+    test("a removal forgets the source's dedup keys in its transaction: a failed forget keeps the source", async () => {
+      const [own] = await organizations();
+      const source = sourceOf(own, "Forgotten", "2026-02-01T00:00:00.000Z");
+      await store().insert(source);
+      opened().failNextForget();
+      await expect(store().remove(own, source.id)).rejects.toThrow();
+      expect(await store().find(own, source.id)).toEqual(source);
+      expect(opened().forgotten).not.toContain(source.id);
+      expect(await store().remove(own, source.id)).toBe(true);
+      expect(opened().forgotten).toContain(source.id);
+      // Nothing removed, nothing forgotten.
+      const before = opened().forgotten.length;
+      expect(await store().remove(own, source.id)).toBe(false);
+      expect(opened().forgotten).toHaveLength(before);
     });
 
     test("an organization's plan, free when it has none", async () => {

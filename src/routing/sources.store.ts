@@ -18,5 +18,9 @@ export interface SourcesStore {
   list(organizationId: string): Promise<Source[]>;
   /** Stores the changes; false (nothing stored) when another source of the organization has the name. */
   update(source: Source): Promise<boolean>;
+  /**
+   * Deletes the source and, in the same transaction, its dedup keys and counters (the dedup
+   * room's `forgetSource`, handed to the implementation); false when it was not there.
+   */
   remove(organizationId: string, id: string): Promise<boolean>;
 }
