@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { DedupPorts } from "../dedup/dedup.room.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
@@ -36,9 +37,11 @@ import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.rou
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestTally } from "./ingest.tally.ts";
 import type { Source } from "./sources.model.ts";
+import { createSourcesPostgresStore } from "./sources.postgres.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
 import { requireSource, type SourcesDeps } from "./sources.service.ts";
+import { createSourcesSqliteStore } from "./sources.sqlite.ts";
 
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
@@ -50,6 +53,11 @@ export type RoutingRoomDeps = Pick<
   AppDeps,
   "db" | "clock" | "ids" | "logger" | "config" | "publicBaseUrl" | "outbound" | "secretKey" | "disk"
 > & {
+  /**
+   * When given, the sources are stored there (the rest of the room still reads and writes
+   * `db`, SQLite, until its stores exist).
+   */
+  postgres?: PostgresDb;
   /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
   sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
 };
@@ -68,7 +76,7 @@ export interface RoutingRoomPorts {
   transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
   dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
-    Partial<Pick<DedupPorts, "countUnverified">>;
+    Partial<Pick<DedupPorts, "countUnverified" | "forgetSourcePostgres">>;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
   /**
@@ -93,12 +101,16 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     routesVersion += 1;
   };
   const sources: SourcesDeps = {
-    sources: sourcesRepo,
+    sources: deps.postgres
+      ? createSourcesPostgresStore(deps.postgres, {
+          forgetSource: ports.dedup.forgetSourcePostgres,
+        })
+      : createSourcesSqliteStore(deps.db, {
+          forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
+        }),
     clock: deps.clock,
     ids: deps.ids,
     routesChanged,
-    tx: (fn) => deps.db.tx(fn),
-    forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
     sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
   };
   const bridges: BridgesDeps = {
@@ -166,6 +178,8 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
   ports.delivery?.registerKind("event", counted);
   return {
     sources,
+    /** The ingest path's synchronous lookups and plan reads (SQLite). */
+    sourcesRepo,
     bridges,
     bridgesRepo,
     ingest,
@@ -191,7 +205,7 @@ export type { DestinationDescription };
 /** What the routing room lends. */
 export interface RoutingPorts {
   /** The caller's source or a 404 (another organization's source is a 404 too). */
-  requireSource(organizationId: string, sourceId: string): Source;
+  requireSource(organizationId: string, sourceId: string): Promise<Source>;
   /**
    * A destination by id (an event delivery's destination key), with its organization, bridge and
    * the names an issue or alert shows; null when it was deleted.
@@ -244,7 +258,7 @@ export function createRoutingRoom(
     clock: deps.clock,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
-    planOf: (organizationId) => parts.sources.sources.planOf(organizationId),
+    planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
     ...(deps.sharedBuckets && { sharedBuckets: deps.sharedBuckets }),
   });
