@@ -7,10 +7,10 @@ import type { DeliveryRecord, NewDelivery } from "../delivery/delivery.ports.ts"
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import type { StoredEvent } from "./events.repo.ts";
+import type { IngestWrite } from "./ingest.store.ts";
 import {
   createIngestPostgresWriter,
   type IngestPostgresOptions,
-  type IngestWrite,
 } from "./ingest-writer.postgres.ts";
 
 const databases = usePgDatabases();

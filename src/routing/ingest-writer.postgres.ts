@@ -2,16 +2,7 @@ import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { CheckDedupPostgres } from "../dedup/dedup.store.ts";
 import type { DeliveryRecord, NewDelivery } from "../delivery/delivery.ports.ts";
 import type { StoredEvent } from "./events.repo.ts";
-
-/** One ingested event's writes, made before its transaction (routing and hashing are CPU work). */
-export interface IngestWrite {
-  event: StoredEvent;
-  /** The bridges it went through, in order. */
-  bridgeIds: readonly string[];
-  deliveries: readonly NewDelivery[];
-  /** The source's dedup ticket; null when the source does not deduplicate. */
-  dedup: { sourceId: string; key: Uint8Array | null; ttlMs: number } | null;
-}
+import type { IngestWriteOutcome, IngestWriter } from "./ingest.store.ts";
 
 export interface IngestPostgresOptions {
   /** The dedup room's step inside the event's transaction (claim the key, count the ingest). */
@@ -20,8 +11,6 @@ export interface IngestPostgresOptions {
   enqueueDeliveries?(tx: PostgresTx, deliveries: readonly NewDelivery[]): Promise<DeliveryRecord[]>;
 }
 
-export type IngestOutcome = "stored" | "duplicate";
-
 /**
  * The ingest's writes on PostgreSQL: for each event one `sql.begin` transaction holds its dedup
  * key, the event with its state and bridges, and its deliveries, so a node answers 200 only after
@@ -29,11 +18,14 @@ export type IngestOutcome = "stored" | "duplicate";
  * the same key on every other node. SQLite keeps its group commit (ingest.service.ts): on
  * PostgreSQL each node's pool runs several of these transactions at once instead.
  */
-export function createIngestPostgresWriter(pg: PostgresDb, options: IngestPostgresOptions = {}) {
+export function createIngestPostgresWriter(
+  pg: PostgresDb,
+  options: IngestPostgresOptions = {},
+): IngestWriter {
   const { checkDedup, enqueueDeliveries } = options;
   return {
-    store: (write: IngestWrite): Promise<IngestOutcome> =>
-      pg.sql.begin(async (tx): Promise<IngestOutcome> => {
+    store: (write) =>
+      pg.sql.begin(async (tx): Promise<IngestWriteOutcome> => {
         if (write.dedup && checkDedup && (await checkDedup(tx, write.dedup))) return "duplicate";
         const open = enqueueDeliveries ? write.deliveries.length : 0;
         await insertEvent(tx, write.event, write.bridgeIds, open);
@@ -42,8 +34,6 @@ export function createIngestPostgresWriter(pg: PostgresDb, options: IngestPostgr
       }),
   };
 }
-
-export type IngestPostgresWriter = ReturnType<typeof createIngestPostgresWriter>;
 
 /** The event, its state (`open`: the deliveries written with it) and its bridges, as on SQLite. */
 async function insertEvent(

@@ -36,6 +36,7 @@ import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestTally } from "./ingest.tally.ts";
+import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
 import type { Source } from "./sources.model.ts";
 import { createSourcesPostgresStore } from "./sources.postgres.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
@@ -76,7 +77,7 @@ export interface RoutingRoomPorts {
   transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
   dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
-    Partial<Pick<DedupPorts, "countUnverified" | "forgetSourcePostgres">>;
+    Partial<Pick<DedupPorts, "countUnverified" | "forgetSourcePostgres" | "checkPostgres">>;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
   /**
@@ -91,6 +92,16 @@ export interface RoutingRoomPorts {
 }
 
 const decoder = new TextDecoder();
+
+/** Each ingested event one PostgreSQL transaction: dedup's and delivery's twins write in it. */
+function ingestWriterOn(postgres: PostgresDb, ports: RoutingRoomPorts) {
+  const { delivery } = ports;
+  const enqueuePostgres = delivery?.enqueuePostgres?.bind(delivery);
+  return createIngestPostgresWriter(postgres, {
+    ...(ports.dedup.checkPostgres && { checkDedup: ports.dedup.checkPostgres }),
+    ...(enqueuePostgres && { enqueueDeliveries: enqueuePostgres }),
+  });
+}
 
 /** Builds the routing room's use-case deps, as its routes take them. */
 function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
@@ -140,6 +151,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
       turn: deps.db.turn,
+      ...(deps.postgres && { writer: ingestWriterOn(deps.postgres, ports) }),
       clock: deps.clock,
       ids: deps.ids,
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
