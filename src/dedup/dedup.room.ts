@@ -1,9 +1,16 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Room } from "../room.ts";
+import { createPostgresDedupKeys } from "./dedup.keys.postgres.ts";
 import { createDedupKeys } from "./dedup.keys.ts";
 import { renderDedupMetrics } from "./dedup.metrics.ts";
+import {
+  createCheckDedupPostgres,
+  createDedupPostgresStore,
+  forgetSourceIn,
+} from "./dedup.postgres.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import { dedupRoutes } from "./dedup.routes.ts";
 import {
@@ -21,6 +28,8 @@ import {
   sourceStats,
   sweepExpiredKeys,
 } from "./dedup.service.ts";
+import { createDedupSqliteStore } from "./dedup.sqlite.ts";
+import type { CheckDedupPostgres } from "./dedup.store.ts";
 
 export type { DedupBatch, DedupTicket };
 
@@ -32,6 +41,8 @@ const SWEEP_PATTERN = "0 * * * * *";
 
 export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger"> & {
   config: Pick<AppDeps["config"], "dedup_max_keys" | "dedup_max_keys_per_organization">;
+  /** When given, keys and counters live there (shared by every node), not in SQLite. */
+  postgres?: PostgresDb;
 };
 
 export interface DedupRoomPorts {
@@ -50,11 +61,18 @@ export interface DedupPorts {
    * and the write are atomic; the counters once per source when the batch finishes.
    */
   beginBatch(tx: TxHandle): DedupBatch;
-  sourceStats(sourceId: string, period: StatsPeriod): SourceStats;
+  sourceStats(sourceId: string, period: StatsPeriod): Promise<SourceStats>;
   /** Counts an ingest refused for a missing or invalid signature (the source's stats). */
-  countUnverified(sourceId: string): void;
+  countUnverified(sourceId: string): Promise<void>;
   /** Inside the transaction that deletes a source: its keys and counters go with it. */
   forgetSource(tx: TxHandle, sourceId: string): void;
+  /**
+   * PostgreSQL only: the ingest's check inside the `sql.begin` transaction writing its event
+   * (the shared key claimed, the ingest counted), the twin of `beginBatch`.
+   */
+  checkPostgres?: CheckDedupPostgres;
+  /** PostgreSQL only: `forgetSource` inside the transaction deleting the source. */
+  forgetSourcePostgres?(tx: PostgresTx, sourceId: string): Promise<void>;
   /** The live keys and the keys memory had no room for, in Prometheus text. */
   metricLines(): string[];
 }
@@ -81,13 +99,24 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
   });
   const cost: DedupCost = { keyed: 0, totalMicros: 0 };
   const dedup: DedupDeps = { repo: dedupRepo, keys, clock: deps.clock, cost };
+  const now = () => deps.clock.now();
+  const shared = deps.postgres ? createPostgresDedupKeys(deps.postgres.sql) : null;
+  const counters =
+    deps.postgres && shared
+      ? createDedupPostgresStore(deps.postgres, shared)
+      : createDedupSqliteStore(deps.db, keys, now);
   const lent: DedupPorts = {
     prepareDedup: (input) => prepareDedup(input, cost),
     beginBatch: (tx) => beginDedupBatch(tx, dedup),
-    sourceStats: (sourceId, period) => sourceStats(deps.db, sourceId, period, dedup),
-    countUnverified: (sourceId) => countUnverified(deps.db, sourceId, dedup),
+    sourceStats: (sourceId, period) => sourceStats(counters, sourceId, period, dedup),
+    countUnverified: (sourceId) => countUnverified(counters, sourceId, dedup),
     forgetSource: (tx, sourceId) => forgetSource(tx, sourceId, dedup),
     metricLines: () => renderDedupMetrics(keys.figures(), { ...cost }),
+    ...(shared && {
+      checkPostgres: createCheckDedupPostgres(shared, now),
+      forgetSourcePostgres: (tx: PostgresTx, sourceId: string) =>
+        forgetSourceIn(tx, shared, sourceId),
+    }),
   };
   return {
     routes: dedupRoutes({ ...ports, sourceStats: lent.sourceStats }),
@@ -98,7 +127,9 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
         pattern: SWEEP_PATTERN,
         runNow: true,
         run: async () => {
-          const removed = await sweepExpiredKeys(deps.db, dedup);
+          const removed = shared
+            ? await shared.sweep(now())
+            : await sweepExpiredKeys(deps.db, dedup);
           if (removed > 0) deps.logger.info("expired dedup keys swept", { removed });
         },
       },

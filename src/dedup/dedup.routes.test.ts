@@ -13,6 +13,7 @@ import { createDedupKeys } from "./dedup.keys.ts";
 import { dedupRepo } from "./dedup.repo.ts";
 import { dedupRoutes } from "./dedup.routes.ts";
 import { type DedupDeps, sourceStats } from "./dedup.service.ts";
+import { createDedupSqliteStore } from "./dedup.sqlite.ts";
 
 // The stats route over a real database and a real HTTP server; the organization comes from a
 // header and sources are a fixed map, standing in for the auth and routing rooms' ports.
@@ -45,7 +46,8 @@ beforeAll(() => {
       requireSource: (organizationId, sourceId) => {
         if (SOURCES[sourceId] !== organizationId) throw notFound();
       },
-      sourceStats: (sourceId, period) => sourceStats(db, sourceId, period, deps),
+      sourceStats: (sourceId, period) =>
+        sourceStats(createDedupSqliteStore(db, deps.keys, clock.now), sourceId, period, deps),
     }),
   );
   app.listen({ port: 0, hostname: "127.0.0.1" });

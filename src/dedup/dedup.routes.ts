@@ -28,9 +28,9 @@ export interface DedupRoutesPorts {
 export function dedupRoutes(ports: DedupRoutesPorts) {
   return new Elysia({ name: "weir-dedup", prefix: "/api/v1/sources" }).use(ports.guard()).get(
     "/:id/stats",
-    ({ principal, params, query }) => {
+    async ({ principal, params, query }) => {
       const period = parseStatsPeriod(query.period);
-      ports.requireSource(principal.organizationId, params.id);
+      await ports.requireSource(principal.organizationId, params.id);
       // Bare, as interface.md shows it, unlike the `data` envelope of other source reads.
       return ports.sourceStats(params.id, period);
     },

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import { runMigrations } from "../db/db.migrate.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { openDatabase } from "../db/db.open.ts";
+import { type Db, openDatabase } from "../db/db.open.ts";
 import { AppError } from "../shared/errors.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
@@ -20,6 +20,7 @@ import {
   sourceStats,
   sweepExpiredKeys,
 } from "./dedup.service.ts";
+import { createDedupSqliteStore } from "./dedup.sqlite.ts";
 
 const HOUR = 3_600_000;
 const config: DedupConfig = { enabled: true, body_path: "body.id", ttl_seconds: 60 };
@@ -37,6 +38,10 @@ const depsOf = (clock: DedupDeps["clock"], maxKeys = 10_000): DedupDeps => ({
   keys: createDedupKeys({ repo: dedupRepo, maxKeys }),
   clock,
 });
+
+/** The counters as the room reads them over SQLite. */
+const countersOf = (handle: Db, deps: DedupDeps) =>
+  createDedupSqliteStore(handle, deps.keys, () => deps.clock.now());
 
 function setup(maxKeys?: number) {
   db = createTestDb();
@@ -70,12 +75,12 @@ describe("checkAndRecord", () => {
     expect(ingest("src", { id: 7 })).toBe(true);
   });
 
-  test("enabled false (or no config) never rejects but still counts every ingest", () => {
+  test("enabled false (or no config) never rejects but still counts every ingest", async () => {
     const { ingest, db, deps } = setup();
     const off = { ...config, enabled: false };
     for (let i = 0; i < 3; i++) expect(ingest("src", { id: 1 }, off)).toBe(false);
     expect(ingest("src", { id: 1 }, null)).toBe(false);
-    expect(sourceStats(db, "src", "all_time", deps)).toEqual({
+    expect(await sourceStats(countersOf(db, deps), "src", "all_time", deps)).toEqual({
       total_requests: 4,
       duplicates_rejected: 0,
       duplicate_rate: 0,
@@ -114,18 +119,18 @@ describe("checkAndRecord", () => {
     expect(commits).toEqual([4]);
     expect(results).toEqual([false, true, false, false]);
     // Counted per source per batch: one counter row each, the figures exact.
-    expect(sourceStats(db, "src", "all_time", deps)).toMatchObject({
+    expect(await sourceStats(countersOf(db, deps), "src", "all_time", deps)).toMatchObject({
       total_requests: 3,
       duplicates_rejected: 1,
     });
-    expect(sourceStats(db, "other", "all_time", deps)).toMatchObject({
+    expect(await sourceStats(countersOf(db, deps), "other", "all_time", deps)).toMatchObject({
       total_requests: 1,
       duplicates_rejected: 0,
     });
     expect(db.sqlite.query("SELECT count(*) AS n FROM dedup_counters").get()).toEqual({ n: 2 });
   });
 
-  test("a rolled-back ingest leaves neither its key nor its count", () => {
+  test("a rolled-back ingest leaves neither its key nor its count", async () => {
     const { db, deps, ingest } = setup();
     const ticket = prepareDedup({
       sourceId: "src",
@@ -139,13 +144,15 @@ describe("checkAndRecord", () => {
         throw new Error("event insert failed");
       }),
     ).toThrow("event insert failed");
-    expect(sourceStats(db, "src", "all_time", deps).total_requests).toBe(0);
+    expect((await sourceStats(countersOf(db, deps), "src", "all_time", deps)).total_requests).toBe(
+      0,
+    );
     expect(ingest("src", { id: 5 })).toBe(false);
   });
 });
 
 describe("stats", () => {
-  test("periods sum whole hours; the rate is a percentage; all_time sums everything", () => {
+  test("periods sum whole hours; the rate is a percentage; all_time sums everything", async () => {
     const { ingest, clock, db, deps } = setup();
     ingest("src", { id: 1 });
     ingest("src", { id: 1 });
@@ -157,28 +164,30 @@ describe("stats", () => {
     ingest("src", { id: 3 });
     clock.advance(30 * HOUR);
     ingest("src", { id: 4 });
-    expect(sourceStats(db, "src", "24h", deps)).toEqual({
+    expect(await sourceStats(countersOf(db, deps), "src", "24h", deps)).toEqual({
       total_requests: 1,
       duplicates_rejected: 0,
       duplicate_rate: 0,
       rejected_unverified: 0,
       period: "24h",
     });
-    expect(sourceStats(db, "src", "7d", deps)).toMatchObject({
+    expect(await sourceStats(countersOf(db, deps), "src", "7d", deps)).toMatchObject({
       total_requests: 4,
       duplicates_rejected: 2,
       duplicate_rate: 50,
       rejected_unverified: 0,
     });
-    expect(sourceStats(db, "src", "30d", deps).total_requests).toBe(5);
-    expect(sourceStats(db, "src", "all_time", deps)).toEqual({
+    expect((await sourceStats(countersOf(db, deps), "src", "30d", deps)).total_requests).toBe(5);
+    expect(await sourceStats(countersOf(db, deps), "src", "all_time", deps)).toEqual({
       total_requests: 7,
       duplicates_rejected: 3,
       duplicate_rate: 42.86,
       rejected_unverified: 0,
       period: "all_time",
     });
-    expect(sourceStats(db, "other", "all_time", deps).duplicate_rate).toBe(0);
+    expect(
+      (await sourceStats(countersOf(db, deps), "other", "all_time", deps)).duplicate_rate,
+    ).toBe(0);
   });
 
   test("period: absent is all_time, 24h/7d/30d pass, anything else is a 422", () => {
@@ -225,7 +234,7 @@ describe("sweep and restart", () => {
     expect(ingest("src", { id: "live1" }, long)).toBe(true);
   });
 
-  test("a reopened database still knows the unexpired keys and the counters", () => {
+  test("a reopened database still knows the unexpired keys and the counters", async () => {
     const { db, deps, ingest } = setup();
     expect(ingest("src", { id: 9 })).toBe(false);
     db.close();
@@ -241,18 +250,23 @@ describe("sweep and restart", () => {
         rawBody: "",
       });
       expect(reopened.tx((tx) => checkAndRecord(tx, ticket, restarted)).duplicate).toBe(true);
-      expect(sourceStats(reopened, "src", "all_time", restarted).total_requests).toBe(2);
+      expect(
+        (await sourceStats(countersOf(reopened, restarted), "src", "all_time", restarted))
+          .total_requests,
+      ).toBe(2);
     } finally {
       reopened.close();
     }
   });
 
-  test("forgetSource drops the source's keys and counters only", () => {
+  test("forgetSource drops the source's keys and counters only", async () => {
     const { db, deps, ingest } = setup();
     ingest("gone", { id: 1 });
     ingest("kept", { id: 1 });
     db.tx((tx) => forgetSource(tx, "gone", deps));
-    expect(sourceStats(db, "gone", "all_time", deps).total_requests).toBe(0);
+    expect((await sourceStats(countersOf(db, deps), "gone", "all_time", deps)).total_requests).toBe(
+      0,
+    );
     expect(ingest("gone", { id: 1 })).toBe(false);
     expect(ingest("kept", { id: 1 })).toBe(true);
   });

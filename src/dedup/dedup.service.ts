@@ -1,10 +1,11 @@
-import type { DbHandle, TxHandle } from "../db/db.tx.ts";
+import type { TxHandle } from "../db/db.tx.ts";
 import type { Clock } from "../shared/clock.ts";
 import { validationFailed } from "../shared/errors.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { DedupKeys } from "./dedup.keys.ts";
 import { type DedupConfig, dedupDigest } from "./dedup.model.ts";
 import type { dedupRepo } from "./dedup.repo.ts";
+import type { DedupStore } from "./dedup.store.ts";
 
 export interface DedupDeps {
   repo: typeof dedupRepo;
@@ -157,17 +158,17 @@ export function parseStatsPeriod(value: unknown): StatsPeriod {
  * A source's ingest figures (decisions.md §12). A period is counted in whole hours: the current
  * hour and the 23 (167, 719) before it.
  */
-export function sourceStats(
-  handle: DbHandle,
+export async function sourceStats(
+  counters: Pick<DedupStore, "totals">,
   sourceId: string,
   period: StatsPeriod,
-  deps: DedupDeps,
-): SourceStats {
+  deps: Pick<DedupDeps, "clock">,
+): Promise<SourceStats> {
   const fromHour =
     period === "all_time"
       ? Number.MIN_SAFE_INTEGER
       : hourStart(deps.clock.now()) - (STATS_PERIODS[period] - 1) * HOUR_MS;
-  const totals = deps.repo.totals(handle, sourceId, fromHour);
+  const totals = await counters.totals(sourceId, fromHour);
   return {
     total_requests: totals.totalRequests,
     duplicates_rejected: totals.duplicatesRejected,
@@ -187,12 +188,11 @@ export function duplicateRate(duplicates: number, total: number): number {
  * transaction: the refusal stores nothing else, and it needs no fsync of its own.
  */
 export function countUnverified(
-  db: { tx<T>(fn: (tx: TxHandle) => T, options?: { durable?: boolean }): T },
+  counters: Pick<DedupStore, "countUnverified">,
   sourceId: string,
-  deps: DedupDeps,
-): void {
-  const hour = hourStart(deps.clock.now());
-  db.tx((tx) => deps.repo.countUnverified(tx, sourceId, hour), { durable: false });
+  deps: Pick<DedupDeps, "clock">,
+): Promise<void> {
+  return counters.countUnverified(sourceId, hourStart(deps.clock.now()));
 }
 
 /** Deletes expired keys in bounded batches (see DedupKeys.sweep); how many went. */

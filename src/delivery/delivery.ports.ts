@@ -1,3 +1,4 @@
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
 import type { OutboundRequest, OutboundResult } from "../http/outbound/outbound.model.ts";
@@ -213,6 +214,11 @@ export interface DeliveryPorts {
    * Call `wake()` after that transaction commits so they are sent at once, not at the next poll.
    */
   enqueue(tx: TxHandle, deliveries: readonly NewDelivery[]): DeliveryRecord[];
+  /**
+   * `enqueue` on PostgreSQL: the rows written inside the caller's `sql.begin` transaction. Lent
+   * only by a room running on PostgreSQL (absent on SQLite, where `enqueue` is the one way).
+   */
+  enqueuePostgres?(tx: PostgresTx, deliveries: readonly NewDelivery[]): Promise<DeliveryRecord[]>;
   /** Claims what is due at the end of this turn (after the caller's commit). */
   wake(): void;
   /**

@@ -64,7 +64,9 @@ export function checksRoutes(
     .use(room.guard())
     .post(
       "/api/v1/filters/test",
-      ({ principal, body }) => ({ data: checkFilters(principal.organizationId, body, filters) }),
+      async ({ principal, body }) => ({
+        data: await checkFilters(principal.organizationId, body, filters),
+      }),
       {
         response: { 200: FilterCheckAnswer, ...errorResponses },
         detail: {
@@ -77,8 +79,8 @@ export function checksRoutes(
     )
     .post(
       "/api/v1/sources/:id/dedup/check",
-      ({ principal, params, body }) => {
-        const source = requireSource(principal.organizationId, params.id, room.sources);
+      async ({ principal, params, body }) => {
+        const source = await requireSource(principal.organizationId, params.id, room.sources);
         return { data: checkDuplicates(source, body) };
       },
       {

@@ -21,7 +21,7 @@ const DEFAULT_EVENTS = 5;
 export interface FilterCheckDeps {
   events: Pick<EventsRepo, "find" | "page">;
   /** Throws the 404 of a source the caller's organization does not own. */
-  requireSource(organizationId: string, sourceId: string): unknown;
+  requireSource(organizationId: string, sourceId: string): Promise<unknown>;
   limits: FilterSaveLimits;
   /** The ingest's per-event budget (`filter_budget`, `filter_budget_ms`). */
   budget: { comparisons: number; ms: number };
@@ -42,12 +42,12 @@ export interface FilterCheckResult {
  * runs it through the ingest's evaluation against one event or a source's most recent ones
  * (decisions.md §8). Nothing is stored and no user code runs, so members may use it.
  */
-export function checkFilters(organizationId: string, body: unknown, deps: FilterCheckDeps) {
+export async function checkFilters(organizationId: string, body: unknown, deps: FilterCheckDeps) {
   const input = (body ?? {}) as Record<string, unknown>;
   const own = validateFilters(input.filters ?? [], deps.limits);
   const errors = bodyProblems(FilterCheckBody, body ?? {}, own);
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  const events = eventsToTry(organizationId, input, deps);
+  const events = await eventsToTry(organizationId, input, deps);
   const meter = meterOf(deps.budget.comparisons, deps.budget.ms);
   const matches = compileFilters(input.filters, meter);
   const explain = compileFilterExplainer(input.filters, meter);
@@ -68,18 +68,18 @@ export function checkFilters(organizationId: string, body: unknown, deps: Filter
 }
 
 /** The event named, or the source's newest ones (whole bodies: a list row's body is cut). */
-function eventsToTry(
+async function eventsToTry(
   organizationId: string,
   input: Record<string, unknown>,
   deps: FilterCheckDeps,
-): StoredEvent[] {
+): Promise<StoredEvent[]> {
   if (typeof input.event_id === "string") {
     const event = deps.events.find(organizationId, input.event_id);
     if (!event) throw notFound();
     return [event];
   }
   if (typeof input.source_id !== "string") return [];
-  deps.requireSource(organizationId, input.source_id);
+  await deps.requireSource(organizationId, input.source_id);
   const limit = typeof input.limit === "number" ? input.limit : DEFAULT_EVENTS;
   const { events } = deps.events.page(organizationId, { sourceId: input.source_id }, limit, 0);
   return events.flatMap((listed) => deps.events.find(organizationId, listed.id) ?? []);

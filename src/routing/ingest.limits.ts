@@ -1,6 +1,7 @@
 import type { Clock } from "../shared/clock.ts";
 import type { Plan, PlanTable } from "../shared/plans.ts";
-import { createTokenBuckets } from "../shared/token-bucket.ts";
+import type { SharedKeyedLimiter } from "../shared/token-bucket.store.ts";
+import { type BucketRule, createTokenBuckets } from "../shared/token-bucket.ts";
 import type { Source } from "./sources.model.ts";
 
 /** An ingest refused by its organization's plan. */
@@ -20,6 +21,11 @@ export interface IngestLimitsDeps {
   planOf(organizationId: string): Plan;
   /** Bytes of event bodies the organization stores now: one sum, when first asked. */
   storedEventBytes(organizationId: string): number;
+  /**
+   * On PostgreSQL: a limiter whose buckets every node shares (one per rule), so a source's rate
+   * holds for the cluster. Absent: the buckets are this process's memory.
+   */
+  sharedBuckets?: (name: string, rule: BucketRule) => SharedKeyedLimiter;
 }
 
 /** A plan read is kept this long: a plan change applies within a second, not per request. */
@@ -57,14 +63,45 @@ export function createIngestLimits(deps: IngestLimitsDeps) {
     return bytes;
   };
 
+  const ruleOf = (source: Source): BucketRule => {
+    const quota = quotaOf(source.organizationId);
+    return { ratePerSecond: quota.capture_rate_per_second, burst: quota.capture_burst };
+  };
+  const refusal = (wait: number): IngestRefusal | null =>
+    wait > 0 ? { status: 429, error: "rate_limited", retryAfterSeconds: wait } : null;
+
+  const shared = new Map<string, SharedKeyedLimiter>();
+  const { sharedBuckets } = deps;
+  const sharedLimiterOf = (rule: BucketRule) => {
+    // A limiter per rule: the rows of one plan's buckets never refill at another plan's rate.
+    const name = `ingest-${rule.ratePerSecond}-${rule.burst}`;
+    let limiter = shared.get(name);
+    if (!limiter && sharedBuckets) {
+      limiter = sharedBuckets(name, rule);
+      shared.set(name, limiter);
+    }
+    return limiter;
+  };
+
   return {
     /** Before the body is read: the source's token bucket. */
     admit(source: Source): IngestRefusal | null {
       if (deps.rateLimit === "off") return null;
-      const quota = quotaOf(source.organizationId);
-      const rule = { ratePerSecond: quota.capture_rate_per_second, burst: quota.capture_burst };
-      const wait = buckets.take(source.id, rule, deps.clock.now());
-      return wait > 0 ? { status: 429, error: "rate_limited", retryAfterSeconds: wait } : null;
+      return refusal(buckets.take(source.id, ruleOf(source), deps.clock.now()));
+    },
+    /** `admit` on the cluster's shared buckets; null when the buckets are in memory. */
+    admitShared: sharedBuckets
+      ? async (source: Source): Promise<IngestRefusal | null> => {
+          if (deps.rateLimit === "off") return null;
+          const limiter = sharedLimiterOf(ruleOf(source));
+          return limiter ? refusal(await limiter.take(source.id)) : null;
+        }
+      : null,
+    /** Drops the shared buckets that refilled completely; how many went (0 in memory). */
+    async sweepShared(): Promise<number> {
+      let removed = 0;
+      for (const limiter of shared.values()) removed += await limiter.sweep();
+      return removed;
     },
     /**
      * With the body read: whether the organization may store `bytes` more. An admitted body is

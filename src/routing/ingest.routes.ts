@@ -24,7 +24,7 @@ export interface IngestParts {
   /** The signature verdict of a request to a source with a verification setting. */
   verify(source: Source, request: SignedRequest): VerificationResult;
   /** Counts a refusal for its signature in the source's stats. */
-  rejectedUnverified(source: Source): void;
+  rejectedUnverified(source: Source): Promise<void> | undefined;
 }
 
 const SIGNATURE_INVALID = { status: 401, error: "signature_invalid" } as const;
@@ -75,14 +75,17 @@ async function ingest(
   if (routingHops(request.headers.get(LOOP_GUARD_HEADER)) >= MAX_ROUTING_HOPS) {
     return refuse(LOOP_DETECTED);
   }
-  const limited = room.limits.admit(source);
+  // On PostgreSQL the bucket is the cluster's; SQLite's in-memory take stays synchronous.
+  const limited = room.limits.admitShared
+    ? await room.limits.admitShared(source)
+    : room.limits.admit(source);
   if (limited) return refuse(limited);
   const { headers, rawHeaders } = headerViews(request.headers.toJSON() as HeaderValues);
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
   if (body === null) return refuse(REFUSALS.tooLarge);
   // Before dedup, so an unsigned request cannot use up a dedup key (decisions.md §15).
   if (source.verification && room.verify(source, { headers, body }).status !== "valid") {
-    room.rejectedUnverified(source);
+    await room.rejectedUnverified(source);
     return refuse(SIGNATURE_INVALID);
   }
   const full = room.limits.admitBody(source, body.byteLength);

@@ -47,6 +47,7 @@ import {
   routeRequest,
 } from "./ingest.model.ts";
 import { type EventRetry, retryEvent } from "./ingest.retry.ts";
+import type { IngestWriter } from "./ingest.store.ts";
 import type { Source } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
 
@@ -60,6 +61,11 @@ export interface IngestDeps {
   tx<T>(fn: (tx: TxHandle) => T): T;
   /** The process's shared turn transaction (`deps.db.turn`): ingest batches commit in it. */
   turn?: CommitTurn;
+  /**
+   * On PostgreSQL: each event's writes (dedup key, event, deliveries) as one transaction there,
+   * instead of SQLite's group commit. Absent on SQLite.
+   */
+  writer?: IngestWriter;
   clock: Clock;
   ids: Ids;
   /** The signing secrets of an http destination now (current first), from its sealed ones. */
@@ -248,17 +254,35 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     }
   };
 
+  const deliveriesOf = (event: StoredEvent, destinations: readonly Destination[]) =>
+    destinations.map((d) => ({
+      kind: "event" as const,
+      organizationId: event.organizationId,
+      subjectId: event.id,
+      destinationKey: d.id,
+      maxRetries: d.maxRetries,
+    }));
   const enqueue = (tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]) =>
-    deps.delivery?.enqueue(
-      tx,
-      destinations.map((d) => ({
-        kind: "event" as const,
-        organizationId: event.organizationId,
-        subjectId: event.id,
-        destinationKey: d.id,
-        maxRetries: d.maxRetries,
-      })),
-    );
+    deps.delivery?.enqueue(tx, deliveriesOf(event, destinations));
+
+  /** One event in its own transaction of the writer; resolves after its COMMIT. */
+  const storeOnWriter = async (
+    writer: IngestWriter,
+    event: StoredEvent,
+    routing: Routing,
+    dedup: DedupTicket | null,
+  ): Promise<IngestOutcome> => {
+    const stored = await writer.store({
+      event,
+      bridgeIds: routing.bridgeIds,
+      deliveries: deliveriesOf(event, routing.destinations),
+      dedup,
+    });
+    if (stored === "duplicate") return { duplicate: true };
+    deps.delivery?.ingestCommitted(1);
+    deps.delivery?.wake();
+    return { eventId: event.id };
+  };
 
   /**
    * Routes one event on a fresh filter budget shared by all its destinations: past it the event
@@ -304,6 +328,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         createdAt: isoAt(deps.clock.now()),
         filteredBy: routing.filteredBy,
       };
+      if (deps.writer) return storeOnWriter(deps.writer, event, routing, dedup);
       const stored = await group.submit({ event, routing, dedup, view });
       if (stored === "duplicate") return { duplicate: true };
       if (stored === "source_gone") return { sourceGone: true };

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { DedupPorts } from "../dedup/dedup.room.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
@@ -30,15 +31,18 @@ import {
   healthRetentionJob,
   withHealthCounts,
 } from "./health.service.ts";
-import { createIngestLimits } from "./ingest.limits.ts";
+import { createIngestLimits, type IngestLimitsDeps } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestTally } from "./ingest.tally.ts";
+import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
 import type { Source } from "./sources.model.ts";
+import { createSourcesPostgresStore } from "./sources.postgres.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
 import { requireSource, type SourcesDeps } from "./sources.service.ts";
+import { createSourcesSqliteStore } from "./sources.sqlite.ts";
 
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
@@ -49,7 +53,18 @@ const INGEST_SUMMARY_PATTERN = "0 * * * * *";
 export type RoutingRoomDeps = Pick<
   AppDeps,
   "db" | "clock" | "ids" | "logger" | "config" | "publicBaseUrl" | "outbound" | "secretKey" | "disk"
->;
+> & {
+  /**
+   * When given, the sources are stored there (the rest of the room still reads and writes
+   * `db`, SQLite, until its stores exist).
+   */
+  postgres?: PostgresDb;
+  /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
+  sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
+};
+
+/** Every minute, on one node: the shared rate buckets that refilled completely go. */
+const RATE_BUCKETS_SWEEP_PATTERN = "30 * * * * *";
 
 export interface RoutingRoomPorts {
   guard: AuthPorts["guard"];
@@ -62,7 +77,7 @@ export interface RoutingRoomPorts {
   transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
   /** The dedup room: every ingest is checked and counted inside its own transaction. */
   dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
-    Partial<Pick<DedupPorts, "countUnverified">>;
+    Partial<Pick<DedupPorts, "countUnverified" | "forgetSourcePostgres" | "checkPostgres">>;
   /** The secrets room's lookup, for `{{NAME}}` at send time. */
   resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
   /**
@@ -78,6 +93,16 @@ export interface RoutingRoomPorts {
 
 const decoder = new TextDecoder();
 
+/** Each ingested event one PostgreSQL transaction: dedup's and delivery's twins write in it. */
+function ingestWriterOn(postgres: PostgresDb, ports: RoutingRoomPorts) {
+  const { delivery } = ports;
+  const enqueuePostgres = delivery?.enqueuePostgres?.bind(delivery);
+  return createIngestPostgresWriter(postgres, {
+    ...(ports.dedup.checkPostgres && { checkDedup: ports.dedup.checkPostgres }),
+    ...(enqueuePostgres && { enqueueDeliveries: enqueuePostgres }),
+  });
+}
+
 /** Builds the routing room's use-case deps, as its routes take them. */
 function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
   const sourcesRepo = createSourcesRepo(deps.db);
@@ -87,12 +112,16 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
     routesVersion += 1;
   };
   const sources: SourcesDeps = {
-    sources: sourcesRepo,
+    sources: deps.postgres
+      ? createSourcesPostgresStore(deps.postgres, {
+          forgetSource: ports.dedup.forgetSourcePostgres,
+        })
+      : createSourcesSqliteStore(deps.db, {
+          forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
+        }),
     clock: deps.clock,
     ids: deps.ids,
     routesChanged,
-    tx: (fn) => deps.db.tx(fn),
-    forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
     sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
   };
   const bridges: BridgesDeps = {
@@ -122,6 +151,7 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
       turn: deps.db.turn,
+      ...(deps.postgres && { writer: ingestWriterOn(deps.postgres, ports) }),
       clock: deps.clock,
       ids: deps.ids,
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
@@ -160,6 +190,8 @@ function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
   ports.delivery?.registerKind("event", counted);
   return {
     sources,
+    /** The ingest path's synchronous lookups and plan reads (SQLite). */
+    sourcesRepo,
     bridges,
     bridgesRepo,
     ingest,
@@ -185,7 +217,7 @@ export type { DestinationDescription };
 /** What the routing room lends. */
 export interface RoutingPorts {
   /** The caller's source or a 404 (another organization's source is a 404 too). */
-  requireSource(organizationId: string, sourceId: string): Source;
+  requireSource(organizationId: string, sourceId: string): Promise<Source>;
   /**
    * A destination by id (an event delivery's destination key), with its organization, bridge and
    * the names an issue or alert shows; null when it was deleted.
@@ -238,8 +270,9 @@ export function createRoutingRoom(
     clock: deps.clock,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
-    planOf: (organizationId) => parts.sources.sources.planOf(organizationId),
+    planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
+    ...(deps.sharedBuckets && { sharedBuckets: deps.sharedBuckets }),
   });
   const checkSignature = createVerificationChecker({
     sealer: parts.sources.sealer,
@@ -299,6 +332,16 @@ export function createRoutingRoom(
           }),
       },
       healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
+      ...(deps.sharedBuckets
+        ? [
+            {
+              name: "routing.rate-buckets-sweep",
+              scope: "cluster" as const,
+              pattern: RATE_BUCKETS_SWEEP_PATTERN,
+              run: () => limits.sweepShared(),
+            },
+          ]
+        : []),
       {
         name: "routing.ingest-summary",
         scope: "node",

@@ -24,8 +24,10 @@ export function sourcesRoutes(room: RoutingParts) {
     .derive(({ request, server }) => ({ base: room.publicBaseUrl(request, server) }))
     .get(
       "/",
-      ({ principal, base }) => ({
-        data: deps.sources.list(principal.organizationId).map((s) => presentSource(s, base)),
+      async ({ principal, base }) => ({
+        data: (await deps.sources.list(principal.organizationId)).map((s) =>
+          presentSource(s, base),
+        ),
       }),
       {
         response: { 200: t.Object({ data: t.Array(SourceSchema) }), ...errorResponses },
@@ -34,10 +36,11 @@ export function sourcesRoutes(room: RoutingParts) {
     )
     .post(
       "/",
-      ({ principal, base, body, set }) => {
+      async ({ principal, base, body, set }) => {
         requirePermission(principal, "write");
         set.status = 201;
-        return { data: presentSource(createSource(principal.organizationId, body, deps), base) };
+        const source = await createSource(principal.organizationId, body, deps);
+        return { data: presentSource(source, base) };
       },
       {
         response: { 201: One, ...nameErrorResponses },
@@ -51,8 +54,8 @@ export function sourcesRoutes(room: RoutingParts) {
     )
     .get(
       "/:id",
-      ({ principal, base, params }) => ({
-        data: presentSource(requireSource(principal.organizationId, params.id, deps), base),
+      async ({ principal, base, params }) => ({
+        data: presentSource(await requireSource(principal.organizationId, params.id, deps), base),
       }),
       {
         response: { 200: One, ...errorResponses },
@@ -61,9 +64,9 @@ export function sourcesRoutes(room: RoutingParts) {
     )
     .put(
       "/:id",
-      ({ principal, base, params, body }) => {
+      async ({ principal, base, params, body }) => {
         requirePermission(principal, "write");
-        const source = renameSource(principal.organizationId, params.id, body, deps);
+        const source = await renameSource(principal.organizationId, params.id, body, deps);
         return { data: presentSource(source, base) };
       },
       {
@@ -78,9 +81,9 @@ export function sourcesRoutes(room: RoutingParts) {
     )
     .patch(
       "/:id",
-      ({ principal, base, params, body }) => {
+      async ({ principal, base, params, body }) => {
         requirePermission(principal, "write");
-        const source = patchSource(principal.organizationId, params.id, body, deps);
+        const source = await patchSource(principal.organizationId, params.id, body, deps);
         return { data: presentSource(source, base) };
       },
       {
@@ -95,9 +98,9 @@ export function sourcesRoutes(room: RoutingParts) {
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteSource(principal.organizationId, params.id, deps);
+        await deleteSource(principal.organizationId, params.id, deps);
         set.status = 204;
       },
       {

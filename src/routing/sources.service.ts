@@ -1,4 +1,3 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import { parseDedupConfig } from "../dedup/dedup.model.ts";
 import { bodyProblems } from "../shared/body-schema.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -15,18 +14,15 @@ import {
 import { SourceCreateBody, SourcePatchBody, SourceRenameBody } from "./routing.bodies.ts";
 import { routingErrors } from "./routing.errors.ts";
 import { asObject, checkName, parseSourceInput, type Source, sourceSlug } from "./sources.model.ts";
-import type { SourcesRepo } from "./sources.repo.ts";
+import type { SourcesStore } from "./sources.store.ts";
 
 export interface SourcesDeps {
-  sources: SourcesRepo;
+  /** The store forgets a deleted source's dedup keys and counters in the same transaction. */
+  sources: SourcesStore;
   clock: Clock;
   ids: Ids;
   /** Told after any change that alters where ingests go (the ingest path caches routes). */
   routesChanged(): void;
-  /** One synchronous transaction (`deps.db.tx`). */
-  tx<T>(fn: (tx: TxHandle) => T): T;
-  /** The dedup room's port: a deleted source's keys and counters go in the same transaction. */
-  forgetSource(tx: TxHandle, sourceId: string): void;
   /** Seals verification secrets at rest (decisions.md §15). */
   sealer: Sealer;
 }
@@ -69,36 +65,54 @@ export function newSource(
   };
 }
 
-export function createSource(organizationId: string, body: unknown, deps: SourcesDeps): Source {
+export async function createSource(
+  organizationId: string,
+  body: unknown,
+  deps: SourcesDeps,
+): Promise<Source> {
   const input = parseSourceInput(body);
   const verification = parseVerification(asObject(body).verification, input.errors);
   failIf(bodyProblems(SourceCreateBody, body, input.errors));
   const source = newSource(organizationId, input, deps);
   source.verification = sealedFor(source, verification ?? null, deps);
-  if (!deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
+  if (!(await deps.sources.insert(source))) throw routingErrors.sourceNameTaken();
   return source;
 }
 
-export function requireSource(organizationId: string, id: string, deps: SourcesDeps): Source {
-  const source = deps.sources.find(organizationId, id);
+export async function requireSource(
+  organizationId: string,
+  id: string,
+  deps: Pick<SourcesDeps, "sources">,
+): Promise<Source> {
+  const source = await deps.sources.find(organizationId, id);
   if (!source) throw notFound();
   return source;
 }
 
 /** PUT `{name}`: renames (type and slug never change: the ingest URL stays). */
-export function renameSource(organizationId: string, id: string, body: unknown, deps: SourcesDeps) {
-  const source = requireSource(organizationId, id, deps);
+export async function renameSource(
+  organizationId: string,
+  id: string,
+  body: unknown,
+  deps: SourcesDeps,
+): Promise<Source> {
+  const source = await requireSource(organizationId, id, deps);
   const errors: FieldErrors = {};
   const name = checkName(asObject(body).name, "name", errors);
   failIf(bodyProblems(SourceRenameBody, body, errors));
   const updated = { ...source, name, updatedAt: isoAt(deps.clock.now()) };
-  if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
+  if (!(await deps.sources.update(updated))) throw routingErrors.sourceNameTaken();
   return updated;
 }
 
 /** PATCH `{deduplication_config}`: replaces the config (null removes it). */
-export function patchSource(organizationId: string, id: string, body: unknown, deps: SourcesDeps) {
-  const source = requireSource(organizationId, id, deps);
+export async function patchSource(
+  organizationId: string,
+  id: string,
+  body: unknown,
+  deps: SourcesDeps,
+): Promise<Source> {
+  const source = await requireSource(organizationId, id, deps);
   const raw = asObject(body);
   const errors: FieldErrors = {};
   let name = source.name;
@@ -114,18 +128,17 @@ export function patchSource(organizationId: string, id: string, body: unknown, d
   const deduplicationConfig = "deduplication_config" in raw ? parsed : source.deduplicationConfig;
   const updated = { ...source, name, deduplicationConfig, updatedAt: isoAt(deps.clock.now()) };
   if (verification !== undefined) updated.verification = sealedFor(source, verification, deps);
-  if (!deps.sources.update(updated)) throw routingErrors.sourceNameTaken();
+  if (!(await deps.sources.update(updated))) throw routingErrors.sourceNameTaken();
   deps.routesChanged();
   return updated;
 }
 
 /** DELETE: the source, its bridges and destinations, and its dedup keys and counters. */
-export function deleteSource(organizationId: string, id: string, deps: SourcesDeps): void {
-  const removed = deps.tx((tx) => {
-    if (!deps.sources.remove(organizationId, id)) return false;
-    deps.forgetSource(tx, id);
-    return true;
-  });
-  if (!removed) throw notFound();
+export async function deleteSource(
+  organizationId: string,
+  id: string,
+  deps: SourcesDeps,
+): Promise<void> {
+  if (!(await deps.sources.remove(organizationId, id))) throw notFound();
   deps.routesChanged();
 }
