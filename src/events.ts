@@ -27,6 +27,11 @@ export interface DomainEvents {
   "actions.completed": { endpointId: string; requestId: string; results: ActionResult[] };
   /** An API key was revoked; sockets opened with it must close. */
   "api_key.revoked": { apiKeyId: string; organizationId: string };
+  /**
+   * A status page, or something it shows (components, incidents), was written: every node's
+   * renders of the page and its custom-domain lookups are stale.
+   */
+  "status_page.changed": { statusPageId: string; slug: string };
 }
 
 /** The app's bus: typed by the events above. */

@@ -21,6 +21,8 @@ export const BRIDGED_EVENTS = [
   "endpoint.updated",
   "api_key.revoked",
   "membership.changed",
+  // Each node keeps its own renders of status pages: a write on one node empties them on all.
+  "status_page.changed",
 ] as const satisfies readonly (keyof DomainEvents)[];
 
 export interface PostgresClusterDeps {

@@ -66,6 +66,28 @@ describe("the public page's cache", () => {
     expect((await json()).name).toBe("Renamed");
   });
 
+  test("a write to a page tells the other nodes, under its old slug and its new one", async () => {
+    const heard: unknown[] = [];
+    const off = server.deps.bus.on("status_page.changed", (payload) => void heard.push(payload));
+    try {
+      const page = (
+        await callAs(server, owner, "POST", PATH, {
+          status_page: { name: "Acme", slug: "cache-told" },
+        })
+      ).body.data;
+      heard.length = 0;
+      await callAs(server, owner, "PUT", `${PATH}/${page.id}`, {
+        status_page: { slug: "cache-told-again" },
+      });
+      expect(heard).toEqual([
+        { statusPageId: page.id, slug: "cache-told" },
+        { statusPageId: page.id, slug: "cache-told-again" },
+      ]);
+    } finally {
+      off();
+    }
+  });
+
   test("the cache is bounded: past its size the oldest page goes", () => {
     let now = 0;
     const cache = createRenderCache({ ttlMs: 1000, maxPages: 2, now: () => now });

@@ -4,11 +4,15 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { AppDeps } from "../deps.ts";
-import type { Room, RoomJob } from "../room.ts";
+import { type Room, type RoomJob, type RoomSubscription, subscription } from "../room.ts";
 import { createIncidentsRepo } from "./incidents.repo.ts";
 import { incidentsRoutes } from "./incidents.routes.ts";
-import { createRenderCache } from "./status-pages.cache.ts";
-import { createDomainDirectory, customDomainPage } from "./status-pages.domains.ts";
+import { createRenderCache, type RenderCache } from "./status-pages.cache.ts";
+import {
+  createDomainDirectory,
+  customDomainPage,
+  type DomainDirectory,
+} from "./status-pages.domains.ts";
 import { hostOf } from "./status-pages.model.ts";
 import type {
   MaintenanceFor,
@@ -36,7 +40,7 @@ import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
+  "db" | "bus" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
 >;
 
 export interface StatusPagesRoomPorts extends StatusPagesReads {
@@ -74,6 +78,17 @@ export interface StatusPagesPorts {
   customDomainPage(request: Request): Promise<Response | undefined>;
   /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
   maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
+}
+
+/**
+ * Empties this node's renders of a page written on any node (the cluster bridge carries the
+ * event), and its custom-domain lookups, whose host may have moved.
+ */
+export function forgetChangedPages(cache: RenderCache, domains: DomainDirectory): RoomSubscription {
+  return subscription("status_page.changed", ({ slug }) => {
+    cache.forget(slug);
+    domains.forget();
+  });
 }
 
 /** The subscriber mails' jobs: announcing maintenance starts, and the retention sweep. */
@@ -128,9 +143,11 @@ export function createStatusPagesRoom(
     ids: deps.ids,
     tx: (fn) => deps.db.tx(fn),
     smtpConfigured: mailer !== null,
+    // Forgotten here at once (a room not yet started hears no bus), then told to every node.
     pageChanged: (page) => {
       cache.forget(page.slug);
       domains.forget();
+      deps.bus.publish("status_page.changed", { statusPageId: page.id, slug: page.slug });
     },
   };
   const incidents = createIncidentsRepo(deps.db);
@@ -191,7 +208,7 @@ export function createStatusPagesRoom(
   return {
     routes,
     jobs: subscriberJobs(subscribers, delivery, offersMail ? reads.maintenanceFor : undefined),
-    subscriptions: [],
+    subscriptions: [forgetChangedPages(cache, domains)],
     stop: () => {},
     ports: {
       customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
