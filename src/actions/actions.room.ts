@@ -14,6 +14,7 @@ import { actionsRoutes } from "./actions.routes.ts";
 import { createActionRuns } from "./actions.runs.ts";
 import type { ActionsDeps } from "./actions.service.ts";
 import type { TryoutDeps } from "./actions.tryout.ts";
+import { oweActionRunsPostgres } from "./actions-owed.postgres.ts";
 
 export type ActionsRoomDeps = Pick<
   AppDeps,
@@ -32,6 +33,8 @@ export interface ActionsRoomPorts {
 export interface ActionsPorts {
   /** In the capture batch's transaction: notes the runs the stored captures are owed. */
   oweRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
+  /** The PostgreSQL twin of `oweRuns`, under the name capture's PostgreSQL writer expects. */
+  oweActionRuns: typeof oweActionRunsPostgres;
   /** The latest run's results of each of these requests that has one (realtime catch-up). */
   lastRunResults(requestIds: readonly string[]): Map<string, ActionResult[]>;
   /** The organization's actions whose config says `{{name}}`: such a secret is not deleted. */
@@ -119,6 +122,7 @@ export function createActionsRoom(
     },
     ports: {
       oweRuns: (_tx, captures) => runs.owe(captures),
+      oweActionRuns: oweActionRunsPostgres,
       lastRunResults: (requestIds) => repo.lastRuns(requestIds),
       actionsUsingSecret: (organizationId, name) =>
         repo
