@@ -176,6 +176,14 @@ export interface DeliveryKindHandlers {
    * `skip`): no attempt is recorded, but the owner may count it as ended.
    */
   onSkipped?(tx: TxHandle, delivery: DeliveryRecord): void;
+  /** `onAttempt` on PostgreSQL: inside the `sql.begin` transaction that records the attempt. */
+  onAttemptPostgres?(
+    tx: PostgresTx,
+    delivery: DeliveryRecord,
+    attempt: DeliveryAttempt,
+  ): Promise<void>;
+  /** `onSkipped` on PostgreSQL, inside the transaction that ends the delivery. */
+  onSkippedPostgres?(tx: PostgresTx, delivery: DeliveryRecord): Promise<void>;
   /**
    * Whether a failed attempt that got an answer may be retried; default (absent): every non-2xx
    * is (decisions §8). Forwards retry only 408, 429 and 5xx.
@@ -199,6 +207,13 @@ export type AttemptObserver = (
   attempt: DeliveryAttempt,
 ) => void;
 
+/** `AttemptObserver` on PostgreSQL: inside the `sql.begin` transaction that records the attempt. */
+export type AttemptObserverPostgres = (
+  tx: PostgresTx,
+  delivery: DeliveryRecord,
+  attempt: DeliveryAttempt,
+) => Promise<void>;
+
 /** The delivery room's ports. */
 export interface DeliveryPorts {
   /** Registers the handlers of a kind (each kind once, while the app is built). */
@@ -209,6 +224,8 @@ export interface DeliveryPorts {
    * attempt stays recorded.
    */
   observeAttempts(observer: AttemptObserver): void;
+  /** `observeAttempts` on PostgreSQL (a room running on either store registers both). */
+  observeAttemptsPostgres?(observer: AttemptObserverPostgres): void;
   /**
    * Writes delivery rows inside the caller's transaction and returns them (ids and webhook ids).
    * Call `wake()` after that transaction commits so they are sent at once, not at the next poll.
@@ -247,6 +264,13 @@ export interface DeliveryPorts {
     subjectId: string,
     options?: { includeEnded?: boolean },
   ): number;
+  /** `requeue` on PostgreSQL, in the caller's `sql.begin` transaction (lent on PostgreSQL only). */
+  requeuePostgres?(
+    tx: PostgresTx,
+    kind: DeliveryKind,
+    subjectId: string,
+    options?: { includeEnded?: boolean },
+  ): Promise<number>;
   /**
    * A manual retry of some subjects of a kind (optionally only their deliveries to one key), in
    * the caller's transaction: failed deliveries are requeued as `requeue` does, waiting ones are
@@ -259,6 +283,13 @@ export interface DeliveryPorts {
     subjectIds: readonly string[],
     options?: { destinationKey?: string },
   ): RetriedDelivery[];
+  /** `retryNow` on PostgreSQL, in the caller's `sql.begin` transaction (lent on PostgreSQL only). */
+  retryNowPostgres?(
+    tx: PostgresTx,
+    kind: DeliveryKind,
+    subjectIds: readonly string[],
+    options?: { destinationKey?: string },
+  ): Promise<RetriedDelivery[]>;
   /** A page of the attempts of a subject's deliveries, oldest first, and their total. */
   attemptsOfSubject(
     kind: DeliveryKind,
@@ -271,4 +302,10 @@ export interface DeliveryPorts {
    * their deliveries go with them (decisions §11). Returns how many deliveries went.
    */
   forgetSubjects(tx: TxHandle, kind: DeliveryKind, subjectIds: readonly string[]): number;
+  /** `forgetSubjects` on PostgreSQL, in the caller's `sql.begin` transaction (PostgreSQL only). */
+  forgetSubjectsPostgres?(
+    tx: PostgresTx,
+    kind: DeliveryKind,
+    subjectIds: readonly string[],
+  ): Promise<number>;
 }
