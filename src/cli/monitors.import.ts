@@ -40,22 +40,24 @@ class Undo extends Error {}
  */
 export async function importMonitors(entries: ImportEntry[], flags: ImportFlags) {
   await withAdminData(flags, async (ctx) => {
+    // monitors.ts refused PostgreSQL before reading the file.
+    const db = ctx.db ?? fail("weir monitors import needs the SQLite data dir");
     const org = await organizationOf(ctx, flags.org);
     const tenant = { organizationId: org.id, plan: org.plan };
     const results: ImportResult[] = [];
     // The service awaits its store, which a synchronous transaction cannot span. Nothing else
     // runs in this process, so the import holds one transaction open across the awaits, and
     // each create runs inside it instead of opening its own.
-    ctx.db.sqlite.run("BEGIN IMMEDIATE");
+    db.sqlite.run("BEGIN IMMEDIATE");
     try {
-      const deps = monitorsDeps(ctx, insideOpenTransaction(ctx.db));
+      const deps = monitorsDeps(ctx, insideOpenTransaction(db));
       for (const entry of entries) {
         results.push(await importOne(tenant, entry, ctx.config.base_url, deps));
       }
       if (flags.dryRun || results.some((r) => r.status === "failed")) throw new Undo();
-      ctx.db.sqlite.run("COMMIT");
+      db.sqlite.run("COMMIT");
     } catch (error) {
-      ctx.db.sqlite.run("ROLLBACK");
+      db.sqlite.run("ROLLBACK");
       if (!(error instanceof Undo)) throw error;
       results.splice(
         0,
