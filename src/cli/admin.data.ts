@@ -1,21 +1,16 @@
 import { createAuthPostgresStore } from "../auth/auth.postgres.ts";
 import { createAuthSqliteStore } from "../auth/auth.sqlite.ts";
 import type { AuthStore } from "../auth/auth.store.ts";
-import { runMigrations } from "../db/db.migrate.ts";
 import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { MIGRATIONS } from "../db/db.migrations.ts";
+import { runMigrations } from "../db/db.migrate.ts";
 import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
+import { MIGRATIONS } from "../db/db.migrations.ts";
 import { type Db, openDatabase } from "../db/db.open.ts";
 import { openPostgres } from "../db/db.postgres.ts";
 import { createSystemClock } from "../shared/clock.ts";
 import { AppError } from "../shared/errors.ts";
 import { createIds } from "../shared/ids.ts";
-import {
-  configWithFlags,
-  type DataDirFlags,
-  fail,
-  requireDatabase,
-} from "./cli.common.ts";
+import { configWithFlags, type DataDirFlags, fail, requireDatabase } from "./cli.common.ts";
 
 /**
  * Opens the data for an admin command: the data dir's SQLite database, or the PostgreSQL

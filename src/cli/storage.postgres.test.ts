@@ -203,7 +203,11 @@ describe("weir admin --database", () => {
       "--org",
       "Acme",
     ]);
-    expect(created).toMatchObject({ email: "ops@example.com", organization: "Acme", role: "owner" });
+    expect(created).toMatchObject({
+      email: "ops@example.com",
+      organization: "Acme",
+      role: "owner",
+    });
     expect(admin(["set-plan", "--org", "Acme", "team"])).toMatchObject({ plan: "team" });
     const key = admin(["create-api-key", "--org", "Acme", "--name", "ci"]);
     expect(key.key).toMatch(/^\S+$/);
