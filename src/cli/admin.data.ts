@@ -7,6 +7,7 @@ import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
 import { type Db, openDatabase } from "../db/db.open.ts";
 import { openPostgres } from "../db/db.postgres.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { createSystemClock } from "../shared/clock.ts";
 import { AppError } from "../shared/errors.ts";
 import { createIds } from "../shared/ids.ts";
@@ -33,6 +34,7 @@ export async function withAdminData<T>(
     runMigrations(db.sqlite, MIGRATIONS);
     const ctx = {
       db,
+      postgres: null,
       store: createAuthSqliteStore(db),
       clock: createSystemClock(),
       ids: createIds(),
@@ -56,6 +58,7 @@ async function withPostgresData<T>(
     await runPgMigrations(postgres.sql, PG_MIGRATIONS);
     const ctx = {
       db: null,
+      postgres,
       store: createAuthPostgresStore(postgres),
       clock: createSystemClock(),
       ids: createIds(),
@@ -72,10 +75,12 @@ async function withPostgresData<T>(
 
 export type AdminContext = {
   /**
-   * The open SQLite database, for commands that use another room's repos (monitors import);
-   * null on PostgreSQL, where those commands refuse before they get here.
+   * The open SQLite database, for commands that use another room's storage (monitors import);
+   * null on PostgreSQL.
    */
   db: Db | null;
+  /** The open PostgreSQL database with `--database`, else null. */
+  postgres: PostgresDb | null;
   /** The auth room's storage: the operator's commands take the same paths as the API. */
   store: AuthStore;
   clock: ReturnType<typeof createSystemClock>;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
@@ -242,15 +242,69 @@ describe("weir admin --database", () => {
   });
 });
 
-describe("commands that need the SQLite data dir for now", () => {
-  test("weir monitors import says so in one line and exits 1", () => {
-    const result = runCli(["monitors", "import", "monitors.json", "--data-dir", tempDir()], {
-      WEIR_DATABASE_URL: "postgres://weir:pw@127.0.0.1:1/weir",
-    });
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(
-      "weir: weir monitors import works on the SQLite data dir only for now: run it without --database and WEIR_DATABASE_URL\n",
-    );
+describe("weir monitors import --database", () => {
+  test("creates every entry in one transaction, all or none, and a dry run writes nothing", async () => {
+    const db = await databases.create();
+    const created = runCli([
+      "admin",
+      "create-user",
+      "--database",
+      db.url,
+      "--email",
+      "ops@example.com",
+      "--password",
+      "a-long-password",
+      "--org",
+      "Acme",
+    ]);
+    expect(created.exitCode).toBe(0);
+    const dir = tempDir();
+    const listOf = (name: string, entries: unknown[]) => {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify(entries));
+      return file;
+    };
+    const good = listOf("good.json", [
+      { name: "api", type: "http", url: "https://api.example.com/health" },
+      { name: "db", type: "tcp", url: "tcp://db.example.com:5432" },
+    ]);
+    const bad = listOf("bad.json", [
+      { name: "web", type: "http", url: "https://www.example.com/" },
+      { name: "bad", type: "http" },
+    ]);
+    const monitors = async () => {
+      const sql = new SQL(db.url, { max: 1 });
+      try {
+        return (await sql`SELECT name FROM monitors ORDER BY name`).map(
+          (row: { name: string }) => row.name,
+        );
+      } finally {
+        await sql.close();
+      }
+    };
+    const importing = (file: string, ...extra: string[]) =>
+      runCli(["monitors", "import", file, "--database", db.url, "--json", ...extra]);
+
+    const dry = importing(good, "--dry-run");
+    expect(dry.exitCode).toBe(0);
+    expect(JSON.parse(dry.stdout).written).toBe(false);
+    expect(await monitors()).toEqual([]);
+
+    const failed = importing(bad);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toContain("nothing imported: 1 of 2 entries failed");
+    expect(await monitors()).toEqual([]);
+
+    const done = importing(good);
+    expect(done.stderr).toBe("");
+    expect(done.exitCode).toBe(0);
+    const result = JSON.parse(done.stdout);
+    expect(result.written).toBe(true);
+    expect(result.monitors.map((m: { status: string }) => m.status)).toEqual([
+      "created",
+      "created",
+    ]);
+    expect(await monitors()).toEqual(["api", "db"]);
   });
 });
 
