@@ -65,19 +65,35 @@ async function lockPattern(tx: PostgresSql, p: FailurePattern): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`issues:${key}`}, 0))`;
 }
 
+/**
+ * Locks the per-status counts (kept by a trigger on issues) before a write that moves an issue
+ * between statuses. Closing takes open then closed, reopening closed then open: without one
+ * order for both, two nodes doing one each at once would wait on each other for good. Every
+ * writer takes its issue rows first and these last, then waits on nothing more.
+ */
+async function lockStatusCounts(tx: PostgresSql): Promise<void> {
+  const locked = await tx`SELECT status FROM issue_status_counts ORDER BY status FOR UPDATE`;
+  if (locked.length === 3) return;
+  // A new database has no count yet: made once, then locked like the others.
+  await tx`INSERT INTO issue_status_counts (status, n)
+    VALUES ('closed', 0), ('open', 0), ('work_in_progress', 0) ON CONFLICT (status) DO NOTHING`;
+  await tx`SELECT status FROM issue_status_counts ORDER BY status FOR UPDATE`;
+}
+
 const unclosedOf = async (q: PostgresSql, p: FailurePattern) =>
   (
     await q`SELECT * FROM issues WHERE destination_id = ${p.destinationId}
       AND error_type = ${p.errorType} AND error_code = ${p.errorCode} AND bridge_id = ${p.bridgeId}
-      AND organization_id = ${p.organizationId} AND status <> 'closed'`
+      AND organization_id = ${p.organizationId} AND status <> 'closed' FOR UPDATE`
   ).map(toIssue)[0] as IssueRecord | undefined;
 
+// Locked: the retention sweep may be deleting it (then the failure opens a new issue).
 const latestClosedOf = async (q: PostgresSql, p: FailurePattern) =>
   (
     await q`SELECT * FROM issues WHERE destination_id = ${p.destinationId}
       AND error_type = ${p.errorType} AND error_code = ${p.errorCode} AND bridge_id = ${p.bridgeId}
       AND organization_id = ${p.organizationId} AND status = 'closed'
-      ORDER BY resolved_at DESC, id DESC LIMIT 1`
+      ORDER BY resolved_at DESC, id DESC LIMIT 1 FOR UPDATE`
   ).map(toIssue)[0] as IssueRecord | undefined;
 
 async function insertIssue(q: PostgresSql, i: IssueRecord): Promise<void> {
@@ -128,6 +144,7 @@ export async function groupFailurePostgres(
     { pattern, message: failure.message, at: failure.occurredAt },
     fresh,
   );
+  if (change.kind !== "occurred") await lockStatusCounts(tx);
   if (change.kind === "created") await insertIssue(tx, change.issue);
   else await updateIssue(tx, change.issue);
   await addSample(tx, sampleOf(failure, change.issue.id), sampleTrim(change.issue.occurrenceCount));
@@ -141,9 +158,11 @@ export async function recordSuccessPostgres(
   at: string,
   now: string,
 ): Promise<number> {
+  // Rows locked in id order: two successes to one destination never wait on each other.
   const updated = await q`UPDATE issues SET last_success_at = ${at}, updated_at = ${now}
-    WHERE destination_id = ${destinationId} AND status <> 'closed' AND opened_at <= ${at}
-      AND (last_success_at IS NULL OR last_success_at < ${at})`;
+    WHERE id IN (SELECT id FROM issues WHERE destination_id = ${destinationId}
+      AND status <> 'closed' AND opened_at <= ${at}
+      AND (last_success_at IS NULL OR last_success_at < ${at}) ORDER BY id FOR UPDATE)`;
   return updated.count;
 }
 
@@ -202,7 +221,9 @@ export function createIssuesPostgresStore(pg: PostgresDb): IssuesStore {
           if (!seen) return { outcome: "not_found" } as const;
           // A pattern never changes: lock it, then read the row again under the lock.
           await lockPattern(tx, seen);
-          const issue = (await tx`SELECT * FROM issues WHERE id = ${issueId}`).map(toIssue)[0];
+          const issue = (await tx`SELECT * FROM issues WHERE id = ${issueId} FOR UPDATE`).map(
+            toIssue,
+          )[0];
           if (!issue) return { outcome: "not_found" } as const;
           const changed = decide(issue);
           if (changed === issue) return { outcome: "unchanged", issue } as const;
@@ -210,6 +231,7 @@ export function createIssuesPostgresStore(pg: PostgresDb): IssuesStore {
             const other = await unclosedOf(tx, issue);
             if (other && other.id !== issue.id) return { outcome: "already_open" } as const;
           }
+          if (changed.status !== issue.status) await lockStatusCounts(tx);
           await updateIssue(tx, changed);
           return { outcome: "changed", issue: changed } as const;
         });
@@ -239,11 +261,15 @@ export function createIssuesPostgresStore(pg: PostgresDb): IssuesStore {
         await sql`SELECT o.id, o.plan FROM organizations o
           WHERE EXISTS (SELECT 1 FROM issues i WHERE i.organization_id = o.id AND i.status = 'closed')`
       ).map((r: Row) => ({ id: r.id as string, plan: (r.plan as string | null) ?? "free" })),
-    deleteClosedBefore: async (organizationId, before, limit) =>
-      (
-        await sql`DELETE FROM issues WHERE id IN (
-          SELECT id FROM issues WHERE status = 'closed' AND resolved_at < ${before}
-            AND organization_id = ${organizationId} LIMIT ${limit})`
-      ).count,
+    deleteClosedBefore: (organizationId, before, limit) =>
+      sql.begin(async (tx: PostgresTx) => {
+        const ids = (
+          await tx`SELECT id FROM issues WHERE status = 'closed' AND resolved_at < ${before}
+            AND organization_id = ${organizationId} ORDER BY id LIMIT ${limit} FOR UPDATE`
+        ).map((r: Row) => r.id as string);
+        if (ids.length === 0) return 0;
+        await lockStatusCounts(tx);
+        return (await tx`DELETE FROM issues WHERE id = ANY(${ids}::text[])`).count;
+      }),
   };
 }

@@ -15,12 +15,16 @@ export interface IssuesStoreFixture {
   run(sql: string, params?: unknown[]): Promise<unknown>;
 }
 
-const at = (minute: number) => new Date(Date.UTC(2026, 5, 1, 0, minute)).toISOString();
+export const at = (minute: number) => new Date(Date.UTC(2026, 5, 1, 0, minute)).toISOString();
 
 let attempts = 0;
 
 /** A failed attempt of the pattern at `minute`, with an attempt id of its own. */
-function failure(pattern: FailurePattern, minute: number, message = "HTTP 500"): RecordedFailure {
+export function failure(
+  pattern: FailurePattern,
+  minute: number,
+  message = "HTTP 500",
+): RecordedFailure {
   attempts += 1;
   return {
     pattern,
@@ -36,40 +40,40 @@ function failure(pattern: FailurePattern, minute: number, message = "HTTP 500"):
 }
 
 let ids = 0;
-const fresh = (minute: number) => ({
+export const fresh = (minute: number) => ({
   id: `issue-${String(++ids).padStart(6, "0")}`,
   now: at(minute),
 });
 
-async function counts(store: IssuesStore): Promise<Record<IssueStatus, number>> {
+export async function counts(store: IssuesStore): Promise<Record<IssueStatus, number>> {
   const out = { open: 0, work_in_progress: 0, closed: 0 };
   for (const { status, n } of await store.countByStatus()) out[status] = n;
   return out;
 }
 
+/** Two organizations, each with one destination: patterns of http_error/500 on them. */
+export async function issuesWorld(make: () => Promise<IssuesStoreFixture>) {
+  const fixture = await make();
+  await fixture.addOrganizations(["org-a", "org-b"]);
+  const pattern = async (organizationId: string, destinationId: string) => ({
+    organizationId,
+    destinationId,
+    bridgeId: await fixture.addDestination(organizationId, destinationId),
+    errorType: "http_error",
+    errorCode: "500",
+  });
+  return {
+    ...fixture,
+    a: await pattern("org-a", "dest-a"),
+    b: await pattern("org-b", "dest-b"),
+  };
+}
+
 /** The behaviour every IssuesStore gives, whichever database holds it. */
 export function describeIssuesStore(name: string, make: () => Promise<IssuesStoreFixture>) {
   describe(`IssuesStore on ${name}`, () => {
-    /** Two organizations, each with one destination: patterns of http_error/500 on them. */
-    async function world() {
-      const fixture = await make();
-      await fixture.addOrganizations(["org-a", "org-b"]);
-      const pattern = async (organizationId: string, destinationId: string) => ({
-        organizationId,
-        destinationId,
-        bridgeId: await fixture.addDestination(organizationId, destinationId),
-        errorType: "http_error",
-        errorCode: "500",
-      });
-      return {
-        ...fixture,
-        a: await pattern("org-a", "dest-a"),
-        b: await pattern("org-b", "dest-b"),
-      };
-    }
-
     test("a first failure opens an issue; the next ones of its pattern count on it; another code is another issue", async () => {
-      const { store, a } = await world();
+      const { store, a } = await issuesWorld(make);
       const first = await store.recordFailure(failure(a, 1, "first"), fresh(1));
       expect(first.kind).toBe("created");
       expect(first.issue).toMatchObject({
@@ -100,7 +104,7 @@ export function describeIssuesStore(name: string, make: () => Promise<IssuesStor
     });
 
     test("another organization's issue is never read nor changed", async () => {
-      const { store, a, b } = await world();
+      const { store, a, b } = await issuesWorld(make);
       const ofA = (await store.recordFailure(failure(a, 1), fresh(1))).issue;
       await store.recordFailure(failure(b, 1), fresh(1));
       expect(await store.find("org-b", ofA.id)).toBeNull();
@@ -118,25 +122,8 @@ export function describeIssuesStore(name: string, make: () => Promise<IssuesStor
       expect(await store.find("org-a", ofA.id)).toEqual(ofA);
     });
 
-    test("nodes recording the first failures of one pattern at once make one issue, and its count adds them all up", async () => {
-      const { store, otherNodes, a } = await world();
-      const nodes = [store, ...(await otherNodes(3))];
-      const perNode = 6;
-      const changes = await Promise.all(
-        nodes.flatMap((node) =>
-          Array.from({ length: perNode }, (_, i) => node.recordFailure(failure(a, i), fresh(i))),
-        ),
-      );
-      expect(changes.filter((c) => c.kind === "created")).toHaveLength(1);
-      const [issue, ...more] = await store.listUnclosedOfDestination("org-a", "dest-a");
-      expect(more).toEqual([]);
-      expect(issue?.occurrenceCount).toBe(nodes.length * perNode);
-      expect([...new Set(changes.map((c) => c.issue.id))]).toEqual([issue?.id ?? ""]);
-      expect(await counts(store)).toEqual({ open: 1, work_in_progress: 0, closed: 0 });
-    });
-
     test("lifecycle: work in progress keeps counting; closed reopens on the next failure; PATCH refuses a second unclosed issue", async () => {
-      const { store, a } = await world();
+      const { store, a } = await issuesWorld(make);
       const opened = (await store.recordFailure(failure(a, 1), fresh(1))).issue;
       const move = (id: string, status: IssueStatus, minute: number) =>
         store.changeStatus("org-a", id, (issue) => applyStatusChange(issue, status, at(minute)));
@@ -169,41 +156,8 @@ export function describeIssuesStore(name: string, make: () => Promise<IssuesStor
       expect(await counts(store)).toEqual({ open: 2, work_in_progress: 0, closed: 0 });
     });
 
-    test("reopening by PATCH while the pattern has another unclosed issue is refused and changes nothing, whichever node asks", async () => {
-      const { store, otherNodes, run, a } = await world();
-      const current = (await store.recordFailure(failure(a, 1), fresh(1))).issue;
-      // An older closed issue of the same pattern (failures reopen the latest closed one, so
-      // no failure makes two): written as a row.
-      await run(
-        `INSERT INTO issues (id, organization_id, bridge_id, destination_id, status, error_type,
-           error_code, error_message, occurrence_count, first_occurrence_at, last_occurrence_at,
-           opened_at, resolved_at, last_success_at, created_at, updated_at)
-         VALUES ('issue-old', $1, $2, $3, 'closed', $4, $5, 'old', 1, $6, $6, $6, $6, NULL, $6, $6)`,
-        [a.organizationId, a.bridgeId, a.destinationId, a.errorType, a.errorCode, at(0)],
-      );
-      const move = (node: IssuesStore, id: string, status: IssueStatus, minute: number) =>
-        node.changeStatus("org-a", id, (i) => applyStatusChange(i, status, at(minute)));
-      expect(await move(store, "issue-old", "open", 2)).toEqual({ outcome: "already_open" });
-      expect(await move(store, "issue-old", "work_in_progress", 2)).toEqual({
-        outcome: "already_open",
-      });
-      expect(await store.find("org-a", "issue-old")).toMatchObject({ status: "closed" });
-      expect(await move(store, current.id, "closed", 3)).toMatchObject({ outcome: "changed" });
-
-      // Both closed: two nodes reopening one each at once, one wins.
-      const [one, two] = await otherNodes(2);
-      if (!one || !two) throw new Error("two nodes");
-      const both = await Promise.all([
-        move(one, "issue-old", "open", 4),
-        move(two, current.id, "open", 4),
-      ]);
-      expect(both.map((r) => r.outcome).sort()).toEqual(["already_open", "changed"]);
-      expect(await store.listUnclosedOfDestination("org-a", "dest-a")).toHaveLength(1);
-      expect(await counts(store)).toEqual({ open: 1, work_in_progress: 0, closed: 1 });
-    });
-
     test("a success marks the destination's unclosed issues opened before it, once per later success", async () => {
-      const { store, a } = await world();
+      const { store, a } = await issuesWorld(make);
       const open = (await store.recordFailure(failure(a, 1), fresh(1))).issue;
       const closed = (await store.recordFailure(failure({ ...a, errorCode: "503" }, 1), fresh(1)))
         .issue;
@@ -220,7 +174,7 @@ export function describeIssuesStore(name: string, make: () => Promise<IssuesStor
     });
 
     test("pages list the latest occurrence first, filtered, with the total", async () => {
-      const { store, a } = await world();
+      const { store, a } = await issuesWorld(make);
       const made = [];
       for (const [i, code] of ["500", "501", "502", "503", "504"].entries()) {
         made.push(
@@ -248,7 +202,7 @@ export function describeIssuesStore(name: string, make: () => Promise<IssuesStor
     });
 
     test("an issue keeps its latest failed attempts, newest first; an attempt is kept once", async () => {
-      const { store, a } = await world();
+      const { store, a } = await issuesWorld(make);
       let issueId = "";
       const recorded: RecordedFailure[] = [];
       for (let minute = 0; minute < 12; minute++) {
@@ -282,7 +236,7 @@ export function describeIssuesStore(name: string, make: () => Promise<IssuesStor
     });
 
     test("retention finds organizations with closed issues and deletes theirs resolved before a cutoff, in batches", async () => {
-      const { store, a, b } = await world();
+      const { store, a, b } = await issuesWorld(make);
       const close = async (organizationId: string, id: string, minute: number) =>
         store.changeStatus(organizationId, id, (i) => applyStatusChange(i, "closed", at(minute)));
       const codes = ["500", "501", "502"];

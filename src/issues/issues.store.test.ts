@@ -6,7 +6,8 @@ import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createIssuesPostgresStore } from "./issues.postgres.ts";
 import { createIssuesSqliteStore } from "./issues.sqlite.ts";
-import { describeIssuesStore } from "./issues.store.contract.ts";
+import { describeIssuesStore, type IssuesStoreFixture } from "./issues.store.contract.ts";
+import { describeIssuesStoreRaces } from "./issues.store.races.contract.ts";
 
 const CREATED = "2026-01-01T00:00:00.000Z";
 
@@ -42,7 +43,7 @@ afterEach(() => {
   for (const db of sqliteDbs.splice(0)) db.destroy();
 });
 
-describeIssuesStore("SQLite", async () => {
+async function sqliteFixture(): Promise<IssuesStoreFixture> {
   const db = createTestDb();
   sqliteDbs.push(db);
   // The fixture's `$1` parameters are SQLite's `?1`.
@@ -63,7 +64,7 @@ describeIssuesStore("SQLite", async () => {
     addDestination: (organizationId, destinationId) => addRoute(run, organizationId, destinationId),
     run,
   };
-});
+}
 
 // Pools close before their database is dropped (hooks run in the order they were added).
 const pools: PostgresDb[] = [];
@@ -73,7 +74,7 @@ afterAll(async () => {
 const databases = usePgDatabases();
 let shared: ReturnType<typeof openMigratedPgDatabase> | null = null;
 
-describeIssuesStore("PostgreSQL", async () => {
+async function postgresFixture(): Promise<IssuesStoreFixture> {
   shared ??= openMigratedPgDatabase(databases, { poolSize: 8 }).then((pg) => {
     pools.push(pg);
     return pg;
@@ -103,4 +104,9 @@ describeIssuesStore("PostgreSQL", async () => {
     addDestination: (organizationId, destinationId) => addRoute(run, organizationId, destinationId),
     run,
   };
-});
+}
+
+describeIssuesStore("SQLite", sqliteFixture);
+describeIssuesStoreRaces("SQLite", sqliteFixture);
+describeIssuesStore("PostgreSQL", postgresFixture);
+describeIssuesStoreRaces("PostgreSQL", postgresFixture);
