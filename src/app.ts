@@ -143,18 +143,19 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
       secretEnvironment: secrets.ports.secretEnvironment,
     }),
   );
-  const issues = onSqlite("issues", (d) =>
-    createIssuesRoom(d, {
-      guard,
-      observeAttempts: requireRoom(delivery, "delivery").ports.observeAttempts,
-      describeDestination: requireRoom(routing, "routing").ports.describeDestination,
-    }),
-  );
+  const issues = createIssuesRoom(deps, {
+    guard,
+    // Without the delivery room no attempt is recorded, so there is nothing to hear.
+    observeAttempts: delivery?.ports.observeAttempts ?? (() => {}),
+    observeAttemptsPostgres: delivery?.ports.observeAttemptsPostgres,
+    // Without the routing room no destination is known: a failure then makes no issue.
+    describeDestination: routing?.ports.describeDestination ?? (() => null),
+  });
   const alerts = onSqlite("alerts", (d) =>
     createAlertsRoom(d, {
       guard,
       delivery: requireRoom(delivery, "delivery").ports,
-      issues: requireRoom(issues, "issues").ports,
+      issues: issues.ports,
       resolveSecrets: secrets.ports.resolveSecrets,
       apiKeys: auth.ports.apiKeys,
     }),
