@@ -11,7 +11,7 @@ import type { RetryNowRepo } from "./delivery.retry-now.repo.ts";
 import type { OutboxDeps } from "./delivery.worker.ts";
 
 /** Length of the random part of a Standard Webhooks message id (`msg_…`). */
-const WEBHOOK_ID_CHARS = 27;
+export const WEBHOOK_ID_CHARS = 27;
 
 /**
  * The writing and reading half of the outbox (DeliveryPorts): rows are written through the

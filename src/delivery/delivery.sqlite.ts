@@ -12,7 +12,10 @@ export function createDeliverySqliteStore(db: Db): DeliveryStore {
   const repo = createDeliveryRepo(db);
   const retries = createRetryNowRepo(db, repo.moveGauges);
   return {
-    insert: async (_tx, rows) => db.tx(() => rows.forEach((row) => repo.insert(row))),
+    insert: async (_tx, rows) =>
+      db.tx(() => {
+        for (const row of rows) repo.insert(row);
+      }),
     find: async (id) => repo.find(id),
     listBySubject: async (kind, subjectIds) => repo.listBySubject(kind, subjectIds),
     listAttempts: async (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
