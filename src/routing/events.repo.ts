@@ -32,7 +32,7 @@ export interface StoredEvent {
   bodySize?: number;
 }
 
-interface EventRow {
+export interface EventRow {
   id: string;
   organization_id: string;
   source_id: string;
@@ -47,7 +47,7 @@ interface EventRow {
   body_size?: number;
 }
 
-const toEvent = (row: EventRow): StoredEvent => {
+export const toEvent = (row: EventRow): StoredEvent => {
   const rawHeaders: [string, string][] = JSON.parse(row.raw_headers);
   return {
     id: row.id,
