@@ -1,5 +1,7 @@
+import type { Db } from "../db/db.open.ts";
 import type { DbHandle } from "../db/db.tx.ts";
 import type { HealthDay } from "./health.model.ts";
+import type { HealthStore } from "./health.store.ts";
 
 /** One recorded attempt of an event delivery, as its destination's day counts it. */
 export interface HealthOutcome {
@@ -72,3 +74,15 @@ export function createHealthRepo(db: DbHandle) {
 }
 
 export type HealthRepo = ReturnType<typeof createHealthRepo>;
+
+/** The SQLite repo as a HealthStore (a write runs in the open transaction or its own). */
+export function createHealthSqliteStore(db: Db): HealthStore {
+  const repo = createHealthRepo(db);
+  return {
+    record: async (_tx, outcome) => db.tx(() => repo.record(outcome)),
+    destinationDays: async (destinationId, from) => repo.destinationDays(destinationId, from),
+    bridgeDays: async (bridgeId, from) => repo.bridgeDays(bridgeId, from),
+    lastFailures: async (bridgeId, from) => repo.lastFailures(bridgeId, from),
+    sweep: async (day) => db.tx(() => repo.sweep(day)),
+  };
+}
