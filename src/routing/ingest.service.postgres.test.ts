@@ -13,10 +13,12 @@ import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
 import { type BridgesDeps, createBridge, openSigningSecrets } from "./bridges.service.ts";
+import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
+import { createSourcesSqliteStore } from "./sources.sqlite.ts";
 
 const databases = usePgDatabases();
 const ORG = "org-1";
@@ -46,9 +48,8 @@ afterAll(async () => {
 function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
   const sources = createSourcesRepo(db);
   const bridgesDeps: BridgesDeps = {
-    bridges: createBridgesRepo(db),
-    sources,
-    tx: (fn) => db.tx(() => fn()),
+    bridges: createBridgesSqliteStore(db),
+    sources: createSourcesSqliteStore(db),
     clock,
     ids: createIds(),
     sealer: createSealer(new Uint8Array(32).fill(7), "destination-signing-secret"),
@@ -59,7 +60,7 @@ function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
   const service = createIngestService(
     {
       sources,
-      bridges: bridgesDeps.bridges,
+      bridges: createBridgesRepo(db),
       events: createEventsRepo(db),
       delivery: null,
       tx: () => {
