@@ -26,7 +26,16 @@ import { createSourcesSqliteStore } from "./sources.sqlite.ts";
 
 export type RoutingRoomDeps = Pick<
   AppDeps,
-  "db" | "clock" | "ids" | "logger" | "config" | "publicBaseUrl" | "outbound" | "secretKey" | "disk"
+  | "db"
+  | "bus"
+  | "clock"
+  | "ids"
+  | "logger"
+  | "config"
+  | "publicBaseUrl"
+  | "outbound"
+  | "secretKey"
+  | "disk"
 > & {
   /**
    * When given, sources, bridges and destinations are stored there (ingest's route plans,
@@ -79,8 +88,13 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   const sourcesRepo = createSourcesRepo(deps.db);
   const bridgesRepo = createBridgesRepo(deps.db);
   let routesVersion = 0;
-  const routesChanged = () => {
+  const staleRoutes = () => {
     routesVersion += 1;
+  };
+  // Stale here at once (a room not yet started hears no bus), then told to every node.
+  const routesChanged = () => {
+    staleRoutes();
+    deps.bus.publish("routes.changed", {});
   };
   const sourcesStore = deps.postgres
     ? createSourcesPostgresStore(deps.postgres, {
@@ -180,6 +194,8 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     publicBaseUrl: deps.publicBaseUrl,
     /** Grows on every change of sources, bridges or destinations: cached routes go stale. */
     routesVersion: () => routesVersion,
+    /** A change made on any node (the cluster bridge carries `routes.changed`). */
+    staleRoutes,
   };
 }
 

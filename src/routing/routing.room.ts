@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { Room } from "../room.ts";
+import { type Room, subscription } from "../room.ts";
 import { createVerificationChecker } from "../verification/verification.checker.ts";
 import { verificationOwner } from "../verification/verification.settings.ts";
 import type { DestinationDescription } from "./bridges.repo.ts";
@@ -169,7 +169,8 @@ export function createRoutingRoom(
         run: tally.summarise,
       },
     ],
-    subscriptions: [],
+    // Route plans and prepared destinations are cached per node: a write on any node ends them.
+    subscriptions: [subscription("routes.changed", () => parts.staleRoutes())],
     stop: () => parts.ingest.close(),
     ports: {
       requireSource: (organizationId, sourceId) =>
