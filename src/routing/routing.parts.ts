@@ -103,6 +103,9 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     : createSourcesSqliteStore(deps.db, {
         forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
       });
+  const bridgesStore = deps.postgres
+    ? createBridgesPostgresStore(deps.postgres)
+    : createBridgesSqliteStore(deps.db);
   const sources: SourcesDeps = {
     sources: sourcesStore,
     clock: deps.clock,
@@ -111,9 +114,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
   };
   const bridges: BridgesDeps = {
-    bridges: deps.postgres
-      ? createBridgesPostgresStore(deps.postgres)
-      : createBridgesSqliteStore(deps.db),
+    bridges: bridgesStore,
     sources: sourcesStore,
     clock: deps.clock,
     ids: deps.ids,
@@ -138,7 +139,10 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
       turn: deps.db.turn,
-      ...(deps.postgres && { writer: ingestWriterOn(deps.postgres, ports) }),
+      ...(deps.postgres && {
+        writer: ingestWriterOn(deps.postgres, ports),
+        routeStores: { sources: sourcesStore, bridges: bridgesStore },
+      }),
       clock: deps.clock,
       ids: deps.ids,
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
