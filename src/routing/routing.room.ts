@@ -86,13 +86,21 @@ export function createRoutingRoom(
 ): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
   const tally = createIngestTally(deps.logger.child({ scope: "ingest" }));
+  const { postgres, sharedBuckets } = deps;
   const limits = createIngestLimits({
     clock: deps.clock,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
     planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
-    ...(deps.sharedBuckets && { sharedBuckets: deps.sharedBuckets }),
+    ...(sharedBuckets && { sharedBuckets }),
+    ...(postgres && {
+      readsAsync: {
+        planOf: (organizationId: string) => parts.sources.sources.planOf(organizationId),
+        storedEventBytes: async (organizationId: string) =>
+          parts.events.events.storedBytes(organizationId),
+      },
+    }),
   });
   const checkSignature = createVerificationChecker({
     sealer: parts.sources.sealer,
@@ -152,7 +160,7 @@ export function createRoutingRoom(
           }),
       },
       healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
-      ...(deps.sharedBuckets
+      ...(sharedBuckets
         ? [
             {
               name: "routing.rate-buckets-sweep",
