@@ -105,7 +105,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     // Routing and alerts are built later; this runs per delete. A room that is not running
     // holds nothing that uses a secret.
     usersOf: async (organizationId, name) => [
-      ...(routing?.ports.destinationsUsingSecret(organizationId, name) ?? []),
+      ...((await routing?.ports.destinationsUsingSecret(organizationId, name)) ?? []),
       ...(alerts?.ports.rulesUsingSecret(organizationId, name) ?? []),
       ...(actions?.ports.actionsUsingSecret(organizationId, name) ?? []),
       ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
@@ -114,8 +114,8 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   const transformations = createTransformationsRoom(deps, {
     guard,
     ...secrets.ports,
-    usersOf: (organizationId, id) =>
-      routing?.ports.destinationsUsingTransformation(organizationId, id) ?? [],
+    usersOf: async (organizationId, id) =>
+      (await routing?.ports.destinationsUsingTransformation(organizationId, id)) ?? [],
   });
   const actions = onSqlite("actions", (d) =>
     createActionsRoom(d, {

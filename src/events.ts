@@ -32,6 +32,11 @@ export interface DomainEvents {
    * renders of the page and its custom-domain lookups are stale.
    */
   "status_page.changed": { statusPageId: string; slug: string };
+  /**
+   * A source, bridge or destination was written (a secret rotation included): every node's
+   * route plans and prepared destinations are stale.
+   */
+  "routes.changed": Record<string, never>;
   /** A maintenance window of the organization was created, changed or deleted. */
   "maintenance.changed": { organizationId: string };
 }

@@ -20,7 +20,7 @@ export interface SealedSecrets {
   previousUntil: number | null;
 }
 
-interface BridgeRow {
+export interface BridgeRow {
   id: string;
   organization_id: string;
   source_id: string;
@@ -30,7 +30,7 @@ interface BridgeRow {
   updated_at: string;
 }
 
-interface DestinationRow {
+export interface DestinationRow {
   id: string;
   bridge_id: string;
   organization_id: string;
@@ -54,7 +54,7 @@ interface DestinationRow {
   updated_at: string;
 }
 
-const toBridge = (row: BridgeRow): Bridge => ({
+export const toBridge = (row: BridgeRow): Bridge => ({
   id: row.id,
   organizationId: row.organization_id,
   sourceId: row.source_id,
@@ -64,7 +64,7 @@ const toBridge = (row: BridgeRow): Bridge => ({
   updatedAt: row.updated_at,
 });
 
-const toDestination = (row: DestinationRow): Destination => ({
+export const toDestination = (row: DestinationRow): Destination => ({
   id: row.id,
   bridgeId: row.bridge_id,
   organizationId: row.organization_id,
@@ -85,7 +85,7 @@ const toDestination = (row: DestinationRow): Destination => ({
   updatedAt: row.updated_at,
 });
 
-const settingsValues = (s: DestinationSettings) => [
+export const settingsValues = (s: DestinationSettings) => [
   s.name,
   s.type,
   s.priority,

@@ -54,10 +54,14 @@ function bridgeRoutes(room: RoutingParts) {
   };
   return new Elysia({ prefix: "/api/v1/bridges" })
     .use(room.guard())
-    .get("/", ({ principal }) => ({ data: listBridges(principal.organizationId, deps) }), {
-      response: { 200: t.Object({ data: t.Array(BridgeSchema) }), ...errorResponses },
-      detail: { tags: bridgeTags, security, summary: "List bridges with their destinations" },
-    })
+    .get(
+      "/",
+      async ({ principal }) => ({ data: await listBridges(principal.organizationId, deps) }),
+      {
+        response: { 200: t.Object({ data: t.Array(BridgeSchema) }), ...errorResponses },
+        detail: { tags: bridgeTags, security, summary: "List bridges with their destinations" },
+      },
+    )
     .post(
       "/",
       async ({ principal, body, set }) => {
@@ -79,7 +83,9 @@ function bridgeRoutes(room: RoutingParts) {
     )
     .get(
       "/:id",
-      ({ principal, params }) => ({ data: getBridge(principal.organizationId, params.id, deps) }),
+      async ({ principal, params }) => ({
+        data: await getBridge(principal.organizationId, params.id, deps),
+      }),
       {
         response: { 200: OneBridge, ...errorResponses },
         detail: { tags: bridgeTags, security, summary: "Get a bridge with its destinations" },
@@ -87,22 +93,22 @@ function bridgeRoutes(room: RoutingParts) {
     )
     .patch(
       "/:id",
-      ({ principal, params, body }) => ({
-        data: updateBridge(admin(principal), params.id, body, deps),
+      async ({ principal, params, body }) => ({
+        data: await updateBridge(admin(principal), params.id, body, deps),
       }),
       update,
     )
     .put(
       "/:id",
-      ({ principal, params, body }) => ({
-        data: updateBridge(admin(principal), params.id, body, deps),
+      async ({ principal, params, body }) => ({
+        data: await updateBridge(admin(principal), params.id, body, deps),
       }),
       update,
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
-        deleteBridge(admin(principal), params.id, deps);
+      async ({ principal, params, set }) => {
+        await deleteBridge(admin(principal), params.id, deps);
         set.status = 204;
       },
       {
@@ -132,8 +138,8 @@ function destinationRoutes(room: RoutingParts) {
     .use(room.guard())
     .get(
       "/",
-      ({ principal, params }) => ({
-        data: listDestinations(principal.organizationId, params.id, deps),
+      async ({ principal, params }) => ({
+        data: await listDestinations(principal.organizationId, params.id, deps),
       }),
       {
         response: { 200: t.Object({ data: t.Array(DestinationSchema) }), ...errorResponses },
@@ -159,8 +165,13 @@ function destinationRoutes(room: RoutingParts) {
     )
     .get(
       "/:destination_id",
-      ({ principal, params }) => ({
-        data: getDestination(principal.organizationId, params.id, params.destination_id, deps),
+      async ({ principal, params }) => ({
+        data: await getDestination(
+          principal.organizationId,
+          params.id,
+          params.destination_id,
+          deps,
+        ),
       }),
       {
         response: { 200: OneDestination, ...errorResponses },
@@ -195,8 +206,8 @@ function destinationRoutes(room: RoutingParts) {
     )
     .delete(
       "/:destination_id",
-      ({ principal, params, set }) => {
-        deleteDestination(admin(principal), params.id, params.destination_id, deps);
+      async ({ principal, params, set }) => {
+        await deleteDestination(admin(principal), params.id, params.destination_id, deps);
         set.status = 204;
       },
       {
@@ -206,8 +217,8 @@ function destinationRoutes(room: RoutingParts) {
     )
     .post(
       "/:destination_id/rotate-secret",
-      ({ principal, params }) => ({
-        data: rotateSecret(admin(principal), params.id, params.destination_id, deps),
+      async ({ principal, params }) => ({
+        data: await rotateSecret(admin(principal), params.id, params.destination_id, deps),
       }),
       {
         response: {

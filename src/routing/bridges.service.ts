@@ -5,7 +5,8 @@ import { isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Sealer } from "../shared/sealed.ts";
-import type { Bridge, BridgesRepo, SealedSecrets } from "./bridges.repo.ts";
+import type { Bridge, SealedSecrets } from "./bridges.repo.ts";
+import type { BridgesStore, NewDestination } from "./bridges.store.ts";
 import {
   type Destination,
   type DestinationChecks,
@@ -22,14 +23,12 @@ import {
 import { routingErrors } from "./routing.errors.ts";
 import { type DestinationView, presentBridge, presentDestination } from "./routing.present.ts";
 import { asObject, checkName, parseSourceInput, type Source } from "./sources.model.ts";
-import type { SourcesRepo } from "./sources.repo.ts";
 import { newSource } from "./sources.service.ts";
+import type { SourcesStore } from "./sources.store.ts";
 
 export interface BridgesDeps {
-  bridges: BridgesRepo;
-  sources: SourcesRepo;
-  /** Runs `fn` in one transaction. */
-  tx<T>(fn: () => T): T;
+  bridges: BridgesStore;
+  sources: Pick<SourcesStore, "find">;
   clock: Clock;
   ids: Ids;
   /** Seals signing secrets at rest, with the destination id as associated data. */
@@ -61,24 +60,32 @@ function buildDestination(bridge: Bridge, settings: DestinationSettings, deps: B
     updatedAt: now,
   };
   const secret = settings.type === "http" ? generateSigningSecret() : null;
-  const sealed = secret ? deps.sealer.seal(secret, destination.id) : null;
-  return { destination, secret, sealed };
+  const added: NewDestination = {
+    destination,
+    sealedSecret: secret ? deps.sealer.seal(secret, destination.id) : null,
+  };
+  return { added, secret };
 }
 
-function insertDestination(bridge: Bridge, settings: DestinationSettings, deps: BridgesDeps) {
-  const { destination, secret, sealed } = buildDestination(bridge, settings, deps);
-  deps.bridges.insertDestination(destination, sealed);
-  const view: DestinationView = presentDestination(destination);
+/** The destination as the answer shows it: its secret in clear this once. */
+function viewOf({ added, secret }: ReturnType<typeof buildDestination>): DestinationView {
+  const view: DestinationView = presentDestination(added.destination);
   if (secret) view.signing_secret = secret;
   return view;
 }
 
 /** The source a bridge create names: an existing one (`source_id`) or a new one (`source`). */
-function bridgeSource(organizationId: string, raw: Record<string, unknown>, deps: BridgesDeps) {
+async function bridgeSource(
+  organizationId: string,
+  raw: Record<string, unknown>,
+  deps: BridgesDeps,
+) {
   const errors: FieldErrors = {};
   if (raw.source_id !== undefined) {
     const source =
-      typeof raw.source_id === "string" ? deps.sources.find(organizationId, raw.source_id) : null;
+      typeof raw.source_id === "string"
+        ? await deps.sources.find(organizationId, raw.source_id)
+        : null;
     if (!source) errors.source_id = ["names no source of this organization"];
     return { source, errors, isNew: false };
   }
@@ -99,7 +106,7 @@ export async function createBridge(organizationId: string, body: unknown, deps: 
   const checks = await checksFor(organizationId, Array.isArray(list) ? list : [], deps);
   const errors: FieldErrors = {};
   const name = checkName(raw.name, "name", errors);
-  const picked = bridgeSource(organizationId, raw, deps);
+  const picked = await bridgeSource(organizationId, raw, deps);
   Object.assign(errors, picked.errors);
   const parsed: DestinationSettings[] = [];
   if (!Array.isArray(list)) errors.destinations = ["must be an array of destinations"];
@@ -123,39 +130,50 @@ export async function createBridge(organizationId: string, body: unknown, deps: 
     createdAt: now,
     updatedAt: now,
   };
-  const views = deps.tx(() => {
-    if (picked.isNew && !deps.sources.insert(source)) throw routingErrors.sourceNameTaken();
-    deps.bridges.insertBridge(bridge);
-    return parsed.map((settings) => insertDestination(bridge, settings, deps));
-  });
+  const built = parsed.map((settings) => buildDestination(bridge, settings, deps));
+  const stored = await deps.bridges.createBridge(
+    bridge,
+    built.map((b) => b.added),
+    picked.isNew ? source : null,
+  );
+  if (!stored) throw routingErrors.sourceNameTaken();
   deps.routesChanged();
-  return presentBridge(bridge, views);
+  return presentBridge(bridge, built.map(viewOf));
 }
 
-export function requireBridge(organizationId: string, id: string, deps: BridgesDeps): Bridge {
-  const bridge = deps.bridges.findBridge(organizationId, id);
+export async function requireBridge(
+  organizationId: string,
+  id: string,
+  deps: BridgesDeps,
+): Promise<Bridge> {
+  const bridge = await deps.bridges.findBridge(organizationId, id);
   if (!bridge) throw notFound();
   return bridge;
 }
 
-const bridgeView = (bridge: Bridge, deps: BridgesDeps) =>
-  presentBridge(bridge, deps.bridges.destinationsOf([bridge.id]).map(presentDestination));
+const bridgeView = async (bridge: Bridge, deps: BridgesDeps) =>
+  presentBridge(bridge, (await deps.bridges.destinationsOf([bridge.id])).map(presentDestination));
 
-export function getBridge(organizationId: string, id: string, deps: BridgesDeps) {
-  return bridgeView(requireBridge(organizationId, id, deps), deps);
+export async function getBridge(organizationId: string, id: string, deps: BridgesDeps) {
+  return bridgeView(await requireBridge(organizationId, id, deps), deps);
 }
 
-export function listBridges(organizationId: string, deps: BridgesDeps) {
-  const bridges = deps.bridges.listBridges(organizationId);
-  const destinations = deps.bridges.destinationsOf(bridges.map((b) => b.id));
+export async function listBridges(organizationId: string, deps: BridgesDeps) {
+  const bridges = await deps.bridges.listBridges(organizationId);
+  const destinations = await deps.bridges.destinationsOf(bridges.map((b) => b.id));
   return bridges.map((b) =>
     presentBridge(b, destinations.filter((d) => d.bridgeId === b.id).map(presentDestination)),
   );
 }
 
 /** PUT/PATCH `{name?, status?}`: renames, pauses or resumes (no replay of paused events). */
-export function updateBridge(organizationId: string, id: string, body: unknown, deps: BridgesDeps) {
-  const bridge = requireBridge(organizationId, id, deps);
+export async function updateBridge(
+  organizationId: string,
+  id: string,
+  body: unknown,
+  deps: BridgesDeps,
+) {
+  const bridge = await requireBridge(organizationId, id, deps);
   const raw = asObject(body);
   const errors: FieldErrors = {};
   const name = raw.name === undefined ? bridge.name : checkName(raw.name, "name", errors);
@@ -170,40 +188,50 @@ export function updateBridge(organizationId: string, id: string, body: unknown, 
     status: status as Bridge["status"],
     updatedAt: isoAt(deps.clock.now()),
   };
-  deps.bridges.updateBridge(updated);
+  await deps.bridges.updateBridge(updated);
   deps.routesChanged();
   return bridgeView(updated, deps);
 }
 
-export function deleteBridge(organizationId: string, id: string, deps: BridgesDeps): void {
-  if (!deps.bridges.removeBridge(organizationId, id)) throw notFound();
+export async function deleteBridge(
+  organizationId: string,
+  id: string,
+  deps: BridgesDeps,
+): Promise<void> {
+  if (!(await deps.bridges.removeBridge(organizationId, id))) throw notFound();
   deps.routesChanged();
 }
 
-function requireDestination(
+async function requireDestination(
   organizationId: string,
   bridgeId: string,
   id: string,
   deps: BridgesDeps,
 ) {
-  const bridge = requireBridge(organizationId, bridgeId, deps);
-  const destination = deps.bridges.findDestination(bridge.id, id);
+  const bridge = await requireBridge(organizationId, bridgeId, deps);
+  const destination = await deps.bridges.findDestination(bridge.id, id);
   if (!destination) throw notFound();
   return { bridge, destination };
 }
 
-export function listDestinations(organizationId: string, bridgeId: string, deps: BridgesDeps) {
-  const bridge = requireBridge(organizationId, bridgeId, deps);
-  return deps.bridges.destinationsOf([bridge.id]).map(presentDestination);
+export async function listDestinations(
+  organizationId: string,
+  bridgeId: string,
+  deps: BridgesDeps,
+) {
+  const bridge = await requireBridge(organizationId, bridgeId, deps);
+  return (await deps.bridges.destinationsOf([bridge.id])).map(presentDestination);
 }
 
-export function getDestination(
+export async function getDestination(
   organizationId: string,
   bridgeId: string,
   id: string,
   deps: BridgesDeps,
 ) {
-  return presentDestination(requireDestination(organizationId, bridgeId, id, deps).destination);
+  return presentDestination(
+    (await requireDestination(organizationId, bridgeId, id, deps)).destination,
+  );
 }
 
 /**
@@ -233,16 +261,20 @@ export async function addDestination(
   body: unknown,
   deps: BridgesDeps,
 ) {
-  const bridge = requireBridge(organizationId, bridgeId, deps);
+  const bridge = await requireBridge(organizationId, bridgeId, deps);
   const checks = await checksFor(organizationId, [body], deps);
   const { settings, errors } = parseDestination(body, checks);
-  if (deps.bridges.destinationsOf([bridge.id]).length >= deps.maxDestinations) {
+  // Counted here for the answer's other errors too; the store counts again as it adds.
+  if ((await deps.bridges.destinationsOf([bridge.id])).length >= deps.maxDestinations) {
     errors.destinations = [tooMany(deps)];
   }
   failIf(bodyProblems(DestinationBody, body, errors));
-  const view = insertDestination(bridge, settings, deps);
+  const built = buildDestination(bridge, settings, deps);
+  if (!(await deps.bridges.addDestination(built.added, deps.maxDestinations))) {
+    throw validationFailed({ destinations: [tooMany(deps)] });
+  }
   deps.routesChanged();
-  return view;
+  return viewOf(built);
 }
 
 /**
@@ -256,7 +288,7 @@ export async function updateDestination(
   body: unknown,
   deps: BridgesDeps,
 ) {
-  const { destination } = requireDestination(organizationId, bridgeId, id, deps);
+  const { destination } = await requireDestination(organizationId, bridgeId, id, deps);
   const patch = asObject(body);
   const merged = { ...storedFields(destination), ...patch };
   const checks = await checksFor(organizationId, [merged], deps);
@@ -266,7 +298,7 @@ export async function updateDestination(
   }
   failIf(bodyProblems(DestinationUpdateBody, patch, errors));
   const updated: Destination = { ...destination, ...settings, updatedAt: isoAt(deps.clock.now()) };
-  deps.bridges.updateDestination(updated);
+  await deps.bridges.updateDestination(updated);
   deps.routesChanged();
   return presentDestination(updated);
 }
@@ -293,14 +325,14 @@ function storedFields(d: Destination): Record<string, unknown> {
   return fields;
 }
 
-export function deleteDestination(
+export async function deleteDestination(
   organizationId: string,
   bridgeId: string,
   id: string,
   deps: BridgesDeps,
 ) {
-  const bridge = requireBridge(organizationId, bridgeId, deps);
-  if (!deps.bridges.removeDestination(bridge.id, id)) throw notFound();
+  const bridge = await requireBridge(organizationId, bridgeId, deps);
+  if (!(await deps.bridges.removeDestination(bridge.id, id))) throw notFound();
   deps.routesChanged();
 }
 
@@ -308,26 +340,22 @@ export function deleteDestination(
  * A new signing secret; the one it replaces keeps signing for 24 h (a second rotation keeps
  * only the secret it replaces). Only http destinations are signed.
  */
-export function rotateSecret(
+export async function rotateSecret(
   organizationId: string,
   bridgeId: string,
   id: string,
   deps: BridgesDeps,
 ) {
-  const { destination } = requireDestination(organizationId, bridgeId, id, deps);
+  const { destination } = await requireDestination(organizationId, bridgeId, id, deps);
   if (destination.type !== "http") {
     throw validationFailed({ type: ["only http destinations have a signing secret"] });
   }
-  const stored = deps.bridges.findDestinationWithSecrets(destination.id);
   const secret = generateSigningSecret();
   const now = deps.clock.now();
-  deps.bridges.updateSecrets(
+  await deps.bridges.rotateSecret(
     destination.id,
-    {
-      current: deps.sealer.seal(secret, destination.id),
-      previous: stored?.secrets.current ?? null,
-      previousUntil: stored?.secrets.current ? now + PREVIOUS_SECRET_MS : null,
-    },
+    deps.sealer.seal(secret, destination.id),
+    now + PREVIOUS_SECRET_MS,
     isoAt(now),
   );
   // Deliveries sign with the new secret from now on: prepared destinations are reopened.

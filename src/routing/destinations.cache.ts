@@ -8,8 +8,13 @@ export interface PreparedDestination {
   signingSecrets: string[];
 }
 
+type Found = { destination: Destination; secrets: SealedSecrets } | null;
+
 export interface DestinationCacheDeps {
-  find(id: string): { destination: Destination; secrets: SealedSecrets } | null;
+  /** The row without waiting (SQLite); absent, `get` answers from the cache alone. */
+  find?(id: string): Found;
+  /** The row through a store (PostgreSQL), for `fetch`. */
+  findAsync?(id: string): Promise<Found>;
   /** The signing secrets of an http destination now, from its sealed ones. */
   open(destinationId: string, sealed: SealedSecrets): string[];
   /** Grows on every change of a source, bridge or destination (a rotation included). */
@@ -28,32 +33,51 @@ export function createDestinationCache(deps: DestinationCacheDeps) {
   const entries = new Map<string, PreparedDestination & { until: number }>();
   let cachedVersion = -1;
 
+  const current = (id: string, now: number) => {
+    const version = deps.version();
+    if (version !== cachedVersion) {
+      entries.clear();
+      cachedVersion = version;
+    }
+    const hit = entries.get(id);
+    return hit && now < hit.until ? hit : null;
+  };
+
+  const fill = (id: string, found: Found, now: number, keep = true): PreparedDestination | null => {
+    if (!found) {
+      entries.delete(id);
+      return null;
+    }
+    const { destination, secrets } = found;
+    const signingSecrets = destination.type === "http" ? deps.open(id, secrets) : [];
+    // The replaced secret signs until previousUntil: the next delivery after it reopens.
+    const until =
+      secrets.previous && secrets.previousUntil !== null && secrets.previousUntil > now
+        ? secrets.previousUntil
+        : Number.POSITIVE_INFINITY;
+    const entry = { destination, signingSecrets, until };
+    if (keep) entries.set(id, entry);
+    return entry;
+  };
+
   return {
-    /** The destination ready to send to, or null when it was deleted. */
+    /** The destination ready to send to, or null when it was deleted (or, with no `find`, not cached). */
     get(id: string): PreparedDestination | null {
-      const version = deps.version();
-      if (version !== cachedVersion) {
-        entries.clear();
-        cachedVersion = version;
-      }
       const now = deps.now();
-      const hit = entries.get(id);
-      if (hit && now < hit.until) return hit;
-      const found = deps.find(id);
-      if (!found) {
-        entries.delete(id);
-        return null;
-      }
-      const { destination, secrets } = found;
-      const signingSecrets = destination.type === "http" ? deps.open(id, secrets) : [];
-      // The replaced secret signs until previousUntil: the next delivery after it reopens.
-      const until =
-        secrets.previous && secrets.previousUntil !== null && secrets.previousUntil > now
-          ? secrets.previousUntil
-          : Number.POSITIVE_INFINITY;
-      const entry = { destination, signingSecrets, until };
-      entries.set(id, entry);
-      return entry;
+      const hit = current(id, now);
+      if (hit) return hit;
+      return deps.find ? fill(id, deps.find(id), now) : null;
+    },
+    /** The same read through the store when it is not cached (PostgreSQL). */
+    async fetch(id: string): Promise<PreparedDestination | null> {
+      const now = deps.now();
+      const hit = current(id, now);
+      if (hit) return hit;
+      if (!deps.findAsync) return this.get(id);
+      const version = deps.version();
+      const found = await deps.findAsync(id);
+      // Routes changed while reading: answer the row, keep nothing that may be stale.
+      return fill(id, found, now, deps.version() === version);
     },
   };
 }

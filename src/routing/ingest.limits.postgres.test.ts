@@ -74,3 +74,44 @@ test("in memory each process has its own buckets, and no shared admit is offered
   );
   expect(admitted.filter((o) => o === null)).toHaveLength(12);
 });
+
+test("on PostgreSQL the plan and stored bytes are read through the stores before the checks", async () => {
+  const reads = { plan: 0, bytes: 0 };
+  const clock = createFakeClock();
+  const limits = createIngestLimits({
+    clock,
+    plans: {
+      ...plans,
+      team: { ...plans.free, capture_burst: 100, event_storage_mb: 1 },
+    },
+    rateLimit: "plan",
+    planOf: () => {
+      throw new Error("on PostgreSQL the plan is read through the store");
+    },
+    storedEventBytes: () => {
+      throw new Error("on PostgreSQL the bytes are read through the store");
+    },
+    sharedBuckets: (name, rule) => createPostgresKeyedLimiter(nodes[0].sql, name, rule),
+    readsAsync: {
+      planOf: async () => {
+        reads.plan += 1;
+        return "team" as const;
+      },
+      storedEventBytes: async () => {
+        reads.bytes += 1;
+        return 1_048_576 - 10;
+      },
+    },
+  });
+  const admit = limits.admitShared;
+  if (!admit) throw new Error("the limits were given shared buckets");
+  const pro = { ...source("src-pro"), organizationId: "org-pro" };
+  // The team burst (100), not free's (6): the plan came from the store.
+  for (let i = 0; i < 8; i++) expect(await admit(pro)).toBeNull();
+  expect(limits.admitBody(pro, 10)).toBeNull();
+  expect(limits.admitBody(pro, 1)?.error).toBe("event_quota_exceeded");
+  expect(reads).toEqual({ plan: 1, bytes: 1 });
+  clock.advance(1_001);
+  await admit(pro);
+  expect(reads).toEqual({ plan: 2, bytes: 1 });
+});

@@ -26,6 +26,14 @@ export interface IngestLimitsDeps {
    * holds for the cluster. Absent: the buckets are this process's memory.
    */
   sharedBuckets?: (name: string, rule: BucketRule) => SharedKeyedLimiter;
+  /**
+   * On PostgreSQL: the same two reads through the stores, awaited in `admitShared` before the
+   * synchronous checks use them (`planOf` and `storedEventBytes` are then never called).
+   */
+  readsAsync?: {
+    planOf(organizationId: string): Promise<Plan>;
+    storedEventBytes(organizationId: string): Promise<number>;
+  };
 }
 
 /** A plan read is kept this long: a plan change applies within a second, not per request. */
@@ -44,11 +52,13 @@ export function createIngestLimits(deps: IngestLimitsDeps) {
   const plans = new Map<string, { plan: Plan; readAt: number }>();
   const storedBytes = new Map<string, number>();
 
+  const { readsAsync } = deps;
   const quotaOf = (organizationId: string) => {
     const now = deps.clock.now();
     let known = plans.get(organizationId);
-    if (!known || now - known.readAt > PLAN_TTL_MS) {
-      known = { plan: deps.planOf(organizationId), readAt: now };
+    // Read through the store in `admitShared` when there is one: its last read holds until then.
+    if (!known || (now - known.readAt > PLAN_TTL_MS && !readsAsync)) {
+      known = { plan: readsAsync ? "free" : deps.planOf(organizationId), readAt: now };
       plans.set(organizationId, known);
     }
     return deps.plans[known.plan] ?? deps.plans.free;
@@ -57,10 +67,25 @@ export function createIngestLimits(deps: IngestLimitsDeps) {
   const stored = (organizationId: string) => {
     let bytes = storedBytes.get(organizationId);
     if (bytes === undefined) {
-      bytes = deps.storedEventBytes(organizationId);
+      bytes = readsAsync ? 0 : deps.storedEventBytes(organizationId);
       storedBytes.set(organizationId, bytes);
     }
     return bytes;
+  };
+
+  /** The plan (when stale) and stored bytes (when unknown), read before the checks use them. */
+  const readAhead = async (organizationId: string) => {
+    if (!readsAsync) return;
+    const now = deps.clock.now();
+    const known = plans.get(organizationId);
+    if (!known || now - known.readAt > PLAN_TTL_MS) {
+      plans.set(organizationId, { plan: await readsAsync.planOf(organizationId), readAt: now });
+    }
+    if (!storedBytes.has(organizationId)) {
+      const bytes = await readsAsync.storedEventBytes(organizationId);
+      // An ingest admitted while this was read counted itself already.
+      if (!storedBytes.has(organizationId)) storedBytes.set(organizationId, bytes);
+    }
   };
 
   const ruleOf = (source: Source): BucketRule => {
@@ -92,6 +117,7 @@ export function createIngestLimits(deps: IngestLimitsDeps) {
     /** `admit` on the cluster's shared buckets; null when the buckets are in memory. */
     admitShared: sharedBuckets
       ? async (source: Source): Promise<IngestRefusal | null> => {
+          await readAhead(source.organizationId);
           if (deps.rateLimit === "off") return null;
           const limiter = sharedLimiterOf(ruleOf(source));
           return limiter ? refusal(await limiter.take(source.id)) : null;

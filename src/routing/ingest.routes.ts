@@ -62,9 +62,10 @@ const LOOP_DETECTED = { status: 508, error: "loop_detected" };
 async function ingest(
   room: IngestParts,
   request: Request,
-  plan: RoutePlan | null,
+  planned: RoutePlan | null | Promise<RoutePlan | null>,
   where: { path: string; queryString: string },
 ) {
+  const plan = planned instanceof Promise ? await planned : planned;
   if (!plan) return refusal(REFUSALS.notFound);
   const { source } = plan;
   const refuse = (answer: Refusal) => {
@@ -130,7 +131,13 @@ const DESCRIPTION =
 /** `/in/{slug}` and any sub-path of it, answered for a request as it came. */
 function ingestBySlug(room: IngestParts, request: Request) {
   const where = locateIngest(request.url);
-  return ingest(room, request, where ? room.ingest.planBySlug(where.slug) : null, {
+  // On PostgreSQL the plan is read through the stores; SQLite's stays synchronous.
+  const plan = !where
+    ? null
+    : room.ingest.plansAwait
+      ? room.ingest.awaitPlanBySlug(where.slug)
+      : room.ingest.planBySlug(where.slug);
+  return ingest(room, request, plan, {
     path: where?.path ?? "",
     queryString: where?.queryString ?? "",
   });
@@ -172,7 +179,10 @@ export function ingestRoutes(room: IngestParts) {
       "/api/v1/sources/:id/ingest",
       ({ request, params }) => {
         const queryStart = request.url.indexOf("?");
-        return ingest(room, request, room.ingest.planById(params.id), {
+        const plan = room.ingest.plansAwait
+          ? room.ingest.awaitPlanById(params.id)
+          : room.ingest.planById(params.id);
+        return ingest(room, request, plan, {
           path: "",
           queryString: queryStart < 0 ? "" : request.url.slice(queryStart + 1),
         });

@@ -11,11 +11,18 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
+import { createBridgesPostgresStore } from "./bridges.postgres.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
-import { type BridgesDeps, createBridge, openSigningSecrets } from "./bridges.service.ts";
+import {
+  addDestination,
+  type BridgesDeps,
+  createBridge,
+  openSigningSecrets,
+} from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
+import { createSourcesPostgresStore } from "./sources.postgres.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
 
 const databases = usePgDatabases();
@@ -28,10 +35,8 @@ beforeAll(async () => {
   const first = await openMigratedPgDatabase(databases);
   nodes = [first, await openPostgres(first.url, { poolSize: 4 })];
   db = createTestDb();
-  db.sqlite.run(
-    "INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (?, 'Org', 'free', '', '')",
-    [ORG],
-  );
+  await first.sql`INSERT INTO organizations (id, name, plan, created_at, updated_at)
+                  VALUES (${ORG}, 'Org', 'free', '', '')`;
 });
 afterAll(async () => {
   for (const node of nodes ?? []) await node.close();
@@ -41,14 +46,16 @@ afterAll(async () => {
 /**
  * One node's ingest service writing through PostgreSQL: the dedup key, the event and its
  * deliveries (into `outbox`, inside the event's transaction) in one transaction per event.
- * The route plan is read from the SQLite repos, which the room's PostgreSQL stores replace.
+ * Route plans and destinations are read through the node's PostgreSQL stores; `routesChanged`
+ * stands in for the bridged `routes.changed` reaching this node.
  */
 function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
-  const sources = createSourcesRepo(db);
+  const sources = createSourcesPostgresStore(node);
+  const bridges = createBridgesPostgresStore(node);
+  let version = 0;
   const bridgesDeps: BridgesDeps = {
-    bridges: createBridgesRepo(db),
+    bridges,
     sources,
-    tx: (fn) => db.tx(() => fn()),
     clock,
     ids: createIds(),
     sealer: createSealer(new Uint8Array(32).fill(7), "destination-signing-secret"),
@@ -58,8 +65,9 @@ function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
   };
   const service = createIngestService(
     {
-      sources,
-      bridges: bridgesDeps.bridges,
+      sources: createSourcesRepo(db),
+      bridges: createBridgesRepo(db),
+      routeStores: { sources, bridges },
       events: createEventsRepo(db),
       delivery: null,
       tx: () => {
@@ -79,7 +87,7 @@ function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
       clock,
       ids: createIds(),
       signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridgesDeps),
-      routesVersion: () => 0,
+      routesVersion: () => version,
     },
     {
       prepareDedup: (source, view) =>
@@ -95,16 +103,10 @@ function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
       },
     },
   );
-  return { service, bridgesDeps };
-}
-
-/** Copies one row (by id) from the SQLite file into the PostgreSQL database. */
-async function copyToPostgres(table: "organizations" | "sources" | "bridges", id: string) {
-  const row = db.sqlite.query(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<
-    string,
-    unknown
-  >;
-  await nodes[0].sql`INSERT INTO ${nodes[0].sql(table)} ${nodes[0].sql(row)}`;
+  const routesChanged = () => {
+    version += 1;
+  };
+  return { service, bridgesDeps, routesChanged };
 }
 
 const request = (body: string) => ({
@@ -131,11 +133,10 @@ test("two nodes ingesting one order at once: one event with its deliveries, one 
     },
     a.bridgesDeps,
   );
-  // The rows the event refers to, as the room's PostgreSQL stores will hold them.
-  await copyToPostgres("organizations", ORG);
-  await copyToPostgres("sources", bridge.source_id);
-  await copyToPostgres("bridges", bridge.id);
-  const plans = [a.service.planById(bridge.source_id), b.service.planById(bridge.source_id)];
+  const plans = [
+    await a.service.awaitPlanById(bridge.source_id),
+    await b.service.awaitPlanById(bridge.source_id),
+  ];
   if (!plans[0] || !plans[1]) throw new Error("no plan");
   const order = '{"order_id":"ord_2001"}';
   const outcomes = await Promise.all([
@@ -155,4 +156,33 @@ test("two nodes ingesting one order at once: one event with its deliveries, one 
   // Another order is not a duplicate.
   const other = await b.service.ingest(plans[1], request('{"order_id":"ord_2002"}'));
   expect("eventId" in other).toBe(true);
+});
+
+test("a destination added on one node reaches another node's plans once the change is told", async () => {
+  const [a, b] = [ingestOn(nodes[0], []), ingestOn(nodes[1], [])];
+  const bridge = await createBridge(
+    ORG,
+    {
+      name: "Spread",
+      source: { name: "Spread source" },
+      destinations: [{ name: "first", url: "http://first.test/" }],
+    },
+    a.bridgesDeps,
+  );
+  const names = async () =>
+    (await b.service.awaitPlanById(bridge.source_id))?.bridges.flatMap((x) =>
+      x.destinations.map((d) => d.destination.name),
+    );
+  expect(await names()).toEqual(["first"]);
+  await addDestination(
+    ORG,
+    bridge.id,
+    { name: "second", url: "http://second.test/" },
+    a.bridgesDeps,
+  );
+  // Node B's plan is cached until the change reaches it.
+  expect(await names()).toEqual(["first"]);
+  b.routesChanged();
+  expect(await names()).toEqual(["first", "second"]);
+  expect(await b.service.awaitPlanBySlug("no-such-slug")).toBeNull();
 });

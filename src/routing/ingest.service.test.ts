@@ -19,10 +19,12 @@ import {
   rotateSecret,
   updateBridge,
 } from "./bridges.service.ts";
+import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { createIngestService, type IngestService } from "./ingest.service.ts";
 import { createSourcesRepo } from "./sources.repo.ts";
+import { createSourcesSqliteStore } from "./sources.sqlite.ts";
 
 /** The outbox contract kept in memory: what routing writes and reads through it, nothing sent. */
 function memoryOutbox() {
@@ -105,9 +107,8 @@ beforeEach(() => {
   const sources = createSourcesRepo(db);
   const bridges = createBridgesRepo(db);
   bridgesDeps = {
-    bridges,
-    sources,
-    tx: (fn) => db.tx(() => fn()),
+    bridges: createBridgesSqliteStore(db),
+    sources: createSourcesSqliteStore(db),
     clock,
     ids: createIds(),
     sealer: createSealer(new Uint8Array(32).fill(7), "destination-signing-secret"),
@@ -254,7 +255,7 @@ describe("ingest writes its deliveries through the outbox", () => {
     expect(prepared.send.headers).toContainEqual(["x-team", "ops"]);
     expect(new TextDecoder().decode(prepared.send.body as Uint8Array)).toBe('{"x":1}');
     expect(prepared.send.signingSecrets).toEqual([created.signing_secret]);
-    const rotated = rotateSecret(ORG, bridge.id, created.id, bridgesDeps);
+    const rotated = await rotateSecret(ORG, bridge.id, created.id, bridgesDeps);
     const again = await handlers.prepare(row);
     expect("send" in again && again.send.signingSecrets).toEqual([
       rotated.signing_secret,
@@ -287,7 +288,7 @@ describe("ingest writes its deliveries through the outbox", () => {
 
   test("a paused bridge: event paused, no delivery; retry routes it and enqueues", async () => {
     const bridge = await bridgeWith([{ name: "a", url: "http://a.test/" }]);
-    updateBridge(ORG, bridge.id, { status: "paused" }, bridgesDeps);
+    await updateBridge(ORG, bridge.id, { status: "paused" }, bridgesDeps);
     const plan = ingest.planById(bridge.source_id);
     const outcome = plan ? await ingest.ingest(plan, request("{}")) : null;
     const id = outcome && "eventId" in outcome ? outcome.eventId : "";

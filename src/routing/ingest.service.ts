@@ -17,6 +17,7 @@ import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { TransformationOutcome } from "../transformations/transformations.model.ts";
 import type { BridgesRepo, SealedSecrets } from "./bridges.repo.ts";
+import type { BridgesStore } from "./bridges.store.ts";
 import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import { createDestinationCache } from "./destinations.cache.ts";
 import type { Destination } from "./destinations.model.ts";
@@ -29,15 +30,7 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import {
-  type CompiledFilters,
-  compileFilterExplainer,
-  compileFilters,
-  FilterBudgetExceeded,
-  type FilterRejection,
-  refill,
-  unmetered,
-} from "./filters.model.ts";
+import { FilterBudgetExceeded, refill, unmetered } from "./filters.model.ts";
 import {
   type IngestRequest,
   overBudget,
@@ -46,10 +39,12 @@ import {
   requestView,
   routeRequest,
 } from "./ingest.model.ts";
+import { createRoutePlans, type RouteReadsAsync } from "./ingest.plans.ts";
 import { type EventRetry, retryEvent } from "./ingest.retry.ts";
 import type { IngestWriter } from "./ingest.store.ts";
 import type { Source } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
+import type { SourcesStore } from "./sources.store.ts";
 
 export interface IngestDeps {
   sources: SourcesRepo;
@@ -66,6 +61,14 @@ export interface IngestDeps {
    * instead of SQLite's group commit. Absent on SQLite.
    */
   writer?: IngestWriter;
+  /**
+   * On PostgreSQL: route plans and destinations are read through these stores (the
+   * `awaitPlanBy…` lookups and `fetch`), not through the SQLite repos. Absent on SQLite.
+   */
+  routeStores?: {
+    sources: Pick<SourcesStore, "findById" | "findBySlug">;
+    bridges: RouteReadsAsync & Pick<BridgesStore, "findDestinationWithSecrets">;
+  };
   clock: Clock;
   ids: Ids;
   /** The signing secrets of an http destination now (current first), from its sealed ones. */
@@ -133,65 +136,29 @@ export interface FilterCost {
  * deliveries are written in one group-committed transaction.
  */
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
-  const plans = new Map<string, { version: number; plan: RoutePlan }>();
-  const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
-  type Explainer = (view: RequestView) => FilterRejection | null;
-  const explainers = new Map<string, { updatedAt: string; explain: Explainer }>();
   const cost: FilterCost = { evaluations: 0, totalMicros: 0, budgetExceeded: 0 };
   /** Every compiled filter charges this one meter; `route` refills it for each event. */
   const meter = unmetered();
+  const { routeStores } = deps;
   const destinations = createDestinationCache({
-    find: (id) => deps.bridges.findDestinationWithSecrets(id),
+    ...(routeStores
+      ? { findAsync: (id) => routeStores.bridges.findDestinationWithSecrets(id) }
+      : { find: (id) => deps.bridges.findDestinationWithSecrets(id) }),
     open: (id, sealed) => deps.signingSecrets(id, sealed),
     version: () => deps.routesVersion(),
     now: () => deps.clock.now(),
   });
-
-  const matcherOf = (d: Destination): CompiledFilters => {
-    const hit = compiled.get(d.id);
-    if (hit && hit.updatedAt === d.updatedAt) return hit.matches;
-    const matches = compileFilters(d.filters, meter);
-    compiled.set(d.id, { updatedAt: d.updatedAt, matches });
-    return matches;
+  const plans = createRoutePlans({ meter, routesVersion: () => deps.routesVersion() });
+  const buildPlan = (source: Source) => plans.build(source, deps.bridges);
+  const planFor = (key: string, find: () => Source | null) => {
+    if (routeStores) throw new Error("on PostgreSQL route plans are read with awaitPlanBy…");
+    return plans.planFor(key, find, deps.bridges);
   };
-
-  const explainerOf = (d: Destination): Explainer => {
-    const hit = explainers.get(d.id);
-    if (hit && hit.updatedAt === d.updatedAt) return hit.explain;
-    const explain = compileFilterExplainer(d.filters, meter);
-    explainers.set(d.id, { updatedAt: d.updatedAt, explain });
-    return explain;
-  };
-
-  const buildPlan = (source: Source): RoutePlan => {
-    const bridges = deps.bridges.bridgesOfSource(source.id);
-    const destinations = deps.bridges.destinationsOf(bridges.map((b) => b.id));
-    return {
-      source,
-      bridges: bridges.map((bridge) => ({
-        bridge,
-        destinations: destinations
-          .filter((d) => d.bridgeId === bridge.id)
-          .map((destination) => ({
-            destination,
-            matches: matcherOf(destination),
-            explain: (view: RequestView) => explainerOf(destination)(view),
-          })),
-      })),
-    };
-  };
-
-  const planFor = (key: string, find: () => Source | null): RoutePlan | null => {
-    const version = deps.routesVersion();
-    const hit = plans.get(key);
-    if (hit && hit.version === version) return hit.plan;
-    const source = find();
-    if (!source) return null;
-    if (hit && hit.version !== version) plans.clear();
-    const plan = buildPlan(source);
-    plans.set(key, { version, plan });
-    return plan;
-  };
+  /** The plan of a source by id, through the stores when there are stores. */
+  const awaitPlanById = (id: string) =>
+    routeStores
+      ? plans.planForAsync(`id:${id}`, () => routeStores.sources.findById(id), routeStores.bridges)
+      : Promise.resolve(planFor(`id:${id}`, () => deps.sources.findById(id)));
 
   /** The dedup work of the batch being committed, told how its transaction ended. */
   let openDedup: DedupBatch | null = null;
@@ -312,6 +279,17 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     /** The route plan of a source slug, or null (unknown source: 404). */
     planBySlug: (slug: string) => planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug)),
     planById: (id: string) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+    /** Whether plans must be awaited (`awaitPlanBySlug`, `awaitPlanById`): on PostgreSQL. */
+    plansAwait: routeStores !== undefined,
+    awaitPlanBySlug: (slug: string) =>
+      routeStores
+        ? plans.planForAsync(
+            `slug:${slug}`,
+            () => routeStores.sources.findBySlug(slug),
+            routeStores.bridges,
+          )
+        : Promise.resolve(planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug))),
+    awaitPlanById,
 
     /** Stores one request as an event with its deliveries; resolves after the commit. */
     async ingest(plan: RoutePlan, request: IngestRequest): Promise<IngestOutcome> {
@@ -356,7 +334,9 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return {
         async prepare(delivery: DeliveryRecord) {
           const event = deps.events.findById(delivery.subjectId);
-          const found = destinations.get(delivery.destinationKey);
+          const found = routeStores
+            ? await destinations.fetch(delivery.destinationKey)
+            : destinations.get(delivery.destinationKey);
           if (!event || !found) {
             return {
               fail: {
@@ -404,8 +384,10 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           }
           const prepared = eventDeliveryRequest(sendable, destination, secrets, {
             // The cached route plan holds the source: no query per delivery for its name.
-            sourceName: planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
-              ?.source.name,
+            sourceName: (routeStores
+              ? await awaitPlanById(event.sourceId)
+              : planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
+            )?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });
           if (!("send" in prepared)) return prepared;

@@ -1,48 +1,25 @@
 import { Elysia } from "elysia";
-import type { AuthPorts } from "../auth/auth.room.ts";
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
-import type { DedupPorts } from "../dedup/dedup.room.ts";
-import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
-import type { AppDeps } from "../deps.ts";
-import type { Room } from "../room.ts";
-import { createSealer } from "../shared/sealed.ts";
-import type { TransformationsPorts } from "../transformations/transformations.room.ts";
+import { type Room, subscription } from "../room.ts";
 import { createVerificationChecker } from "../verification/verification.checker.ts";
-import {
-  VERIFICATION_SEAL_PURPOSE,
-  verificationOwner,
-} from "../verification/verification.settings.ts";
-import { createBridgesRepo, type DestinationDescription } from "./bridges.repo.ts";
+import { verificationOwner } from "../verification/verification.settings.ts";
+import type { DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
-import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { checksRoutes } from "./checks.routes.ts";
 import type { Destination } from "./destinations.model.ts";
 import { refersToSecret } from "./event-prepare.model.ts";
-import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
-import { createBulkRetry } from "./events.retry.service.ts";
 import { eventsRoutes } from "./events.routes.ts";
 import type { DeliveryHealth, HealthComponent } from "./health.model.ts";
-import { createHealthRepo } from "./health.repo.ts";
 import { healthRoutes } from "./health.routes.ts";
-import {
-  deliveryHealth,
-  type HealthDeps,
-  healthRetentionJob,
-  withHealthCounts,
-} from "./health.service.ts";
-import { createIngestLimits, type IngestLimitsDeps } from "./ingest.limits.ts";
+import { deliveryHealth, healthRetentionJob } from "./health.service.ts";
+import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
-import { createIngestService } from "./ingest.service.ts";
 import { createIngestTally } from "./ingest.tally.ts";
-import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
+import { buildRoutingParts, type RoutingRoomDeps, type RoutingRoomPorts } from "./routing.parts.ts";
 import type { Source } from "./sources.model.ts";
-import { createSourcesPostgresStore } from "./sources.postgres.ts";
-import { createSourcesRepo } from "./sources.repo.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
-import { requireSource, type SourcesDeps } from "./sources.service.ts";
-import { createSourcesSqliteStore } from "./sources.sqlite.ts";
+import { requireSource } from "./sources.service.ts";
 
 /** The events sweep: hourly at minute 0 like the capture sweep, and once at start. */
 export const EVENTS_RETENTION_JOB = "routing.events-retention";
@@ -50,167 +27,10 @@ const RETENTION_PATTERN = "0 * * * *";
 /** Every minute, as capture's: one info line per source that ingested or refused anything. */
 const INGEST_SUMMARY_PATTERN = "0 * * * * *";
 
-export type RoutingRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "config" | "publicBaseUrl" | "outbound" | "secretKey" | "disk"
-> & {
-  /**
-   * When given, the sources are stored there (the rest of the room still reads and writes
-   * `db`, SQLite, until its stores exist).
-   */
-  postgres?: PostgresDb;
-  /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
-  sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
-};
-
 /** Every minute, on one node: the shared rate buckets that refilled completely go. */
 const RATE_BUCKETS_SWEEP_PATTERN = "30 * * * * *";
 
-export interface RoutingRoomPorts {
-  guard: AuthPorts["guard"];
-  /**
-   * The delivery room's outbox: every event's deliveries are written and read through it.
-   * null while the app has none: events are then stored and routed, and nothing is sent.
-   */
-  delivery: DeliveryPorts | null;
-  /** The transformations room's lookup: a destination may name only its organization's ones. */
-  transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
-  /** The dedup room: every ingest is checked and counted inside its own transaction. */
-  dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
-    Partial<Pick<DedupPorts, "countUnverified" | "forgetSourcePostgres" | "checkPostgres">>;
-  /** The secrets room's lookup, for `{{NAME}}` at send time. */
-  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
-  /**
-   * The same lookup without waiting (SQLite only), for the signature check of an ingest and so
-   * that a delivery reads secrets only when its destination names one.
-   */
-  resolveSecretsNow?(organizationId: string): (name: string) => string | undefined;
-  /** Every secret of the organization: what a transformation could copy into a request. */
-  secretEnvironment?(organizationId: string): Promise<Record<string, string>>;
-  /** The transformations room's run of one destination's transformation. */
-  runTransformation?: TransformationsPorts["runTransformation"];
-}
-
-const decoder = new TextDecoder();
-
-/** Each ingested event one PostgreSQL transaction: dedup's and delivery's twins write in it. */
-function ingestWriterOn(postgres: PostgresDb, ports: RoutingRoomPorts) {
-  const { delivery } = ports;
-  const enqueuePostgres = delivery?.enqueuePostgres?.bind(delivery);
-  return createIngestPostgresWriter(postgres, {
-    ...(ports.dedup.checkPostgres && { checkDedup: ports.dedup.checkPostgres }),
-    ...(enqueuePostgres && { enqueueDeliveries: enqueuePostgres }),
-  });
-}
-
-/** Builds the routing room's use-case deps, as its routes take them. */
-function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
-  const sourcesRepo = createSourcesRepo(deps.db);
-  const bridgesRepo = createBridgesRepo(deps.db);
-  let routesVersion = 0;
-  const routesChanged = () => {
-    routesVersion += 1;
-  };
-  const sources: SourcesDeps = {
-    sources: deps.postgres
-      ? createSourcesPostgresStore(deps.postgres, {
-          forgetSource: ports.dedup.forgetSourcePostgres,
-        })
-      : createSourcesSqliteStore(deps.db, {
-          forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
-        }),
-    clock: deps.clock,
-    ids: deps.ids,
-    routesChanged,
-    sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
-  };
-  const bridges: BridgesDeps = {
-    bridges: bridgesRepo,
-    sources: sourcesRepo,
-    tx: (fn) => deps.db.tx(() => fn()),
-    clock: deps.clock,
-    ids: deps.ids,
-    sealer: createSealer(deps.secretKey, "destination-signing-secret"),
-    checks: {
-      urlProblem: (url) => deps.outbound.urlProblem(url),
-      filterLimits: {
-        maxTerms: deps.config.filter_max_terms,
-        compileMs: deps.config.filter_budget_ms,
-      },
-    },
-    transformationExists: ports.transformationExists,
-    routesChanged,
-    maxDestinations: deps.config.bridge_max_destinations,
-  };
-  const events = createEventsRepo(deps.db);
-  const ingest = createIngestService(
-    {
-      sources: sourcesRepo,
-      bridges: bridgesRepo,
-      events,
-      delivery: ports.delivery,
-      tx: (fn) => deps.db.tx(fn),
-      turn: deps.db.turn,
-      ...(deps.postgres && { writer: ingestWriterOn(deps.postgres, ports) }),
-      clock: deps.clock,
-      ids: deps.ids,
-      signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
-      routesVersion: () => routesVersion,
-      filterBudget: deps.config.filter_budget,
-      filterBudgetMs: deps.config.filter_budget_ms,
-      resolveSecrets: ports.resolveSecrets,
-      resolveSecretsNow: ports.resolveSecretsNow,
-      secretEnvironment: ports.secretEnvironment,
-      telegramApiBase: deps.config.telegram_api_base,
-      runTransformation: ports.runTransformation,
-    },
-    {
-      prepareDedup: (source, view, request) =>
-        ports.dedup.prepareDedup({
-          sourceId: source.id,
-          organizationId: source.organizationId,
-          config: source.deduplicationConfig,
-          request: view,
-          // Only a body that is not JSON is hashed as text: decode it only then.
-          rawBody:
-            source.deduplicationConfig?.enabled && view.body === undefined
-              ? decoder.decode(request.body)
-              : "",
-        }),
-      beginDedup: (tx) => ports.dedup.beginBatch(tx),
-    },
-  );
-  const health: HealthDeps = {
-    health: createHealthRepo(deps.db),
-    bridges: bridgesRepo,
-    clock: deps.clock,
-    breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
-  };
-  const counted = withHealthCounts(ingest.kindHandlers(), health, deps.logger);
-  ports.delivery?.registerKind("event", counted);
-  return {
-    sources,
-    /** The ingest path's synchronous lookups and plan reads (SQLite). */
-    sourcesRepo,
-    bridges,
-    bridgesRepo,
-    ingest,
-    events: { events, delivery: ports.delivery },
-    bulkRetry: createBulkRetry({
-      events,
-      delivery: ports.delivery,
-      tx: (fn) => deps.db.tx(fn),
-      yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
-    }),
-    health,
-    guard: ports.guard,
-    publicBaseUrl: deps.publicBaseUrl,
-    /** Grows on every change of sources, bridges or destinations: cached routes go stale. */
-    routesVersion: () => routesVersion,
-  };
-}
-
-export type RoutingParts = ReturnType<typeof buildRoutingParts>;
+export type { RoutingParts, RoutingRoomDeps, RoutingRoomPorts } from "./routing.parts.ts";
 
 export type { DestinationDescription };
 
@@ -235,12 +55,12 @@ export interface RoutingPorts {
     days: number,
   ): DeliveryHealth | null;
   /** The organization's destinations whose settings say `{{name}}`: a secret's users. */
-  destinationsUsingSecret(organizationId: string, name: string): DestinationUse[];
+  destinationsUsingSecret(organizationId: string, name: string): Promise<DestinationUse[]>;
   /** The organization's destinations that run this transformation. */
   destinationsUsingTransformation(
     organizationId: string,
     transformationId: string,
-  ): DestinationUse[];
+  ): Promise<DestinationUse[]>;
 }
 
 /** A destination named in a 409 `in_use` (decisions.md §15). */
@@ -266,13 +86,21 @@ export function createRoutingRoom(
 ): Room<RoutingPorts> {
   const parts = buildRoutingParts(deps, ports);
   const tally = createIngestTally(deps.logger.child({ scope: "ingest" }));
+  const { postgres, sharedBuckets } = deps;
   const limits = createIngestLimits({
     clock: deps.clock,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
     planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
-    ...(deps.sharedBuckets && { sharedBuckets: deps.sharedBuckets }),
+    ...(sharedBuckets && { sharedBuckets }),
+    ...(postgres && {
+      readsAsync: {
+        planOf: (organizationId: string) => parts.sources.sources.planOf(organizationId),
+        storedEventBytes: async (organizationId: string) =>
+          parts.events.events.storedBytes(organizationId),
+      },
+    }),
   });
   const checkSignature = createVerificationChecker({
     sealer: parts.sources.sealer,
@@ -332,7 +160,7 @@ export function createRoutingRoom(
           }),
       },
       healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
-      ...(deps.sharedBuckets
+      ...(sharedBuckets
         ? [
             {
               name: "routing.rate-buckets-sweep",
@@ -349,7 +177,8 @@ export function createRoutingRoom(
         run: tally.summarise,
       },
     ],
-    subscriptions: [],
+    // Route plans and prepared destinations are cached per node: a write on any node ends them.
+    subscriptions: [subscription("routes.changed", () => parts.staleRoutes())],
     stop: () => parts.ingest.close(),
     ports: {
       requireSource: (organizationId, sourceId) =>
@@ -358,14 +187,12 @@ export function createRoutingRoom(
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
       deliveryHealth: (organizationId, component, days) =>
         deliveryHealth(organizationId, component, days, parts.health),
-      destinationsUsingSecret: (organizationId, name) =>
-        parts.bridgesRepo
-          .destinationsOfOrganization(organizationId)
+      destinationsUsingSecret: async (organizationId, name) =>
+        (await parts.bridges.bridges.destinationsOfOrganization(organizationId))
           .filter((d) => refersToSecret(d, name))
           .map(useOf),
-      destinationsUsingTransformation: (organizationId, transformationId) =>
-        parts.bridgesRepo
-          .destinationsOfOrganization(organizationId)
+      destinationsUsingTransformation: async (organizationId, transformationId) =>
+        (await parts.bridges.bridges.destinationsOfOrganization(organizationId))
           .filter((d) => d.transformationId === transformationId)
           .map(useOf),
     },

@@ -1,4 +1,4 @@
-import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
+import type { PostgresDb, PostgresSql, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { DedupConfig } from "../dedup/dedup.model.ts";
 import type { Plan } from "../shared/plans.ts";
 import { verificationColumn, verificationOf } from "../verification/verification.settings.ts";
@@ -30,6 +30,25 @@ const UNIQUE_VIOLATION = "23505";
 const isUniqueViolation = (error: unknown) =>
   (error as { errno?: unknown } | null)?.errno === UNIQUE_VIOLATION;
 
+/**
+ * Inserts a source through the client or inside a transaction (a bridge's new source); false
+ * (nothing stored) when the organization has a source of that name.
+ */
+export async function insertSourcePostgres(
+  sql: PostgresSql | PostgresTx,
+  source: Source,
+): Promise<boolean> {
+  const inserted = await sql`
+    INSERT INTO sources (id, organization_id, name, type, slug, deduplication_config,
+      created_at, updated_at, verification)
+    VALUES (${source.id}, ${source.organizationId}, ${source.name}, ${source.type},
+      ${source.slug}, ${dedupColumn(source)}, ${source.createdAt}, ${source.updatedAt},
+      ${verificationColumn(source.verification)})
+    ON CONFLICT (organization_id, name) DO NOTHING
+    RETURNING id`;
+  return inserted.length > 0;
+}
+
 export interface SourcesPostgresOptions {
   /** The dedup room's twin of `forgetSource`, in the transaction deleting the source. */
   forgetSource?(tx: PostgresTx, sourceId: string): Promise<void>;
@@ -53,17 +72,7 @@ export function createSourcesPostgresStore(
       const [row] = await sql`SELECT plan FROM organizations WHERE id = ${organizationId}`;
       return ((row?.plan as string | null) ?? "free") as Plan;
     },
-    insert: async (source) => {
-      const inserted = await sql`
-        INSERT INTO sources (id, organization_id, name, type, slug, deduplication_config,
-          created_at, updated_at, verification)
-        VALUES (${source.id}, ${source.organizationId}, ${source.name}, ${source.type},
-          ${source.slug}, ${dedupColumn(source)}, ${source.createdAt}, ${source.updatedAt},
-          ${verificationColumn(source.verification)})
-        ON CONFLICT (organization_id, name) DO NOTHING
-        RETURNING id`;
-      return inserted.length > 0;
-    },
+    insert: (source) => insertSourcePostgres(sql, source),
     find: (organizationId, id) =>
       one(sql`SELECT * FROM sources WHERE id = ${id} AND organization_id = ${organizationId}`),
     findById: (id) => one(sql`SELECT * FROM sources WHERE id = ${id}`),

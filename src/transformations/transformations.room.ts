@@ -30,7 +30,7 @@ export function createTransformationsRoom(
     guard: AuthPorts["guard"];
     secretEnvironment: SecretsPorts["secretEnvironment"];
     /** The destinations that run a transformation (the routing room, built later, lends it). */
-    usersOf?(organizationId: string, transformationId: string): object[];
+    usersOf?(organizationId: string, transformationId: string): Promise<object[]>;
   },
 ): Room<TransformationsPorts> {
   const room: TransformationsDeps = {

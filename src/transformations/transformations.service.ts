@@ -28,7 +28,7 @@ export interface TransformationsDeps {
   clock: Clock;
   ids: Ids;
   /** The destinations that run a transformation: one in use is not deleted. */
-  usersOf?(organizationId: string, transformationId: string): object[];
+  usersOf?(organizationId: string, transformationId: string): Promise<object[]>;
 }
 
 export interface TransformationView {
@@ -149,7 +149,7 @@ export async function deleteTransformation(
   deps: TransformationsDeps,
 ): Promise<void> {
   if (!(await deps.store.find(organizationId, id))) throw transformationErrors.notFound();
-  const users = deps.usersOf?.(organizationId, id) ?? [];
+  const users = (await deps.usersOf?.(organizationId, id)) ?? [];
   if (users.length > 0) throw inUse(users);
   await deps.store.remove(organizationId, id);
   deps.runner.forget(id);

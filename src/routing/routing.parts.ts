@@ -1,0 +1,206 @@
+import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import type { DedupPorts } from "../dedup/dedup.room.ts";
+import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
+import type { AppDeps } from "../deps.ts";
+import { createSealer } from "../shared/sealed.ts";
+import type { TransformationsPorts } from "../transformations/transformations.room.ts";
+import { VERIFICATION_SEAL_PURPOSE } from "../verification/verification.settings.ts";
+import { createBridgesPostgresStore } from "./bridges.postgres.ts";
+import { createBridgesRepo } from "./bridges.repo.ts";
+import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
+import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
+import { createEventsRepo } from "./events.repo.ts";
+import { createBulkRetry } from "./events.retry.service.ts";
+import { createHealthRepo } from "./health.repo.ts";
+import { type HealthDeps, withHealthCounts } from "./health.service.ts";
+import type { IngestLimitsDeps } from "./ingest.limits.ts";
+import { createIngestService } from "./ingest.service.ts";
+import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
+import { createSourcesPostgresStore } from "./sources.postgres.ts";
+import { createSourcesRepo } from "./sources.repo.ts";
+import type { SourcesDeps } from "./sources.service.ts";
+import { createSourcesSqliteStore } from "./sources.sqlite.ts";
+
+/** The routing room's parts as its routes and jobs take them, built once per app. */
+
+export type RoutingRoomDeps = Pick<
+  AppDeps,
+  | "db"
+  | "bus"
+  | "clock"
+  | "ids"
+  | "logger"
+  | "config"
+  | "publicBaseUrl"
+  | "outbound"
+  | "secretKey"
+  | "disk"
+> & {
+  /**
+   * When given, sources, bridges and destinations are stored there (ingest's route plans,
+   * events and health still read and write `db`, SQLite, until their stores exist).
+   */
+  postgres?: PostgresDb;
+  /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
+  sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
+};
+
+export interface RoutingRoomPorts {
+  guard: AuthPorts["guard"];
+  /**
+   * The delivery room's outbox: every event's deliveries are written and read through it.
+   * null while the app has none: events are then stored and routed, and nothing is sent.
+   */
+  delivery: DeliveryPorts | null;
+  /** The transformations room's lookup: a destination may name only its organization's ones. */
+  transformationExists?(organizationId: string, transformationId: string): Promise<boolean>;
+  /** The dedup room: every ingest is checked and counted inside its own transaction. */
+  dedup: Pick<DedupPorts, "prepareDedup" | "beginBatch" | "forgetSource"> &
+    Partial<Pick<DedupPorts, "countUnverified" | "forgetSourcePostgres" | "checkPostgres">>;
+  /** The secrets room's lookup, for `{{NAME}}` at send time. */
+  resolveSecrets?(organizationId: string): Promise<(name: string) => string | undefined>;
+  /**
+   * The same lookup without waiting (SQLite only), for the signature check of an ingest and so
+   * that a delivery reads secrets only when its destination names one.
+   */
+  resolveSecretsNow?(organizationId: string): (name: string) => string | undefined;
+  /** Every secret of the organization: what a transformation could copy into a request. */
+  secretEnvironment?(organizationId: string): Promise<Record<string, string>>;
+  /** The transformations room's run of one destination's transformation. */
+  runTransformation?: TransformationsPorts["runTransformation"];
+}
+
+const decoder = new TextDecoder();
+
+/** Each ingested event one PostgreSQL transaction: dedup's and delivery's twins write in it. */
+function ingestWriterOn(postgres: PostgresDb, ports: RoutingRoomPorts) {
+  const { delivery } = ports;
+  const enqueuePostgres = delivery?.enqueuePostgres?.bind(delivery);
+  return createIngestPostgresWriter(postgres, {
+    ...(ports.dedup.checkPostgres && { checkDedup: ports.dedup.checkPostgres }),
+    ...(enqueuePostgres && { enqueueDeliveries: enqueuePostgres }),
+  });
+}
+
+/** Builds the routing room's use-case deps, as its routes take them. */
+export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
+  const sourcesRepo = createSourcesRepo(deps.db);
+  const bridgesRepo = createBridgesRepo(deps.db);
+  let routesVersion = 0;
+  const staleRoutes = () => {
+    routesVersion += 1;
+  };
+  // Stale here at once (a room not yet started hears no bus), then told to every node.
+  const routesChanged = () => {
+    staleRoutes();
+    deps.bus.publish("routes.changed", {});
+  };
+  const sourcesStore = deps.postgres
+    ? createSourcesPostgresStore(deps.postgres, {
+        forgetSource: ports.dedup.forgetSourcePostgres,
+      })
+    : createSourcesSqliteStore(deps.db, {
+        forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
+      });
+  const bridgesStore = deps.postgres
+    ? createBridgesPostgresStore(deps.postgres)
+    : createBridgesSqliteStore(deps.db);
+  const sources: SourcesDeps = {
+    sources: sourcesStore,
+    clock: deps.clock,
+    ids: deps.ids,
+    routesChanged,
+    sealer: createSealer(deps.secretKey, VERIFICATION_SEAL_PURPOSE),
+  };
+  const bridges: BridgesDeps = {
+    bridges: bridgesStore,
+    sources: sourcesStore,
+    clock: deps.clock,
+    ids: deps.ids,
+    sealer: createSealer(deps.secretKey, "destination-signing-secret"),
+    checks: {
+      urlProblem: (url) => deps.outbound.urlProblem(url),
+      filterLimits: {
+        maxTerms: deps.config.filter_max_terms,
+        compileMs: deps.config.filter_budget_ms,
+      },
+    },
+    transformationExists: ports.transformationExists,
+    routesChanged,
+    maxDestinations: deps.config.bridge_max_destinations,
+  };
+  const events = createEventsRepo(deps.db);
+  const ingest = createIngestService(
+    {
+      sources: sourcesRepo,
+      bridges: bridgesRepo,
+      events,
+      delivery: ports.delivery,
+      tx: (fn) => deps.db.tx(fn),
+      turn: deps.db.turn,
+      ...(deps.postgres && {
+        writer: ingestWriterOn(deps.postgres, ports),
+        routeStores: { sources: sourcesStore, bridges: bridgesStore },
+      }),
+      clock: deps.clock,
+      ids: deps.ids,
+      signingSecrets: (id, sealed) => openSigningSecrets(id, sealed, bridges),
+      routesVersion: () => routesVersion,
+      filterBudget: deps.config.filter_budget,
+      filterBudgetMs: deps.config.filter_budget_ms,
+      resolveSecrets: ports.resolveSecrets,
+      resolveSecretsNow: ports.resolveSecretsNow,
+      secretEnvironment: ports.secretEnvironment,
+      telegramApiBase: deps.config.telegram_api_base,
+      runTransformation: ports.runTransformation,
+    },
+    {
+      prepareDedup: (source, view, request) =>
+        ports.dedup.prepareDedup({
+          sourceId: source.id,
+          organizationId: source.organizationId,
+          config: source.deduplicationConfig,
+          request: view,
+          // Only a body that is not JSON is hashed as text: decode it only then.
+          rawBody:
+            source.deduplicationConfig?.enabled && view.body === undefined
+              ? decoder.decode(request.body)
+              : "",
+        }),
+      beginDedup: (tx) => ports.dedup.beginBatch(tx),
+    },
+  );
+  const health: HealthDeps = {
+    health: createHealthRepo(deps.db),
+    bridges: bridgesRepo,
+    clock: deps.clock,
+    breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
+  };
+  const counted = withHealthCounts(ingest.kindHandlers(), health, deps.logger);
+  ports.delivery?.registerKind("event", counted);
+  return {
+    sources,
+    /** The ingest path's synchronous lookups and plan reads (SQLite). */
+    sourcesRepo,
+    bridges,
+    bridgesRepo,
+    ingest,
+    events: { events, delivery: ports.delivery },
+    bulkRetry: createBulkRetry({
+      events,
+      delivery: ports.delivery,
+      tx: (fn) => deps.db.tx(fn),
+      yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+    }),
+    health,
+    guard: ports.guard,
+    publicBaseUrl: deps.publicBaseUrl,
+    /** Grows on every change of sources, bridges or destinations: cached routes go stale. */
+    routesVersion: () => routesVersion,
+    /** A change made on any node (the cluster bridge carries `routes.changed`). */
+    staleRoutes,
+  };
+}
+
+export type RoutingParts = ReturnType<typeof buildRoutingParts>;
