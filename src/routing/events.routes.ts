@@ -248,7 +248,7 @@ export function eventsRoutes(room: EventsParts) {
       "/:id/retry",
       async ({ principal, params }) => {
         requirePermission(principal, "write");
-        const event = requireEvent(principal.organizationId, params.id, room.events);
+        const event = await requireEvent(principal.organizationId, params.id, room.events);
         const { requeued, actions } = room.ingest.retry(event);
         const view = await getEvent(principal.organizationId, event.id, room.events);
         return {

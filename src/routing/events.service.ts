@@ -4,7 +4,8 @@ import { sentBody } from "../delivery/delivery.sent.ts";
 import { headerRecord } from "../http/outbound/outbound.headers.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import { presentAttempt, presentFilteredBy, presentListedRequest } from "./events.present.ts";
-import type { EventQuery, EventStatus, EventsRepo, StoredEvent } from "./events.repo.ts";
+import type { EventQuery, EventStatus, StoredEvent } from "./events.repo.ts";
+import type { EventsStore } from "./events.store.ts";
 
 const STATUSES: EventStatus[] = [
   "pending",
@@ -17,7 +18,7 @@ const STATUSES: EventStatus[] = [
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export interface EventsDeps {
-  events: EventsRepo;
+  events: EventsStore;
   delivery: Pick<DeliveryPorts, "listBySubject" | "listAttempts" | "attemptsOfSubject"> | null;
 }
 
@@ -148,19 +149,23 @@ async function presentDelivery(event: StoredEvent, d: DeliveryRecord, deps: Even
   };
 }
 
-export function requireEvent(organizationId: string, id: string, deps: EventsDeps): StoredEvent {
-  const event = deps.events.find(organizationId, id);
+export async function requireEvent(
+  organizationId: string,
+  id: string,
+  deps: EventsDeps,
+): Promise<StoredEvent> {
+  const event = await deps.events.find(organizationId, id);
   if (!event) throw notFound();
   return event;
 }
 
 /** One event with its deliveries (decisions.md §8). */
 export async function getEvent(organizationId: string, id: string, deps: EventsDeps) {
-  const event = requireEvent(organizationId, id, deps);
+  const event = await requireEvent(organizationId, id, deps);
   const deliveries = (await deps.delivery?.listBySubject("event", [event.id])) ?? [];
-  const bridgeIds = deps.events.bridgesOf([event.id]).get(event.id) ?? [];
+  const bridgeIds = (await deps.events.bridgesOf([event.id])).get(event.id) ?? [];
   // Only an event that failed before any delivery has a reason (e.g. its filters' budget).
-  const reason = event.status === "failed" ? deps.events.statusReason(event.id) : null;
+  const reason = event.status === "failed" ? await deps.events.statusReason(event.id) : null;
   return {
     ...presentEvent(
       event,
@@ -178,8 +183,13 @@ export async function listEvents(
   page: PageRequest,
   deps: EventsDeps,
 ) {
-  const { events, total } = deps.events.page(organizationId, query, page.pageSize, page.offset);
-  const bridges = deps.events.bridgesOf(events.map((e) => e.id));
+  const { events, total } = await deps.events.page(
+    organizationId,
+    query,
+    page.pageSize,
+    page.offset,
+  );
+  const bridges = await deps.events.bridgesOf(events.map((e) => e.id));
   const completed = await completionTimes(events, deps);
   const listed = events.map((e) => {
     const shown = presentEvent(e, bridges.get(e.id) ?? [], completed.get(e.id));
@@ -198,7 +208,7 @@ export async function listEventAttempts(
   page: PageRequest,
   deps: EventsDeps,
 ) {
-  const event = requireEvent(organizationId, id, deps);
+  const event = await requireEvent(organizationId, id, deps);
   const found = (await deps.delivery?.attemptsOfSubject("event", event.id, {
     limit: page.pageSize,
     offset: page.offset,

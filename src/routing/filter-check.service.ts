@@ -1,6 +1,7 @@
 import { bodyProblems } from "../shared/body-schema.ts";
 import { notFound, validationFailed } from "../shared/errors.ts";
-import type { EventsRepo, StoredEvent } from "./events.repo.ts";
+import type { StoredEvent } from "./events.repo.ts";
+import type { EventsStore } from "./events.store.ts";
 import {
   compileFilterExplainer,
   compileFilters,
@@ -19,7 +20,7 @@ export const FILTER_CHECK_MAX_EVENTS = 20;
 const DEFAULT_EVENTS = 5;
 
 export interface FilterCheckDeps {
-  events: Pick<EventsRepo, "find" | "page">;
+  events: Pick<EventsStore, "find" | "page">;
   /** Throws the 404 of a source the caller's organization does not own. */
   requireSource(organizationId: string, sourceId: string): Promise<unknown>;
   limits: FilterSaveLimits;
@@ -74,13 +75,21 @@ async function eventsToTry(
   deps: FilterCheckDeps,
 ): Promise<StoredEvent[]> {
   if (typeof input.event_id === "string") {
-    const event = deps.events.find(organizationId, input.event_id);
+    const event = await deps.events.find(organizationId, input.event_id);
     if (!event) throw notFound();
     return [event];
   }
   if (typeof input.source_id !== "string") return [];
   await deps.requireSource(organizationId, input.source_id);
   const limit = typeof input.limit === "number" ? input.limit : DEFAULT_EVENTS;
-  const { events } = deps.events.page(organizationId, { sourceId: input.source_id }, limit, 0);
-  return events.flatMap((listed) => deps.events.find(organizationId, listed.id) ?? []);
+  const { events } = await deps.events.page(
+    organizationId,
+    { sourceId: input.source_id },
+    limit,
+    0,
+  );
+  const whole = await Promise.all(
+    events.map((listed) => deps.events.find(organizationId, listed.id)),
+  );
+  return whole.flatMap((event) => event ?? []);
 }

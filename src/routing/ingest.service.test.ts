@@ -324,10 +324,15 @@ describe("retention", () => {
     clock.advance(6 * 24 * 3600 * 1000);
     const recent = await ingest.ingest(plan, request("{}"));
     clock.advance(2 * 24 * 3600 * 1000);
+    const events = createEventsRepo(db);
     const deleted = await sweepEvents({
-      events: createEventsRepo(db),
-      tx: (fn) => db.tx(fn),
-      forgetDeliveries: (tx, ids) => outbox.ports.forgetSubjects(tx, "event", ids),
+      tenantsWithEvents: async () => events.tenantsWithEvents(),
+      deleteBatch: async (organizationId, beforeIso, limit) =>
+        db.tx((tx) => {
+          const ids = events.deleteBefore(organizationId, beforeIso, limit);
+          outbox.ports.forgetSubjects(tx, "event", ids);
+          return ids.length;
+        }),
       clock,
       plans: DEFAULT_PLANS,
       yieldTurn: async () => {},

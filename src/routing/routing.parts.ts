@@ -10,8 +10,11 @@ import { createBridgesPostgresStore } from "./bridges.postgres.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
-import { createEventsRepo } from "./events.repo.ts";
+import { createEventsPostgresStore } from "./events.postgres.ts";
+import { createEventsRepo, type EventsRepo } from "./events.repo.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
+import { createEventsSqliteStore } from "./events.sqlite.ts";
+import type { EventsStore } from "./events.store.ts";
 import { createHealthRepo } from "./health.repo.ts";
 import { type HealthDeps, withHealthCounts } from "./health.service.ts";
 import type { IngestLimitsDeps } from "./ingest.limits.ts";
@@ -131,6 +134,10 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     maxDestinations: deps.config.bridge_max_destinations,
   };
   const events = createEventsRepo(deps.db);
+  // Reads, retries and retention of events; the SQLite ingest path keeps the repo itself.
+  const eventsStore = deps.postgres
+    ? createEventsPostgresStore(deps.postgres)
+    : createEventsSqliteStore(deps.db);
   const ingest = createIngestService(
     {
       sources: sourcesRepo,
@@ -186,7 +193,11 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     bridges,
     bridgesRepo,
     ingest,
-    events: { events, delivery: ports.delivery },
+    events: { events: eventsStore, delivery: ports.delivery },
+    /** The SQLite ingest path's synchronous reads of events. */
+    eventsRepo: events,
+    /** Retention's batch: events and their deliveries in one transaction of either store. */
+    deleteEvents: deleteEventsOn(deps, ports, events, eventsStore),
     bulkRetry: createBulkRetry({
       events,
       delivery: ports.delivery,
@@ -204,3 +215,26 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
 }
 
 export type RoutingParts = ReturnType<typeof buildRoutingParts>;
+
+function deleteEventsOn(
+  deps: RoutingRoomDeps,
+  ports: RoutingRoomPorts,
+  repo: EventsRepo,
+  store: EventsStore,
+): (organizationId: string, beforeIso: string, limit: number) => Promise<number> {
+  const { postgres } = deps;
+  if (postgres) {
+    return (organizationId, beforeIso, limit) =>
+      postgres.sql.begin(async (tx) => {
+        const ids = await store.deleteBefore(tx, organizationId, beforeIso, limit);
+        if (ids.length > 0) await ports.delivery?.forgetSubjectsPostgres?.(tx, "event", ids);
+        return ids.length;
+      });
+  }
+  return async (organizationId, beforeIso, limit) =>
+    deps.db.tx((tx) => {
+      const ids = repo.deleteBefore(organizationId, beforeIso, limit);
+      if (ids.length > 0) ports.delivery?.forgetSubjects(tx, "event", ids);
+      return ids.length;
+    });
+}

@@ -92,7 +92,7 @@ export function createRoutingRoom(
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
     planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
-    storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
+    storedEventBytes: (organizationId) => parts.eventsRepo.storedBytes(organizationId),
     ...(sharedBuckets && { sharedBuckets }),
     ...(postgres && {
       readsAsync: {
@@ -147,9 +147,8 @@ export function createRoutingRoom(
         runNow: true,
         run: () =>
           sweepEvents({
-            events: parts.events.events,
-            tx: (fn) => deps.db.tx(fn),
-            forgetDeliveries: (tx, ids) => ports.delivery?.forgetSubjects(tx, "event", ids),
+            tenantsWithEvents: () => parts.events.events.tenantsWithEvents(),
+            deleteBatch: parts.deleteEvents,
             clock: deps.clock,
             plans: deps.config.plans,
             yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
