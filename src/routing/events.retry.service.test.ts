@@ -1,5 +1,4 @@
 import { expect, test } from "bun:test";
-import type { TxHandle } from "../db/db.tx.ts";
 import type { RetriedDelivery } from "../delivery/delivery.ports.ts";
 import type { EventCursor } from "./events.repo.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
@@ -24,25 +23,21 @@ function world(count: number) {
   expectPark();
   const bulk = createBulkRetry({
     events: {
-      retryBatch: (org, _q, cursor, limit) =>
+      retryBatch: async (org, _q, cursor, limit) =>
         org === "org"
           ? events.filter((e) => cursor === null || e.id > cursor.id).slice(0, limit)
           : [],
-      reopen: (_id, n) => {
-        seen.reopened += n;
-      },
     },
-    delivery: {
-      retryNow: (_tx, _kind, ids): RetriedDelivery[] => {
-        seen.batches.push(ids.length);
-        return ids.map((id) => {
-          const action = failed.delete(id) ? ("requeued" as const) : ("unchanged" as const);
-          return { id: `d-${id}`, subjectId: id, destinationKey: "dst", action };
-        });
-      },
-      wake: () => {},
+    retryInTx: async (ids, _destinationId, reopen) => {
+      seen.batches.push(ids.length);
+      const done: RetriedDelivery[] = ids.map((id) => {
+        const action = failed.delete(id) ? ("requeued" as const) : ("unchanged" as const);
+        return { id: `d-${id}`, subjectId: id, destinationKey: "dst", action };
+      });
+      for (const n of reopen(done).values()) seen.reopened += n;
+      return done;
     },
-    tx: <T>(fn: (tx: TxHandle) => T) => fn({} as TxHandle),
+    wake: () => {},
     yieldTurn: () =>
       new Promise<void>((resolve) => {
         resume = resolve;

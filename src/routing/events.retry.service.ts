@@ -1,8 +1,8 @@
-import type { TxHandle } from "../db/db.tx.ts";
-import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
+import type { RetriedDelivery } from "../delivery/delivery.ports.ts";
 import { conflict, type FieldErrors, validationFailed } from "../shared/errors.ts";
-import type { EventCursor, EventQuery, EventsRepo } from "./events.repo.ts";
+import type { EventCursor, EventQuery } from "./events.repo.ts";
 import { parseEventQuery } from "./events.service.ts";
+import type { EventsStore } from "./events.store.ts";
 
 /** Events handled per transaction: short enough that ingests and captures commit in between. */
 export const BULK_RETRY_BATCH = 500;
@@ -13,9 +13,17 @@ export interface BulkRetryQuery extends EventQuery {
 }
 
 export interface BulkRetryDeps {
-  events: Pick<EventsRepo, "retryBatch" | "reopen">;
-  delivery: Pick<DeliveryPorts, "retryNow" | "wake"> | null;
-  tx<T>(fn: (tx: TxHandle) => T): T;
+  events: Pick<EventsStore, "retryBatch">;
+  /**
+   * In one transaction of the store: a manual retry of these events' deliveries (to one
+   * destination when given) with `reopen` of each event for its requeued ones; what it did.
+   */
+  retryInTx(
+    eventIds: readonly string[],
+    destinationId: string | undefined,
+    reopen: (done: readonly RetriedDelivery[]) => Map<string, number>,
+  ): Promise<RetriedDelivery[]>;
+  wake(): void;
   /** Lets the event loop run (ingests, captures, deliveries) between two batches. */
   yieldTurn(): Promise<void>;
   batchSize?: number;
@@ -62,18 +70,11 @@ export function createBulkRetry(deps: BulkRetryDeps) {
   const batchSize = deps.batchSize ?? BULK_RETRY_BATCH;
 
   /** One batch in one transaction: how many deliveries it made due now. */
-  const retryBatch = (events: readonly EventCursor[], destinationId: string | undefined) =>
-    deps.tx((tx) => {
-      const ids = events.map((e) => e.id);
-      const done = deps.delivery?.retryNow(tx, "event", ids, { destinationKey: destinationId });
-      const reopened = new Map<string, number>();
-      for (const d of done ?? []) {
-        if (d.action === "requeued")
-          reopened.set(d.subjectId, (reopened.get(d.subjectId) ?? 0) + 1);
-      }
-      for (const [eventId, count] of reopened) deps.events.reopen(eventId, count);
-      return (done ?? []).filter((d) => d.action !== "unchanged").length;
-    });
+  const retryBatch = async (events: readonly EventCursor[], destinationId: string | undefined) => {
+    const ids = events.map((e) => e.id);
+    const done = await deps.retryInTx(ids, destinationId, reopenedBy);
+    return done.filter((d) => d.action !== "unchanged").length;
+  };
 
   return {
     /** Retries what matches; resolves with how many deliveries were made due now. */
@@ -84,10 +85,10 @@ export function createBulkRetry(deps: BulkRetryDeps) {
         let requeued = 0;
         let cursor: EventCursor | null = null;
         for (;;) {
-          const batch = deps.events.retryBatch(organizationId, query, cursor, batchSize);
+          const batch = await deps.events.retryBatch(organizationId, query, cursor, batchSize);
           if (batch.length === 0) break;
-          const made = retryBatch(batch, query.destinationId);
-          if (made > 0) deps.delivery?.wake();
+          const made = await retryBatch(batch, query.destinationId);
+          if (made > 0) deps.wake();
           requeued += made;
           cursor = batch[batch.length - 1] ?? null;
           if (batch.length < batchSize) break;
@@ -102,3 +103,12 @@ export function createBulkRetry(deps: BulkRetryDeps) {
 }
 
 export type BulkRetry = ReturnType<typeof createBulkRetry>;
+
+/** How many deliveries of each event a retry requeued: what each event is reopened by. */
+export function reopenedBy(done: readonly RetriedDelivery[]): Map<string, number> {
+  const reopened = new Map<string, number>();
+  for (const d of done) {
+    if (d.action === "requeued") reopened.set(d.subjectId, (reopened.get(d.subjectId) ?? 0) + 1);
+  }
+  return reopened;
+}

@@ -12,7 +12,7 @@ import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
 import { createEventsPostgresStore } from "./events.postgres.ts";
 import { createEventsRepo, type EventsRepo } from "./events.repo.ts";
-import { createBulkRetry } from "./events.retry.service.ts";
+import { type BulkRetryDeps, createBulkRetry } from "./events.retry.service.ts";
 import { createEventsSqliteStore } from "./events.sqlite.ts";
 import type { EventsStore } from "./events.store.ts";
 import { createHealthRepo } from "./health.repo.ts";
@@ -199,9 +199,9 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     /** Retention's batch: events and their deliveries in one transaction of either store. */
     deleteEvents: deleteEventsOn(deps, ports, events, eventsStore),
     bulkRetry: createBulkRetry({
-      events,
-      delivery: ports.delivery,
-      tx: (fn) => deps.db.tx(fn),
+      events: eventsStore,
+      retryInTx: retryInTxOn(deps, ports, events, eventsStore),
+      wake: () => ports.delivery?.wake(),
       yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
     }),
     health,
@@ -236,5 +236,32 @@ function deleteEventsOn(
       const ids = repo.deleteBefore(organizationId, beforeIso, limit);
       if (ids.length > 0) ports.delivery?.forgetSubjects(tx, "event", ids);
       return ids.length;
+    });
+}
+
+/** A batch of a manual retry: the deliveries and the events they reopen, in one transaction. */
+function retryInTxOn(
+  deps: RoutingRoomDeps,
+  ports: RoutingRoomPorts,
+  repo: EventsRepo,
+  store: EventsStore,
+): BulkRetryDeps["retryInTx"] {
+  const { postgres } = deps;
+  const { delivery } = ports;
+  if (!delivery) return async () => [];
+  if (postgres) {
+    return (ids, destinationKey, reopen) =>
+      postgres.sql.begin(async (tx) => {
+        const done =
+          (await delivery.retryNowPostgres?.(tx, "event", ids, { destinationKey })) ?? [];
+        for (const [eventId, count] of reopen(done)) await store.reopen(tx, eventId, count);
+        return done;
+      });
+  }
+  return async (ids, destinationKey, reopen) =>
+    deps.db.tx((tx) => {
+      const done = delivery.retryNow(tx, "event", ids, { destinationKey });
+      for (const [eventId, count] of reopen(done)) repo.reopen(eventId, count);
+      return done;
     });
 }
