@@ -5,6 +5,7 @@ import { genericPage, MAX_PAGE_SIZE, pageInfo, parsePageRequest } from "../db/db
 import { genericPageOf } from "../endpoints/endpoints.schemas.ts";
 import { documentedQuery } from "../http/http.openapi.ts";
 import { withRetryActions } from "./events.present.ts";
+import type { StoredEvent } from "./events.repo.ts";
 import { type BulkRetry, parseBulkRetry } from "./events.retry.service.ts";
 import {
   type EventsDeps,
@@ -14,7 +15,7 @@ import {
   parseEventQuery,
   requireEvent,
 } from "./events.service.ts";
-import type { IngestService } from "./ingest.service.ts";
+import type { EventRetry } from "./ingest.retry.ts";
 import {
   EventListQuery,
   errorResponses,
@@ -132,7 +133,8 @@ const AttemptSchema = t.Object({
 export interface EventsParts {
   guard: AuthPorts["guard"];
   events: EventsDeps;
-  ingest: IngestService;
+  /** Retries one event now (ingest.retry.ts), in a transaction of either store. */
+  retryEvent(event: StoredEvent): Promise<EventRetry>;
   bulkRetry: BulkRetry;
 }
 
@@ -249,7 +251,7 @@ export function eventsRoutes(room: EventsParts) {
       async ({ principal, params }) => {
         requirePermission(principal, "write");
         const event = await requireEvent(principal.organizationId, params.id, room.events);
-        const { requeued, actions } = room.ingest.retry(event);
+        const { requeued, actions } = await room.retryEvent(event);
         const view = await getEvent(principal.organizationId, event.id, room.events);
         return {
           data: { ...view, deliveries: withRetryActions(view.deliveries, actions), requeued },

@@ -40,7 +40,7 @@ import {
   routeRequest,
 } from "./ingest.model.ts";
 import { createRoutePlans, type RouteReadsAsync } from "./ingest.plans.ts";
-import { type EventRetry, retryEvent } from "./ingest.retry.ts";
+import { type EventRetry, eventDeliveries, retryEvent } from "./ingest.retry.ts";
 import type { IngestWriter } from "./ingest.store.ts";
 import type { Source } from "./sources.model.ts";
 import type { SourcesRepo } from "./sources.repo.ts";
@@ -221,14 +221,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     }
   };
 
-  const deliveriesOf = (event: StoredEvent, destinations: readonly Destination[]) =>
-    destinations.map((d) => ({
-      kind: "event" as const,
-      organizationId: event.organizationId,
-      subjectId: event.id,
-      destinationKey: d.id,
-      maxRetries: d.maxRetries,
-    }));
+  const deliveriesOf = eventDeliveries;
   const enqueue = (tx: TxHandle, event: StoredEvent, destinations: readonly Destination[]) =>
     deps.delivery?.enqueue(tx, deliveriesOf(event, destinations));
 
@@ -315,6 +308,9 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     },
 
     filterCost: (): FilterCost => ({ ...cost }),
+
+    /** Routes a request through a plan on a fresh filter budget (a retry's routing). */
+    route,
 
     /** Retries an event now (ingest.retry.ts). */
     retry: (event: StoredEvent): EventRetry =>

@@ -11,13 +11,14 @@ import { createBridgesRepo } from "./bridges.repo.ts";
 import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
 import { createEventsPostgresStore } from "./events.postgres.ts";
-import { createEventsRepo, type EventsRepo } from "./events.repo.ts";
+import { createEventsRepo, type EventsRepo, type StoredEvent } from "./events.repo.ts";
 import { type BulkRetryDeps, createBulkRetry } from "./events.retry.service.ts";
 import { createEventsSqliteStore } from "./events.sqlite.ts";
 import type { EventsStore } from "./events.store.ts";
 import { createHealthRepo } from "./health.repo.ts";
 import { type HealthDeps, withHealthCounts } from "./health.service.ts";
 import type { IngestLimitsDeps } from "./ingest.limits.ts";
+import { retryEventPostgres } from "./ingest.retry.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
 import { createSourcesPostgresStore } from "./sources.postgres.ts";
@@ -198,6 +199,16 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     eventsRepo: events,
     /** Retention's batch: events and their deliveries in one transaction of either store. */
     deleteEvents: deleteEventsOn(deps, ports, events, eventsStore),
+    retryEvent: (event: StoredEvent) =>
+      deps.postgres
+        ? retryEventPostgres(event, {
+            sql: deps.postgres.sql,
+            events: eventsStore,
+            delivery: ports.delivery,
+            planOf: (sourceId) => ingest.awaitPlanById(sourceId),
+            route: ingest.route,
+          })
+        : Promise.resolve(ingest.retry(event)),
     bulkRetry: createBulkRetry({
       events: eventsStore,
       retryInTx: retryInTxOn(deps, ports, events, eventsStore),
