@@ -16,7 +16,6 @@ export const PENDING_ON_POSTGRES = {
   routing: ["/api/v1/sources", "/api/v1/bridges", "/api/v1/events", "/api/v1/filters", "/in/:slug"],
   issues: ["/api/v1/issues"],
   alerts: ["/api/v1/alert-rules"],
-  statusPages: ["/api/v1/status-pages", "/status"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PendingRoom = keyof typeof PENDING_ON_POSTGRES;

@@ -3,9 +3,8 @@ import { createMailer } from "../alerts/alerts.mailer.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
-import type { AppDeps } from "../deps.ts";
+import type { RoomStorage, SharedDeps } from "../deps.ts";
 import { type Room, type RoomJob, type RoomSubscription, subscription } from "../room.ts";
-import { createIncidentsRepo } from "./incidents.repo.ts";
 import { incidentsRoutes } from "./incidents.routes.ts";
 import { createRenderCache, type RenderCache } from "./status-pages.cache.ts";
 import {
@@ -21,12 +20,11 @@ import type {
 } from "./status-pages.ports.ts";
 import type { PublicDeps } from "./status-pages.public.ts";
 import { publicRoutes } from "./status-pages.public-routes.ts";
-import { createStatusPagesRepo } from "./status-pages.repo.ts";
 import { statusPageReportRoutes } from "./status-pages.report.routes.ts";
 import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
+import { statusPagesStorage } from "./status-pages.storage.ts";
 import { subscribeForm } from "./status-pages.subscribers.html.ts";
-import { createSubscribersRepo } from "./status-pages.subscribers.repo.ts";
 import { sweepStatusMails } from "./status-pages.subscribers.retention.ts";
 import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
 import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
@@ -39,9 +37,10 @@ import { announceMaintenanceStarts } from "./status-pages.subscribers.starts.ts"
 import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
-  AppDeps,
-  "db" | "bus" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
->;
+  SharedDeps,
+  "bus" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
+> &
+  RoomStorage;
 
 export interface StatusPagesRoomPorts extends StatusPagesReads {
   guard: AuthPorts["guard"];
@@ -129,19 +128,20 @@ export function createStatusPagesRoom(
 ): Room<StatusPagesPorts> {
   const { guard, delivery, ...reads } = ports;
   const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
-  const repo = createStatusPagesRepo(deps.db);
+  const storage = statusPagesStorage(deps);
   const cache = createRenderCache({
     ttlMs: RENDER_TTL_MS,
     maxPages: MAX_CACHED_PAGES,
     now: () => deps.clock.now(),
   });
-  const domains = createDomainDirectory((host) => repo.findByDomain(host)?.slug ?? null);
+  const domains = createDomainDirectory(
+    async (host) => (await storage.pages.findByDomain(host))?.slug ?? null,
+  );
   const pages: StatusPagesDeps = {
-    repo,
+    repo: storage.pages,
     reads,
     clock: deps.clock,
     ids: deps.ids,
-    tx: (fn) => deps.db.tx(fn),
     smtpConfigured: mailer !== null,
     // Forgotten here at once (a room not yet started hears no bus), then told to every node.
     pageChanged: (page) => {
@@ -150,70 +150,75 @@ export function createStatusPagesRoom(
       deps.bus.publish("status_page.changed", { statusPageId: page.id, slug: page.slug });
     },
   };
-  const incidents = createIncidentsRepo(deps.db);
-  const subscribers: SubscribersDeps = {
-    pages: repo,
-    subscribers: createSubscribersRepo(deps.db),
-    signer: createSubscriberSigner(deps.secretKey),
-    clock: deps.clock,
-    ids: deps.ids,
-    logger: deps.logger,
-    plans: deps.config.plans,
-    tx: (fn) => deps.db.tx(fn),
-    enqueue: (tx, rows) => void delivery?.enqueue(tx, rows),
-    wake: () => delivery?.wake(),
-  };
-  delivery?.registerKind("status_mail", statusMailHandlers(subscribers, mailer));
-  const offersMail = mailer !== null && delivery !== undefined;
+  const signer = createSubscriberSigner(deps.secretKey);
+  // Mails are outbox rows written in their cause's transaction: SQLite's for now.
+  const sqlite = storage.sqlite;
+  const subscribers: SubscribersDeps | null =
+    sqlite && delivery
+      ? {
+          pages: sqlite.pages,
+          subscribers: sqlite.subscribers,
+          signer,
+          clock: deps.clock,
+          ids: deps.ids,
+          logger: deps.logger,
+          plans: deps.config.plans,
+          tx: (fn) => sqlite.db.tx(fn),
+          enqueue: (tx, rows) => void delivery.enqueue(tx, rows),
+          wake: () => delivery.wake(),
+        }
+      : null;
+  if (subscribers) delivery?.registerKind("status_mail", statusMailHandlers(subscribers, mailer));
+  const mails = mailer !== null ? subscribers : null;
   const subscriberRoutes = {
     guard,
-    subscribers,
+    pages: storage.pages,
+    subscribers: { store: storage.subscribers, signer, clock: deps.clock },
+    mails,
     publicBaseUrl: deps.publicBaseUrl,
-    smtpConfigured: offersMail,
+    smtpConfigured: mails !== null,
   };
   const publicDeps: PublicDeps = {
-    repo,
-    incidents,
+    repo: storage.pages,
+    incidents: storage.incidents,
     reads,
     clock: deps.clock,
     cache,
     publicBaseUrl: deps.publicBaseUrl,
     subscribeFormFor: (page) =>
-      offersMail && page.allowSubscribers
-        ? subscribeForm(page.slug, subscribers.signer.sign("form", page.id, deps.clock.now()))
+      mails && page.allowSubscribers
+        ? subscribeForm(page.slug, signer.sign("form", page.id, deps.clock.now()))
         : "",
   };
+  const commitUpdate = storage.incidentCommit(
+    mails && {
+      owe: (tx, { page, incident, update }) => oweIncidentMails(tx, page, incident, update, mails),
+      wake: mails.wake,
+    },
+  );
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
     .use(
       incidentsRoutes({
         guard,
-        incidents: {
-          ...pages,
-          incidents,
-          mails: offersMail
-            ? {
-                owe: (tx, page, incident, update) =>
-                  oweIncidentMails(tx, page, incident, update, subscribers),
-                wake: subscribers.wake,
-              }
-            : undefined,
-        },
+        incidents: { ...pages, incidents: storage.incidents, commitUpdate },
       }),
     )
-    .use(statusPageReportRoutes({ guard, deps: { ...pages, incidents } }))
+    .use(statusPageReportRoutes({ guard, deps: { ...pages, incidents: storage.incidents } }))
     .use(subscriberApiRoutes(subscriberRoutes))
     .use(subscriberPublicRoutes(subscriberRoutes))
     .use(publicRoutes(publicDeps));
   return {
     routes,
-    jobs: subscriberJobs(subscribers, delivery, offersMail ? reads.maintenanceFor : undefined),
+    jobs: subscribers
+      ? subscriberJobs(subscribers, delivery, mails ? reads.maintenanceFor : undefined)
+      : [],
     subscriptions: [forgetChangedPages(cache, domains)],
     stop: () => {},
     ports: {
       customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
       maintenanceScheduled: (tx, window) => {
-        if (offersMail) oweMaintenanceMails(tx, window, subscribers);
+        if (mails) oweMaintenanceMails(tx, window, mails);
       },
     },
   };
