@@ -176,6 +176,8 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     monitorExists: monitors.ports.monitorExists,
     // Status pages are built after maintenance; this runs per new window (none to tell without).
     windowCreated: (tx, window) => statusPages.ports.maintenanceScheduled(tx, window),
+    windowCreatedPostgres: (tx, window) =>
+      statusPages.ports.maintenanceScheduledPostgres(tx, window),
   });
   const statusPages = createStatusPagesRoom(deps, {
     guard,

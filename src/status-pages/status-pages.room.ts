@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
 import { createMailer } from "../alerts/alerts.mailer.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { RoomStorage, SharedDeps } from "../deps.ts";
 import { type Room, type RoomJob, type RoomSubscription, subscription } from "../room.ts";
 import { incidentsRoutes } from "./incidents.routes.ts";
+import type { IncidentWrite } from "./incidents.service.ts";
 import { createRenderCache, type RenderCache } from "./status-pages.cache.ts";
 import {
   createDomainDirectory,
@@ -23,17 +24,14 @@ import { publicRoutes } from "./status-pages.public-routes.ts";
 import { statusPageReportRoutes } from "./status-pages.report.routes.ts";
 import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
-import { statusPagesStorage } from "./status-pages.storage.ts";
+import {
+  type MailDelivery,
+  type SubscriberMails,
+  statusPagesStorage,
+} from "./status-pages.storage.ts";
 import { subscribeForm } from "./status-pages.subscribers.html.ts";
-import { sweepStatusMails } from "./status-pages.subscribers.retention.ts";
 import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
 import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
-import {
-  oweIncidentMails,
-  oweMaintenanceMails,
-  type SubscribersDeps,
-} from "./status-pages.subscribers.service.ts";
-import { announceMaintenanceStarts } from "./status-pages.subscribers.starts.ts";
 import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
@@ -45,7 +43,7 @@ export type StatusPagesRoomDeps = Pick<
 export interface StatusPagesRoomPorts extends StatusPagesReads {
   guard: AuthPorts["guard"];
   /** Subscribers' mails are rows of the delivery outbox, kind "status_mail". */
-  delivery?: Pick<DeliveryPorts, "registerKind" | "enqueue" | "wake" | "forgetSubjects">;
+  delivery: MailDelivery;
 }
 
 /** The subscriber mails' sweep: hourly, like the other retention sweeps, and once at start. */
@@ -77,6 +75,8 @@ export interface StatusPagesPorts {
   customDomainPage(request: Request): Promise<Response | undefined>;
   /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
   maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
+  /** The same on PostgreSQL, in the window's transaction there. */
+  maintenanceScheduledPostgres(tx: PostgresTx, window: ScheduledMaintenance): Promise<void>;
 }
 
 /**
@@ -90,25 +90,15 @@ export function forgetChangedPages(cache: RenderCache, domains: DomainDirectory)
   });
 }
 
-/** The subscriber mails' jobs: announcing maintenance starts, and the retention sweep. */
-function subscriberJobs(
-  subscribers: SubscribersDeps,
-  delivery: StatusPagesRoomPorts["delivery"],
-  maintenanceFor: MaintenanceFor | undefined,
-): RoomJob[] {
-  if (!delivery) return [];
+/** The subscriber mails' jobs: the retention sweep, and announcing maintenance starts. */
+function subscriberJobs(mails: SubscriberMails, maintenanceFor: MaintenanceFor | undefined) {
   const jobs: RoomJob[] = [
     {
       name: STATUS_MAILS_RETENTION_JOB,
       scope: "cluster",
       pattern: "0 * * * *",
       runNow: true,
-      run: () =>
-        sweepStatusMails({
-          ...subscribers,
-          forgetDeliveries: (tx, ids) => delivery.forgetSubjects(tx, "status_mail", ids),
-          yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
-        }),
+      run: () => mails.sweep(() => new Promise<void>((resolve) => setImmediate(resolve))),
     },
   ];
   if (maintenanceFor) {
@@ -116,7 +106,7 @@ function subscriberJobs(
       name: MAINTENANCE_STARTS_JOB,
       scope: "cluster",
       pattern: "0 * * * * *",
-      run: () => announceMaintenanceStarts(subscribers, maintenanceFor),
+      run: () => mails.announceStarts(maintenanceFor),
     });
   }
   return jobs;
@@ -128,7 +118,12 @@ export function createStatusPagesRoom(
 ): Room<StatusPagesPorts> {
   const { guard, delivery, ...reads } = ports;
   const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
-  const storage = statusPagesStorage(deps);
+  const signer = createSubscriberSigner(deps.secretKey);
+  const storage = statusPagesStorage(
+    deps,
+    { signer, clock: deps.clock, ids: deps.ids, logger: deps.logger, plans: deps.config.plans },
+    delivery,
+  );
   const cache = createRenderCache({
     ttlMs: RENDER_TTL_MS,
     maxPages: MAX_CACHED_PAGES,
@@ -150,31 +145,20 @@ export function createStatusPagesRoom(
       deps.bus.publish("status_page.changed", { statusPageId: page.id, slug: page.slug });
     },
   };
-  const signer = createSubscriberSigner(deps.secretKey);
-  // Mails are outbox rows written in their cause's transaction: SQLite's for now.
-  const sqlite = storage.sqlite;
-  const subscribers: SubscribersDeps | null =
-    sqlite && delivery
-      ? {
-          pages: sqlite.pages,
-          subscribers: sqlite.subscribers,
-          signer,
-          clock: deps.clock,
-          ids: deps.ids,
-          logger: deps.logger,
-          plans: deps.config.plans,
-          tx: (fn) => sqlite.db.tx(fn),
-          enqueue: (tx, rows) => void delivery.enqueue(tx, rows),
-          wake: () => delivery.wake(),
-        }
-      : null;
-  if (subscribers) delivery?.registerKind("status_mail", statusMailHandlers(subscribers, mailer));
-  const mails = mailer !== null ? subscribers : null;
+  delivery.registerKind(
+    "status_mail",
+    statusMailHandlers(
+      { store: storage.subscribers, pages: storage.pages, signer, clock: deps.clock },
+      mailer,
+    ),
+  );
+  // Without the operator's mail server no page offers mail.
+  const mails = mailer !== null ? storage.mails : null;
   const subscriberRoutes = {
     guard,
     pages: storage.pages,
     subscribers: { store: storage.subscribers, signer, clock: deps.clock },
-    mails,
+    subscribe: mails?.subscribe ?? null,
     publicBaseUrl: deps.publicBaseUrl,
     smtpConfigured: mails !== null,
   };
@@ -190,12 +174,7 @@ export function createStatusPagesRoom(
         ? subscribeForm(page.slug, signer.sign("form", page.id, deps.clock.now()))
         : "",
   };
-  const commitUpdate = storage.incidentCommit(
-    mails && {
-      owe: (tx, { page, incident, update }) => oweIncidentMails(tx, page, incident, update, mails),
-      wake: mails.wake,
-    },
-  );
+  const commitUpdate = (write: IncidentWrite) => storage.mails.commitUpdate(write, mails !== null);
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
     .use(
@@ -210,16 +189,14 @@ export function createStatusPagesRoom(
     .use(publicRoutes(publicDeps));
   return {
     routes,
-    jobs: subscribers
-      ? subscriberJobs(subscribers, delivery, mails ? reads.maintenanceFor : undefined)
-      : [],
+    jobs: subscriberJobs(storage.mails, mails ? reads.maintenanceFor : undefined),
     subscriptions: [forgetChangedPages(cache, domains)],
     stop: () => {},
     ports: {
       customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
-      maintenanceScheduled: (tx, window) => {
-        if (mails) oweMaintenanceMails(tx, window, mails);
-      },
+      maintenanceScheduled: (tx, window) => mails?.maintenanceScheduled?.(tx, window),
+      maintenanceScheduledPostgres: async (tx, window) =>
+        mails?.maintenanceScheduledPostgres?.(tx, window),
     },
   };
 }

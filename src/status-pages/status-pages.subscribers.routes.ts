@@ -7,6 +7,7 @@ import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import type { PublicBaseUrl } from "../http/http.public-url.ts";
 import { UI_SECURITY_HEADERS } from "../http/ui.routes.ts";
 import { failIf, statusPageErrors } from "./status-pages.errors.ts";
+import type { StatusPage } from "./status-pages.model.ts";
 import { notFoundPage } from "./status-pages.public-routes.ts";
 import type { StatusPagesStore } from "./status-pages.store.ts";
 import { messagePage, unsubscribeButton } from "./status-pages.subscribers.html.ts";
@@ -22,9 +23,8 @@ import {
 } from "./status-pages.subscribers.model.ts";
 import {
   confirmSubscriber,
+  type SubscribeOutcome,
   type SubscriberLinksDeps,
-  type SubscribersDeps,
-  subscribe,
   unsubscribe,
   unsubscribeLinkValid,
 } from "./status-pages.subscribers.service.ts";
@@ -33,8 +33,10 @@ export interface SubscriberRoutesDeps {
   guard: AuthPorts["guard"];
   pages: StatusPagesStore;
   subscribers: SubscriberLinksDeps;
-  /** Where mail is offered: what writes a subscription with its confirmation mail. */
-  mails: SubscribersDeps | null;
+  /** Where mail is offered: writes a subscription with its confirmation mail. */
+  subscribe:
+    | ((page: StatusPage, email: string, linkBase: string) => Promise<SubscribeOutcome>)
+    | null;
   publicBaseUrl: PublicBaseUrl;
   /** Whether the operator set the mail settings: without them no page offers the form. */
   smtpConfigured: boolean;
@@ -69,8 +71,8 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
   const perPage = createWindowLimiter(SUBSCRIBES_PER_PAGE_PER_MINUTE, 60_000);
   const offering = async (slug: string) => {
     const page = await deps.pages.findBySlug(slug);
-    const mails = deps.smtpConfigured ? deps.mails : null;
-    return page?.allowSubscribers && mails ? { page, mails } : null;
+    const subscribe = deps.smtpConfigured ? deps.subscribe : null;
+    return page?.allowSubscribers && subscribe ? { page, subscribe } : null;
   };
   const known = (slug: string) => deps.pages.findBySlug(slug);
   return new Elysia({ prefix: "/status" })
@@ -81,7 +83,7 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
         const asHtml = wantsHtml(request);
         if (!offer)
           return asHtml ? notFoundPage() : Response.json({ error: "not_found" }, { status: 404 });
-        const { page, mails } = offer;
+        const { page, subscribe } = offer;
         const fields = fieldsOf(body);
         const email = text(fields.email).trim().toLowerCase();
         const formToken = room.signer.verify(text(fields.token), "form", room.clock.now());
@@ -104,7 +106,7 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
                 { status: 429, headers: { "retry-after": "60" } },
               );
         }
-        subscribe(page, email, deps.publicBaseUrl(request, server), mails);
+        await subscribe(page, email, deps.publicBaseUrl(request, server));
         // The same answer whatever the address's state: it tells nobody who is subscribed.
         const sent =
           "If this address is not subscribed yet, a mail with a confirmation link is on its way. The link works for 48 hours.";

@@ -50,7 +50,11 @@ export type SubscribeOutcome = "mailed" | "nothing_to_do" | "page_full";
 
 export const pageUrlOf = (linkBase: string, page: StatusPage) => `${linkBase}/status/${page.slug}`;
 
-export function unsubscribeUrlOf(s: Subscriber, page: StatusPage, deps: SubscribersDeps): string {
+export function unsubscribeUrlOf(
+  s: Subscriber,
+  page: StatusPage,
+  deps: Pick<SubscribersDeps, "signer" | "clock">,
+): string {
   const token = deps.signer.sign("unsubscribe", s.id, deps.clock.now());
   return `${pageUrlOf(s.linkBase, page)}/unsubscribe?token=${token}`;
 }
