@@ -39,6 +39,9 @@ export type PostgresMailDeps = Pick<
 
 const DAY_MS = 86_400_000;
 const RETENTION_BATCH = 1000;
+/** How long a wake waits for the caller's commit: 50 looks, 20 ms apart. */
+const VISIBLE_TRIES = 50;
+const VISIBLE_WAIT_MS = 20;
 
 /** The room's stores on a client or bound to one transaction (their statements run inside it). */
 function storesIn(q: PostgresSql) {
@@ -83,14 +86,26 @@ export function createPostgresMails(pg: PostgresDb, deps: PostgresMailDeps) {
     page: StatusPage,
     kind: MailKind,
     mailFor: (subscriber: Subscriber) => Mail,
-  ): Promise<number> {
+  ): Promise<string[]> {
     const stores = storesIn(tx);
     const owed: NewDelivery[] = [];
     for (const subscriber of await stores.subscribers.confirmed(page.id)) {
       owed.push(await oweMail(stores, page, subscriber, kind, mailFor(subscriber)));
     }
     if (owed.length > 0) await deps.enqueue(tx, owed);
-    return owed.length;
+    return owed.map((delivery) => delivery.subjectId);
+  }
+
+  /**
+   * Wakes the outbox once a mail written in another room's transaction is committed: that
+   * room commits after this returns. The outbox's poll sends it anyway; this only sends it now.
+   */
+  async function wakeOnceVisible(mailId: string): Promise<void> {
+    for (let tries = 0; tries < VISIBLE_TRIES; tries++) {
+      const rows = await sql`SELECT 1 FROM status_page_mails WHERE id = ${mailId}`;
+      if (rows.length > 0) return deps.wake();
+      await Bun.sleep(VISIBLE_WAIT_MS);
+    }
   }
 
   return {
@@ -146,9 +161,10 @@ export function createPostgresMails(pg: PostgresDb, deps: PostgresMailDeps) {
       const owed = await sql.begin(async (tx) => {
         await writeIncidentUpdatePostgres(tx, incident, update, opening);
         if (!mailing || !page.allowSubscribers) return 0;
-        return oweConfirmed(tx, page, kind, (s) =>
+        const owed = await oweConfirmed(tx, page, kind, (s) =>
           incidentMail(page, incident, update, linksOf(s, page)),
         );
+        return owed.length;
       });
       if (owed > 0) deps.wake();
     },
@@ -157,18 +173,18 @@ export function createPostgresMails(pg: PostgresDb, deps: PostgresMailDeps) {
     async maintenanceScheduled(tx: PostgresTx, window: ScheduledMaintenance): Promise<number> {
       const touched = new Set(window.monitorIds);
       const stores = storesIn(tx);
-      let owed = 0;
+      const owed: string[] = [];
       for (const page of await stores.pages.list(window.organizationId)) {
         if (!page.allowSubscribers) continue;
         const monitors = await stores.pages.monitors(page.id);
         if (!monitors.some((m) => touched.has(m.monitorId))) continue;
-        owed += await oweConfirmed(tx, page, "maintenance", (s) =>
+        const mails = await oweConfirmed(tx, page, "maintenance", (s) =>
           maintenanceMail(page, window, linksOf(s, page)),
         );
+        owed.push(...mails);
       }
-      // The outbox polls too: a wake that comes before the caller's commit loses nothing.
-      if (owed > 0) setTimeout(deps.wake, 0);
-      return owed;
+      if (owed.length > 0) void wakeOnceVisible(owed[owed.length - 1] as string);
+      return owed.length;
     },
 
     /** As `announceMaintenanceStarts`: the notice and its mails commit together, once. */
@@ -192,9 +208,10 @@ export function createPostgresMails(pg: PostgresDb, deps: PostgresMailDeps) {
               isoAt(now),
             );
             if (!noted) return 0;
-            return oweConfirmed(tx, page, "maintenance_started", (s) =>
+            const owed = await oweConfirmed(tx, page, "maintenance_started", (s) =>
               maintenanceStartedMail(page, occurrence, linksOf(s, page)),
             );
+            return owed.length;
           });
         }
       }
