@@ -30,16 +30,6 @@ export interface IncidentsDeps extends StatusPagesDeps {
   commitUpdate(write: IncidentWrite): Promise<void>;
 }
 
-/** The unit without mails: the store's own writes. */
-export function commitWithoutMails(
-  incidents: IncidentsStore,
-): (write: IncidentWrite) => Promise<void> {
-  return async ({ incident, update, opening }) => {
-    if (opening) await incidents.insert(incident);
-    await incidents.addUpdate(incident, update);
-  };
-}
-
 type Raw = Record<string, unknown>;
 const fieldsOf = (body: unknown): Raw =>
   typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Raw) : {};
