@@ -175,20 +175,21 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     guard,
     monitorExists: monitors.ports.monitorExists,
     // Status pages are built after maintenance; this runs per new window (none to tell without).
-    windowCreated: (tx, window) => statusPages?.ports.maintenanceScheduled(tx, window),
+    windowCreated: (tx, window) => statusPages.ports.maintenanceScheduled(tx, window),
+    windowCreatedPostgres: (tx, window) =>
+      statusPages.ports.maintenanceScheduledPostgres(tx, window),
   });
-  const statusPages = onSqlite("statusPages", (d) =>
-    createStatusPagesRoom(d, {
-      guard,
-      delivery: delivery.ports,
-      dailyBuckets: monitors.ports.dailyBuckets,
-      stateChanges: monitors.ports.stateChanges,
-      monitorSummary: monitors.ports.monitorSummary,
-      maintenanceFor: maintenance.ports.maintenanceFor,
-      deliveryHealth: requireRoom(routing, "routing").ports.deliveryHealth,
-      ...overrides.statusPages,
-    }),
-  );
+  const statusPages = createStatusPagesRoom(deps, {
+    guard,
+    delivery: delivery.ports,
+    dailyBuckets: monitors.ports.dailyBuckets,
+    stateChanges: monitors.ports.stateChanges,
+    monitorSummary: monitors.ports.monitorSummary,
+    maintenanceFor: maintenance.ports.maintenanceFor,
+    // Without the routing room a page shows no bridge or destination.
+    deliveryHealth: routing?.ports.deliveryHealth,
+    ...overrides.statusPages,
+  });
   const built: (Room<object> | null)[] = [
     auth,
     endpoints,
@@ -243,7 +244,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   app.use(
     uiRoutes({
       dir: deps.config.ui_dir,
-      hostPage: statusPages ? statusPages.ports.customDomainPage : async () => undefined,
+      hostPage: statusPages.ports.customDomainPage,
     }),
   );
 

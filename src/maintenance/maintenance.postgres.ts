@@ -1,11 +1,11 @@
-import type { SQL } from "bun";
+import type { TransactionSQL } from "bun";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { MaintenanceWindow } from "./maintenance.model.ts";
 import type { MaintenanceStore } from "./maintenance.store.ts";
 
 export interface MaintenancePostgresOptions {
   /** Hears a new window inside its transaction (the async twin of the SQLite hook). */
-  windowCreated?: (tx: SQL, window: MaintenanceWindow) => Promise<void>;
+  windowCreated?: (tx: TransactionSQL, window: MaintenanceWindow) => Promise<void>;
 }
 
 type Row = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
-import type { PostgresSql as SQL } from "../db/db.postgres-handle.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import { type Room, type RoomSubscription, subscription } from "../room.ts";
@@ -22,8 +22,8 @@ export interface MaintenanceRoomPorts {
   monitorExists(organizationId: string, monitorId: string): Promise<boolean>;
   /** Optional: status pages mail their subscribers of a new window, in its transaction. */
   windowCreated?(tx: TxHandle, window: MaintenanceWindow): void;
-  /** The same on PostgreSQL (status pages' PostgreSQL storage is still to come: unwired). */
-  windowCreatedPostgres?(tx: SQL, window: MaintenanceWindow): Promise<void>;
+  /** The same on PostgreSQL, in the window's `sql.begin` transaction. */
+  windowCreatedPostgres?(tx: PostgresTx, window: MaintenanceWindow): Promise<void>;
 }
 
 /** What the maintenance room lends: the monitors' hot-path question, and status pages' reads. */

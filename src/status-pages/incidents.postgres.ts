@@ -1,9 +1,42 @@
 import type { SQL } from "bun";
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { IncidentsStore } from "./incidents.store.ts";
 import type { Impact, Incident, IncidentStatus, IncidentUpdate } from "./status-pages.model.ts";
 
 type Row = Record<string, unknown>;
+
+async function insertIncident(q: SQL, incident: Incident): Promise<void> {
+  await q`
+    INSERT INTO status_page_incidents (id, status_page_id, title, impact, status, monitor_ids,
+      created_at, updated_at, resolved_at)
+    VALUES (${incident.id}, ${incident.statusPageId}, ${incident.title}, ${incident.impact},
+      ${incident.status}, ${JSON.stringify(incident.monitorIds)}, ${incident.createdAt},
+      ${incident.updatedAt}, ${incident.resolvedAt})`;
+}
+
+async function addIncidentUpdate(q: SQL, incident: Incident, update: IncidentUpdate) {
+  await q`
+    INSERT INTO status_page_incident_updates (id, incident_id, status, message, created_at)
+    VALUES (${update.id}, ${incident.id}, ${update.status}, ${update.message}, ${update.createdAt})`;
+  await q`
+    UPDATE status_page_incidents SET status = ${incident.status},
+      updated_at = ${incident.updatedAt}, resolved_at = ${incident.resolvedAt}
+    WHERE status_page_id = ${incident.statusPageId} AND id = ${incident.id}`;
+}
+
+/**
+ * An update (and, opening, its incident) written inside the caller's transaction, so the mails
+ * it owes commit with it.
+ */
+export async function writeIncidentUpdatePostgres(
+  tx: PostgresTx,
+  incident: Incident,
+  update: IncidentUpdate,
+  opening: boolean,
+): Promise<void> {
+  if (opening) await insertIncident(tx, incident);
+  await addIncidentUpdate(tx, incident, update);
+}
 
 /**
  * Incidents on PostgreSQL, answering as the SQLite repo does. Updates of one instant keep their
@@ -45,24 +78,9 @@ export function createIncidentsPostgresStore(pg: PostgresDb): IncidentsStore {
 
   return {
     async insert(incident) {
-      await sql`
-        INSERT INTO status_page_incidents (id, status_page_id, title, impact, status, monitor_ids,
-          created_at, updated_at, resolved_at)
-        VALUES (${incident.id}, ${incident.statusPageId}, ${incident.title}, ${incident.impact},
-          ${incident.status}, ${JSON.stringify(incident.monitorIds)}, ${incident.createdAt},
-          ${incident.updatedAt}, ${incident.resolvedAt})`;
+      await insertIncident(sql, incident);
     },
-    async addUpdate(incident, update) {
-      await sql.begin(async (tx) => {
-        await tx`
-          INSERT INTO status_page_incident_updates (id, incident_id, status, message, created_at)
-          VALUES (${update.id}, ${incident.id}, ${update.status}, ${update.message}, ${update.createdAt})`;
-        await tx`
-          UPDATE status_page_incidents SET status = ${incident.status},
-            updated_at = ${incident.updatedAt}, resolved_at = ${incident.resolvedAt}
-          WHERE status_page_id = ${incident.statusPageId} AND id = ${incident.id}`;
-      });
-    },
+    addUpdate: (incident, update) => sql.begin((tx) => addIncidentUpdate(tx, incident, update)),
     find: (pageId, id) =>
       sql.begin(async (tx) => {
         const rows: Row[] = await tx`

@@ -25,8 +25,8 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
     .use(room.guard())
     .get(
       "/",
-      ({ principal, params }) => ({
-        data: listIncidents(principal.organizationId, params.id, deps).map(presentIncident),
+      async ({ principal, params }) => ({
+        data: (await listIncidents(principal.organizationId, params.id, deps)).map(presentIncident),
       }),
       {
         response: { 200: t.Object({ data: t.Array(IncidentSchema) }), ...errors },
@@ -53,13 +53,12 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
     )
     .post(
       "/:incident_id/updates",
-      ({ principal, params, body, set }) => {
+      async ({ principal, params, body, set }) => {
         requirePermission(principal, "write");
         const { id, incident_id } = params;
         set.status = 201;
-        return {
-          data: presentIncident(postUpdate(principal.organizationId, id, incident_id, body, deps)),
-        };
+        const incident = await postUpdate(principal.organizationId, id, incident_id, body, deps);
+        return { data: presentIncident(incident) };
       },
       {
         response: { 201: t.Object({ data: IncidentSchema }), ...errors },
@@ -73,9 +72,9 @@ export function incidentsRoutes(room: { guard: AuthPorts["guard"]; incidents: In
     )
     .delete(
       "/:incident_id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deleteIncident(principal.organizationId, params.id, params.incident_id, deps);
+        await deleteIncident(principal.organizationId, params.id, params.incident_id, deps);
         set.status = 204;
       },
       {

@@ -1,8 +1,7 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import { bodyProblems } from "../shared/body-schema.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { FieldErrors } from "../shared/errors.ts";
-import type { IncidentsRepo } from "./incidents.repo.ts";
+import type { IncidentsStore } from "./incidents.store.ts";
 import { IncidentCreateBody, IncidentUpdateBody } from "./status-pages.bodies.ts";
 import { failIf, statusPageErrors } from "./status-pages.errors.ts";
 import type {
@@ -14,29 +13,21 @@ import type {
 } from "./status-pages.model.ts";
 import { requirePage, type StatusPagesDeps } from "./status-pages.service.ts";
 
-export interface IncidentsDeps extends StatusPagesDeps {
-  incidents: IncidentsRepo;
-  /** The mails subscribers are owed for an update, written in its transaction (or none). */
-  mails?: {
-    owe(tx: TxHandle, page: StatusPage, incident: Incident, update: IncidentUpdate): number;
-    /** After the commit: the outbox sends them at once. */
-    wake(): void;
-  };
+/** An incident's new update; `opening`: the incident is new and is written with it. */
+export interface IncidentWrite {
+  page: StatusPage;
+  incident: Incident;
+  update: IncidentUpdate;
+  opening: boolean;
 }
 
-/** Writes an update with the mails it owes; wakes the outbox once it is committed. */
-function commitUpdate(
-  page: StatusPage,
-  incident: Incident,
-  update: IncidentUpdate,
-  deps: IncidentsDeps,
-  write: () => void,
-): void {
-  const owed = deps.tx((tx) => {
-    write();
-    return deps.mails?.owe(tx, page, incident, update) ?? 0;
-  });
-  if (owed > 0) deps.mails?.wake();
+export interface IncidentsDeps extends StatusPagesDeps {
+  incidents: IncidentsStore;
+  /**
+   * Writes the update (and a new incident) with the mails subscribers are owed for it, as one
+   * unit, and has them sent once it is committed.
+   */
+  commitUpdate(write: IncidentWrite): Promise<void>;
 }
 
 type Raw = Record<string, unknown>;
@@ -54,7 +45,7 @@ export async function createIncident(
   body: unknown,
   deps: IncidentsDeps,
 ): Promise<Incident> {
-  const page = requirePage(organizationId, pageId, deps);
+  const page = await requirePage(organizationId, pageId, deps);
   const fields = fieldsOf(body);
   const own: FieldErrors = {};
   const monitorIds = Array.isArray(fields.monitor_ids) ? fields.monitor_ids : [];
@@ -87,30 +78,27 @@ export async function createIncident(
     updatedAt: at,
     resolvedAt: resolvedAt(status, at, null),
   };
-  commitUpdate(page, incident, first, deps, () => {
-    deps.incidents.insert(incident);
-    deps.incidents.addUpdate(incident, first);
-  });
+  await deps.commitUpdate({ page, incident, update: first, opening: true });
   deps.pageChanged(page);
   return incident;
 }
 
-function requireIncident(pageId: string, id: string, deps: IncidentsDeps): Incident {
-  const incident = deps.incidents.find(pageId, id);
+async function requireIncident(pageId: string, id: string, deps: IncidentsDeps) {
+  const incident = await deps.incidents.find(pageId, id);
   if (!incident) throw statusPageErrors.notFound();
   return incident;
 }
 
 /** Posts an update: the incident takes its status (investigating → … → resolved). */
-export function postUpdate(
+export async function postUpdate(
   organizationId: string,
   pageId: string,
   incidentId: string,
   body: unknown,
   deps: IncidentsDeps,
-): Incident {
-  const page = requirePage(organizationId, pageId, deps);
-  const incident = requireIncident(page.id, incidentId, deps);
+): Promise<Incident> {
+  const page = await requirePage(organizationId, pageId, deps);
+  const incident = await requireIncident(page.id, incidentId, deps);
   const fields = fieldsOf(body);
   failIf(bodyProblems(IncidentUpdateBody, fields, {}));
   const at = isoAt(deps.clock.now());
@@ -127,22 +115,22 @@ export function postUpdate(
     updatedAt: at,
     resolvedAt: resolvedAt(update.status, at, incident.resolvedAt),
   };
-  commitUpdate(page, updated, update, deps, () => deps.incidents.addUpdate(updated, update));
+  await deps.commitUpdate({ page, incident: updated, update, opening: false });
   deps.pageChanged(page);
   return updated;
 }
 
-export function listIncidents(organizationId: string, pageId: string, deps: IncidentsDeps) {
-  return deps.incidents.list(requirePage(organizationId, pageId, deps).id);
+export async function listIncidents(organizationId: string, pageId: string, deps: IncidentsDeps) {
+  return deps.incidents.list((await requirePage(organizationId, pageId, deps)).id);
 }
 
-export function deleteIncident(
+export async function deleteIncident(
   organizationId: string,
   pageId: string,
   incidentId: string,
   deps: IncidentsDeps,
-): void {
-  const page = requirePage(organizationId, pageId, deps);
-  if (!deps.incidents.remove(page.id, incidentId)) throw statusPageErrors.notFound();
+): Promise<void> {
+  const page = await requirePage(organizationId, pageId, deps);
+  if (!(await deps.incidents.remove(page.id, incidentId))) throw statusPageErrors.notFound();
   deps.pageChanged(page);
 }

@@ -19,7 +19,7 @@ async function nodeWithCache(url: string, id: string) {
   nodes.push(node);
   const cache = createRenderCache({ ttlMs: 60_000, maxPages: 10, now: () => Date.now() });
   let domainLookups = 0;
-  const domains = createDomainDirectory((host) => {
+  const domains = createDomainDirectory(async (host) => {
     domainLookups += 1;
     return host === "status.example.test" ? "acme" : null;
   });
@@ -37,7 +37,7 @@ test("a page written on one node is rendered afresh on the others", async () => 
   for (const node of [a, b]) {
     node.render("acme");
     node.render("other");
-    expect(node.domains.slugOf("status.example.test")).toBe("acme");
+    expect(await node.domains.slugOf("status.example.test")).toBe("acme");
   }
   expect(b.cache.peek("acme", "answer:html")).toBeDefined();
 
@@ -51,6 +51,6 @@ test("a page written on one node is rendered afresh on the others", async () => 
   expect(b.cache.peek("other", "answer:html")).toBeDefined();
   expect(a.cache.peek("other", "answer:html")).toBeDefined();
   // The custom domain is looked up again on b, as its host may have moved.
-  b.domains.slugOf("status.example.test");
+  await b.domains.slugOf("status.example.test");
   expect(b.lookups()).toBe(2);
 });

@@ -9,18 +9,25 @@ const MAX_REMEMBERED_HOSTS = 1000;
  * Hosts that are some page's `custom_domain`, looked up once and remembered (misses too, so
  * the app's own host costs one map lookup), forgotten on every write to any page.
  */
-export function createDomainDirectory(findSlug: (host: string) => string | null) {
+export function createDomainDirectory(findSlug: (host: string) => Promise<string | null>) {
   const known = new Map<string, string | null>();
+  // A lookup that a write overtook answers its caller but is not remembered: it may be stale.
+  let writes = 0;
   return {
-    slugOf(host: string): string | null {
+    async slugOf(host: string): Promise<string | null> {
       const hit = known.get(host);
       if (hit !== undefined) return hit;
-      const slug = findSlug(host);
+      const before = writes;
+      const slug = await findSlug(host);
+      if (before !== writes) return slug;
       if (known.size >= MAX_REMEMBERED_HOSTS) known.clear();
       known.set(host, slug);
       return slug;
     },
-    forget: () => known.clear(),
+    forget: () => {
+      known.clear();
+      writes += 1;
+    },
   };
 }
 
@@ -40,7 +47,7 @@ export function customDomainPage(
     if (request.method !== "GET" && request.method !== "HEAD") return undefined;
     const host = hostOf(request.headers.get("host"));
     if (!host || host === ownHost) return undefined;
-    const slug = domains.slugOf(host);
+    const slug = await domains.slugOf(host);
     if (!slug) return undefined;
     const view = await publicView(slug, deps);
     return view ? htmlAnswer(request, view, deps) : undefined;

@@ -253,10 +253,9 @@ describe("a custom domain never takes the app's own host", () => {
       const page = await callAs(own, admin, "POST", PATH, {
         status_page: { name: "Shadow", slug: "own-host", custom_domain: "other.example.com" },
       });
-      own.deps.db.sqlite.run(
-        "UPDATE status_pages SET custom_domain = 'weir.example.com' WHERE id = ?",
-        [page.body.data.id],
-      );
+      const shadow = "UPDATE status_pages SET custom_domain = 'weir.example.com' WHERE id = ";
+      if (own.postgres) await own.postgres.sql.unsafe(`${shadow}$1`, [page.body.data.id]);
+      else own.deps.db.sqlite.run(`${shadow}?`, [page.body.data.id]);
       const front = await fetch(`${own.url}/`, { headers: { host: "weir.example.com" } });
       expect(await front.text()).not.toContain("<h1>Shadow</h1>");
     } finally {

@@ -1,16 +1,16 @@
 import type { PublicBaseUrl } from "../http/http.public-url.ts";
 import type { Clock } from "../shared/clock.ts";
-import type { IncidentsRepo } from "./incidents.repo.ts";
+import type { IncidentsStore } from "./incidents.store.ts";
 import type { RenderCache } from "./status-pages.cache.ts";
 import { FEED_DAYS, renderFeed } from "./status-pages.feed.ts";
 import type { StatusPage } from "./status-pages.model.ts";
 import type { StatusPagesReads } from "./status-pages.ports.ts";
-import type { StatusPagesRepo } from "./status-pages.repo.ts";
 import { buildSnapshot, INCIDENT_HISTORY_DAYS, type Snapshot } from "./status-pages.snapshot.ts";
+import type { StatusPagesStore } from "./status-pages.store.ts";
 
 export interface PublicDeps {
-  repo: StatusPagesRepo;
-  incidents: IncidentsRepo;
+  repo: StatusPagesStore;
+  incidents: IncidentsStore;
   reads: StatusPagesReads;
   clock: Clock;
   cache: RenderCache;
@@ -28,14 +28,14 @@ const DAY_MS = 86_400_000;
 
 async function build(page: StatusPage, deps: PublicDeps): Promise<PublicView> {
   const now = deps.clock.now();
-  const monitors = deps.repo.monitors(page.id);
+  const monitors = await deps.repo.monitors(page.id);
   const onPage = new Set(monitors.map((m) => m.monitorId));
   const since = new Date(now - INCIDENT_HISTORY_DAYS * DAY_MS).toISOString();
   const snapshot = await buildSnapshot({
     page,
     monitors,
-    components: deps.repo.components(page.id),
-    incidents: deps.incidents.recent(page.id, since),
+    components: await deps.repo.components(page.id),
+    incidents: await deps.incidents.recent(page.id, since),
     reads: deps.reads,
     now,
   });
@@ -54,16 +54,22 @@ async function build(page: StatusPage, deps: PublicDeps): Promise<PublicView> {
 
 /** The page at `slug` as the public sees it, built at most once per cache period; null: none. */
 export function publicView(slug: string, deps: PublicDeps): Promise<PublicView | null> {
-  const hit = deps.cache.peek<Promise<PublicView>>(slug, "view");
+  const hit = deps.cache.peek<Promise<PublicView | null>>(slug, "view");
   if (hit) return hit;
-  const page = deps.repo.findBySlug(slug);
-  if (!page) return Promise.resolve(null);
-  // The build is kept while it runs, so requests meanwhile share it; a failed one is not kept.
+  // The lookup and build are kept while they run, so requests meanwhile share them; a failed
+  // one is not kept, and neither is a missing page (it may be created any moment).
   return deps.cache.memo(slug, "view", () =>
-    build(page, deps).catch((error) => {
-      deps.cache.forget(slug);
-      throw error;
-    }),
+    deps.repo
+      .findBySlug(slug)
+      .then((page) => (page ? build(page, deps) : null))
+      .then((view) => {
+        if (!view) deps.cache.forget(slug);
+        return view;
+      })
+      .catch((error) => {
+        deps.cache.forget(slug);
+        throw error;
+      }),
   );
 }
 
@@ -84,7 +90,7 @@ export async function feedOf(view: PublicView, pageUrl: string, deps: PublicDeps
     pageUrl,
     names: new Map(monitors.map((m) => [m.id, m.name])),
     changes: (await deps.reads.stateChanges?.(ids, since)) ?? [],
-    incidents: deps.incidents.recent(view.page.id, since),
+    incidents: await deps.incidents.recent(view.page.id, since),
     maintenance: [...(maintenance?.active ?? []), ...(maintenance?.recent ?? [])],
     now: new Date(now).toISOString(),
   });

@@ -90,7 +90,8 @@ const report = (query: string, as: TestAccount = owner, id = pageId) =>
 describe("status page SLA report", () => {
   test("per UTC day: the monitors together, the worst one, maintenance and the day's incidents", async () => {
     // Raw checks may be gone (retention): the report reads the daily rollups only.
-    server.deps.db.sqlite.run("DELETE FROM monitor_checks");
+    if (server.postgres) await server.postgres.sql`DELETE FROM monitor_checks`;
+    else server.deps.db.sqlite.run("DELETE FROM monitor_checks");
     const answer = await report("from=2026-01-01&to=2026-01-03");
     expect(answer.status).toBe(200);
     const { days, overall, monitors } = answer.body.data;

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AuthPorts } from "../auth/auth.room.ts";
 import { ErrorBody, ValidationErrorBody } from "../http/http.openapi.ts";
 import { parseReportQuery } from "../monitors/monitors.report.ts";
-import type { IncidentsRepo } from "./incidents.repo.ts";
+import type { IncidentsStore } from "./incidents.store.ts";
 import { type PageReport, pageReport, pageReportCsv } from "./status-pages.report.ts";
 import { requirePage, type StatusPagesDeps } from "./status-pages.service.ts";
 
@@ -49,16 +49,16 @@ export async function statusPageReport(
   organizationId: string,
   pageId: string,
   query: { from?: string; to?: string; format?: string },
-  deps: StatusPagesDeps & { incidents: IncidentsRepo },
+  deps: StatusPagesDeps & { incidents: IncidentsStore },
 ): Promise<{ report: PageReport; format: "json" | "csv"; slug: string }> {
-  const page = requirePage(organizationId, pageId, deps);
+  const page = await requirePage(organizationId, pageId, deps);
   const now = deps.clock.now();
   const range = parseReportQuery(query, now);
   // The port reads back from today: enough days to reach `from`, then keep the range.
   const today = now - (now % DAY_MS);
   const days = Math.max(1, Math.floor((today - range.from) / DAY_MS) + 1);
   const monitors = [];
-  for (const shown of deps.repo.monitors(page.id)) {
+  for (const shown of await deps.repo.monitors(page.id)) {
     const summary = await deps.reads.monitorSummary(organizationId, shown.monitorId);
     const daily = await deps.reads.dailyBuckets(shown.monitorId, days);
     monitors.push({
@@ -67,14 +67,14 @@ export async function statusPageReport(
       buckets: daily.filter((bucket) => bucket.start >= range.from && bucket.start <= range.to),
     });
   }
-  const report = pageReport(range, monitors, deps.incidents.list(page.id));
+  const report = pageReport(range, monitors, await deps.incidents.list(page.id));
   return { report, format: range.format, slug: page.slug };
 }
 
 /** `GET /api/v1/status-pages/{id}/report`: members read. */
 export function statusPageReportRoutes(room: {
   guard: AuthPorts["guard"];
-  deps: StatusPagesDeps & { incidents: IncidentsRepo };
+  deps: StatusPagesDeps & { incidents: IncidentsStore };
 }) {
   return new Elysia({ prefix: "/api/v1/status-pages" }).use(room.guard()).get(
     "/:id/report",

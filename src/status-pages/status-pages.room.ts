@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { createMailer } from "../alerts/alerts.mailer.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
-import type { AppDeps } from "../deps.ts";
+import type { RoomStorage, SharedDeps } from "../deps.ts";
 import { type Room, type RoomJob, type RoomSubscription, subscription } from "../room.ts";
-import { createIncidentsRepo } from "./incidents.repo.ts";
 import { incidentsRoutes } from "./incidents.routes.ts";
+import type { IncidentWrite } from "./incidents.service.ts";
 import { createRenderCache, type RenderCache } from "./status-pages.cache.ts";
 import {
   createDomainDirectory,
@@ -21,32 +21,29 @@ import type {
 } from "./status-pages.ports.ts";
 import type { PublicDeps } from "./status-pages.public.ts";
 import { publicRoutes } from "./status-pages.public-routes.ts";
-import { createStatusPagesRepo } from "./status-pages.repo.ts";
 import { statusPageReportRoutes } from "./status-pages.report.routes.ts";
 import { statusPagesRoutes } from "./status-pages.routes.ts";
 import type { StatusPagesDeps } from "./status-pages.service.ts";
+import {
+  type MailDelivery,
+  type SubscriberMails,
+  statusPagesStorage,
+} from "./status-pages.storage.ts";
 import { subscribeForm } from "./status-pages.subscribers.html.ts";
-import { createSubscribersRepo } from "./status-pages.subscribers.repo.ts";
-import { sweepStatusMails } from "./status-pages.subscribers.retention.ts";
 import { subscriberApiRoutes, subscriberPublicRoutes } from "./status-pages.subscribers.routes.ts";
 import { statusMailHandlers } from "./status-pages.subscribers.send.ts";
-import {
-  oweIncidentMails,
-  oweMaintenanceMails,
-  type SubscribersDeps,
-} from "./status-pages.subscribers.service.ts";
-import { announceMaintenanceStarts } from "./status-pages.subscribers.starts.ts";
 import { createSubscriberSigner } from "./status-pages.subscribers.tokens.ts";
 
 export type StatusPagesRoomDeps = Pick<
-  AppDeps,
-  "db" | "bus" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
->;
+  SharedDeps,
+  "bus" | "clock" | "ids" | "publicBaseUrl" | "config" | "secretKey" | "logger"
+> &
+  RoomStorage;
 
 export interface StatusPagesRoomPorts extends StatusPagesReads {
   guard: AuthPorts["guard"];
   /** Subscribers' mails are rows of the delivery outbox, kind "status_mail". */
-  delivery?: Pick<DeliveryPorts, "registerKind" | "enqueue" | "wake" | "forgetSubjects">;
+  delivery: MailDelivery;
 }
 
 /** The subscriber mails' sweep: hourly, like the other retention sweeps, and once at start. */
@@ -78,6 +75,8 @@ export interface StatusPagesPorts {
   customDomainPage(request: Request): Promise<Response | undefined>;
   /** A maintenance window was created: subscribers of the pages it touches are owed a mail. */
   maintenanceScheduled(tx: TxHandle, window: ScheduledMaintenance): void;
+  /** The same on PostgreSQL, in the window's transaction there. */
+  maintenanceScheduledPostgres(tx: PostgresTx, window: ScheduledMaintenance): Promise<void>;
 }
 
 /**
@@ -91,25 +90,15 @@ export function forgetChangedPages(cache: RenderCache, domains: DomainDirectory)
   });
 }
 
-/** The subscriber mails' jobs: announcing maintenance starts, and the retention sweep. */
-function subscriberJobs(
-  subscribers: SubscribersDeps,
-  delivery: StatusPagesRoomPorts["delivery"],
-  maintenanceFor: MaintenanceFor | undefined,
-): RoomJob[] {
-  if (!delivery) return [];
+/** The subscriber mails' jobs: the retention sweep, and announcing maintenance starts. */
+function subscriberJobs(mails: SubscriberMails, maintenanceFor: MaintenanceFor | undefined) {
   const jobs: RoomJob[] = [
     {
       name: STATUS_MAILS_RETENTION_JOB,
       scope: "cluster",
       pattern: "0 * * * *",
       runNow: true,
-      run: () =>
-        sweepStatusMails({
-          ...subscribers,
-          forgetDeliveries: (tx, ids) => delivery.forgetSubjects(tx, "status_mail", ids),
-          yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
-        }),
+      run: () => mails.sweep(() => new Promise<void>((resolve) => setImmediate(resolve))),
     },
   ];
   if (maintenanceFor) {
@@ -117,7 +106,7 @@ function subscriberJobs(
       name: MAINTENANCE_STARTS_JOB,
       scope: "cluster",
       pattern: "0 * * * * *",
-      run: () => announceMaintenanceStarts(subscribers, maintenanceFor),
+      run: () => mails.announceStarts(maintenanceFor),
     });
   }
   return jobs;
@@ -129,19 +118,25 @@ export function createStatusPagesRoom(
 ): Room<StatusPagesPorts> {
   const { guard, delivery, ...reads } = ports;
   const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
-  const repo = createStatusPagesRepo(deps.db);
+  const signer = createSubscriberSigner(deps.secretKey);
+  const storage = statusPagesStorage(
+    deps,
+    { signer, clock: deps.clock, ids: deps.ids, logger: deps.logger, plans: deps.config.plans },
+    delivery,
+  );
   const cache = createRenderCache({
     ttlMs: RENDER_TTL_MS,
     maxPages: MAX_CACHED_PAGES,
     now: () => deps.clock.now(),
   });
-  const domains = createDomainDirectory((host) => repo.findByDomain(host)?.slug ?? null);
+  const domains = createDomainDirectory(
+    async (host) => (await storage.pages.findByDomain(host))?.slug ?? null,
+  );
   const pages: StatusPagesDeps = {
-    repo,
+    repo: storage.pages,
     reads,
     clock: deps.clock,
     ids: deps.ids,
-    tx: (fn) => deps.db.tx(fn),
     smtpConfigured: mailer !== null,
     // Forgotten here at once (a room not yet started hears no bus), then told to every node.
     pageChanged: (page) => {
@@ -150,71 +145,58 @@ export function createStatusPagesRoom(
       deps.bus.publish("status_page.changed", { statusPageId: page.id, slug: page.slug });
     },
   };
-  const incidents = createIncidentsRepo(deps.db);
-  const subscribers: SubscribersDeps = {
-    pages: repo,
-    subscribers: createSubscribersRepo(deps.db),
-    signer: createSubscriberSigner(deps.secretKey),
-    clock: deps.clock,
-    ids: deps.ids,
-    logger: deps.logger,
-    plans: deps.config.plans,
-    tx: (fn) => deps.db.tx(fn),
-    enqueue: (tx, rows) => void delivery?.enqueue(tx, rows),
-    wake: () => delivery?.wake(),
-  };
-  delivery?.registerKind("status_mail", statusMailHandlers(subscribers, mailer));
-  const offersMail = mailer !== null && delivery !== undefined;
+  delivery.registerKind(
+    "status_mail",
+    statusMailHandlers(
+      { store: storage.subscribers, pages: storage.pages, signer, clock: deps.clock },
+      mailer,
+    ),
+  );
+  // Without the operator's mail server no page offers mail.
+  const mails = mailer !== null ? storage.mails : null;
   const subscriberRoutes = {
     guard,
-    subscribers,
+    pages: storage.pages,
+    subscribers: { store: storage.subscribers, signer, clock: deps.clock },
+    subscribe: mails?.subscribe ?? null,
     publicBaseUrl: deps.publicBaseUrl,
-    smtpConfigured: offersMail,
+    smtpConfigured: mails !== null,
   };
   const publicDeps: PublicDeps = {
-    repo,
-    incidents,
+    repo: storage.pages,
+    incidents: storage.incidents,
     reads,
     clock: deps.clock,
     cache,
     publicBaseUrl: deps.publicBaseUrl,
     subscribeFormFor: (page) =>
-      offersMail && page.allowSubscribers
-        ? subscribeForm(page.slug, subscribers.signer.sign("form", page.id, deps.clock.now()))
+      mails && page.allowSubscribers
+        ? subscribeForm(page.slug, signer.sign("form", page.id, deps.clock.now()))
         : "",
   };
+  const commitUpdate = (write: IncidentWrite) => storage.mails.commitUpdate(write, mails !== null);
   const routes = new Elysia()
     .use(statusPagesRoutes({ guard, pages, publicBaseUrl: deps.publicBaseUrl }))
     .use(
       incidentsRoutes({
         guard,
-        incidents: {
-          ...pages,
-          incidents,
-          mails: offersMail
-            ? {
-                owe: (tx, page, incident, update) =>
-                  oweIncidentMails(tx, page, incident, update, subscribers),
-                wake: subscribers.wake,
-              }
-            : undefined,
-        },
+        incidents: { ...pages, incidents: storage.incidents, commitUpdate },
       }),
     )
-    .use(statusPageReportRoutes({ guard, deps: { ...pages, incidents } }))
+    .use(statusPageReportRoutes({ guard, deps: { ...pages, incidents: storage.incidents } }))
     .use(subscriberApiRoutes(subscriberRoutes))
     .use(subscriberPublicRoutes(subscriberRoutes))
     .use(publicRoutes(publicDeps));
   return {
     routes,
-    jobs: subscriberJobs(subscribers, delivery, offersMail ? reads.maintenanceFor : undefined),
+    jobs: subscriberJobs(storage.mails, mails ? reads.maintenanceFor : undefined),
     subscriptions: [forgetChangedPages(cache, domains)],
     stop: () => {},
     ports: {
       customDomainPage: customDomainPage(publicDeps, domains, ownHostOf(deps.config.base_url)),
-      maintenanceScheduled: (tx, window) => {
-        if (offersMail) oweMaintenanceMails(tx, window, subscribers);
-      },
+      maintenanceScheduled: (tx, window) => mails?.maintenanceScheduled?.(tx, window),
+      maintenanceScheduledPostgres: async (tx, window) =>
+        mails?.maintenanceScheduledPostgres?.(tx, window),
     },
   };
 }

@@ -9,7 +9,7 @@ import {
   StatusPageCreateBody,
   StatusPageUpdateBody,
 } from "./status-pages.bodies.ts";
-import { hostOf } from "./status-pages.model.ts";
+import { hostOf, type StatusPage } from "./status-pages.model.ts";
 import { presentAttached, presentComponent, presentPage } from "./status-pages.present.ts";
 import { AttachedSchema, ComponentSchema, StatusPageSchema } from "./status-pages.schemas.ts";
 import {
@@ -40,7 +40,7 @@ const writeErrors = { ...errors, 409: ErrorBody };
 /** `/api/v1/status-pages` (decisions.md §9, §15): members read, admins write. */
 export function statusPagesRoutes(room: StatusPagesRouteDeps) {
   const deps = room.pages;
-  const view = async (page: ReturnType<typeof requirePage>, base: string) =>
+  const view = async (page: StatusPage, base: string) =>
     presentPage(page, await shownOf(page, deps), base);
   return new Elysia({ prefix: "/api/v1/status-pages" })
     .use(room.guard())
@@ -52,7 +52,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
       "/",
       async ({ principal, base }) => ({
         data: await Promise.all(
-          deps.repo.list(principal.organizationId).map((page) => view(page, base)),
+          (await deps.repo.list(principal.organizationId)).map((page) => view(page, base)),
         ),
       }),
       {
@@ -66,7 +66,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
         requirePermission(principal, "write");
         const caller = { organizationId: principal.organizationId, instanceHost };
         set.status = 201;
-        return { data: await view(createPage(caller, body, deps), base) };
+        return { data: await view(await createPage(caller, body, deps), base) };
       },
       {
         response: { 201: One, ...writeErrors },
@@ -81,7 +81,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     .get(
       "/:id",
       async ({ principal, base, params }) => ({
-        data: await view(requirePage(principal.organizationId, params.id, deps), base),
+        data: await view(await requirePage(principal.organizationId, params.id, deps), base),
       }),
       {
         response: { 200: One, ...errors },
@@ -93,7 +93,7 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
       async ({ principal, base, instanceHost, params, body }) => {
         requirePermission(principal, "write");
         const caller = { organizationId: principal.organizationId, instanceHost };
-        return { data: await view(updatePage(caller, params.id, body, deps), base) };
+        return { data: await view(await updatePage(caller, params.id, body, deps), base) };
       },
       {
         response: { 200: One, ...writeErrors },
@@ -107,9 +107,9 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        deletePage(principal.organizationId, params.id, deps);
+        await deletePage(principal.organizationId, params.id, deps);
         set.status = 204;
       },
       {
@@ -138,9 +138,9 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .delete(
       "/:id/monitors/:monitor_id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        detachMonitor(principal.organizationId, params.id, params.monitor_id, deps);
+        await detachMonitor(principal.organizationId, params.id, params.monitor_id, deps);
         set.status = 204;
       },
       {
@@ -150,12 +150,11 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .post(
       "/:id/components",
-      ({ principal, params, body, set }) => {
+      async ({ principal, params, body, set }) => {
         requirePermission(principal, "write");
         set.status = 201;
-        return {
-          data: presentComponent(addComponent(principal.organizationId, params.id, body, deps)),
-        };
+        const component = await addComponent(principal.organizationId, params.id, body, deps);
+        return { data: presentComponent(component) };
       },
       {
         response: { 201: t.Object({ data: ComponentSchema }), ...errors },
@@ -169,9 +168,9 @@ export function statusPagesRoutes(room: StatusPagesRouteDeps) {
     )
     .delete(
       "/:id/components/:component_id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        removeComponent(principal.organizationId, params.id, params.component_id, deps);
+        await removeComponent(principal.organizationId, params.id, params.component_id, deps);
         set.status = 204;
       },
       {

@@ -1,4 +1,3 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import { bodyProblems } from "../shared/body-schema.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -20,15 +19,14 @@ import {
   type StatusPage,
 } from "./status-pages.model.ts";
 import type { StatusPagesReads } from "./status-pages.ports.ts";
-import { type StatusPagesRepo, uniqueViolation } from "./status-pages.repo.ts";
+import type { PageWriteOutcome, StatusPagesStore } from "./status-pages.store.ts";
 import { SMTP_NOT_CONFIGURED } from "./status-pages.subscribers.model.ts";
 
 export interface StatusPagesDeps {
-  repo: StatusPagesRepo;
+  repo: StatusPagesStore;
   reads: StatusPagesReads;
   clock: Clock;
   ids: Ids;
-  tx<T>(fn: (tx: TxHandle) => T): T;
   /** Whether the operator set the mail settings: subscribers need them. */
   smtpConfigured: boolean;
   /** A page's render changed: its cached answers go. */
@@ -74,20 +72,20 @@ function ownChecks(
   return errors;
 }
 
-function save(write: () => void): void {
-  try {
-    write();
-  } catch (error) {
-    if (uniqueViolation(error, "slug")) throw statusPageErrors.slugTaken();
-    if (uniqueViolation(error, "custom_domain")) throw statusPageErrors.domainTaken();
-    throw error;
-  }
+async function save(write: Promise<PageWriteOutcome>): Promise<void> {
+  const outcome = await write;
+  if (outcome === "slug_taken") throw statusPageErrors.slugTaken();
+  if (outcome === "domain_taken") throw statusPageErrors.domainTaken();
 }
 
 const optional = <T>(value: unknown, fallback: T): T =>
   value === undefined ? fallback : (value as T);
 
-export function createPage(caller: Caller, body: unknown, deps: StatusPagesDeps): StatusPage {
+export async function createPage(
+  caller: Caller,
+  body: unknown,
+  deps: StatusPagesDeps,
+): Promise<StatusPage> {
   const fields = pageFieldsOf(body);
   const groups = optional<PageGroup[]>(fields.groups, []);
   failIf(
@@ -113,20 +111,24 @@ export function createPage(caller: Caller, body: unknown, deps: StatusPagesDeps)
     createdAt: at,
     updatedAt: at,
   };
-  save(() => deps.repo.insert(page));
+  await save(deps.repo.insert(page));
   deps.pageChanged(page);
   return page;
 }
 
-export function requirePage(organizationId: string, id: string, deps: StatusPagesDeps) {
-  const page = deps.repo.find(organizationId, id);
+export async function requirePage(
+  organizationId: string,
+  id: string,
+  deps: StatusPagesDeps,
+): Promise<StatusPage> {
+  const page = await deps.repo.find(organizationId, id);
   if (!page) throw statusPageErrors.notFound();
   return page;
 }
 
 /** PUT: the fields sent replace theirs; the others keep their value. */
-export function updatePage(caller: Caller, id: string, body: unknown, deps: StatusPagesDeps) {
-  const page = requirePage(caller.organizationId, id, deps);
+export async function updatePage(caller: Caller, id: string, body: unknown, deps: StatusPagesDeps) {
+  const page = await requirePage(caller.organizationId, id, deps);
   const fields = pageFieldsOf(body);
   const groups = optional(fields.groups, page.groups);
   failIf(
@@ -150,16 +152,20 @@ export function updatePage(caller: Caller, id: string, body: unknown, deps: Stat
     groups,
     updatedAt: isoAt(deps.clock.now()),
   };
-  save(() => deps.repo.update(updated));
+  await save(deps.repo.update(updated));
   // The old slug and domain stop answering at once, as the new ones start.
   deps.pageChanged(page);
   deps.pageChanged(updated);
   return updated;
 }
 
-export function deletePage(organizationId: string, id: string, deps: StatusPagesDeps): void {
-  const page = requirePage(organizationId, id, deps);
-  deps.repo.remove(organizationId, id);
+export async function deletePage(
+  organizationId: string,
+  id: string,
+  deps: StatusPagesDeps,
+): Promise<void> {
+  const page = await requirePage(organizationId, id, deps);
+  await deps.repo.remove(organizationId, id);
   deps.pageChanged(page);
 }
 
@@ -191,36 +197,36 @@ export async function attachMonitor(
   body: unknown,
   deps: StatusPagesDeps,
 ): Promise<PageMonitor> {
-  const page = requirePage(organizationId, pageId, deps);
+  const page = await requirePage(organizationId, pageId, deps);
   // Another organization's monitor is as unknown as a missing one.
   if (!(await deps.reads.monitorSummary(organizationId, monitorId))) {
     throw statusPageErrors.notFound();
   }
   const monitor = { monitorId, ...displayOf(body, AttachMonitorBody, groupProblem(page, body)) };
-  deps.repo.attach(page.id, monitor);
+  await deps.repo.attach(page.id, monitor);
   deps.pageChanged(page);
   return monitor;
 }
 
-export function detachMonitor(
+export async function detachMonitor(
   organizationId: string,
   pageId: string,
   monitorId: string,
   deps: StatusPagesDeps,
 ) {
-  const page = requirePage(organizationId, pageId, deps);
-  if (!deps.repo.detach(page.id, monitorId)) throw statusPageErrors.notFound();
+  const page = await requirePage(organizationId, pageId, deps);
+  if (!(await deps.repo.detach(page.id, monitorId))) throw statusPageErrors.notFound();
   deps.pageChanged(page);
 }
 
 /** Adds a bridge or destination of the organization; anything else is a 404 (decisions.md §15). */
-export function addComponent(
+export async function addComponent(
   organizationId: string,
   pageId: string,
   body: unknown,
   deps: StatusPagesDeps,
-): PageComponent {
-  const page = requirePage(organizationId, pageId, deps);
+): Promise<PageComponent> {
+  const page = await requirePage(organizationId, pageId, deps);
   const fields = isRecord(body) ? body : {};
   const own = groupProblem(page, body);
   const bridge = typeof fields.bridge_id === "string";
@@ -239,28 +245,28 @@ export function addComponent(
     targetId: bridge ? (fields.bridge_id as string) : (fields.destination_id as string),
     ...display,
   };
-  deps.repo.insertComponent(component);
+  await deps.repo.insertComponent(component);
   deps.pageChanged(page);
   return component;
 }
 
-export function removeComponent(
+export async function removeComponent(
   organizationId: string,
   pageId: string,
   id: string,
   deps: StatusPagesDeps,
 ) {
-  const page = requirePage(organizationId, pageId, deps);
-  if (!deps.repo.removeComponent(page.id, id)) throw statusPageErrors.notFound();
+  const page = await requirePage(organizationId, pageId, deps);
+  if (!(await deps.repo.removeComponent(page.id, id))) throw statusPageErrors.notFound();
   deps.pageChanged(page);
 }
 
 /** What the API shows of a page: its settings, its monitors with their current state. */
 export async function shownOf(page: StatusPage, deps: StatusPagesDeps) {
   const monitors = [];
-  for (const m of deps.repo.monitors(page.id)) {
+  for (const m of await deps.repo.monitors(page.id)) {
     const summary = await deps.reads.monitorSummary(page.organizationId, m.monitorId);
     monitors.push({ ...m, status: summary?.status ?? "pending" });
   }
-  return { monitors, components: deps.repo.components(page.id) };
+  return { monitors, components: await deps.repo.components(page.id) };
 }

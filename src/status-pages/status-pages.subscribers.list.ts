@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { genericPage, type PageRequest, pageInfo } from "../db/db.pagination.ts";
 import type { StatusPage } from "./status-pages.model.ts";
 import { csvCell, type Subscriber } from "./status-pages.subscribers.model.ts";
-import type { SubscribersDeps } from "./status-pages.subscribers.service.ts";
+import type { SubscribersStore } from "./status-pages.subscribers.store.ts";
 
 export const SubscriberSchema = t.Object({
   id: t.String(),
@@ -20,21 +20,29 @@ const present = (s: Subscriber) => ({
   confirmed_at: s.confirmedAt,
 });
 
-export function listSubscribers(page: StatusPage, request: PageRequest, deps: SubscribersDeps) {
-  const rows = deps.subscribers.page(page.id, request.pageSize, request.offset);
-  return genericPage(rows.map(present), pageInfo(request, deps.subscribers.count(page.id)));
+export async function listSubscribers(
+  page: StatusPage,
+  request: PageRequest,
+  store: SubscribersStore,
+) {
+  const rows = await store.page(page.id, request.pageSize, request.offset);
+  return genericPage(rows.map(present), pageInfo(request, await store.count(page.id)));
 }
 
 /** Every subscriber of the page, oldest first, as CSV safe to open in a spreadsheet. */
-export function subscribersCsv(page: StatusPage, deps: SubscribersDeps): string {
+export async function subscribersCsv(page: StatusPage, store: SubscribersStore): Promise<string> {
   const lines = ["id,email,status,subscribed_at,confirmed_at"];
-  for (const s of deps.subscribers.all(page.id)) {
+  for (const s of await store.all(page.id)) {
     const p = present(s);
     lines.push([p.id, p.email, p.status, p.subscribed_at, p.confirmed_at].map(csvCell).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }
 
-export function deleteSubscriber(page: StatusPage, id: string, deps: SubscribersDeps): boolean {
-  return deps.subscribers.remove(page.id, id);
+export function deleteSubscriber(
+  page: StatusPage,
+  id: string,
+  store: SubscribersStore,
+): Promise<boolean> {
+  return store.remove(page.id, id);
 }

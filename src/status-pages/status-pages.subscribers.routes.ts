@@ -9,6 +9,7 @@ import { UI_SECURITY_HEADERS } from "../http/ui.routes.ts";
 import { failIf, statusPageErrors } from "./status-pages.errors.ts";
 import type { StatusPage } from "./status-pages.model.ts";
 import { notFoundPage } from "./status-pages.public-routes.ts";
+import type { StatusPagesStore } from "./status-pages.store.ts";
 import { messagePage, unsubscribeButton } from "./status-pages.subscribers.html.ts";
 import {
   deleteSubscriber,
@@ -22,15 +23,20 @@ import {
 } from "./status-pages.subscribers.model.ts";
 import {
   confirmSubscriber,
-  type SubscribersDeps,
-  subscribe,
+  type SubscribeOutcome,
+  type SubscriberLinksDeps,
   unsubscribe,
   unsubscribeLinkValid,
 } from "./status-pages.subscribers.service.ts";
 
 export interface SubscriberRoutesDeps {
   guard: AuthPorts["guard"];
-  subscribers: SubscribersDeps;
+  pages: StatusPagesStore;
+  subscribers: SubscriberLinksDeps;
+  /** Where mail is offered: writes a subscription with its confirmation mail. */
+  subscribe:
+    | ((page: StatusPage, email: string, linkBase: string) => Promise<SubscribeOutcome>)
+    | null;
   publicBaseUrl: PublicBaseUrl;
   /** Whether the operator set the mail settings: without them no page offers the form. */
   smtpConfigured: boolean;
@@ -63,19 +69,21 @@ const wantsHtml = (request: Request) =>
 export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
   const room = deps.subscribers;
   const perPage = createWindowLimiter(SUBSCRIBES_PER_PAGE_PER_MINUTE, 60_000);
-  const offering = (slug: string): StatusPage | null => {
-    const page = room.pages.findBySlug(slug);
-    return page?.allowSubscribers && deps.smtpConfigured ? page : null;
+  const offering = async (slug: string) => {
+    const page = await deps.pages.findBySlug(slug);
+    const subscribe = deps.smtpConfigured ? deps.subscribe : null;
+    return page?.allowSubscribers && subscribe ? { page, subscribe } : null;
   };
-  const known = (slug: string) => room.pages.findBySlug(slug);
+  const known = (slug: string) => deps.pages.findBySlug(slug);
   return new Elysia({ prefix: "/status" })
     .post(
       "/:slug/subscribe",
-      ({ params, body, request, server }) => {
-        const page = offering(params.slug);
+      async ({ params, body, request, server }) => {
+        const offer = await offering(params.slug);
         const asHtml = wantsHtml(request);
-        if (!page)
+        if (!offer)
           return asHtml ? notFoundPage() : Response.json({ error: "not_found" }, { status: 404 });
+        const { page, subscribe } = offer;
         const fields = fieldsOf(body);
         const email = text(fields.email).trim().toLowerCase();
         const formToken = room.signer.verify(text(fields.token), "form", room.clock.now());
@@ -98,7 +106,7 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
                 { status: 429, headers: { "retry-after": "60" } },
               );
         }
-        subscribe(page, email, deps.publicBaseUrl(request, server), room);
+        await subscribe(page, email, deps.publicBaseUrl(request, server));
         // The same answer whatever the address's state: it tells nobody who is subscribed.
         const sent =
           "If this address is not subscribed yet, a mail with a confirmation link is on its way. The link works for 48 hours.";
@@ -110,10 +118,10 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
     )
     .get(
       "/:slug/confirm",
-      ({ params, query }) => {
-        const page = known(params.slug);
+      async ({ params, query }) => {
+        const page = await known(params.slug);
         if (!page) return notFoundPage();
-        if (!confirmSubscriber(page, tokenOf(query), room)) {
+        if (!(await confirmSubscriber(page, tokenOf(query), room))) {
           const bad =
             "This confirmation link is not valid or has expired. Subscribe again from the page.";
           return html(messagePage(page, "Link not valid", bad), 400);
@@ -126,11 +134,11 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
     )
     .get(
       "/:slug/unsubscribe",
-      ({ params, query }) => {
-        const page = known(params.slug);
+      async ({ params, query }) => {
+        const page = await known(params.slug);
         if (!page) return notFoundPage();
         const token = tokenOf(query);
-        if (!unsubscribeLinkValid(page, token, room)) {
+        if (!(await unsubscribeLinkValid(page, token, room))) {
           return html(
             messagePage(page, "Not subscribed", "This address gets no mail from this page."),
           );
@@ -142,10 +150,10 @@ export function subscriberPublicRoutes(deps: SubscriberRoutesDeps) {
     )
     .post(
       "/:slug/unsubscribe",
-      ({ params, query }) => {
-        const page = known(params.slug);
+      async ({ params, query }) => {
+        const page = await known(params.slug);
         if (!page) return notFoundPage();
-        if (!unsubscribe(page, tokenOf(query), room)) {
+        if (!(await unsubscribe(page, tokenOf(query), room))) {
           return html(
             messagePage(page, "Link not valid", "This unsubscribe link is not valid."),
             400,
@@ -166,22 +174,24 @@ export function subscriberApiRoutes(deps: SubscriberRoutesDeps) {
     .use(deps.guard())
     .get(
       "/",
-      ({ principal, params, query }) => {
+      async ({ principal, params, query }) => {
         requirePermission(principal, "write");
-        const page = room.pages.find(principal.organizationId, params.id);
+        const page = await deps.pages.find(principal.organizationId, params.id);
         if (!page) throw statusPageErrors.notFound();
-        if (query.format === "csv") {
-          return new Response(subscribersCsv(page, room), {
-            headers: {
-              "content-type": "text/csv; charset=utf-8",
-              "content-disposition": `attachment; filename="${page.slug}-subscribers.csv"`,
-            },
-          });
-        }
-        if (query.format !== undefined && query.format !== "json") {
+        if (query.format !== undefined && query.format !== "json" && query.format !== "csv") {
           failIf({ format: ["must be json or csv"] });
         }
-        return listSubscribers(page, parsePageRequest(query), room);
+        if (query.format !== "csv") {
+          return listSubscribers(page, parsePageRequest(query), room.store);
+        }
+        const csv = new Response(await subscribersCsv(page, room.store), {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="${page.slug}-subscribers.csv"`,
+          },
+        });
+        // Elysia types an async handler's answer as one shape; a Response is sent as it is.
+        return csv as unknown as Awaited<ReturnType<typeof listSubscribers>>;
       },
       {
         response: {
@@ -202,10 +212,10 @@ export function subscriberApiRoutes(deps: SubscriberRoutesDeps) {
     )
     .delete(
       "/:subscriber_id",
-      ({ principal, params, set }) => {
+      async ({ principal, params, set }) => {
         requirePermission(principal, "write");
-        const page = room.pages.find(principal.organizationId, params.id);
-        if (!page || !deleteSubscriber(page, params.subscriber_id, room)) {
+        const page = await deps.pages.find(principal.organizationId, params.id);
+        if (!page || !(await deleteSubscriber(page, params.subscriber_id, room.store))) {
           throw statusPageErrors.notFound();
         }
         set.status = 204;

@@ -2,22 +2,26 @@
 // mail server with the one-click unsubscribe headers of RFC 8058.
 import { type Mailer, mailAttempt } from "../alerts/alerts.mailer.ts";
 import type { DeliveryKindHandlers, DeliveryRecord, Prepared } from "../delivery/delivery.ports.ts";
-import { type SubscribersDeps, unsubscribeUrlOf } from "./status-pages.subscribers.service.ts";
+import type { StatusPagesStore } from "./status-pages.store.ts";
+import { type SubscriberLinksDeps, unsubscribeUrlOf } from "./status-pages.subscribers.service.ts";
+
+/** What sending needs: the mail, its page and the signer of its unsubscribe link. */
+export type MailSendDeps = SubscriberLinksDeps & { pages: Pick<StatusPagesStore, "find"> };
 
 const nothingOwed: Prepared = { skip: "filtered" };
 
 async function prepare(
   delivery: DeliveryRecord,
-  deps: SubscribersDeps,
+  deps: MailSendDeps,
   mailer: Mailer | null,
 ): Promise<Prepared> {
-  const mail = deps.subscribers.findMail(delivery.subjectId);
+  const mail = await deps.store.findMail(delivery.subjectId);
   // Unsubscribed, deleted or the page gone: the mail is no longer owed.
   if (!mail || delivery.organizationId === null) return nothingOwed;
   const { subscriber } = mail;
   // Double opt-in: an unconfirmed address gets its confirmation and nothing else.
   if (mail.kind !== "confirm" && subscriber.confirmedAt === null) return nothingOwed;
-  const page = deps.pages.find(delivery.organizationId, subscriber.statusPageId);
+  const page = await deps.pages.find(delivery.organizationId, subscriber.statusPageId);
   if (!page) return nothingOwed;
   const message = {
     to: [subscriber.email],
@@ -33,7 +37,7 @@ async function prepare(
 
 /** The handlers the status pages room registers for the outbox's "status_mail" kind. */
 export function statusMailHandlers(
-  deps: SubscribersDeps,
+  deps: MailSendDeps,
   mailer: Mailer | null,
 ): DeliveryKindHandlers {
   return {

@@ -21,6 +21,7 @@ import {
   type Subscriber,
 } from "./status-pages.subscribers.model.ts";
 import type { SubscribersRepo } from "./status-pages.subscribers.repo.ts";
+import type { SubscribersStore } from "./status-pages.subscribers.store.ts";
 import type { Signer } from "./status-pages.subscribers.tokens.ts";
 
 export interface SubscribersDeps {
@@ -37,12 +38,23 @@ export interface SubscribersDeps {
   wake(): void;
 }
 
+/** What following a subscriber's signed link needs: works wherever the pages are stored. */
+export interface SubscriberLinksDeps {
+  store: SubscribersStore;
+  signer: Signer;
+  clock: Clock;
+}
+
 /** What a visitor's subscribe request came to; the answer is the same for each (no oracle). */
 export type SubscribeOutcome = "mailed" | "nothing_to_do" | "page_full";
 
 export const pageUrlOf = (linkBase: string, page: StatusPage) => `${linkBase}/status/${page.slug}`;
 
-export function unsubscribeUrlOf(s: Subscriber, page: StatusPage, deps: SubscribersDeps): string {
+export function unsubscribeUrlOf(
+  s: Subscriber,
+  page: StatusPage,
+  deps: Pick<SubscribersDeps, "signer" | "clock">,
+): string {
   const token = deps.signer.sign("unsubscribe", s.id, deps.clock.now());
   return `${pageUrlOf(s.linkBase, page)}/unsubscribe?token=${token}`;
 }
@@ -120,38 +132,50 @@ export function subscribe(
 }
 
 /** The subscriber a signed link names, when it is genuine, unexpired and of this page. */
-function subscriberOf(
+async function subscriberOf(
   page: StatusPage,
   token: string,
   purpose: "confirm" | "unsubscribe",
-  deps: SubscribersDeps,
-): Subscriber | null {
+  deps: SubscriberLinksDeps,
+): Promise<Subscriber | null> {
   const claims = deps.signer.verify(token, purpose, deps.clock.now());
-  const subscriber = claims ? deps.subscribers.find(claims.subject) : null;
+  const subscriber = claims ? await deps.store.find(claims.subject) : null;
   return subscriber && subscriber.statusPageId === page.id ? subscriber : null;
 }
 
 /** Follows a confirmation link; false when the link is bad, expired or its subscriber gone. */
-export function confirmSubscriber(page: StatusPage, token: string, deps: SubscribersDeps): boolean {
-  const subscriber = subscriberOf(page, token, "confirm", deps);
+export async function confirmSubscriber(
+  page: StatusPage,
+  token: string,
+  deps: SubscriberLinksDeps,
+): Promise<boolean> {
+  const subscriber = await subscriberOf(page, token, "confirm", deps);
   if (!subscriber) return false;
-  deps.subscribers.confirm(subscriber.id, isoAt(deps.clock.now()));
+  await deps.store.confirm(subscriber.id, isoAt(deps.clock.now()));
   return true;
 }
 
 /** Whether an unsubscribe link is genuine (what its confirm button needs to be shown). */
-export function unsubscribeLinkValid(page: StatusPage, token: string, deps: SubscribersDeps) {
-  return subscriberOf(page, token, "unsubscribe", deps) !== null;
+export async function unsubscribeLinkValid(
+  page: StatusPage,
+  token: string,
+  deps: SubscriberLinksDeps,
+): Promise<boolean> {
+  return (await subscriberOf(page, token, "unsubscribe", deps)) !== null;
 }
 
 /**
  * Unsubscribes the address an unsubscribe link names: its row goes, and with it every mail it
  * was still owed. A link followed twice is answered the same.
  */
-export function unsubscribe(page: StatusPage, token: string, deps: SubscribersDeps): boolean {
+export async function unsubscribe(
+  page: StatusPage,
+  token: string,
+  deps: SubscriberLinksDeps,
+): Promise<boolean> {
   const claims = deps.signer.verify(token, "unsubscribe", deps.clock.now());
   if (!claims) return false;
-  deps.subscribers.remove(page.id, claims.subject);
+  await deps.store.remove(page.id, claims.subject);
   return true;
 }
 
