@@ -30,16 +30,13 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import { FilterBudgetExceeded, refill, unmetered } from "./filters.model.ts";
 import {
   type IngestRequest,
-  overBudget,
   type RoutePlan,
   type Routing,
   requestView,
-  routeRequest,
 } from "./ingest.model.ts";
-import { createRoutePlans, type RouteReadsAsync } from "./ingest.plans.ts";
+import { createRoutePlans, type FilterCost, type RouteReadsAsync } from "./ingest.plans.ts";
 import { type EventRetry, retryEvent } from "./ingest.retry.ts";
 import type { IngestWriter } from "./ingest.store.ts";
 import type { Source } from "./sources.model.ts";
@@ -122,23 +119,12 @@ interface PendingEvent {
 /** What became of one request of a batch; `failed` fails that request alone. */
 type Stored = "stored" | "duplicate" | "source_gone" | { failed: unknown };
 
-/** Filter evaluation cost, for the benchmark and metrics. */
-export interface FilterCost {
-  evaluations: number;
-  totalMicros: number;
-  /** Events stored failed because their filters ran out of budget. */
-  budgetExceeded: number;
-}
-
 /**
  * The ingest path and the `event` delivery kind. Routes per source are cached and rebuilt when
  * anything changed (filters compile once per destination version); each event and its
  * deliveries are written in one group-committed transaction.
  */
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
-  const cost: FilterCost = { evaluations: 0, totalMicros: 0, budgetExceeded: 0 };
-  /** Every compiled filter charges this one meter; `route` refills it for each event. */
-  const meter = unmetered();
   const { routeStores } = deps;
   const destinations = createDestinationCache({
     ...(routeStores
@@ -148,7 +134,12 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     version: () => deps.routesVersion(),
     now: () => deps.clock.now(),
   });
-  const plans = createRoutePlans({ meter, routesVersion: () => deps.routesVersion() });
+  const plans = createRoutePlans({
+    routesVersion: () => deps.routesVersion(),
+    filterBudget: deps.filterBudget,
+    filterBudgetMs: deps.filterBudgetMs,
+  });
+  const { route } = plans;
   const buildPlan = (source: Source) => plans.build(source, deps.bridges);
   const planFor = (key: string, find: () => Source | null) => {
     if (routeStores) throw new Error("on PostgreSQL route plans are read with awaitPlanBy…");
@@ -251,30 +242,6 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     return { eventId: event.id };
   };
 
-  /**
-   * Routes one event on a fresh filter budget shared by all its destinations: past it the event
-   * is stored `failed` with the reason, and nothing is delivered.
-   */
-  const route = (plan: RoutePlan, view: RequestView): Routing => {
-    const started = performance.now();
-    refill(
-      meter,
-      deps.filterBudget ?? Number.POSITIVE_INFINITY,
-      deps.filterBudgetMs ?? Number.POSITIVE_INFINITY,
-    );
-    let routing: Routing;
-    try {
-      routing = routeRequest(plan, view);
-    } catch (error) {
-      if (!(error instanceof FilterBudgetExceeded)) throw error;
-      cost.budgetExceeded += 1;
-      routing = overBudget(plan);
-    }
-    cost.totalMicros += (performance.now() - started) * 1000;
-    cost.evaluations += 1;
-    return routing;
-  };
-
   return {
     /** The route plan of a source slug, or null (unknown source: 404). */
     planBySlug: (slug: string) => planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug)),
@@ -314,7 +281,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return { eventId: event.id };
     },
 
-    filterCost: (): FilterCost => ({ ...cost }),
+    filterCost: (): FilterCost => plans.cost(),
 
     /** Retries an event now (ingest.retry.ts). */
     retry: (event: StoredEvent): EventRetry =>
