@@ -30,12 +30,7 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import {
-  type IngestRequest,
-  type RoutePlan,
-  type Routing,
-  requestView,
-} from "./ingest.model.ts";
+import { type IngestRequest, type RoutePlan, type Routing, requestView } from "./ingest.model.ts";
 import { createRoutePlans, type FilterCost, type RouteReadsAsync } from "./ingest.plans.ts";
 import { type EventRetry, retryEvent } from "./ingest.retry.ts";
 import type { IngestWriter } from "./ingest.store.ts";
