@@ -17,6 +17,7 @@ import {
   addDestination,
   type BridgesDeps,
   createBridge,
+  deleteBridge,
   openSigningSecrets,
 } from "./bridges.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
@@ -185,4 +186,30 @@ test("a destination added on one node reaches another node's plans once the chan
   b.routesChanged();
   expect(await names()).toEqual(["first", "second"]);
   expect(await b.service.awaitPlanBySlug("no-such-slug")).toBeNull();
+});
+
+test("a plan gone stale on another node: the event is routed as things are now, or 404 once the source is gone", async () => {
+  const outbox: NewDelivery[] = [];
+  const [a, b] = [ingestOn(nodes[0], outbox), ingestOn(nodes[1], [])];
+  const bridge = await createBridge(
+    ORG,
+    {
+      name: "Stale",
+      source: { name: "Stale source" },
+      destinations: [{ name: "gone", url: "http://gone.test/" }],
+    },
+    a.bridgesDeps,
+  );
+  const plan = await a.service.awaitPlanById(bridge.source_id);
+  if (!plan) throw new Error("no plan");
+  // Node B deletes the bridge; node A is not told before its next ingest.
+  await deleteBridge(ORG, bridge.id, b.bridgesDeps);
+  const outcome = await a.service.ingest(plan, request('{"n":1}'));
+  if (!("eventId" in outcome)) throw new Error(`not stored: ${JSON.stringify(outcome)}`);
+  const bridges = await nodes[0].sql`
+    SELECT bridge_id FROM event_bridges WHERE event_id = ${outcome.eventId}`;
+  expect(bridges).toEqual([]);
+  expect(outbox).toEqual([]);
+  await createSourcesPostgresStore(nodes[1]).remove(ORG, bridge.source_id);
+  expect(await a.service.ingest(plan, request('{"n":2}'))).toEqual({ sourceGone: true });
 });

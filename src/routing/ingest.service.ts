@@ -221,16 +221,33 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   /** One event in its own transaction of the writer; resolves after its COMMIT. */
   const storeOnWriter = async (
     writer: IngestWriter,
-    event: StoredEvent,
-    routing: Routing,
-    dedup: DedupTicket | null,
+    pending: PendingEvent,
+    again = true,
   ): Promise<IngestOutcome> => {
+    const { event, routing, dedup } = pending;
     const stored = await writer.store({
       event,
       bridgeIds: routing.bridgeIds,
       deliveries: deliveriesOf(event, routing.destinations),
       dedup,
     });
+    if (stored === "stale") {
+      // A source or bridge deleted since the plan was read: routed once more as things are now.
+      plans.clear();
+      const plan = again ? await awaitPlanById(event.sourceId) : null;
+      if (!plan) {
+        if (again) return { sourceGone: true };
+        throw new Error("the routes changed again while the event was written");
+      }
+      const rerouted = route(plan, pending.view);
+      const restated = {
+        ...event,
+        status: rerouted.status,
+        statusReason: rerouted.reason ?? null,
+        filteredBy: rerouted.filteredBy,
+      };
+      return storeOnWriter(writer, { ...pending, event: restated, routing: rerouted }, false);
+    }
     if (stored === "duplicate") return { duplicate: true };
     deps.delivery?.ingestCommitted(1);
     deps.delivery?.wake();
@@ -268,7 +285,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         createdAt: isoAt(deps.clock.now()),
         filteredBy: routing.filteredBy,
       };
-      if (deps.writer) return storeOnWriter(deps.writer, event, routing, dedup);
+      if (deps.writer) return storeOnWriter(deps.writer, { event, routing, dedup, view });
       const stored = await group.submit({ event, routing, dedup, view });
       if (stored === "duplicate") return { duplicate: true };
       if (stored === "source_gone") return { sourceGone: true };
