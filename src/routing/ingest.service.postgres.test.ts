@@ -12,7 +12,6 @@ import { usePgDatabases } from "../test-utils/postgres.ts";
 import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createBridgesPostgresStore } from "./bridges.postgres.ts";
-import { createBridgesRepo } from "./bridges.repo.ts";
 import {
   addDestination,
   type BridgesDeps,
@@ -24,7 +23,6 @@ import { createEventsRepo } from "./events.repo.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
 import { createSourcesPostgresStore } from "./sources.postgres.ts";
-import { createSourcesRepo } from "./sources.repo.ts";
 
 const databases = usePgDatabases();
 const ORG = "org-1";
@@ -66,8 +64,6 @@ function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
   };
   const service = createIngestService(
     {
-      sources: createSourcesRepo(db),
-      bridges: createBridgesRepo(db),
       routeStores: { sources, bridges },
       events: createEventsRepo(db),
       delivery: null,

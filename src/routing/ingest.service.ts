@@ -39,8 +39,9 @@ import type { SourcesRepo } from "./sources.repo.ts";
 import type { SourcesStore } from "./sources.store.ts";
 
 export interface IngestDeps {
-  sources: SourcesRepo;
-  bridges: BridgesRepo;
+  /** SQLite: plans and destinations read without waiting. Absent with `routeStores`. */
+  sources?: SourcesRepo;
+  bridges?: BridgesRepo;
   events: EventsRepo;
   /** The outbox; null only while the app is built without one (events are then stored only). */
   delivery: DeliveryPorts | null;
@@ -121,10 +122,16 @@ type Stored = "stored" | "duplicate" | "source_gone" | { failed: unknown };
  */
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   const { routeStores } = deps;
+  // The SQLite repos serve only the synchronous paths, which do not run beside `routeStores`.
+  const noRepos = (): never => {
+    throw new Error("on PostgreSQL route plans are read with awaitPlanBy…");
+  };
+  const sourcesRepo = (): SourcesRepo => deps.sources ?? noRepos();
+  const bridgesRepo = (): BridgesRepo => deps.bridges ?? noRepos();
   const destinations = createDestinationCache({
     ...(routeStores
       ? { findAsync: (id) => routeStores.bridges.findDestinationWithSecrets(id) }
-      : { find: (id) => deps.bridges.findDestinationWithSecrets(id) }),
+      : { find: (id) => bridgesRepo().findDestinationWithSecrets(id) }),
     open: (id, sealed) => deps.signingSecrets(id, sealed),
     version: () => deps.routesVersion(),
     now: () => deps.clock.now(),
@@ -135,16 +142,15 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     filterBudgetMs: deps.filterBudgetMs,
   });
   const { route } = plans;
-  const buildPlan = (source: Source) => plans.build(source, deps.bridges);
+  const buildPlan = (source: Source) => plans.build(source, bridgesRepo());
   const planFor = (key: string, find: () => Source | null) => {
-    if (routeStores) throw new Error("on PostgreSQL route plans are read with awaitPlanBy…");
-    return plans.planFor(key, find, deps.bridges);
+    return plans.planFor(key, find, bridgesRepo());
   };
   /** The plan of a source by id, through the stores when there are stores. */
   const awaitPlanById = (id: string) =>
     routeStores
       ? plans.planForAsync(`id:${id}`, () => routeStores.sources.findById(id), routeStores.bridges)
-      : Promise.resolve(planFor(`id:${id}`, () => deps.sources.findById(id)));
+      : Promise.resolve(planFor(`id:${id}`, () => sourcesRepo().findById(id)));
 
   /** The dedup work of the batch being committed, told how its transaction ended. */
   let openDedup: DedupBatch | null = null;
@@ -190,7 +196,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return tx.savepoint(() => store(tx, dedupBatch, pending));
     } catch {
       plans.clear();
-      const source = deps.sources.findById(pending.event.sourceId);
+      const source = sourcesRepo().findById(pending.event.sourceId);
       if (!source) return "source_gone";
       const routing = route(buildPlan(source), pending.view);
       const event = {
@@ -256,8 +262,8 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
   return {
     /** The route plan of a source slug, or null (unknown source: 404). */
-    planBySlug: (slug: string) => planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug)),
-    planById: (id: string) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+    planBySlug: (slug: string) => planFor(`slug:${slug}`, () => sourcesRepo().findBySlug(slug)),
+    planById: (id: string) => planFor(`id:${id}`, () => sourcesRepo().findById(id)),
     /** Whether plans must be awaited (`awaitPlanBySlug`, `awaitPlanById`): on PostgreSQL. */
     plansAwait: routeStores !== undefined,
     awaitPlanBySlug: (slug: string) =>
@@ -267,7 +273,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             () => routeStores.sources.findBySlug(slug),
             routeStores.bridges,
           )
-        : Promise.resolve(planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug))),
+        : Promise.resolve(planFor(`slug:${slug}`, () => sourcesRepo().findBySlug(slug))),
     awaitPlanById,
 
     /** Stores one request as an event with its deliveries; resolves after the commit. */
@@ -302,7 +308,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         delivery: deps.delivery,
         tx: deps.tx,
         route,
-        planOf: (id) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+        planOf: (id) => planFor(`id:${id}`, () => sourcesRepo().findById(id)),
         enqueue: (tx, e, destinations) => enqueue(tx, e, destinations) ?? [],
       }),
 
@@ -365,7 +371,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             // The cached route plan holds the source: no query per delivery for its name.
             sourceName: (routeStores
               ? await awaitPlanById(event.sourceId)
-              : planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
+              : planFor(`id:${event.sourceId}`, () => sourcesRepo().findById(event.sourceId))
             )?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });

@@ -85,8 +85,10 @@ function ingestWriterOn(postgres: PostgresDb, ports: RoutingRoomPorts) {
 
 /** Builds the routing room's use-case deps, as its routes take them. */
 export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
-  const sourcesRepo = createSourcesRepo(deps.db);
-  const bridgesRepo = createBridgesRepo(deps.db);
+  /** SQLite only: the ingest path's synchronous lookups (PostgreSQL reads through the stores). */
+  const sqliteRepos = deps.postgres
+    ? null
+    : { sources: createSourcesRepo(deps.db), bridges: createBridgesRepo(deps.db) };
   let routesVersion = 0;
   const staleRoutes = () => {
     routesVersion += 1;
@@ -133,8 +135,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   const events = createEventsRepo(deps.db);
   const ingest = createIngestService(
     {
-      sources: sourcesRepo,
-      bridges: bridgesRepo,
+      ...sqliteRepos,
       events,
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
@@ -173,7 +174,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   );
   const health: HealthDeps = {
     health: createHealthRepo(deps.db),
-    bridges: bridgesRepo,
+    bridges: sqliteRepos?.bridges ?? createBridgesRepo(deps.db),
     clock: deps.clock,
     breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
   };
@@ -181,10 +182,9 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   ports.delivery?.registerKind("event", counted);
   return {
     sources,
-    /** The ingest path's synchronous lookups and plan reads (SQLite). */
-    sourcesRepo,
     bridges,
-    bridgesRepo,
+    /** The ingest path's synchronous lookups and plan reads (SQLite; null on PostgreSQL). */
+    sqliteRepos,
     ingest,
     events: { events, delivery: ports.delivery },
     bulkRetry: createBulkRetry({

@@ -91,7 +91,8 @@ export function createRoutingRoom(
     clock: deps.clock,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
-    planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
+    // On PostgreSQL `readsAsync` reads the plan; this is SQLite's.
+    planOf: (organizationId) => parts.sqliteRepos?.sources.planOf(organizationId) ?? "free",
     storedEventBytes: (organizationId) => parts.events.events.storedBytes(organizationId),
     ...(sharedBuckets && { sharedBuckets }),
     ...(postgres && {
@@ -183,7 +184,9 @@ export function createRoutingRoom(
     ports: {
       requireSource: (organizationId, sourceId) =>
         requireSource(organizationId, sourceId, parts.sources),
-      describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
+      // Synchronous for the issues room's SQLite hook; on PostgreSQL it knows no destination yet.
+      describeDestination: (destinationId) =>
+        parts.sqliteRepos?.bridges.describeDestination(destinationId) ?? null,
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
       deliveryHealth: (organizationId, component, days) =>
         deliveryHealth(organizationId, component, days, parts.health),
