@@ -12,13 +12,8 @@ import { usePgDatabases } from "../test-utils/postgres.ts";
 import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createBridgesPostgresStore } from "./bridges.postgres.ts";
-import {
-  addDestination,
-  type BridgesDeps,
-  createBridge,
-  deleteBridge,
-  openSigningSecrets,
-} from "./bridges.service.ts";
+import { type BridgesDeps, createBridge, deleteBridge } from "./bridges.service.ts";
+import { addDestination, openSigningSecrets } from "./destinations.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";

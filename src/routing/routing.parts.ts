@@ -8,8 +8,9 @@ import type { TransformationsPorts } from "../transformations/transformations.ro
 import { VERIFICATION_SEAL_PURPOSE } from "../verification/verification.settings.ts";
 import { createBridgesPostgresStore } from "./bridges.postgres.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
-import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
+import type { BridgesDeps } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
+import { openSigningSecrets } from "./destinations.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { createBulkRetry } from "./events.retry.service.ts";
 import { createHealthRepo } from "./health.repo.ts";
