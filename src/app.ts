@@ -152,6 +152,9 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     observeAttemptsPostgres: delivery.ports.observeAttemptsPostgres,
     // Without the routing room no destination is known: a failure then makes no issue.
     describeDestination: routing?.ports.describeDestination ?? (() => null),
+    ...(routing?.ports.describeDestinationPostgres && {
+      describeDestinationPostgres: routing.ports.describeDestinationPostgres,
+    }),
   });
   const alerts = onSqlite("alerts", (d) =>
     createAlertsRoom(d, {

@@ -150,6 +150,11 @@ export interface PostgresGroupingDeps extends Omit<GroupingDeps, "repo" | "liste
   group(tx: PostgresTx, failure: RecordedFailure, fresh: FreshIssue): Promise<GroupedFailure>;
   recordSuccess(tx: PostgresTx, destinationId: string, at: string, now: string): Promise<number>;
   listeners: readonly IssueListenerPostgres[];
+  /** The routing room's twin of `describeDestination`, read in the attempt's transaction. */
+  describeDestinationPostgres?(
+    tx: PostgresTx,
+    destinationId: string,
+  ): Promise<DestinationDescription | null>;
 }
 
 /**
@@ -168,7 +173,9 @@ export async function observeAttemptPostgres(
     await deps.recordSuccess(tx, delivery.destinationKey, attempt.createdAt, now);
     return;
   }
-  const destination = deps.describeDestination(delivery.destinationKey);
+  const destination = deps.describeDestinationPostgres
+    ? await deps.describeDestinationPostgres(tx, delivery.destinationKey)
+    : deps.describeDestination(delivery.destinationKey);
   const failure = failureOf(delivery, attempt, destination);
   if (!failure) return;
   const change = await deps.group(tx, failure, { id: deps.ids.uuid(), now });

@@ -43,6 +43,8 @@ export interface IssuesRoomPorts {
   observeAttemptsPostgres?: DeliveryPorts["observeAttemptsPostgres"];
   /** The routing room's description of a destination (bridge, names, priority). */
   describeDestination: RoutingPorts["describeDestination"];
+  /** PostgreSQL: the routing room's twin, read in the attempt's transaction. */
+  describeDestinationPostgres?: RoutingPorts["describeDestinationPostgres"];
 }
 
 /** What the issues room lends: the contract of issues.ports.ts, and its /metrics lines. */
@@ -168,6 +170,9 @@ function postgresStorage(
       ids: deps.ids,
       logger: deps.logger,
       describeDestination: ports.describeDestination,
+      ...(ports.describeDestinationPostgres && {
+        describeDestinationPostgres: ports.describeDestinationPostgres,
+      }),
       group: groupFailurePostgres,
       recordSuccess: recordSuccessPostgres,
       listeners,

@@ -1,6 +1,7 @@
 import type { PostgresDb, PostgresSql, PostgresTx } from "../db/db.postgres-handle.ts";
 import {
   type BridgeRow,
+  type DestinationDescription,
   type DestinationRow,
   settingsValues,
   toBridge,
@@ -27,6 +28,32 @@ async function insertDestination(sql: PostgresSql | PostgresTx, added: NewDestin
     VALUES (${d.id}, ${d.bridgeId}, ${d.organizationId}, ${name}, ${type}, ${priority}, ${url},
       ${method}, ${headers}, ${maxRetries}, ${webhookUrl}, ${botToken}, ${chatId}, ${filters},
       ${transformationId}, ${pathForwarding}, ${added.sealedSecret}, ${d.createdAt}, ${d.updatedAt})`;
+}
+
+/**
+ * A destination by id alone with its bridge's and source's names, through the client or inside
+ * a transaction (the issues room's grouping, in the attempt's transaction); null: it is gone.
+ */
+export async function describeDestinationPostgres(
+  sql: PostgresSql | PostgresTx,
+  id: string,
+): Promise<DestinationDescription | null> {
+  const [row] = await sql`
+    SELECT d.id, d.organization_id, d.bridge_id, d.name, d.type, d.priority,
+      b.name AS bridge_name, s.name AS source_name
+    FROM destinations d JOIN bridges b ON b.id = d.bridge_id JOIN sources s ON s.id = b.source_id
+    WHERE d.id = ${id}`;
+  if (!row) return null;
+  return {
+    destinationId: row.id as string,
+    organizationId: row.organization_id as string,
+    bridgeId: row.bridge_id as string,
+    bridgeName: row.bridge_name as string,
+    sourceName: row.source_name as string,
+    destinationName: row.name as string,
+    destinationType: row.type,
+    destinationPriority: row.priority,
+  };
 }
 
 /**
@@ -110,24 +137,7 @@ export function createBridgesPostgresStore(pg: PostgresDb): BridgesStore {
         },
       };
     },
-    describeDestination: async (id) => {
-      const [row] = await sql`
-        SELECT d.id, d.organization_id, d.bridge_id, d.name, d.type, d.priority,
-          b.name AS bridge_name, s.name AS source_name
-        FROM destinations d JOIN bridges b ON b.id = d.bridge_id JOIN sources s ON s.id = b.source_id
-        WHERE d.id = ${id}`;
-      if (!row) return null;
-      return {
-        destinationId: row.id as string,
-        organizationId: row.organization_id as string,
-        bridgeId: row.bridge_id as string,
-        bridgeName: row.bridge_name as string,
-        sourceName: row.source_name as string,
-        destinationName: row.name as string,
-        destinationType: row.type,
-        destinationPriority: row.priority,
-      };
-    },
+    describeDestination: (id) => describeDestinationPostgres(sql, id),
     updateDestination: async (d) => {
       const [name, type, priority, url, method, headers, maxRetries, webhookUrl, botToken, chatId] =
         settingsValues(d);

@@ -3,18 +3,20 @@ import { requirePermission } from "../auth/auth.guard.ts";
 import type { Principal } from "../auth/auth.model.ts";
 import { schemaBody } from "../http/http.openapi.ts";
 import {
-  addDestination,
   createBridge,
   deleteBridge,
-  deleteDestination,
   getBridge,
-  getDestination,
   listBridges,
+  updateBridge,
+} from "./bridges.service.ts";
+import {
+  addDestination,
+  deleteDestination,
+  getDestination,
   listDestinations,
   rotateSecret,
-  updateBridge,
   updateDestination,
-} from "./bridges.service.ts";
+} from "./destinations.service.ts";
 import {
   BridgeCreateBody,
   BridgeUpdateBody,

@@ -25,15 +25,27 @@ export function createIngestPostgresWriter(
   const { checkDedup, enqueueDeliveries } = options;
   return {
     store: (write) =>
-      pg.sql.begin(async (tx): Promise<IngestWriteOutcome> => {
-        if (write.dedup && checkDedup && (await checkDedup(tx, write.dedup))) return "duplicate";
-        const open = enqueueDeliveries ? write.deliveries.length : 0;
-        await insertEvent(tx, write.event, write.bridgeIds, open);
-        if (open > 0) await enqueueDeliveries?.(tx, write.deliveries);
-        return "stored";
-      }),
+      pg.sql
+        .begin(async (tx): Promise<IngestWriteOutcome> => {
+          if (write.dedup && checkDedup && (await checkDedup(tx, write.dedup))) return "duplicate";
+          const open = enqueueDeliveries ? write.deliveries.length : 0;
+          await insertEvent(tx, write.event, write.bridgeIds, open);
+          if (open > 0) await enqueueDeliveries?.(tx, write.deliveries);
+          return "stored";
+        })
+        .catch((error: unknown) => {
+          // The whole transaction rolled back, its dedup key with it.
+          if (isForeignKeyViolation(error)) return "stale";
+          throw error;
+        }),
   };
 }
+
+/** PostgreSQL's code for a foreign key refusing a row: the source or a bridge is gone. */
+const FOREIGN_KEY_VIOLATION = "23503";
+
+const isForeignKeyViolation = (error: unknown) =>
+  (error as { errno?: unknown } | null)?.errno === FOREIGN_KEY_VIOLATION;
 
 /** The event, its state (`open`: the deliveries written with it) and its bridges, as on SQLite. */
 async function insertEvent(

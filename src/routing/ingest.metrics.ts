@@ -1,4 +1,4 @@
-import type { FilterCost } from "./ingest.service.ts";
+import type { FilterCost } from "./ingest.plans.ts";
 
 /**
  * The ingest path in Prometheus text: how many times a request was routed through its source's

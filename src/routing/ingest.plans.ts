@@ -5,10 +5,12 @@ import {
   type CompiledFilters,
   compileFilterExplainer,
   compileFilters,
+  FilterBudgetExceeded,
   type FilterRejection,
+  refill,
+  unmetered,
 } from "./filters.model.ts";
-import type { FilterMeter } from "./filters.operators.ts";
-import type { RoutePlan } from "./ingest.model.ts";
+import { overBudget, type RoutePlan, type Routing, routeRequest } from "./ingest.model.ts";
 import type { Source } from "./sources.model.ts";
 
 /** What a plan is read from on SQLite: the repos' synchronous statements. */
@@ -25,12 +27,31 @@ export interface RouteReadsAsync {
 
 type Explainer = (view: RequestView) => FilterRejection | null;
 
+/** Filter evaluation cost, for the benchmark and metrics. */
+export interface FilterCost {
+  evaluations: number;
+  totalMicros: number;
+  /** Events stored failed because their filters ran out of budget. */
+  budgetExceeded: number;
+}
+
+export interface RoutePlansDeps {
+  routesVersion(): number;
+  /** Element comparisons one event's filters may make, all destinations together. */
+  filterBudget?: number | undefined;
+  /** The same budget's wall-clock ceiling, in ms. */
+  filterBudgetMs?: number | undefined;
+}
+
 /**
  * Route plans per source, cached until the routes version moves; filters compile once per
  * destination version. On SQLite a plan is read without waiting (the ingest hot path stays
  * synchronous); on PostgreSQL the same plan is read through the stores.
  */
-export function createRoutePlans(deps: { meter: FilterMeter; routesVersion(): number }) {
+export function createRoutePlans(deps: RoutePlansDeps) {
+  const cost: FilterCost = { evaluations: 0, totalMicros: 0, budgetExceeded: 0 };
+  /** Every compiled filter charges this one meter; `route` refills it for each event. */
+  const meter = unmetered();
   const plans = new Map<string, { version: number; plan: RoutePlan }>();
   const compiled = new Map<string, { updatedAt: string; matches: CompiledFilters }>();
   const explainers = new Map<string, { updatedAt: string; explain: Explainer }>();
@@ -38,7 +59,7 @@ export function createRoutePlans(deps: { meter: FilterMeter; routesVersion(): nu
   const matcherOf = (d: Destination): CompiledFilters => {
     const hit = compiled.get(d.id);
     if (hit && hit.updatedAt === d.updatedAt) return hit.matches;
-    const matches = compileFilters(d.filters, deps.meter);
+    const matches = compileFilters(d.filters, meter);
     compiled.set(d.id, { updatedAt: d.updatedAt, matches });
     return matches;
   };
@@ -46,7 +67,7 @@ export function createRoutePlans(deps: { meter: FilterMeter; routesVersion(): nu
   const explainerOf = (d: Destination): Explainer => {
     const hit = explainers.get(d.id);
     if (hit && hit.updatedAt === d.updatedAt) return hit.explain;
-    const explain = compileFilterExplainer(d.filters, deps.meter);
+    const explain = compileFilterExplainer(d.filters, meter);
     explainers.set(d.id, { updatedAt: d.updatedAt, explain });
     return explain;
   };
@@ -86,7 +107,33 @@ export function createRoutePlans(deps: { meter: FilterMeter; routesVersion(): nu
     return hit && hit.version === version ? hit.plan : null;
   };
 
+  /**
+   * Routes one event on a fresh filter budget shared by all its destinations: past it the event
+   * is stored `failed` with the reason, and nothing is delivered.
+   */
+  const route = (plan: RoutePlan, view: RequestView): Routing => {
+    const started = performance.now();
+    refill(
+      meter,
+      deps.filterBudget ?? Number.POSITIVE_INFINITY,
+      deps.filterBudgetMs ?? Number.POSITIVE_INFINITY,
+    );
+    let routing: Routing;
+    try {
+      routing = routeRequest(plan, view);
+    } catch (error) {
+      if (!(error instanceof FilterBudgetExceeded)) throw error;
+      cost.budgetExceeded += 1;
+      routing = overBudget(plan);
+    }
+    cost.totalMicros += (performance.now() - started) * 1000;
+    cost.evaluations += 1;
+    return routing;
+  };
+
   return {
+    route,
+    cost: (): FilterCost => ({ ...cost }),
     clear: () => plans.clear(),
     /** A plan as the routes are now, uncached (a request routed again after a failed write). */
     build,

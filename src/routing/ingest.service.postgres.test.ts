@@ -12,18 +12,12 @@ import { usePgDatabases } from "../test-utils/postgres.ts";
 import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createBridgesPostgresStore } from "./bridges.postgres.ts";
-import { createBridgesRepo } from "./bridges.repo.ts";
-import {
-  addDestination,
-  type BridgesDeps,
-  createBridge,
-  openSigningSecrets,
-} from "./bridges.service.ts";
+import { type BridgesDeps, createBridge, deleteBridge } from "./bridges.service.ts";
+import { addDestination, openSigningSecrets } from "./destinations.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { createIngestService } from "./ingest.service.ts";
 import { createIngestPostgresWriter } from "./ingest-writer.postgres.ts";
 import { createSourcesPostgresStore } from "./sources.postgres.ts";
-import { createSourcesRepo } from "./sources.repo.ts";
 
 const databases = usePgDatabases();
 const ORG = "org-1";
@@ -65,8 +59,6 @@ function ingestOn(node: PostgresDb, outbox: NewDelivery[]) {
   };
   const service = createIngestService(
     {
-      sources: createSourcesRepo(db),
-      bridges: createBridgesRepo(db),
       routeStores: { sources, bridges },
       events: createEventsRepo(db),
       delivery: null,
@@ -185,4 +177,30 @@ test("a destination added on one node reaches another node's plans once the chan
   b.routesChanged();
   expect(await names()).toEqual(["first", "second"]);
   expect(await b.service.awaitPlanBySlug("no-such-slug")).toBeNull();
+});
+
+test("a plan gone stale on another node: the event is routed as things are now, or 404 once the source is gone", async () => {
+  const outbox: NewDelivery[] = [];
+  const [a, b] = [ingestOn(nodes[0], outbox), ingestOn(nodes[1], [])];
+  const bridge = await createBridge(
+    ORG,
+    {
+      name: "Stale",
+      source: { name: "Stale source" },
+      destinations: [{ name: "gone", url: "http://gone.test/" }],
+    },
+    a.bridgesDeps,
+  );
+  const plan = await a.service.awaitPlanById(bridge.source_id);
+  if (!plan) throw new Error("no plan");
+  // Node B deletes the bridge; node A is not told before its next ingest.
+  await deleteBridge(ORG, bridge.id, b.bridgesDeps);
+  const outcome = await a.service.ingest(plan, request('{"n":1}'));
+  if (!("eventId" in outcome)) throw new Error(`not stored: ${JSON.stringify(outcome)}`);
+  const bridges = await nodes[0].sql`
+    SELECT bridge_id FROM event_bridges WHERE event_id = ${outcome.eventId}`;
+  expect(bridges).toEqual([]);
+  expect(outbox).toEqual([]);
+  await createSourcesPostgresStore(nodes[1]).remove(ORG, bridge.source_id);
+  expect(await a.service.ingest(plan, request('{"n":2}'))).toEqual({ sourceGone: true });
 });

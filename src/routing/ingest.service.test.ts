@@ -12,14 +12,9 @@ import { createSealer } from "../shared/sealed.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
-import {
-  type BridgesDeps,
-  createBridge,
-  openSigningSecrets,
-  rotateSecret,
-  updateBridge,
-} from "./bridges.service.ts";
+import { type BridgesDeps, createBridge, updateBridge } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
+import { openSigningSecrets, rotateSecret } from "./destinations.service.ts";
 import { createEventsRepo } from "./events.repo.ts";
 import { sweepEvents } from "./events.retention.ts";
 import { createIngestService, type IngestService } from "./ingest.service.ts";

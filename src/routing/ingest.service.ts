@@ -30,16 +30,8 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
-import { FilterBudgetExceeded, refill, unmetered } from "./filters.model.ts";
-import {
-  type IngestRequest,
-  overBudget,
-  type RoutePlan,
-  type Routing,
-  requestView,
-  routeRequest,
-} from "./ingest.model.ts";
-import { createRoutePlans, type RouteReadsAsync } from "./ingest.plans.ts";
+import { type IngestRequest, type RoutePlan, type Routing, requestView } from "./ingest.model.ts";
+import { createRoutePlans, type FilterCost, type RouteReadsAsync } from "./ingest.plans.ts";
 import { type EventRetry, eventDeliveries, retryEvent } from "./ingest.retry.ts";
 import type { IngestWriter } from "./ingest.store.ts";
 import type { Source } from "./sources.model.ts";
@@ -47,8 +39,9 @@ import type { SourcesRepo } from "./sources.repo.ts";
 import type { SourcesStore } from "./sources.store.ts";
 
 export interface IngestDeps {
-  sources: SourcesRepo;
-  bridges: BridgesRepo;
+  /** SQLite: plans and destinations read without waiting. Absent with `routeStores`. */
+  sources?: SourcesRepo;
+  bridges?: BridgesRepo;
   events: EventsRepo;
   /** The outbox; null only while the app is built without one (events are then stored only). */
   delivery: DeliveryPorts | null;
@@ -122,43 +115,42 @@ interface PendingEvent {
 /** What became of one request of a batch; `failed` fails that request alone. */
 type Stored = "stored" | "duplicate" | "source_gone" | { failed: unknown };
 
-/** Filter evaluation cost, for the benchmark and metrics. */
-export interface FilterCost {
-  evaluations: number;
-  totalMicros: number;
-  /** Events stored failed because their filters ran out of budget. */
-  budgetExceeded: number;
-}
-
 /**
  * The ingest path and the `event` delivery kind. Routes per source are cached and rebuilt when
  * anything changed (filters compile once per destination version); each event and its
  * deliveries are written in one group-committed transaction.
  */
 export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
-  const cost: FilterCost = { evaluations: 0, totalMicros: 0, budgetExceeded: 0 };
-  /** Every compiled filter charges this one meter; `route` refills it for each event. */
-  const meter = unmetered();
   const { routeStores } = deps;
+  // The SQLite repos serve only the synchronous paths, which do not run beside `routeStores`.
+  const noRepos = (): never => {
+    throw new Error("on PostgreSQL route plans are read with awaitPlanBy…");
+  };
+  const sourcesRepo = (): SourcesRepo => deps.sources ?? noRepos();
+  const bridgesRepo = (): BridgesRepo => deps.bridges ?? noRepos();
   const destinations = createDestinationCache({
     ...(routeStores
       ? { findAsync: (id) => routeStores.bridges.findDestinationWithSecrets(id) }
-      : { find: (id) => deps.bridges.findDestinationWithSecrets(id) }),
+      : { find: (id) => bridgesRepo().findDestinationWithSecrets(id) }),
     open: (id, sealed) => deps.signingSecrets(id, sealed),
     version: () => deps.routesVersion(),
     now: () => deps.clock.now(),
   });
-  const plans = createRoutePlans({ meter, routesVersion: () => deps.routesVersion() });
-  const buildPlan = (source: Source) => plans.build(source, deps.bridges);
+  const plans = createRoutePlans({
+    routesVersion: () => deps.routesVersion(),
+    filterBudget: deps.filterBudget,
+    filterBudgetMs: deps.filterBudgetMs,
+  });
+  const { route } = plans;
+  const buildPlan = (source: Source) => plans.build(source, bridgesRepo());
   const planFor = (key: string, find: () => Source | null) => {
-    if (routeStores) throw new Error("on PostgreSQL route plans are read with awaitPlanBy…");
-    return plans.planFor(key, find, deps.bridges);
+    return plans.planFor(key, find, bridgesRepo());
   };
   /** The plan of a source by id, through the stores when there are stores. */
   const awaitPlanById = (id: string) =>
     routeStores
       ? plans.planForAsync(`id:${id}`, () => routeStores.sources.findById(id), routeStores.bridges)
-      : Promise.resolve(planFor(`id:${id}`, () => deps.sources.findById(id)));
+      : Promise.resolve(planFor(`id:${id}`, () => sourcesRepo().findById(id)));
 
   /** The dedup work of the batch being committed, told how its transaction ended. */
   let openDedup: DedupBatch | null = null;
@@ -204,7 +196,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return tx.savepoint(() => store(tx, dedupBatch, pending));
     } catch {
       plans.clear();
-      const source = deps.sources.findById(pending.event.sourceId);
+      const source = sourcesRepo().findById(pending.event.sourceId);
       if (!source) return "source_gone";
       const routing = route(buildPlan(source), pending.view);
       const event = {
@@ -228,50 +220,43 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
   /** One event in its own transaction of the writer; resolves after its COMMIT. */
   const storeOnWriter = async (
     writer: IngestWriter,
-    event: StoredEvent,
-    routing: Routing,
-    dedup: DedupTicket | null,
+    pending: PendingEvent,
+    again = true,
   ): Promise<IngestOutcome> => {
+    const { event, routing, dedup } = pending;
     const stored = await writer.store({
       event,
       bridgeIds: routing.bridgeIds,
       deliveries: deliveriesOf(event, routing.destinations),
       dedup,
     });
+    if (stored === "stale") {
+      // A source or bridge deleted since the plan was read: routed once more as things are now.
+      plans.clear();
+      const plan = again ? await awaitPlanById(event.sourceId) : null;
+      if (!plan) {
+        if (again) return { sourceGone: true };
+        throw new Error("the routes changed again while the event was written");
+      }
+      const rerouted = route(plan, pending.view);
+      const restated = {
+        ...event,
+        status: rerouted.status,
+        statusReason: rerouted.reason ?? null,
+        filteredBy: rerouted.filteredBy,
+      };
+      return storeOnWriter(writer, { ...pending, event: restated, routing: rerouted }, false);
+    }
     if (stored === "duplicate") return { duplicate: true };
     deps.delivery?.ingestCommitted(1);
     deps.delivery?.wake();
     return { eventId: event.id };
   };
 
-  /**
-   * Routes one event on a fresh filter budget shared by all its destinations: past it the event
-   * is stored `failed` with the reason, and nothing is delivered.
-   */
-  const route = (plan: RoutePlan, view: RequestView): Routing => {
-    const started = performance.now();
-    refill(
-      meter,
-      deps.filterBudget ?? Number.POSITIVE_INFINITY,
-      deps.filterBudgetMs ?? Number.POSITIVE_INFINITY,
-    );
-    let routing: Routing;
-    try {
-      routing = routeRequest(plan, view);
-    } catch (error) {
-      if (!(error instanceof FilterBudgetExceeded)) throw error;
-      cost.budgetExceeded += 1;
-      routing = overBudget(plan);
-    }
-    cost.totalMicros += (performance.now() - started) * 1000;
-    cost.evaluations += 1;
-    return routing;
-  };
-
   return {
     /** The route plan of a source slug, or null (unknown source: 404). */
-    planBySlug: (slug: string) => planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug)),
-    planById: (id: string) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+    planBySlug: (slug: string) => planFor(`slug:${slug}`, () => sourcesRepo().findBySlug(slug)),
+    planById: (id: string) => planFor(`id:${id}`, () => sourcesRepo().findById(id)),
     /** Whether plans must be awaited (`awaitPlanBySlug`, `awaitPlanById`): on PostgreSQL. */
     plansAwait: routeStores !== undefined,
     awaitPlanBySlug: (slug: string) =>
@@ -281,7 +266,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             () => routeStores.sources.findBySlug(slug),
             routeStores.bridges,
           )
-        : Promise.resolve(planFor(`slug:${slug}`, () => deps.sources.findBySlug(slug))),
+        : Promise.resolve(planFor(`slug:${slug}`, () => sourcesRepo().findBySlug(slug))),
     awaitPlanById,
 
     /** Stores one request as an event with its deliveries; resolves after the commit. */
@@ -299,7 +284,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         createdAt: isoAt(deps.clock.now()),
         filteredBy: routing.filteredBy,
       };
-      if (deps.writer) return storeOnWriter(deps.writer, event, routing, dedup);
+      if (deps.writer) return storeOnWriter(deps.writer, { event, routing, dedup, view });
       const stored = await group.submit({ event, routing, dedup, view });
       if (stored === "duplicate") return { duplicate: true };
       if (stored === "source_gone") return { sourceGone: true };
@@ -307,7 +292,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
       return { eventId: event.id };
     },
 
-    filterCost: (): FilterCost => ({ ...cost }),
+    filterCost: (): FilterCost => plans.cost(),
 
     /** Routes a request through a plan on a fresh filter budget (a retry's routing). */
     route,
@@ -319,7 +304,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         delivery: deps.delivery,
         tx: deps.tx,
         route,
-        planOf: (id) => planFor(`id:${id}`, () => deps.sources.findById(id)),
+        planOf: (id) => planFor(`id:${id}`, () => sourcesRepo().findById(id)),
         enqueue: (tx, e, destinations) => enqueue(tx, e, destinations) ?? [],
       }),
 
@@ -382,7 +367,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
             // The cached route plan holds the source: no query per delivery for its name.
             sourceName: (routeStores
               ? await awaitPlanById(event.sourceId)
-              : planFor(`id:${event.sourceId}`, () => deps.sources.findById(event.sourceId))
+              : planFor(`id:${event.sourceId}`, () => sourcesRepo().findById(event.sourceId))
             )?.source.name,
             telegramApiBase: deps.telegramApiBase,
           });

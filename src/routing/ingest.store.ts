@@ -11,7 +11,11 @@ export interface IngestWrite {
   dedup: { sourceId: string; key: Uint8Array | null; ttlMs: number } | null;
 }
 
-export type IngestWriteOutcome = "stored" | "duplicate";
+/**
+ * `stale`: a source or bridge the write names is gone (deleted on some node after the plan was
+ * read); nothing was stored, and the request may be routed again as things are now.
+ */
+export type IngestWriteOutcome = "stored" | "duplicate" | "stale";
 
 /**
  * The ingest's writes where each event is its own transaction (PostgreSQL,

@@ -8,8 +8,9 @@ import type { TransformationsPorts } from "../transformations/transformations.ro
 import { VERIFICATION_SEAL_PURPOSE } from "../verification/verification.settings.ts";
 import { createBridgesPostgresStore } from "./bridges.postgres.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
-import { type BridgesDeps, openSigningSecrets } from "./bridges.service.ts";
+import type { BridgesDeps } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
+import { openSigningSecrets } from "./destinations.service.ts";
 import { createEventsPostgresStore } from "./events.postgres.ts";
 import { createEventsRepo, type EventsRepo, type StoredEvent } from "./events.repo.ts";
 import { type BulkRetryDeps, createBulkRetry } from "./events.retry.service.ts";
@@ -89,8 +90,10 @@ function ingestWriterOn(postgres: PostgresDb, ports: RoutingRoomPorts) {
 
 /** Builds the routing room's use-case deps, as its routes take them. */
 export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts) {
-  const sourcesRepo = createSourcesRepo(deps.db);
-  const bridgesRepo = createBridgesRepo(deps.db);
+  /** SQLite only: the ingest path's synchronous lookups (PostgreSQL reads through the stores). */
+  const sqliteRepos = deps.postgres
+    ? null
+    : { sources: createSourcesRepo(deps.db), bridges: createBridgesRepo(deps.db) };
   let routesVersion = 0;
   const staleRoutes = () => {
     routesVersion += 1;
@@ -141,8 +144,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     : createEventsSqliteStore(deps.db);
   const ingest = createIngestService(
     {
-      sources: sourcesRepo,
-      bridges: bridgesRepo,
+      ...sqliteRepos,
       events,
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
@@ -181,7 +183,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   );
   const health: HealthDeps = {
     health: createHealthRepo(deps.db),
-    bridges: bridgesRepo,
+    bridges: sqliteRepos?.bridges ?? createBridgesRepo(deps.db),
     clock: deps.clock,
     breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
   };
@@ -189,10 +191,9 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   ports.delivery?.registerKind("event", counted);
   return {
     sources,
-    /** The ingest path's synchronous lookups and plan reads (SQLite). */
-    sourcesRepo,
     bridges,
-    bridgesRepo,
+    /** The ingest path's synchronous lookups and plan reads (SQLite; null on PostgreSQL). */
+    sqliteRepos,
     ingest,
     events: { events: eventsStore, delivery: ports.delivery },
     /** The SQLite ingest path's synchronous reads of events. */

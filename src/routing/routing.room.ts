@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import { type Room, subscription } from "../room.ts";
 import { createVerificationChecker } from "../verification/verification.checker.ts";
 import { verificationOwner } from "../verification/verification.settings.ts";
+import { describeDestinationPostgres } from "./bridges.postgres.ts";
 import type { DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
 import { checksRoutes } from "./checks.routes.ts";
@@ -43,6 +45,14 @@ export interface RoutingPorts {
    * the names an issue or alert shows; null when it was deleted.
    */
   describeDestination(destinationId: string): DestinationDescription | null;
+  /**
+   * PostgreSQL only: the same inside the attempt's transaction (the issues room's grouping),
+   * the twin of `describeDestination`.
+   */
+  describeDestinationPostgres?(
+    tx: PostgresTx,
+    destinationId: string,
+  ): Promise<DestinationDescription | null>;
   /** The ingest path's /metrics lines (Prometheus text). */
   metricLines(): string[];
   /**
@@ -91,8 +101,9 @@ export function createRoutingRoom(
     clock: deps.clock,
     plans: deps.config.plans,
     rateLimit: deps.config.capture_rate_limit,
-    planOf: (organizationId) => parts.sourcesRepo.planOf(organizationId),
-    storedEventBytes: (organizationId) => parts.eventsRepo.storedBytes(organizationId),
+    // On PostgreSQL `readsAsync` reads the plan; this is SQLite's.
+    planOf: (organizationId) => parts.sqliteRepos?.sources.planOf(organizationId) ?? "free",
+    storedEventBytes: (organizationId) => parts.eventsRepo?.storedBytes(organizationId) ?? 0,
     ...(sharedBuckets && { sharedBuckets }),
     ...(postgres && {
       readsAsync: {
@@ -182,7 +193,13 @@ export function createRoutingRoom(
     ports: {
       requireSource: (organizationId, sourceId) =>
         requireSource(organizationId, sourceId, parts.sources),
-      describeDestination: (destinationId) => parts.bridgesRepo.describeDestination(destinationId),
+      // Synchronous for the issues room's SQLite hook; on PostgreSQL it knows no destination yet.
+      describeDestination: (destinationId) =>
+        parts.sqliteRepos?.bridges.describeDestination(destinationId) ?? null,
+      ...(deps.postgres && {
+        describeDestinationPostgres: (tx: PostgresTx, destinationId: string) =>
+          describeDestinationPostgres(tx, destinationId),
+      }),
       metricLines: () => renderIngestMetrics(parts.ingest.filterCost()),
       deliveryHealth: (organizationId, component, days) =>
         deliveryHealth(organizationId, component, days, parts.health),
