@@ -71,7 +71,7 @@ const repo = createDeliveryRepo(db);
 const plain: DeliveryKindHandlers = { prepare: async () => ({ skip: "filtered" }), onAttempt() {} };
 const counted = withHealthCounts(
   plain,
-  { health: createHealthRepo(db), bridges: createBridgesRepo(db) },
+  { sqlite: { ...createHealthRepo(db), ...createBridgesRepo(db) } },
   createSilentLogger(),
 );
 const listener = (h: DeliveryKindHandlers) => h.onAttempt ?? (() => {});

@@ -7,9 +7,9 @@ import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { createBridgesRepo } from "./bridges.repo.ts";
+import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
 import type { HealthComponent } from "./health.model.ts";
-import { createHealthRepo } from "./health.repo.ts";
+import { createHealthSqliteStore } from "./health.repo.ts";
 import { deliveryHealth, HEALTH_RETENTION_JOB } from "./health.service.ts";
 import { EVENTS_RETENTION_JOB } from "./routing.room.ts";
 
@@ -180,17 +180,17 @@ test("days defaults to 90 and is 1–400; a member reads; another organization's
 /** The routing room's `deliveryHealth` port as the status pages call it. */
 const port = (organizationId: string, component: HealthComponent, days: number) =>
   deliveryHealth(organizationId, component, days, {
-    health: createHealthRepo(server.deps.db),
-    bridges: createBridgesRepo(server.deps.db),
+    health: createHealthSqliteStore(server.deps.db),
+    bridges: createBridgesSqliteStore(server.deps.db),
     clock,
     breakerOpen: () => false,
   });
 
-test("the port answers null for another organization's bridge or destination", () => {
-  expect(port(owner.organizationId, { destination_id: flakyId }, 2)?.name).toBe("ledger");
-  expect(port(stranger.organizationId, { bridge_id: bridgeId }, 2)).toBeNull();
-  expect(port(stranger.organizationId, { destination_id: flakyId }, 2)).toBeNull();
-  expect(port(owner.organizationId, { bridge_id: "nope" }, 2)).toBeNull();
+test("the port answers null for another organization's bridge or destination", async () => {
+  expect((await port(owner.organizationId, { destination_id: flakyId }, 2))?.name).toBe("ledger");
+  expect(await port(stranger.organizationId, { bridge_id: bridgeId }, 2)).toBeNull();
+  expect(await port(stranger.organizationId, { destination_id: flakyId }, 2)).toBeNull();
+  expect(await port(owner.organizationId, { bridge_id: "nope" }, 2)).toBeNull();
 });
 
 test("an open breaker makes its destination down and the bridge degraded; a paused bridge is down", async () => {
@@ -231,8 +231,9 @@ test("an open breaker makes its destination down and the bridge degraded; a paus
 
 test("the counts outlive the deliveries' retention and go after 400 days", async () => {
   // Read through the port: the owner's login would have expired by then.
-  const daysOf = (days: number) => port(owner.organizationId, { bridge_id: bridgeId }, days)?.days;
-  const before = daysOf(30);
+  const daysOf = async (days: number) =>
+    (await port(owner.organizationId, { bridge_id: bridgeId }, days))?.days;
+  const before = await daysOf(30);
   expect(before?.at(-1)).toEqual({ date: "2026-01-02", attempted: 8, delivered: 5 });
   clock.advance(8 * DAY);
   await scheduler.run(EVENTS_RETENTION_JOB);
@@ -240,7 +241,7 @@ test("the counts outlive the deliveries' retention and go after 400 days", async
     n: number;
   };
   expect(left.n).toBe(0);
-  expect(daysOf(38)?.slice(0, 30)).toEqual(before);
+  expect((await daysOf(38))?.slice(0, 30)).toEqual(before);
   clock.advance(400 * DAY);
   await scheduler.run(HEALTH_RETENTION_JOB);
   const rows = server.deps.db.sqlite

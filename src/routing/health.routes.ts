@@ -51,14 +51,14 @@ export interface HealthParts {
 
 /** `GET …/health` of a bridge and of one of its destinations: members read. */
 export function healthRoutes(room: HealthParts) {
-  const answer = (
+  const answer = async (
     organizationId: string,
     component: HealthComponent,
     query: Record<string, string | undefined>,
   ) => {
     const parsed = parseHealthDays(query.days);
     if ("error" in parsed) throw validationFailed({ days: [parsed.error] });
-    const health = deliveryHealth(organizationId, component, parsed.days, room.health);
+    const health = await deliveryHealth(organizationId, component, parsed.days, room.health);
     if (!health) throw notFound();
     return { data: health };
   };
@@ -72,9 +72,9 @@ export function healthRoutes(room: HealthParts) {
     )
     .get(
       "/destinations/:destination_id/health",
-      ({ principal, params, query }) => {
+      async ({ principal, params, query }) => {
         // The destination must be this bridge's, as under every route of the bridge's path.
-        const owner = room.health.bridges.describeDestination(params.destination_id);
+        const owner = await room.health.bridges.describeDestination(params.destination_id);
         if (owner?.bridgeId !== params.id) throw notFound();
         return answer(principal.organizationId, { destination_id: params.destination_id }, query);
       },

@@ -30,6 +30,7 @@ import {
   withSecrets,
 } from "./event-prepare.model.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
+import type { EventsStore } from "./events.store.ts";
 import { type IngestRequest, type RoutePlan, type Routing, requestView } from "./ingest.model.ts";
 import { createRoutePlans, type FilterCost, type RouteReadsAsync } from "./ingest.plans.ts";
 import { type EventRetry, eventDeliveries, retryEvent } from "./ingest.retry.ts";
@@ -42,7 +43,10 @@ export interface IngestDeps {
   /** SQLite: plans and destinations read without waiting. Absent with `routeStores`. */
   sources?: SourcesRepo;
   bridges?: BridgesRepo;
-  events: EventsRepo;
+  /** SQLite: events written and read in the ingest's and the attempts' transactions. */
+  events?: EventsRepo;
+  /** PostgreSQL: the same, through the store and the caller's transaction. Absent on SQLite. */
+  eventsStore?: Pick<EventsStore, "findById" | "deliveryEnded">;
   /** The outbox; null only while the app is built without one (events are then stored only). */
   delivery: DeliveryPorts | null;
   /** One synchronous transaction (`deps.db.tx`). */
@@ -141,6 +145,11 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     filterBudget: deps.filterBudget,
     filterBudgetMs: deps.filterBudgetMs,
   });
+  const { eventsStore } = deps;
+  const eventsRepo = () => {
+    if (!deps.events) throw new Error("on PostgreSQL events are written through eventsStore");
+    return deps.events;
+  };
   const { route } = plans;
   const buildPlan = (source: Source) => plans.build(source, bridgesRepo());
   const planFor = (key: string, find: () => Source | null) => {
@@ -180,7 +189,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     const { event, routing, dedup } = pending;
     if (dedup && dedupBatch.check(dedup)) return "duplicate";
     const open = deps.delivery ? routing.destinations.length : 0;
-    deps.events.insert(event, routing.bridgeIds, open);
+    eventsRepo().insert(event, routing.bridgeIds, open);
     if (open > 0) enqueue(tx, event, routing.destinations);
     return "stored";
   };
@@ -300,7 +309,7 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     /** Retries an event now (ingest.retry.ts). */
     retry: (event: StoredEvent): EventRetry =>
       retryEvent(event, {
-        events: deps.events,
+        events: eventsRepo(),
         delivery: deps.delivery,
         tx: deps.tx,
         route,
@@ -314,7 +323,9 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
     kindHandlers(): DeliveryKindHandlers {
       return {
         async prepare(delivery: DeliveryRecord) {
-          const event = deps.events.findById(delivery.subjectId);
+          const event = eventsStore
+            ? await eventsStore.findById(delivery.subjectId)
+            : eventsRepo().findById(delivery.subjectId);
           const found = routeStores
             ? await destinations.fetch(delivery.destinationKey)
             : destinations.get(delivery.destinationKey);
@@ -384,16 +395,23 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
           });
           return provider?.retryAfterMs?.(response) ?? null;
         },
+        // Only an ended delivery moves its event (decisions.md §8): a failed one fails it
+        // at once; the last open one ending delivered delivers it. The event's open count
+        // says which is the last, so no sibling is read; a retry leaves the event as it is.
         onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
-          // Only an ended delivery moves its event (decisions.md §8): a failed one fails it
-          // at once; the last open one ending delivered delivers it. The event's open count
-          // says which is the last, so no sibling is read; a retry leaves the event as it is.
           if (delivery.status === "failed" || delivery.status === "delivered")
-            deps.events.deliveryEnded(delivery.subjectId, delivery.status);
+            eventsRepo().deliveryEnded(delivery.subjectId, delivery.status);
         },
+        // A transformation dropped it: nothing to send, and one fewer delivery to wait for.
         onSkipped(_tx: TxHandle, delivery: DeliveryRecord) {
-          // A transformation dropped it: nothing to send, and one fewer delivery to wait for.
-          deps.events.deliveryEnded(delivery.subjectId, "delivered");
+          eventsRepo().deliveryEnded(delivery.subjectId, "delivered");
+        },
+        async onAttemptPostgres(tx, delivery) {
+          if (delivery.status === "failed" || delivery.status === "delivered")
+            await eventsStore?.deliveryEnded(tx, delivery.subjectId, delivery.status);
+        },
+        async onSkippedPostgres(tx, delivery) {
+          await eventsStore?.deliveryEnded(tx, delivery.subjectId, "delivered");
         },
       };
     },

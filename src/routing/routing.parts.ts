@@ -16,7 +16,8 @@ import { createEventsRepo, type EventsRepo, type StoredEvent } from "./events.re
 import { type BulkRetryDeps, createBulkRetry } from "./events.retry.service.ts";
 import { createEventsSqliteStore } from "./events.sqlite.ts";
 import type { EventsStore } from "./events.store.ts";
-import { createHealthRepo } from "./health.repo.ts";
+import { createHealthPostgresStore } from "./health.postgres.ts";
+import { createHealthRepo, createHealthSqliteStore } from "./health.repo.ts";
 import { type HealthDeps, withHealthCounts } from "./health.service.ts";
 import type { IngestLimitsDeps } from "./ingest.limits.ts";
 import { retryEventPostgres } from "./ingest.retry.ts";
@@ -137,15 +138,16 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     routesChanged,
     maxDestinations: deps.config.bridge_max_destinations,
   };
-  const events = createEventsRepo(deps.db);
-  // Reads, retries and retention of events; the SQLite ingest path keeps the repo itself.
+  // The SQLite ingest path writes and reads events through the repo, in its transactions.
+  const events = deps.postgres ? null : createEventsRepo(deps.db);
+  // Reads, retries and retention of events, and on PostgreSQL the event kind's writes.
   const eventsStore = deps.postgres
     ? createEventsPostgresStore(deps.postgres)
     : createEventsSqliteStore(deps.db);
   const ingest = createIngestService(
     {
       ...sqliteRepos,
-      events,
+      ...(events ? { events } : { eventsStore }),
       delivery: ports.delivery,
       tx: (fn) => deps.db.tx(fn),
       turn: deps.db.turn,
@@ -182,12 +184,25 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     },
   );
   const health: HealthDeps = {
-    health: createHealthRepo(deps.db),
-    bridges: sqliteRepos?.bridges ?? createBridgesRepo(deps.db),
+    health: deps.postgres
+      ? createHealthPostgresStore(deps.postgres)
+      : createHealthSqliteStore(deps.db),
+    bridges: bridgesStore,
     clock: deps.clock,
     breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
   };
-  const counted = withHealthCounts(ingest.kindHandlers(), health, deps.logger);
+  const counted = withHealthCounts(
+    ingest.kindHandlers(),
+    sqliteRepos
+      ? { sqlite: { ...createHealthRepo(deps.db), ...sqliteRepos.bridges } }
+      : {
+          postgres: {
+            store: health.health,
+            describeDestination: (id) => bridgesStore.describeDestination(id),
+          },
+        },
+    deps.logger,
+  );
   ports.delivery?.registerKind("event", counted);
   return {
     sources,
@@ -231,7 +246,7 @@ export type RoutingParts = ReturnType<typeof buildRoutingParts>;
 function deleteEventsOn(
   deps: RoutingRoomDeps,
   ports: RoutingRoomPorts,
-  repo: EventsRepo,
+  repo: EventsRepo | null,
   store: EventsStore,
 ): (organizationId: string, beforeIso: string, limit: number) => Promise<number> {
   const { postgres } = deps;
@@ -245,7 +260,7 @@ function deleteEventsOn(
   }
   return async (organizationId, beforeIso, limit) =>
     deps.db.tx((tx) => {
-      const ids = repo.deleteBefore(organizationId, beforeIso, limit);
+      const ids = sqliteEvents(repo).deleteBefore(organizationId, beforeIso, limit);
       if (ids.length > 0) ports.delivery?.forgetSubjects(tx, "event", ids);
       return ids.length;
     });
@@ -255,7 +270,7 @@ function deleteEventsOn(
 function retryInTxOn(
   deps: RoutingRoomDeps,
   ports: RoutingRoomPorts,
-  repo: EventsRepo,
+  repo: EventsRepo | null,
   store: EventsStore,
 ): BulkRetryDeps["retryInTx"] {
   const { postgres } = deps;
@@ -273,7 +288,13 @@ function retryInTxOn(
   return async (ids, destinationKey, reopen) =>
     deps.db.tx((tx) => {
       const done = delivery.retryNow(tx, "event", ids, { destinationKey });
-      for (const [eventId, count] of reopen(done)) repo.reopen(eventId, count);
+      for (const [eventId, count] of reopen(done)) sqliteEvents(repo).reopen(eventId, count);
       return done;
     });
+}
+
+/** The SQLite repo of events, which a node on SQLite always has. */
+function sqliteEvents(repo: EventsRepo | null): EventsRepo {
+  if (!repo) throw new Error("events have no SQLite repo on PostgreSQL");
+  return repo;
 }

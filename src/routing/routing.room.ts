@@ -63,7 +63,7 @@ export interface RoutingPorts {
     organizationId: string,
     component: HealthComponent,
     days: number,
-  ): DeliveryHealth | null;
+  ): Promise<DeliveryHealth | null>;
   /** The organization's destinations whose settings say `{{name}}`: a secret's users. */
   destinationsUsingSecret(organizationId: string, name: string): Promise<DestinationUse[]>;
   /** The organization's destinations that run this transformation. */
@@ -169,7 +169,7 @@ export function createRoutingRoom(
             return deleted;
           }),
       },
-      healthRetentionJob(parts.health, (fn) => deps.db.tx(fn)),
+      healthRetentionJob(parts.health),
       ...(sharedBuckets
         ? [
             {

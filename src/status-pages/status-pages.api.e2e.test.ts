@@ -14,7 +14,7 @@ const PATH = "/api/v1/status-pages";
 
 // The routing room's health of its bridges, as an in-test port: one bridge per organization.
 const bridges = new Map<string, string>();
-const deliveryHealth: DeliveryHealthOf = (organizationId, component) => {
+const deliveryHealth: DeliveryHealthOf = async (organizationId, component) => {
   if (!("bridge_id" in component)) return null;
   if (bridges.get(component.bridge_id) !== organizationId) return null;
   return { name: "Orders", state: "up", days: [] };

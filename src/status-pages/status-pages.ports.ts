@@ -35,7 +35,7 @@ export type DeliveryHealthOf = (
   organizationId: string,
   component: DeliveryComponentRef,
   days: number,
-) => DeliveryHealth | null;
+) => Promise<DeliveryHealth | null>;
 
 /** A monitor's state change, as `GET /api/v1/uptime-monitors/{id}/events` shows it. */
 export type StateChange = {

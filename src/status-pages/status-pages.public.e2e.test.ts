@@ -27,7 +27,7 @@ const maintenanceFor: MaintenanceFor = (_org, monitorIds, now) => {
   };
   return { active: [window], upcoming: [], recent: [] };
 };
-const deliveryHealth: DeliveryHealthOf = (organizationId, component) =>
+const deliveryHealth: DeliveryHealthOf = async (organizationId, component) =>
   "bridge_id" in component && organizationId === owner.organizationId
     ? { name: "Order webhooks", state: "up", days: [{ date: today, attempted: 8, delivered: 6 }] }
     : null;

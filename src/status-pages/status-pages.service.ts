@@ -236,7 +236,7 @@ export async function addComponent(
   const ref = bridge
     ? { bridge_id: fields.bridge_id as string }
     : { destination_id: fields.destination_id as string };
-  const health = deps.reads.deliveryHealth?.(organizationId, ref, 1) ?? null;
+  const health = (await deps.reads.deliveryHealth?.(organizationId, ref, 1)) ?? null;
   if (!health) throw statusPageErrors.notFound();
   const component: PageComponent = {
     id: deps.ids.uuid(),

@@ -136,13 +136,13 @@ async function monitorItem(
   };
 }
 
-function componentItem(
+async function componentItem(
   input: SnapshotInput,
   c: PageComponent,
   history: HistoryDays,
-): SnapshotItem | null {
+): Promise<SnapshotItem | null> {
   const ref = c.kind === "bridge" ? { bridge_id: c.targetId } : { destination_id: c.targetId };
-  const health = input.reads.deliveryHealth?.(input.page.organizationId, ref, HISTORY_DAYS);
+  const health = await input.reads.deliveryHealth?.(input.page.organizationId, ref, HISTORY_DAYS);
   if (!health) return null;
   const byDate = new Map(health.days.map((d) => [d.date, d]));
   let attempted = 0;
@@ -210,7 +210,7 @@ export async function buildSnapshot(input: SnapshotInput): Promise<Snapshot> {
     if (item) entries.push({ order: m.displayOrder, group: m.group, item });
   }
   for (const c of input.components) {
-    const item = componentItem(input, c, history);
+    const item = await componentItem(input, c, history);
     if (item) entries.push({ order: c.displayOrder, group: c.group, item });
   }
   entries.sort((a, b) => a.order - b.order);
