@@ -69,8 +69,10 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     enqueueForwards: delivery?.ports.enqueueForwards ?? refusingPort("delivery"),
     wakeDeliveries: delivery?.ports.wake ?? refusingPort("delivery"),
     // Actions is built after capture (it takes capture's ports); this runs per committed batch.
-    oweActionRuns: (tx, captures) =>
-      actions ? actions.ports.oweRuns(tx, captures) : refusingPort("actions")(),
+    oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
+    postgresTx: {
+      oweActionRuns: (tx, captures) => actions.ports.oweRunsPostgres(tx, captures),
+    },
     forgetForwards: (tx, requestIds) =>
       void (delivery
         ? delivery.ports.forgetSubjects(tx, "forward", requestIds)
@@ -95,7 +97,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     listAfter: (endpointId, afterRequestId, limit) =>
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
     // Actions is built later; this runs per catch-up page.
-    runResultsOf: (requestIds) => (actions ? actions.ports.lastRunResults(requestIds) : new Map()),
+    runResultsOf: (requestIds) => actions.ports.lastRunResults(requestIds),
   });
   const secrets = createSecretsRoom(deps, {
     guard,
@@ -104,7 +106,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     usersOf: async (organizationId, name) => [
       ...(routing?.ports.destinationsUsingSecret(organizationId, name) ?? []),
       ...(alerts?.ports.rulesUsingSecret(organizationId, name) ?? []),
-      ...(actions?.ports.actionsUsingSecret(organizationId, name) ?? []),
+      ...(await actions.ports.actionsUsingSecret(organizationId, name)),
       ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
     ],
   });
@@ -114,15 +116,13 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     usersOf: (organizationId, id) =>
       routing?.ports.destinationsUsingTransformation(organizationId, id) ?? [],
   });
-  const actions = onSqlite("actions", (d) =>
-    createActionsRoom(d, {
-      guard,
-      requireEndpoint: endpoints.ports.requireEndpoint,
-      findRequest: capture.ports.findRequest,
-      setResponseOverride: capture.ports.setResponseOverride,
-      resolveSecrets: secrets.ports.resolveSecrets,
-    }),
-  );
+  const actions = createActionsRoom(deps, {
+    guard,
+    requireEndpoint: endpoints.ports.requireEndpoint,
+    findRequest: capture.ports.findRequest,
+    setResponseOverride: capture.ports.setResponseOverride,
+    resolveSecrets: secrets.ports.resolveSecrets,
+  });
   const dedup: ReturnType<typeof createDedupRoom> | null = onSqlite("dedup", (d) =>
     createDedupRoom(d, {
       guard,

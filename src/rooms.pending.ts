@@ -11,7 +11,6 @@ export const PENDING_ON_POSTGRES = {
     "/api/v1/endpoints/:id/requests/:request_id/forwards",
     "/api/v1/endpoints/:id/requests/:request_id/replay",
   ],
-  actions: ["/api/v1/endpoints/:id/actions", "/api/v1/endpoints/:id/requests/:request_id/actions"],
   dedup: [],
   routing: ["/api/v1/sources", "/api/v1/bridges", "/api/v1/events", "/api/v1/filters", "/in/:slug"],
   issues: ["/api/v1/issues"],

@@ -1,6 +1,6 @@
-import type { SQL, TransactionSQL } from "bun";
 import { isPreflight } from "../capture/capture.model.ts";
 import type { CommittedCapture } from "../capture/capture.writer.ts";
+import type { PostgresSql as SQL, PostgresTx as TransactionSQL } from "../db/db.postgres-handle.ts";
 
 /** A run still owed to a capture, claimed by this node until its transaction ends. */
 export interface ClaimedOwedRun {

@@ -1,0 +1,70 @@
+import type { CommittedCapture } from "../capture/capture.writer.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
+import { type RoomStorage, sqliteOf } from "../deps.ts";
+import type { Plan } from "../shared/plans.ts";
+import { createActionsPostgresStore } from "./actions.postgres.ts";
+import { createRunRecorder, type RecorderHooks, type RunRecorder } from "./actions.recorder.ts";
+import type { OwedRuns } from "./actions.recovery.ts";
+import { type ActionsRepo, createActionsRepo } from "./actions.repo.ts";
+import { createActionsSqliteStore } from "./actions.sqlite.ts";
+import type { ActionsStore } from "./actions.store.ts";
+import {
+  claimOwedRunsPostgres,
+  oweActionRunsPostgres,
+  settleOwedRunPostgres,
+} from "./actions-owed.postgres.ts";
+import { createRunRecorderPostgres } from "./actions-recorder.postgres.ts";
+
+/** What the actions room runs on, whichever database holds it. */
+export interface ActionsStorage {
+  store: ActionsStore;
+  /** SQLite only: the repo's synchronous reads and writes for capture's transaction. */
+  repo?: ActionsRepo;
+  recorder(hooks: RecorderHooks): RunRecorder;
+  owed: OwedRuns;
+  /** PostgreSQL only: notes the owed runs in capture's PostgreSQL transaction. */
+  oweRunsPostgres?(tx: PostgresTx, captures: readonly CommittedCapture[]): Promise<void>;
+}
+
+/**
+ * SQLite: the repo's statements, runs recorded by group commit in its synchronous transactions.
+ * PostgreSQL: the store, runs recorded in batches by recordRunsPostgres, owed runs claimed with
+ * SKIP LOCKED.
+ */
+export function actionsStorage(deps: RoomStorage): ActionsStorage {
+  const pg = deps.postgres;
+  if (pg) {
+    const store = createActionsPostgresStore(pg);
+    return {
+      store,
+      recorder: (hooks) => createRunRecorderPostgres({ ...hooks, pg, store }),
+      owed: {
+        list: async (beforeIso, limit) =>
+          (await claimOwedRunsPostgres(pg.sql, beforeIso, limit)).map((due) => ({
+            ...due,
+            plan: due.plan as Plan,
+          })),
+        settle: (requestId) => settleOwedRunPostgres(pg.sql, requestId),
+      },
+      oweRunsPostgres: oweActionRunsPostgres,
+    };
+  }
+  const db = sqliteOf(deps);
+  const repo = createActionsRepo(db);
+  return {
+    store: createActionsSqliteStore(db),
+    repo,
+    recorder: (hooks) =>
+      createRunRecorder({
+        ...hooks,
+        repo,
+        // An fsync per batch of runs would cost captures with actions a second one per turn; a
+        // record lost in a power cut leaves its owed row, so recovery makes the run again.
+        tx: (fn) => db.tx(fn, { durable: false }),
+      }),
+    owed: {
+      list: async (beforeIso, limit) => repo.listDue(beforeIso, limit),
+      settle: async (requestId) => repo.settleDue(requestId),
+    },
+  };
+}
