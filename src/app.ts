@@ -21,7 +21,7 @@ import { createMaintenanceRoom } from "./maintenance/maintenance.room.ts";
 import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
-import { notOnPostgres, type PendingRoom, pendingRoutes, refusingPort } from "./rooms.pending.ts";
+import { notOnPostgres, type PendingRoom, pendingRoutes } from "./rooms.pending.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
