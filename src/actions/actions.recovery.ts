@@ -14,6 +14,11 @@ const STALE_MS = 10 * 60_000;
 export interface OwedRuns {
   /** Owed runs of captures made before `beforeIso`, oldest first. */
   list(beforeIso: string, limit: number): Promise<DueRun[]>;
+  /**
+   * Whether `list` gives only runs whose lease lapsed (PostgreSQL: the node making a run holds
+   * it, so a run owed since this process started may be another node's, dead or alive).
+   */
+  leased: boolean;
   settle(requestId: string): Promise<void>;
 }
 
@@ -33,7 +38,8 @@ export interface RecoveryDeps {
  * (their `action_runs_due` row outlived the process). Returns how many were run.
  */
 export async function recoverOwedRuns(deps: RecoveryDeps): Promise<number> {
-  const cutoff = Math.max(deps.startedAt, deps.clock.now() - STALE_MS);
+  const now = deps.clock.now();
+  const cutoff = deps.owed.leased ? now : Math.max(deps.startedAt, now - STALE_MS);
   let ran = 0;
   for (const due of await deps.owed.list(isoAt(cutoff), RECOVERY_BATCH)) {
     if (deps.runs.inFlight(due.requestId)) continue;

@@ -107,6 +107,7 @@ export function createActionsRoom(
   return {
     routes: actionsRoutes({ actions, tryout }, ports.guard),
     jobs: [
+      ...storage.jobs(runs.inFlightIds),
       {
         name: "actions.recover",
         scope: "cluster",

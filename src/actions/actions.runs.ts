@@ -296,6 +296,8 @@ export function createActionRuns(deps: RunsDeps) {
     },
     /** Whether this process is running (or about to run) the chain of this capture. */
     inFlight: (requestId: string) => inFlight.has(requestId),
+    /** Every capture whose run this process is making or about to make (their leases to renew). */
+    inFlightIds: (): readonly string[] => [...inFlight],
     /** Runs a chain owed from before a restart; its answer, if any, can no longer be given. */
     async runOwed(tenant: Tenant, endpointId: string, request: CapturedRequest) {
       const chain = await deps.store.chain(endpointId);

@@ -1,6 +1,7 @@
 import type { CommittedCapture } from "../capture/capture.writer.ts";
 import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import { type RoomStorage, sqliteOf } from "../deps.ts";
+import type { RoomJob } from "../room.ts";
 import type { Plan } from "../shared/plans.ts";
 import { createActionsPostgresStore } from "./actions.postgres.ts";
 import { createRunRecorder, type RecorderHooks, type RunRecorder } from "./actions.recorder.ts";
@@ -10,10 +11,15 @@ import { createActionsSqliteStore } from "./actions.sqlite.ts";
 import type { ActionsStore } from "./actions.store.ts";
 import {
   claimOwedRunsPostgres,
+  OWED_LEASE_MS,
   oweActionRunsPostgres,
+  renewOwedRunsPostgres,
   settleOwedRunPostgres,
 } from "./actions-owed.postgres.ts";
 import { createRunRecorderPostgres } from "./actions-recorder.postgres.ts";
+
+/** A lease is renewed three times before it would lapse: a slow tick does not lose it. */
+const LEASE_RENEW_SECONDS = OWED_LEASE_MS / 3000;
 
 /** What the actions room runs on, whichever database holds it. */
 export interface ActionsStorage {
@@ -22,6 +28,8 @@ export interface ActionsStorage {
   repo?: ActionsRepo;
   recorder(hooks: RecorderHooks): RunRecorder;
   owed: OwedRuns;
+  /** Jobs of this node's own: on PostgreSQL, renewing the leases of the runs it is making. */
+  jobs(inFlight: () => readonly string[]): RoomJob[];
   /** PostgreSQL only: notes the owed runs in capture's PostgreSQL transaction. */
   oweRunsPostgres?(tx: PostgresTx, captures: readonly CommittedCapture[]): Promise<void>;
 }
@@ -45,7 +53,16 @@ export function actionsStorage(deps: RoomStorage): ActionsStorage {
             plan: due.plan as Plan,
           })),
         settle: (requestId) => settleOwedRunPostgres(pg.sql, requestId),
+        leased: true,
       },
+      jobs: (inFlight) => [
+        {
+          name: "actions.leases",
+          scope: "node",
+          intervalSeconds: LEASE_RENEW_SECONDS,
+          run: () => renewOwedRunsPostgres(pg.sql, inFlight()),
+        },
+      ],
       oweRunsPostgres: oweActionRunsPostgres,
     };
   }
@@ -65,6 +82,8 @@ export function actionsStorage(deps: RoomStorage): ActionsStorage {
     owed: {
       list: async (beforeIso, limit) => repo.listDue(beforeIso, limit),
       settle: async (requestId) => repo.settleDue(requestId),
+      leased: false,
     },
+    jobs: () => [],
   };
 }
