@@ -73,16 +73,21 @@ export async function claimOwedRunsPostgres(
   return claimed.map(({ createdAt: _, ...run }) => run);
 }
 
+const RENEW_SLICE = 5000;
+
 /** Extends this node's leases of the owed runs it is still making. */
 export async function renewOwedRunsPostgres(
   sql: SQL,
   requestIds: readonly string[],
   leaseMs = OWED_LEASE_MS,
 ): Promise<void> {
-  if (requestIds.length === 0) return;
-  await sql`UPDATE action_runs_due
-    SET lease_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + ${leaseMs}
-    WHERE request_id IN ${sql([...requestIds])}`;
+  // In slices: a statement takes at most 65,535 parameters.
+  for (let start = 0; start < requestIds.length; start += RENEW_SLICE) {
+    const slice = requestIds.slice(start, start + RENEW_SLICE);
+    await sql`UPDATE action_runs_due
+      SET lease_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + ${leaseMs}
+      WHERE request_id IN ${sql(slice)}`;
+  }
 }
 
 /** Settles an owed run once its record has committed. */

@@ -20,6 +20,8 @@ export interface OwedRuns {
    */
   leased: boolean;
   settle(requestId: string): Promise<void>;
+  /** Recovery is done with a listed run (made, settled or left to its process): its claim ends. */
+  done(requestId: string): void;
 }
 
 export interface RecoveryDeps {
@@ -42,21 +44,31 @@ export async function recoverOwedRuns(deps: RecoveryDeps): Promise<number> {
   const cutoff = deps.owed.leased ? now : Math.max(deps.startedAt, now - STALE_MS);
   let ran = 0;
   for (const due of await deps.owed.list(isoAt(cutoff), RECOVERY_BATCH)) {
-    if (deps.runs.inFlight(due.requestId)) continue;
-    const request = await deps.findRequest(due.endpointId, due.requestId);
-    const allowed = deps.plans[due.plan].actions_per_endpoint > 0;
-    // An emptied endpoint, a lowered plan or a chain since removed owes nothing any more.
-    if (!request || !allowed || (await deps.runs.savedChain(due.endpointId)).length === 0) {
-      await deps.owed.settle(due.requestId);
-      continue;
-    }
     try {
-      await deps.runs.runOwed(due, due.endpointId, request);
-      ran += 1;
-    } catch (error) {
-      deps.logger.error("owed action run failed", { endpoint: due.endpointId, error });
-      await deps.owed.settle(due.requestId);
+      if (await recoverOne(deps, due)) ran += 1;
+    } finally {
+      deps.owed.done(due.requestId);
     }
   }
   return ran;
+}
+
+/** Makes one owed run, or settles it when nothing is owed any more; true when it was made. */
+async function recoverOne(deps: RecoveryDeps, due: DueRun): Promise<boolean> {
+  if (deps.runs.inFlight(due.requestId)) return false;
+  const request = await deps.findRequest(due.endpointId, due.requestId);
+  const allowed = deps.plans[due.plan].actions_per_endpoint > 0;
+  // An emptied endpoint, a lowered plan or a chain since removed owes nothing any more.
+  if (!request || !allowed || (await deps.runs.savedChain(due.endpointId)).length === 0) {
+    await deps.owed.settle(due.requestId);
+    return false;
+  }
+  try {
+    await deps.runs.runOwed(due, due.endpointId, request);
+    return true;
+  } catch (error) {
+    deps.logger.error("owed action run failed", { endpoint: due.endpointId, error });
+    await deps.owed.settle(due.requestId);
+    return false;
+  }
 }

@@ -43,15 +43,18 @@ export function actionsStorage(deps: RoomStorage): ActionsStorage {
   const pg = deps.postgres;
   if (pg) {
     const store = createActionsPostgresStore(pg);
+    /** Runs recovery claimed and has not yet made: their leases are renewed like running ones. */
+    const claimed = new Set<string>();
     return {
       store,
       recorder: (hooks) => createRunRecorderPostgres({ ...hooks, pg, store }),
       owed: {
-        list: async (beforeIso, limit) =>
-          (await claimOwedRunsPostgres(pg.sql, beforeIso, limit)).map((due) => ({
-            ...due,
-            plan: due.plan as Plan,
-          })),
+        async list(beforeIso, limit) {
+          const runs = await claimOwedRunsPostgres(pg.sql, beforeIso, limit);
+          for (const run of runs) claimed.add(run.requestId);
+          return runs.map((due) => ({ ...due, plan: due.plan as Plan }));
+        },
+        done: (requestId) => void claimed.delete(requestId),
         settle: (requestId) => settleOwedRunPostgres(pg.sql, requestId),
         leased: true,
       },
@@ -60,7 +63,7 @@ export function actionsStorage(deps: RoomStorage): ActionsStorage {
           name: "actions.leases",
           scope: "node",
           intervalSeconds: LEASE_RENEW_SECONDS,
-          run: () => renewOwedRunsPostgres(pg.sql, inFlight()),
+          run: () => renewOwedRunsPostgres(pg.sql, [...inFlight(), ...claimed]),
         },
       ],
       oweRunsPostgres: oweActionRunsPostgres,
@@ -82,6 +85,7 @@ export function actionsStorage(deps: RoomStorage): ActionsStorage {
     owed: {
       list: async (beforeIso, limit) => repo.listDue(beforeIso, limit),
       settle: async (requestId) => repo.settleDue(requestId),
+      done: () => {},
       leased: false,
     },
     jobs: () => [],
