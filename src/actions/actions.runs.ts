@@ -16,6 +16,7 @@ import {
   runChain,
   withinBudget,
 } from "./actions.chain.ts";
+import { createChainCache } from "./actions.chains.ts";
 import {
   type Action,
   type ActionResult,
@@ -29,8 +30,6 @@ import type { Tenant } from "./actions.service.ts";
 import type { RunMode } from "./actions.steps.ts";
 import type { ActionsStore } from "./actions.store.ts";
 
-/** Chains kept in memory for the capture path, at most (endpoints with captures in flight). */
-const CACHED_CHAINS = 10_000;
 /**
  * Runs of one endpoint waiting behind its running one, at most: a chain slower than its senders
  * would otherwise hold every capture in memory. Past it a capture's run is recorded as skipped.
@@ -75,7 +74,11 @@ type OwingEndpoint = Pick<CaptureEndpoint, "id" | "organizationId">;
  * by one run is the value the run before it wrote.
  */
 export function createActionRuns(deps: RunsDeps) {
-  const chains = new Map<string, Action[]>();
+  const repo = deps.repo;
+  const chains = createChainCache({
+    now: repo && ((endpointId) => repo.chain(endpointId)),
+    later: (endpointId) => deps.store.chain(endpointId),
+  });
   const tails = new Map<string, Promise<unknown>>();
   const waiting = new Map<string, number>();
   /** Captures whose run this process has started and not yet recorded. */
@@ -85,32 +88,6 @@ export function createActionRuns(deps: RunsDeps) {
     committed: (run) => deps.completed(run.endpointId, run.requestId, run.results),
     onHookError: (error) => deps.logger.error("action run push failed", { error }),
   });
-
-  /** Chain reads under way: captures of one endpoint arriving meanwhile share one (their order holds). */
-  const loading = new Map<string, Promise<Action[]>>();
-  const remember = (endpointId: string, chain: Action[]) => {
-    if (chains.size >= CACHED_CHAINS) chains.clear();
-    chains.set(endpointId, chain);
-    return chain;
-  };
-  /** The endpoint's chain: from memory, read synchronously on SQLite, awaited on PostgreSQL. */
-  const chainOf = (endpointId: string): Action[] | Promise<Action[]> => {
-    const chain = chains.get(endpointId);
-    if (chain) return chain;
-    if (deps.repo) return remember(endpointId, deps.repo.chain(endpointId));
-    let read = loading.get(endpointId);
-    if (!read) {
-      read = deps.store.chain(endpointId).then((loaded) => {
-        // A change told meanwhile (forget) dropped this read: the next capture reads afresh.
-        if (loading.get(endpointId) === read) remember(endpointId, loaded);
-        loading.delete(endpointId);
-        return loaded;
-      });
-      loading.set(endpointId, read);
-      read.catch(() => loading.delete(endpointId));
-    }
-    return read;
-  };
 
   /** Queues `task` behind the endpoint's earlier runs. */
   const serial = <T>(endpointId: string, task: () => Promise<T>): Promise<T> => {
@@ -207,7 +184,7 @@ export function createActionRuns(deps: RunsDeps) {
     const { organizationId } = endpoint;
     if (organizationId === null) return null;
     if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
-    const cached = chainOf(endpoint.id);
+    const cached = chains.get(endpoint.id);
     const chain = Array.isArray(cached) ? cached : await cached;
     if (chain.length === 0) return null;
     if ((waiting.get(endpoint.id) ?? 0) >= maxWaiting) {
@@ -251,10 +228,7 @@ export function createActionRuns(deps: RunsDeps) {
   return {
     onCapture,
     /** The endpoint's chain changed: the next capture reads it afresh. */
-    forget(endpointId: string) {
-      chains.delete(endpointId);
-      loading.delete(endpointId);
-    },
+    forget: (endpointId: string) => chains.forget(endpointId),
     /** Runs the current chain on a stored request now, as a capture would (a new run record). */
     async rerun(tenant: Tenant, endpointId: string, request: CapturedRequest) {
       const chain = await deps.store.chain(endpointId);
@@ -283,12 +257,11 @@ export function createActionRuns(deps: RunsDeps) {
      * notes them with oweActionRunsPostgres.)
      */
     owe(captures: readonly { request: CapturedRequest; endpoint: OwingEndpoint }[]): void {
-      const repo = deps.repo;
       if (!repo) throw new Error("owe runs in a SQLite transaction only");
       for (const { request, endpoint } of captures) {
         if (endpoint.organizationId === null) continue;
-        const chain = chains.get(endpoint.id) ?? remember(endpoint.id, repo.chain(endpoint.id));
-        if (chain.length === 0) continue;
+        // On SQLite the cache reads at once: the chain is an array, never a promise.
+        if ((chains.get(endpoint.id) as Action[]).length === 0) continue;
         // Capture answers a CORS preflight itself and runs no chain on it.
         if (isPreflight(request.method, request.headers)) continue;
         repo.owe(request.id, endpoint.id, endpoint.organizationId, request.createdAt);
