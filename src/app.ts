@@ -21,7 +21,7 @@ import { createMaintenanceRoom } from "./maintenance/maintenance.room.ts";
 import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
-import { notOnPostgres, type PendingRoom, pendingRoutes, refusingPort } from "./rooms.pending.ts";
+import { notOnPostgres, type PendingRoom, pendingRoutes } from "./rooms.pending.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
@@ -68,8 +68,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     enqueueForwards: delivery.ports.enqueueForwards,
     wakeDeliveries: delivery.ports.wake,
     // Actions is built after capture (it takes capture's ports); this runs per committed batch.
-    oweActionRuns: (tx, captures) =>
-      actions ? actions.ports.oweRuns(tx, captures) : refusingPort("actions")(),
+    oweActionRuns: (tx, captures) => actions.ports.oweRuns(tx, captures),
     forgetForwards: (tx, requestIds) =>
       void delivery.ports.forgetSubjects(tx, "forward", requestIds),
     // The secrets room is built later; this runs per capture of a verifying endpoint. Only the
@@ -79,6 +78,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     resolveSecrets: (organizationId) => secrets.ports.resolveSecrets(organizationId),
     // What capture's PostgreSQL transactions write in other rooms (their SQLite ports' twins).
     postgresTx: {
+      oweActionRuns: (tx, captures) => actions.ports.oweRunsPostgres(tx, captures),
       finishDrain: endpoints.ports.finishDrainOnPostgres,
       enqueueForwards: delivery.ports.enqueueForwardsPostgres,
       forgetForwards: async (tx, requestIds) => {
@@ -98,7 +98,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     listAfter: (endpointId, afterRequestId, limit) =>
       capture.ports.listRequestsAfter(endpointId, afterRequestId, limit),
     // Actions is built later; this runs per catch-up page.
-    runResultsOf: (requestIds) => (actions ? actions.ports.lastRunResults(requestIds) : new Map()),
+    runResultsOf: (requestIds) => actions.ports.lastRunResults(requestIds),
   });
   const secrets = createSecretsRoom(deps, {
     guard,
@@ -107,7 +107,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     usersOf: async (organizationId, name) => [
       ...((await routing?.ports.destinationsUsingSecret(organizationId, name)) ?? []),
       ...(alerts?.ports.rulesUsingSecret(organizationId, name) ?? []),
-      ...(actions?.ports.actionsUsingSecret(organizationId, name) ?? []),
+      ...(await actions.ports.actionsUsingSecret(organizationId, name)),
       ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
     ],
   });
@@ -117,15 +117,13 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     usersOf: async (organizationId, id) =>
       (await routing?.ports.destinationsUsingTransformation(organizationId, id)) ?? [],
   });
-  const actions = onSqlite("actions", (d) =>
-    createActionsRoom(d, {
-      guard,
-      requireEndpoint: endpoints.ports.requireEndpoint,
-      findRequest: capture.ports.findRequest,
-      setResponseOverride: capture.ports.setResponseOverride,
-      resolveSecrets: secrets.ports.resolveSecrets,
-    }),
-  );
+  const actions = createActionsRoom(deps, {
+    guard,
+    requireEndpoint: endpoints.ports.requireEndpoint,
+    findRequest: capture.ports.findRequest,
+    setResponseOverride: capture.ports.setResponseOverride,
+    resolveSecrets: secrets.ports.resolveSecrets,
+  });
   const dedup: ReturnType<typeof createDedupRoom> | null = onSqlite("dedup", (d) =>
     createDedupRoom(d, {
       guard,

@@ -6,9 +6,6 @@ import { Elysia } from "elysia";
  * ports other rooms take from them refuse. A room that gains a PostgreSQL store leaves this list.
  */
 export const PENDING_ON_POSTGRES = {
-  actions: ["/api/v1/endpoints/:id/actions", "/api/v1/endpoints/:id/requests/:request_id/actions"],
-  // Dedup and routing leave together: routing's sources, bridges, destinations and ingest have
-  // their PostgreSQL stores, its events and delivery health do not yet, and dedup serves routing.
   dedup: [],
   routing: ["/api/v1/sources", "/api/v1/bridges", "/api/v1/events", "/api/v1/filters", "/in/:slug"],
   alerts: ["/api/v1/alert-rules"],

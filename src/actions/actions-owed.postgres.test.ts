@@ -10,7 +10,9 @@ import { usePgDatabases } from "../test-utils/postgres.ts";
 import { makeCapturedRequest } from "../test-utils/requests-fixtures.ts";
 import {
   claimOwedRunsPostgres,
+  OWED_LEASE_MS,
   oweActionRunsPostgres,
+  renewOwedRunsPostgres,
   settleOwedRunPostgres,
 } from "./actions-owed.postgres.ts";
 
@@ -41,7 +43,8 @@ async function world() {
   const writer = createCapturePostgresWriter({
     pg: a,
     onCommitted: () => {},
-    oweActionRuns: oweActionRunsPostgres,
+    // Leased for no time: recovery may take them at once, as after their node died.
+    oweActionRuns: (tx, kept) => oweActionRunsPostgres(tx, kept, 0),
   });
   return { a, b, writer };
 }
@@ -103,8 +106,9 @@ test("two nodes recovering at once never claim one owed run, and a settled run i
   });
   // Node B claims while A still holds its rows: it gets the others, oldest first.
   await pollUntil(() => claimedByA.length > 0, { what: "node A's claim" });
+  // B leases its runs for no time, so they are claimable again below.
   const claimedByB = await w.b.sql.begin(async (tx) =>
-    (await claimOwedRunsPostgres(tx, LATER, 10)).map((r) => r.requestId),
+    (await claimOwedRunsPostgres(tx, LATER, 10, 0)).map((r) => r.requestId),
   );
   releaseA();
   await nodeA;
@@ -119,5 +123,46 @@ test("two nodes recovering at once never claim one owed run, and a settled run i
     organizationId: "o1",
     plan: "team",
   });
+  await w.writer.close();
+});
+
+test("a run leased to a live node is not claimed; its node renews the lease, and a lapsed one is claimed", async () => {
+  const w = await world();
+  await w.writer.write(
+    makeCapturedRequest({ id: "r1", endpointId: "e1", createdAt: T0 }),
+    target("e1"),
+  );
+  // The node that captures r2 leases its run to itself, as every node does.
+  const leasing = createCapturePostgresWriter({
+    pg: w.a,
+    onCommitted: () => {},
+    oweActionRuns: oweActionRunsPostgres,
+  });
+  await leasing.write(
+    makeCapturedRequest({ id: "r2", endpointId: "e1", createdAt: T0 }),
+    target("e1"),
+  );
+  await leasing.close();
+  const leaseOf = async (id: string) =>
+    Number(
+      (await w.b.sql`SELECT lease_until FROM action_runs_due WHERE request_id = ${id}`)[0]
+        ?.lease_until,
+    );
+  const [{ now }] = await w.b
+    .sql`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now`;
+  expect(await leaseOf("r2")).toBeGreaterThan(Number(now) + OWED_LEASE_MS - 5_000);
+  // r2's node holds it; r1's lease lapsed.
+  expect((await claimOwedRunsPostgres(w.b.sql, LATER, 10)).map((r) => r.requestId)).toEqual(["r1"]);
+  // r1 is now leased to the claimer: a second claim takes nothing.
+  expect(await claimOwedRunsPostgres(w.b.sql, LATER, 10)).toEqual([]);
+  await w.b.sql`UPDATE action_runs_due SET lease_until = 0 WHERE request_id = 'r2'`;
+  await renewOwedRunsPostgres(w.a.sql, ["r2"], 60_000);
+  expect(await leaseOf("r2")).toBeGreaterThan(Number(now) + 50_000);
+  expect(await claimOwedRunsPostgres(w.b.sql, LATER, 10)).toEqual([]);
+  await w.b.sql`UPDATE action_runs_due SET lease_until = 0`;
+  expect((await claimOwedRunsPostgres(w.b.sql, LATER, 10)).map((r) => r.requestId)).toEqual([
+    "r1",
+    "r2",
+  ]);
   await w.writer.close();
 });

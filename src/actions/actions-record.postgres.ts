@@ -1,4 +1,4 @@
-import type { TransactionSQL } from "bun";
+import type { PostgresTx as TransactionSQL } from "../db/db.postgres-handle.ts";
 import type { RunRecord } from "./actions.recorder.ts";
 
 /**

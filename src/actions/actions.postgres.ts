@@ -1,4 +1,4 @@
-import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import type { PostgresDb, PostgresSql } from "../db/db.postgres-handle.ts";
 import type { Action, ActionResult, ActionType } from "./actions.model.ts";
 import type { ActionsStore } from "./actions.store.ts";
 
@@ -39,6 +39,15 @@ export function createActionsPostgresStore(pg: PostgresDb): ActionsStore {
       ORDER BY id DESC LIMIT 1`;
     return row ? (JSON.parse(row.results) as ActionResult[]) : null;
   };
+  const insert = (tx: PostgresSql, action: Action) =>
+    tx`INSERT INTO endpoint_actions (id, organization_id, endpoint_id, type, name, config,
+        position, enabled, created_at, updated_at)
+      VALUES (${action.id}, ${action.organizationId}, ${action.endpointId}, ${action.type},
+        ${action.name}, ${JSON.stringify(action.config)}, ${action.position},
+        ${action.enabled ? 1 : 0}, ${action.createdAt}, ${action.updatedAt})`;
+  /** Serializes the chain changes of one endpoint across nodes until the transaction ends. */
+  const lockChain = (tx: PostgresSql, endpointId: string) =>
+    tx`SELECT pg_advisory_xact_lock(hashtext(${`endpoint_actions:${endpointId}`}))`;
   return {
     list: async (organizationId, endpointId) =>
       actions(
@@ -67,12 +76,19 @@ export function createActionsPostgresStore(pg: PostgresDb): ActionsStore {
       return row?.n ?? 0;
     },
     async insert(action) {
-      await sql`INSERT INTO endpoint_actions (id, organization_id, endpoint_id, type, name, config,
-          position, enabled, created_at, updated_at)
-        VALUES (${action.id}, ${action.organizationId}, ${action.endpointId}, ${action.type},
-          ${action.name}, ${JSON.stringify(action.config)}, ${action.position},
-          ${action.enabled ? 1 : 0}, ${action.createdAt}, ${action.updatedAt})`;
+      await insert(sql, action);
     },
+    append: (fields, cap) =>
+      sql.begin(async (tx) => {
+        await lockChain(tx, fields.endpointId);
+        const [row] = await tx`SELECT count(*)::integer AS n FROM endpoint_actions
+          WHERE endpoint_id = ${fields.endpointId}`;
+        const count: number = row?.n ?? 0;
+        if (count >= cap) return null;
+        const action: Action = { ...fields, position: count };
+        await insert(tx, action);
+        return action;
+      }),
     async update(action) {
       await sql`UPDATE endpoint_actions SET name = ${action.name},
           config = ${JSON.stringify(action.config)}, enabled = ${action.enabled ? 1 : 0},
@@ -86,11 +102,19 @@ export function createActionsPostgresStore(pg: PostgresDb): ActionsStore {
         }
       });
     },
-    async remove(organizationId, endpointId, id) {
-      const result = await sql`DELETE FROM endpoint_actions
-        WHERE organization_id = ${organizationId} AND endpoint_id = ${endpointId} AND id = ${id}`;
-      return result.count > 0;
-    },
+    remove: (organizationId, endpointId, id) =>
+      sql.begin(async (tx) => {
+        await lockChain(tx, endpointId);
+        const result = await tx`DELETE FROM endpoint_actions
+          WHERE organization_id = ${organizationId} AND endpoint_id = ${endpointId} AND id = ${id}`;
+        if (result.count === 0) return false;
+        await tx`UPDATE endpoint_actions SET position = ranked.n - 1
+          FROM (SELECT id, row_number() OVER (ORDER BY position, created_at) AS n
+            FROM endpoint_actions
+            WHERE organization_id = ${organizationId} AND endpoint_id = ${endpointId}) ranked
+          WHERE endpoint_actions.id = ranked.id`;
+        return true;
+      }),
     lastRun,
     async lastRuns(requestIds) {
       const found = new Map<string, ActionResult[]>();

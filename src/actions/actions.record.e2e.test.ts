@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { createEndpointWithActions } from "../test-utils/endpoints.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
@@ -26,7 +27,6 @@ test("a counter stored by 1,000 concurrent captures' runs ends at 1,000, each ru
     },
     { type: "store_variable", config: { name: "count", value: "$count$" } },
   ]);
-  const sqlite = server.deps.db.sqlite;
   let next = 0;
   const sender = async () => {
     while (next < CAPTURES) {
@@ -41,23 +41,19 @@ test("a counter stored by 1,000 concurrent captures' runs ends at 1,000, each ru
   };
   await Promise.all(Array.from({ length: SENDERS }, sender));
 
-  const owed = () =>
-    sqlite
-      .query<{ n: number }, [string]>(
-        "SELECT count(*) AS n FROM action_runs_due WHERE endpoint_id = ?",
-      )
-      .get(endpoint.id)?.n;
-  await pollUntil(() => owed() === 0, { what: "every owed run recorded", timeoutMs: 60_000 });
-  const counter = sqlite
-    .query<{ value: string }, [string]>(
-      "SELECT value FROM endpoint_variables WHERE endpoint_id = ? AND name = 'count'",
-    )
-    .get(endpoint.id);
+  const owed = async () =>
+    (await storedRows(server, "action_runs_due", "endpoint_id", endpoint.id)).length;
+  await pollUntil(async () => (await owed()) === 0, {
+    what: "every owed run recorded",
+    timeoutMs: 60_000,
+  });
+  const variables = await storedRows(server, "endpoint_variables", "endpoint_id", endpoint.id);
+  const counter = variables.find((row) => row.name === "count");
   expect(counter?.value).toBe(String(CAPTURES));
-  const runs = sqlite
-    .query<{ runs: number; requests: number }, [string]>(
-      "SELECT count(*) AS runs, count(DISTINCT request_id) AS requests FROM action_runs WHERE endpoint_id = ?",
-    )
-    .get(endpoint.id);
-  expect(runs).toEqual({ runs: CAPTURES, requests: CAPTURES });
+  const runs = await storedRows(server, "action_runs", "endpoint_id", endpoint.id);
+  const requests = new Set(runs.map((run) => run.request_id));
+  expect({ runs: runs.length, requests: requests.size }).toEqual({
+    runs: CAPTURES,
+    requests: CAPTURES,
+  });
 }, 90_000);

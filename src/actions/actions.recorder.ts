@@ -15,13 +15,39 @@ export interface RunRecord {
   generation: number;
 }
 
-export interface RecorderDeps {
-  repo: ActionsRepo;
-  /** The batch's transaction; it need not wait for the disk (see RunsDeps.recordTx). */
-  tx: Transact;
+/** What a recorder tells its owner. */
+export interface RecorderHooks {
   /** Told once per committed run that was recorded (the realtime push). */
   committed(record: RunRecord): void;
   onHookError(error: unknown): void;
+}
+
+/** The variables a run starts from (its own copy) and their generation. */
+export interface VariablesAt {
+  values: Record<string, unknown>;
+  generation: number;
+}
+
+/** Records runs (SQLite: `createRunRecorder`; PostgreSQL: actions-recorder.postgres.ts). */
+export interface RunRecorder {
+  /** The variables a run of the endpoint starts from, to hand back with the run's record. */
+  variablesOf(endpointId: string): VariablesAt | Promise<VariablesAt>;
+  /** The generation a record made now belongs to (a run that read no variables). */
+  generationOf(endpointId: string): number;
+  /**
+   * Queues the run's record; its stores are what the endpoint's next run reads from now on.
+   * Resolves true once committed, false when not recorded (request gone, or a failed batch
+   * came before it); rejects when its own batch failed.
+   */
+  submit(record: RunRecord): Promise<boolean>;
+  /** Commits what is queued now (shutdown). */
+  close(): void | Promise<void>;
+}
+
+export interface RecorderDeps extends RecorderHooks {
+  repo: ActionsRepo;
+  /** The batch's transaction; it need not wait for the disk (see RunsDeps.recordTx). */
+  tx: Transact;
 }
 
 interface EndpointVariables {
@@ -44,7 +70,9 @@ interface EndpointVariables {
  * moves on and records of runs that read the old generation are not written either (their owed
  * rows stay, and recovery runs them again from the committed values).
  */
-export function createRunRecorder(deps: RecorderDeps) {
+export function createRunRecorder(
+  deps: RecorderDeps,
+): Omit<RunRecorder, "variablesOf"> & { variablesOf(endpointId: string): VariablesAt } {
   const variables = new Map<string, EndpointVariables>();
   const generations = new Map<string, number>();
 
@@ -120,7 +148,7 @@ export function createRunRecorder(deps: RecorderDeps) {
      * The variables a run of the endpoint starts from (its own copy) and their generation, to
      * hand back with the run's record.
      */
-    variablesOf(endpointId: string): { values: Record<string, unknown>; generation: number } {
+    variablesOf(endpointId: string): VariablesAt {
       const entry = variables.get(endpointId);
       if (entry) return { values: { ...entry.values }, generation: entry.generation };
       // Nothing pending: the table is current (and stays so until this run's record is queued).
@@ -147,5 +175,3 @@ export function createRunRecorder(deps: RecorderDeps) {
     close: () => group.close(),
   };
 }
-
-export type RunRecorder = ReturnType<typeof createRunRecorder>;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { type CreatedEndpoint, createEndpointWithActions } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
@@ -18,6 +19,10 @@ beforeAll(async () => {
   server = await startTestServer({ scheduler, clock, config: { capture_rate_limit: "off" } });
   owner = await signUp(server, { plan: "team" });
   sink = startHttpSink();
+  // The recovery and retention jobs run on the leader only: on PostgreSQL this node takes the
+  // lead when its leadership job runs (this scheduler runs nothing by itself).
+  if (scheduler.has(LEADERSHIP_JOB)) await scheduler.run(LEADERSHIP_JOB);
+  await pollUntil(() => server.deps.cluster.isLeader(), { what: "leadership", timeoutMs: 15_000 });
 });
 afterAll(async () => {
   release?.();
@@ -25,15 +30,18 @@ afterAll(async () => {
   await sink.stop();
 });
 
-const sql = () => server.deps.db.sqlite;
+type Row = Record<string, unknown>;
+/** A statement (parameters $1, $2, …) on whichever database the server keeps its data in. */
+async function query(text: string, params: string[] = []): Promise<Row[]> {
+  if (server.postgres) return [...(await server.postgres.sql.unsafe(text, params))];
+  return server.deps.db.sqlite.query<Row, string[]>(text.replace(/\$(\d+)/g, "?$1")).all(...params);
+}
 const owed = (requestId: string) =>
-  sql().query("SELECT request_id FROM action_runs_due WHERE request_id = ?").all(requestId);
+  query("SELECT request_id FROM action_runs_due WHERE request_id = $1", [requestId]);
 const runsOf = (requestId: string) =>
-  sql()
-    .query<{ trigger: string; results: string }, [string]>(
-      "SELECT trigger, results FROM action_runs WHERE request_id = ? ORDER BY id",
-    )
-    .all(requestId);
+  query("SELECT trigger, results FROM action_runs WHERE request_id = $1 ORDER BY id", [
+    requestId,
+  ]) as Promise<{ trigger: string; results: string }[]>;
 
 const endpointWithChain = () =>
   createEndpointWithActions(server, owner, [
@@ -46,13 +54,11 @@ async function captureWithRun(endpoint: CreatedEndpoint): Promise<string> {
   sink.answer(() => ({ status: 200, body: "ok" }));
   const response = await fetch(`${server.url}/w/${endpoint.slug}`, { method: "POST", body: "{}" });
   expect(response.status).toBe(202);
-  return pollUntil(() => {
-    const row = sql()
-      .query<{ request_id: string }, [string]>(
-        "SELECT request_id FROM action_runs WHERE endpoint_id = ?",
-      )
-      .get(endpoint.id);
-    return row?.request_id;
+  return pollUntil(async () => {
+    const [row] = await query("SELECT request_id FROM action_runs WHERE endpoint_id = $1", [
+      endpoint.id,
+    ]);
+    return row?.request_id as string | undefined;
   });
 }
 
@@ -65,19 +71,19 @@ test("the run a capture is owed is noted in its transaction and settled when the
     held = false;
   };
   const answer = fetch(`${server.url}/w/${endpoint.slug}`, { method: "POST", body: "{}" });
-  const requestId = await pollUntil(() => {
-    const row = sql()
-      .query<{ id: string }, [string]>("SELECT id FROM captured_requests WHERE endpoint_id = ?")
-      .get(endpoint.id);
-    return row?.id;
+  const requestId = await pollUntil(async () => {
+    const [row] = await query("SELECT id FROM captured_requests WHERE endpoint_id = $1", [
+      endpoint.id,
+    ]);
+    return row?.id as string | undefined;
   });
-  expect(owed(requestId)).toHaveLength(1);
+  expect(await owed(requestId)).toHaveLength(1);
   // A recovery tick meanwhile leaves a run this process is making alone.
   await scheduler.run("actions.recover");
   expect((await answer).status).toBe(202);
-  await pollUntil(() => runsOf(requestId).length === 1, { what: "the run recorded" });
-  expect(owed(requestId)).toEqual([]);
-  expect(runsOf(requestId)).toHaveLength(1);
+  await pollUntil(async () => (await runsOf(requestId)).length === 1, { what: "the run recorded" });
+  expect(await owed(requestId)).toEqual([]);
+  expect(await runsOf(requestId)).toHaveLength(1);
   release();
 });
 
@@ -85,23 +91,23 @@ test("a run owed from before a restart is made by the recovery job, its answer n
   const endpoint = await endpointWithChain();
   const requestId = await captureWithRun(endpoint);
   // As a crash between the commit and the run leaves it: the capture and its owed row, no run.
-  sql().run("DELETE FROM action_runs WHERE request_id = ?", [requestId]);
-  sql().run(
+  await query("DELETE FROM action_runs WHERE request_id = $1", [requestId]);
+  await query(
     `INSERT INTO action_runs_due (request_id, endpoint_id, organization_id, created_at)
-     VALUES (?, ?, ?, '2000-01-01T00:00:00.000Z')`,
+     VALUES ($1, $2, $3, '2000-01-01T00:00:00.000Z')`,
     [requestId, endpoint.id, owner.organizationId],
   );
   const sentBefore = sink.requests.filter((r) => r.path === "/owed").length;
   await scheduler.run("actions.recover");
-  const runs = runsOf(requestId);
+  const runs = await runsOf(requestId);
   expect(runs.map((r) => r.trigger)).toEqual(["capture"]);
   const results = JSON.parse(runs[0]?.results ?? "[]");
   expect(results.map((r: { status: string }) => r.status)).toEqual(["ok", "error"]);
   expect(results[1].error).toContain("before a restart");
   expect(sink.requests.filter((r) => r.path === "/owed").length).toBe(sentBefore + 1);
-  expect(owed(requestId)).toEqual([]);
+  expect(await owed(requestId)).toEqual([]);
   await scheduler.run("actions.recover");
-  expect(runsOf(requestId)).toHaveLength(1);
+  expect(await runsOf(requestId)).toHaveLength(1);
 });
 
 test("a CORS preflight runs no chain and is owed none", async () => {
@@ -111,13 +117,13 @@ test("a CORS preflight runs no chain and is owed none", async () => {
     headers: { origin: "https://app.test", "access-control-request-method": "POST" },
   });
   expect(preflight.status).toBe(204);
-  const stored = sql()
-    .query<{ id: string }, [string]>("SELECT id FROM captured_requests WHERE endpoint_id = ?")
-    .all(endpoint.id);
+  const stored = await query("SELECT id FROM captured_requests WHERE endpoint_id = $1", [
+    endpoint.id,
+  ]);
   expect(stored).toHaveLength(1);
   const requestId = stored[0]?.id as string;
-  expect(owed(requestId)).toEqual([]);
-  expect(runsOf(requestId)).toEqual([]);
+  expect(await owed(requestId)).toEqual([]);
+  expect(await runsOf(requestId)).toEqual([]);
 });
 
 // Last in the file: it moves the clock a month on.
@@ -126,9 +132,6 @@ test("the retention sweep takes a request's runs and what it was owed with it", 
   const requestId = await captureWithRun(endpoint);
   clock.advance(31 * 24 * 3600_000);
   await scheduler.run("retention.sweep");
-  const left = sql()
-    .query<{ n: number }, [string]>("SELECT count(*) AS n FROM captured_requests WHERE id = ?")
-    .get(requestId);
-  expect(left?.n).toBe(0);
-  expect(runsOf(requestId)).toEqual([]);
+  expect(await query("SELECT id FROM captured_requests WHERE id = $1", [requestId])).toEqual([]);
+  expect(await runsOf(requestId)).toEqual([]);
 });

@@ -1,25 +1,26 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { CapturePorts } from "../capture/capture.room.ts";
 import type { CommittedCapture } from "../capture/capture.writer.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import type { RoomStorage, SharedDeps } from "../deps.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
 import type { SecretsPorts } from "../secrets/secrets.room.ts";
 import { secretReferences } from "../shared/secret-template.ts";
 import type { ActionResult } from "./actions.model.ts";
 import { type RecoveryDeps, recoverOwedRuns } from "./actions.recovery.ts";
-import { createActionsRepo } from "./actions.repo.ts";
 import { actionsRoutes } from "./actions.routes.ts";
 import { createActionRuns } from "./actions.runs.ts";
 import type { ActionsDeps } from "./actions.service.ts";
+import { actionsStorage } from "./actions.storage.ts";
 import type { TryoutDeps } from "./actions.tryout.ts";
-import { oweActionRunsPostgres } from "./actions-owed.postgres.ts";
 
 export type ActionsRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "bus" | "config" | "outbound" | "sandbox"
->;
+  SharedDeps,
+  "clock" | "ids" | "logger" | "bus" | "config" | "outbound" | "sandbox"
+> &
+  RoomStorage;
 
 export interface ActionsRoomPorts {
   guard: AuthPorts["guard"];
@@ -31,17 +32,17 @@ export interface ActionsRoomPorts {
 
 /** What the actions room lends capture. */
 export interface ActionsPorts {
-  /** In the capture batch's transaction: notes the runs the stored captures are owed. */
+  /** In the capture batch's SQLite transaction: notes the runs the stored captures are owed. */
   oweRuns(tx: TxHandle, captures: readonly CommittedCapture[]): void;
-  /** The PostgreSQL twin of `oweRuns`, under the name capture's PostgreSQL writer expects. */
-  oweActionRuns: typeof oweActionRunsPostgres;
+  /** The PostgreSQL twin of `oweRuns`, in capture's PostgreSQL transaction. */
+  oweRunsPostgres(tx: PostgresTx, captures: readonly CommittedCapture[]): Promise<void>;
   /** The latest run's results of each of these requests that has one (realtime catch-up). */
-  lastRunResults(requestIds: readonly string[]): Map<string, ActionResult[]>;
+  lastRunResults(requestIds: readonly string[]): Promise<Map<string, ActionResult[]>>;
   /** The organization's actions whose config says `{{name}}`: such a secret is not deleted. */
   actionsUsingSecret(
     organizationId: string,
     name: string,
-  ): { endpoint_id: string; action_id: string; name: string }[];
+  ): Promise<{ endpoint_id: string; action_id: string; name: string }[]>;
 }
 
 /** Every minute, and at start: runs owed from before a crash or restart. */
@@ -56,13 +57,13 @@ export function createActionsRoom(
   ports: ActionsRoomPorts,
 ): Room<ActionsPorts> {
   const startedAt = deps.clock.now();
-  const repo = createActionsRepo(deps.db);
-  const tx = <T>(fn: () => T): T => deps.db.tx(() => fn());
+  const storage = actionsStorage(deps);
+  const { store } = storage;
   const checkUrl = (url: string) => deps.outbound.urlProblem(url);
   const runs = createActionRuns({
-    repo,
-    // An fsync per batch of runs would cost captures with actions a second one per turn.
-    recordTx: (fn) => deps.db.tx(fn, { durable: false }),
+    store,
+    repo: storage.repo,
+    recorder: storage.recorder,
     clock: deps.clock,
     ids: deps.ids,
     logger: deps.logger.child({ scope: "actions" }),
@@ -76,8 +77,7 @@ export function createActionsRoom(
       deps.bus.publish("actions.completed", { endpointId, requestId, results }),
   });
   const actions: ActionsDeps = {
-    repo,
-    tx,
+    store,
     requireEndpoint: ports.requireEndpoint,
     plans: deps.config.plans,
     clock: deps.clock,
@@ -96,7 +96,7 @@ export function createActionsRoom(
   // Capture calls this after each commit; the chain decides whether the answer waits for it.
   ports.setResponseOverride((context) => runs.onCapture(context));
   const recovery: RecoveryDeps = {
-    repo,
+    owed: storage.owed,
     runs,
     findRequest: ports.findRequest,
     plans: deps.config.plans,
@@ -107,6 +107,7 @@ export function createActionsRoom(
   return {
     routes: actionsRoutes({ actions, tryout }, ports.guard),
     jobs: [
+      ...storage.jobs(runs.inFlightIds),
       {
         name: "actions.recover",
         scope: "cluster",
@@ -116,17 +117,19 @@ export function createActionsRoom(
       },
     ],
     subscriptions: [],
-    stop: () => {
+    stop: async () => {
       ports.setResponseOverride(null);
-      runs.close();
+      await runs.close();
     },
     ports: {
       oweRuns: (_tx, captures) => runs.owe(captures),
-      oweActionRuns: oweActionRunsPostgres,
-      lastRunResults: (requestIds) => repo.lastRuns(requestIds),
-      actionsUsingSecret: (organizationId, name) =>
-        repo
-          .ofOrganization(organizationId)
+      oweRunsPostgres: async (tx, captures) => {
+        if (!storage.oweRunsPostgres) throw new Error("oweRunsPostgres runs on PostgreSQL only");
+        await storage.oweRunsPostgres(tx, captures);
+      },
+      lastRunResults: (requestIds) => store.lastRuns(requestIds),
+      actionsUsingSecret: async (organizationId, name) =>
+        (await store.ofOrganization(organizationId))
           .filter((action) => secretReferences(JSON.stringify(action.config)).includes(name))
           .map((action) => ({
             endpoint_id: action.endpointId,

@@ -7,6 +7,7 @@ import {
 } from "../test-utils/endpoints.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { everyStoredRow, storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
@@ -222,7 +223,7 @@ describe("the six types, after the capture is stored", () => {
     expect(tried.body.data[0].output.would_send.headers).toEqual({
       authorization: "Bearer {{CHAT_TOKEN}}",
     });
-    const runs = server.deps.db.sqlite.query("SELECT results FROM action_runs").all();
+    const runs = (await everyStoredRow(server, "action_runs")).map((run) => run.results);
     expect(JSON.stringify(runs)).not.toContain("s3cret-value");
     expect(server.logs.join("\n")).not.toContain("s3cret-value");
   });
@@ -310,9 +311,7 @@ describe("the six types, after the capture is stored", () => {
     expect(results[0].output.preview.length).toBe(65_536);
     expect(results[1]).toMatchObject({ status: "error", output: { name: "whole" } });
     expect(results[1].error).toContain("at most 65536");
-    const variables = server.deps.db.sqlite
-      .query("SELECT name FROM endpoint_variables WHERE endpoint_id = ?")
-      .all(endpoint.id);
+    const variables = await storedRows(server, "endpoint_variables", "endpoint_id", endpoint.id);
     expect(variables).toEqual([]);
   });
 });

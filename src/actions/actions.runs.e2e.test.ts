@@ -9,6 +9,7 @@ import {
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { connectSocket, subscribe } from "../test-utils/realtime-client.ts";
+import { storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const BUDGET_MS = 500;
@@ -127,13 +128,9 @@ describe("run records and the realtime push", () => {
     ]);
     const sent = await send(endpoint, {});
     await runOf(endpoint, sent.requestId);
-    const count = () =>
-      server.deps.db.sqlite
-        .query<{ n: number }, [string]>(
-          "SELECT count(*) AS n FROM action_runs WHERE endpoint_id = ?",
-        )
-        .get(endpoint.id)?.n;
-    expect(count()).toBe(1);
+    const count = async () =>
+      (await storedRows(server, "action_runs", "endpoint_id", endpoint.id)).length;
+    expect(await count()).toBe(1);
     const emptied = await callAs(
       server,
       owner,
@@ -141,13 +138,17 @@ describe("run records and the realtime push", () => {
       `/api/v1/endpoints/${endpoint.id}/requests`,
     );
     expect(emptied.status).toBeLessThan(300);
-    await pollUntil(() => count() === 0, { what: "the run drained with its request" });
+    await pollUntil(async () => (await count()) === 0, {
+      what: "the run drained with its request",
+    });
     const second = await send(endpoint, {});
     await runOf(endpoint, second.requestId);
     expect((await callAs(server, owner, "DELETE", `/api/v1/endpoints/${endpoint.id}`)).status).toBe(
       204,
     );
-    await pollUntil(() => count() === 0, { what: "the run drained with the endpoint" });
+    await pollUntil(async () => (await count()) === 0, {
+      what: "the run drained with the endpoint",
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import type { Transact } from "../db/db.group-commit.ts";
 import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import type { Sandbox } from "../sandbox/sandbox.model.ts";
 import { createIds } from "../shared/ids.ts";
@@ -13,8 +14,10 @@ import {
 } from "../test-utils/requests-fixtures.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import type { ActionResult } from "./actions.model.ts";
+import { createRunRecorder } from "./actions.recorder.ts";
 import { createActionsRepo } from "./actions.repo.ts";
 import { createActionRuns } from "./actions.runs.ts";
+import { createActionsSqliteStore } from "./actions.sqlite.ts";
 
 const dbs: TestDb[] = [];
 afterEach(() => {
@@ -33,10 +36,14 @@ function endpointDb() {
   insertOrganization(db, "org");
   insertEndpoint(db, { id: "ep", slug: "hook", organizationId: "org" });
   const repo = createActionsRepo(db);
-  const runsWith = (own: Pick<RunsDeps, "outbound" | "completed"> & Partial<RunsDeps>) =>
+  const runsWith = ({
+    recordTx = (fn) => db.tx(fn),
+    ...own
+  }: Pick<RunsDeps, "outbound" | "completed"> & Partial<RunsDeps> & { recordTx?: Transact }) =>
     createActionRuns({
+      store: createActionsSqliteStore(db),
       repo,
-      recordTx: (fn) => db.tx(fn),
+      recorder: (hooks) => createRunRecorder({ ...hooks, repo, tx: recordTx }),
       clock: createFakeClock(),
       ids: createIds(),
       logger: createLogger({ level: "error", write: () => {} }),

@@ -3,7 +3,6 @@ import {
   type CaptureEndpoint,
   isPreflight,
 } from "../capture/capture.model.ts";
-import type { Transact } from "../db/db.group-commit.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -17,6 +16,7 @@ import {
   runChain,
   withinBudget,
 } from "./actions.chain.ts";
+import { createChainCache } from "./actions.chains.ts";
 import {
   type Action,
   type ActionResult,
@@ -24,13 +24,12 @@ import {
   answersSender,
   type RunState,
 } from "./actions.model.ts";
-import { createRunRecorder } from "./actions.recorder.ts";
+import type { RecorderHooks, RunRecorder } from "./actions.recorder.ts";
 import type { ActionsRepo } from "./actions.repo.ts";
 import type { Tenant } from "./actions.service.ts";
 import type { RunMode } from "./actions.steps.ts";
+import type { ActionsStore } from "./actions.store.ts";
 
-/** Chains kept in memory for the capture path, at most (endpoints with captures in flight). */
-const CACHED_CHAINS = 10_000;
 /**
  * Runs of one endpoint waiting behind its running one, at most: a chain slower than its senders
  * would otherwise hold every capture in memory. Past it a capture's run is recorded as skipped.
@@ -38,13 +37,14 @@ const CACHED_CHAINS = 10_000;
 export const MAX_WAITING_RUNS = 1000;
 
 export interface RunsDeps extends ChainDeps {
-  repo: ActionsRepo;
+  store: Pick<ActionsStore, "chain" | "lastRun">;
   /**
-   * The transaction the records of a turn's runs (rows, variables, the settling of what they were
-   * owed) commit in. It need not wait for the disk: a record lost in a power cut leaves its owed
-   * row, so the run is made again on recovery, as after a crash.
+   * SQLite only: the repo's synchronous reads and writes, for the capture batch's transaction
+   * (`owe`) and so that a capture's run starts without waiting for a chain read.
    */
-  recordTx: Transact;
+  repo?: Pick<ActionsRepo, "chain" | "owe">;
+  /** Makes the recorder the runs' records commit through (SQLite group commit or PostgreSQL). */
+  recorder(hooks: RecorderHooks): RunRecorder;
   clock: Clock;
   ids: Ids;
   logger: Logger;
@@ -74,28 +74,20 @@ type OwingEndpoint = Pick<CaptureEndpoint, "id" | "organizationId">;
  * by one run is the value the run before it wrote.
  */
 export function createActionRuns(deps: RunsDeps) {
-  const chains = new Map<string, Action[]>();
+  const repo = deps.repo;
+  const chains = createChainCache({
+    now: repo && ((endpointId) => repo.chain(endpointId)),
+    later: (endpointId) => deps.store.chain(endpointId),
+  });
   const tails = new Map<string, Promise<unknown>>();
   const waiting = new Map<string, number>();
   /** Captures whose run this process has started and not yet recorded. */
   const inFlight = new Set<string>();
   const maxWaiting = deps.maxWaitingRuns ?? MAX_WAITING_RUNS;
-  const recorder = createRunRecorder({
-    repo: deps.repo,
-    tx: deps.recordTx,
+  const recorder = deps.recorder({
     committed: (run) => deps.completed(run.endpointId, run.requestId, run.results),
     onHookError: (error) => deps.logger.error("action run push failed", { error }),
   });
-
-  const chainOf = (endpointId: string): Action[] => {
-    let chain = chains.get(endpointId);
-    if (!chain) {
-      if (chains.size >= CACHED_CHAINS) chains.clear();
-      chain = deps.repo.chain(endpointId);
-      chains.set(endpointId, chain);
-    }
-    return chain;
-  };
 
   /** Queues `task` behind the endpoint's earlier runs. */
   const serial = <T>(endpointId: string, task: () => Promise<T>): Promise<T> => {
@@ -134,8 +126,8 @@ export function createActionRuns(deps: RunsDeps) {
    * A run starts from the request and the endpoint's stored variables as the runs before it left
    * them (recorded or queued to be); the generation goes back with its record.
    */
-  const stateFor = (endpointId: string, request: CapturedRequest) => {
-    const { values, generation } = recorder.variablesOf(endpointId);
+  const stateFor = async (endpointId: string, request: CapturedRequest) => {
+    const { values, generation } = await recorder.variablesOf(endpointId);
     const state: RunState = { request: actionRequest(request), variables: values, http: null };
     return { state, generation };
   };
@@ -192,7 +184,8 @@ export function createActionRuns(deps: RunsDeps) {
     const { organizationId } = endpoint;
     if (organizationId === null) return null;
     if (deps.plans[endpoint.plan].actions_per_endpoint <= 0) return null;
-    const chain = chainOf(endpoint.id);
+    const cached = chains.get(endpoint.id);
+    const chain = Array.isArray(cached) ? cached : await cached;
     if (chain.length === 0) return null;
     if ((waiting.get(endpoint.id) ?? 0) >= maxWaiting) {
       skipAll(chain, endpoint.id, request.id);
@@ -213,7 +206,7 @@ export function createActionRuns(deps: RunsDeps) {
     let committed: Promise<boolean> = Promise.resolve(false);
     const task = serial(endpoint.id, async () => {
       const tenant = { organizationId, plan: endpoint.plan };
-      const { state, generation } = stateFor(endpoint.id, request);
+      const { state, generation } = await stateFor(endpoint.id, request);
       const result = await run(chain, state, "live", tenant);
       finished(result);
       if (await decided) noteFallback(result, FELL_BACK(deps.budgetMs));
@@ -235,12 +228,12 @@ export function createActionRuns(deps: RunsDeps) {
   return {
     onCapture,
     /** The endpoint's chain changed: the next capture reads it afresh. */
-    forget: (endpointId: string) => void chains.delete(endpointId),
+    forget: (endpointId: string) => chains.forget(endpointId),
     /** Runs the current chain on a stored request now, as a capture would (a new run record). */
     async rerun(tenant: Tenant, endpointId: string, request: CapturedRequest) {
-      const chain = deps.repo.chain(endpointId);
+      const chain = await deps.store.chain(endpointId);
       const { result, committed } = await serial(endpointId, async () => {
-        const { state, generation } = stateFor(endpointId, request);
+        const { state, generation } = await stateFor(endpointId, request);
         const result = await run(chain, state, "live", tenant);
         return { result, committed: record(endpointId, request.id, result, generation, "manual") };
       });
@@ -254,31 +247,38 @@ export function createActionRuns(deps: RunsDeps) {
       chain: readonly Action[],
       request: CapturedRequest,
     ): Promise<ActionResult[]> {
-      const result = await run(chain, stateFor(endpointId, request).state, "dry", tenant);
+      const { state } = await stateFor(endpointId, request);
+      const result = await run(chain, state, "dry", tenant);
       return result.results;
     },
     /**
-     * In the capture batch's transaction: notes a run owed to each capture whose endpoint has a
-     * chain, so a crash before the run leaves a row the recovery job finds.
+     * SQLite, in the capture batch's transaction: notes a run owed to each capture whose endpoint
+     * has a chain, so a crash before the run leaves a row the recovery job finds. (PostgreSQL
+     * notes them with oweActionRunsPostgres.)
      */
     owe(captures: readonly { request: CapturedRequest; endpoint: OwingEndpoint }[]): void {
+      if (!repo) throw new Error("owe runs in a SQLite transaction only");
       for (const { request, endpoint } of captures) {
-        if (endpoint.organizationId === null || chainOf(endpoint.id).length === 0) continue;
+        if (endpoint.organizationId === null) continue;
+        // On SQLite the cache reads at once: the chain is an array, never a promise.
+        if ((chains.get(endpoint.id) as Action[]).length === 0) continue;
         // Capture answers a CORS preflight itself and runs no chain on it.
         if (isPreflight(request.method, request.headers)) continue;
-        deps.repo.owe(request.id, endpoint.id, endpoint.organizationId, request.createdAt);
+        repo.owe(request.id, endpoint.id, endpoint.organizationId, request.createdAt);
       }
     },
     /** Whether this process is running (or about to run) the chain of this capture. */
     inFlight: (requestId: string) => inFlight.has(requestId),
+    /** Every capture whose run this process is making or about to make (their leases to renew). */
+    inFlightIds: (): readonly string[] => [...inFlight],
     /** Runs a chain owed from before a restart; its answer, if any, can no longer be given. */
     async runOwed(tenant: Tenant, endpointId: string, request: CapturedRequest) {
-      const chain = deps.repo.chain(endpointId);
+      const chain = await deps.store.chain(endpointId);
       inFlight.add(request.id);
       try {
         // Wrapped, so the endpoint's next run need not wait for this one's commit.
         const { committed } = await serial(endpointId, async () => {
-          const { state, generation } = stateFor(endpointId, request);
+          const { state, generation } = await stateFor(endpointId, request);
           const result = await run(chain, state, "live", tenant);
           noteFallback(result, RECOVERED);
           return { committed: record(endpointId, request.id, result, generation, "capture") };
@@ -288,8 +288,8 @@ export function createActionRuns(deps: RunsDeps) {
         inFlight.delete(request.id);
       }
     },
-    lastResults: (requestId: string) => deps.repo.lastRun(requestId) ?? [],
-    savedChain: (endpointId: string) => deps.repo.chain(endpointId),
+    lastResults: async (requestId: string) => (await deps.store.lastRun(requestId)) ?? [],
+    savedChain: (endpointId: string) => deps.store.chain(endpointId),
     /** Commits the records queued now (shutdown). */
     close: () => recorder.close(),
   };

@@ -4,13 +4,11 @@ import type { Ids } from "../shared/ids.ts";
 import type { Plan, PlanTable } from "../shared/plans.ts";
 import { actionErrors } from "./actions.errors.ts";
 import type { Action } from "./actions.model.ts";
-import type { ActionsRepo } from "./actions.repo.ts";
+import type { ActionsStore } from "./actions.store.ts";
 import { type UrlCheck, validateActionChanges, validateNewAction } from "./actions.validate.ts";
 
 export interface ActionsDeps {
-  repo: ActionsRepo;
-  /** One transaction (the count and the insert of a create share it). */
-  tx<T>(fn: () => T): T;
+  store: ActionsStore;
   requireEndpoint(organizationId: string, endpointId: string): Promise<Endpoint>;
   plans: PlanTable;
   clock: Clock;
@@ -33,7 +31,7 @@ export async function listActions(
   deps: ActionsDeps,
 ): Promise<Action[]> {
   await deps.requireEndpoint(tenant.organizationId, endpointId);
-  return deps.repo.list(tenant.organizationId, endpointId);
+  return deps.store.list(tenant.organizationId, endpointId);
 }
 
 export async function getAction(
@@ -43,7 +41,7 @@ export async function getAction(
   deps: ActionsDeps,
 ): Promise<Action> {
   await deps.requireEndpoint(tenant.organizationId, endpointId);
-  const action = deps.repo.find(tenant.organizationId, endpointId, id);
+  const action = await deps.store.find(tenant.organizationId, endpointId, id);
   if (!action) throw actionErrors.notFound();
   return action;
 }
@@ -64,21 +62,18 @@ export async function createAction(
   if (cap <= 0) throw actionErrors.featureNotAvailable();
   const fields = validateNewAction(body, deps.checkUrl);
   const now = isoAt(deps.clock.now());
-  const action = deps.tx(() => {
-    const count = deps.repo.count(endpoint.id);
-    if (count >= cap) throw actionErrors.limitReached();
-    const created: Action = {
+  const action = await deps.store.append(
+    {
       id: deps.ids.uuid(),
       organizationId: tenant.organizationId,
       endpointId: endpoint.id,
       ...fields,
-      position: count,
       createdAt: now,
       updatedAt: now,
-    };
-    deps.repo.insert(created);
-    return created;
-  });
+    },
+    cap,
+  );
+  if (!action) throw actionErrors.limitReached();
   deps.changed(endpoint.id);
   return action;
 }
@@ -100,7 +95,7 @@ export async function updateAction(
     enabled: changes.enabled ?? current.enabled,
     updatedAt: isoAt(deps.clock.now()),
   };
-  deps.repo.update(updated);
+  await deps.store.update(updated);
   deps.changed(current.endpointId);
   return updated;
 }
@@ -113,10 +108,9 @@ export async function deleteAction(
   deps: ActionsDeps,
 ): Promise<void> {
   await deps.requireEndpoint(tenant.organizationId, endpointId);
-  deps.tx(() => {
-    if (!deps.repo.remove(tenant.organizationId, endpointId, id)) throw actionErrors.notFound();
-    deps.repo.reorder(deps.repo.list(tenant.organizationId, endpointId).map((a) => a.id));
-  });
+  if (!(await deps.store.remove(tenant.organizationId, endpointId, id))) {
+    throw actionErrors.notFound();
+  }
   deps.changed(endpointId);
 }
 
@@ -135,19 +129,18 @@ export async function reorderActions(
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) {
     throw actionErrors.badOrder("must be an array of action ids");
   }
-  const reordered = deps.tx(() => {
-    const current = new Set(deps.repo.list(tenant.organizationId, endpointId).map((a) => a.id));
-    const given = new Set(ids as string[]);
-    if (given.size !== ids.length) throw actionErrors.badOrder("lists an action more than once");
-    const unknown = (ids as string[]).filter((id) => !current.has(id));
-    if (unknown.length > 0)
-      throw actionErrors.badOrder(`unknown action ids: ${unknown.join(", ")}`);
-    if (given.size !== current.size) {
-      throw actionErrors.badOrder("must list every action of the endpoint");
-    }
-    deps.repo.reorder(ids as string[]);
-    return deps.repo.list(tenant.organizationId, endpointId);
-  });
+  const current = new Set(
+    (await deps.store.list(tenant.organizationId, endpointId)).map((a) => a.id),
+  );
+  const given = new Set(ids as string[]);
+  if (given.size !== ids.length) throw actionErrors.badOrder("lists an action more than once");
+  const unknown = (ids as string[]).filter((id) => !current.has(id));
+  if (unknown.length > 0) throw actionErrors.badOrder(`unknown action ids: ${unknown.join(", ")}`);
+  if (given.size !== current.size) {
+    throw actionErrors.badOrder("must list every action of the endpoint");
+  }
+  await deps.store.reorder(ids as string[]);
+  const reordered = await deps.store.list(tenant.organizationId, endpointId);
   deps.changed(endpointId);
   return reordered;
 }

@@ -118,6 +118,34 @@ export function describeActionsStore(
       expect(await store().count(own.endpoint)).toBe(2);
     });
 
+    test("append takes the next position up to the cap; two appends at once cannot both take the last place", async () => {
+      const { own, other } = await world();
+      const { position: _, ...first } = action(own.org, own.endpoint, "first", 0);
+      expect(await store().append(first, 2)).toEqual({ ...first, position: 0 });
+      const racing = ["x", "y", "z"].map((id) => {
+        const { position: _p, ...fields } = action(own.org, own.endpoint, id, 0);
+        return store().append(fields, 2);
+      });
+      const appended = (await Promise.all(racing)).filter((a) => a !== null);
+      expect(appended.map((a) => a.position)).toEqual([1]);
+      expect(await store().count(own.endpoint)).toBe(2);
+      const { position: _o, ...theirs } = action(other.org, other.endpoint, "theirs", 0);
+      expect((await store().append(theirs, 2))?.position).toBe(0);
+    });
+
+    test("remove moves the later actions up, so positions stay 0..n-1", async () => {
+      const { own } = await world();
+      const [a, b, c] = ["a", "b", "c"].map((id, i) => action(own.org, own.endpoint, id, i));
+      if (!a || !b || !c) throw new Error("three actions");
+      for (const x of [a, b, c]) await store().insert(x);
+      expect(await store().remove(own.org, own.endpoint, a.id)).toBe(true);
+      const chain = await store().chain(own.endpoint);
+      expect(chain.map((x) => [x.id, x.position])).toEqual([
+        [b.id, 0],
+        [c.id, 1],
+      ]);
+    });
+
     test("the last run of a request is the latest by id; requests without one are left out", async () => {
       const { own } = await world();
       const ok: ActionResult[] = [

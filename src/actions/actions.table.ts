@@ -76,4 +76,9 @@ export const actionRunsDue = sqliteTable("action_runs_due", {
   endpointId: text("endpoint_id").notNull(),
   organizationId: text("organization_id").notNull(),
   createdAt: text("created_at").notNull(),
+  /**
+   * PostgreSQL: until when (server clock, epoch ms) the node running the capture's chain holds
+   * the run; recovery takes a run only once its lease lapsed. Unused on SQLite (one process).
+   */
+  leaseUntil: integer("lease_until"),
 });

@@ -69,7 +69,7 @@ export async function tryActions(
   const request = await sampleRequest(tenant, endpoint, fields, deps);
   const chain =
     fields.actions === undefined
-      ? deps.runs.savedChain(endpoint.id)
+      ? await deps.runs.savedChain(endpoint.id)
       : unsavedChain(tenant, endpoint.id, fields.actions, deps);
   return deps.runs.dryRun(tenant, endpoint.id, chain, request);
 }

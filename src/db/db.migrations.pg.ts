@@ -4,9 +4,13 @@ import m0001_baseline from "../../migrations/postgres/0001_baseline.sql" with { 
 import m0002_shared_keys_and_rate_buckets from "../../migrations/postgres/0002_shared_keys_and_rate_buckets.sql" with {
   type: "text",
 };
+import m0003_action_runs_due_lease from "../../migrations/postgres/0003_action_runs_due_lease.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const PG_MIGRATIONS: Migration[] = [
   { name: "0001_baseline", sql: m0001_baseline },
   { name: "0002_shared_keys_and_rate_buckets", sql: m0002_shared_keys_and_rate_buckets },
+  { name: "0003_action_runs_due_lease", sql: m0003_action_runs_due_lease },
 ];

@@ -99,6 +99,9 @@ import m0039_monitor_rollups_counts_index from "../../migrations/0039_monitor_ro
 import m0040_shared_keys_and_rate_buckets from "../../migrations/0040_shared_keys_and_rate_buckets.sql" with {
   type: "text",
 };
+import m0041_action_runs_due_lease from "../../migrations/0041_action_runs_due_lease.sql" with {
+  type: "text",
+};
 import type { Migration } from "./db.migrate.ts";
 
 export const MIGRATIONS: Migration[] = [
@@ -152,4 +155,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "0038_status_page_subscribers", sql: m0038_status_page_subscribers },
   { name: "0039_monitor_rollups_counts_index", sql: m0039_monitor_rollups_counts_index },
   { name: "0040_shared_keys_and_rate_buckets", sql: m0040_shared_keys_and_rate_buckets },
+  { name: "0041_action_runs_due_lease", sql: m0041_action_runs_due_lease },
 ];

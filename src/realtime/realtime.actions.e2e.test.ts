@@ -4,7 +4,6 @@ import { callAs, captureAt, createEndpointWithActions } from "../test-utils/endp
 import { pollUntil } from "../test-utils/poll.ts";
 import { connectSocket, subscribe } from "../test-utils/realtime-client.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { pendingHere } from "../test-utils/test-store.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -48,35 +47,31 @@ const runOf = (endpointId: string, requestId: string) =>
     return answer.body.data?.length > 0 ? answer.body.data : undefined;
   });
 
-// Needs the actions room, which does not run on PostgreSQL yet.
-test.skipIf(pendingHere("actions"))(
-  "a catch-up replays each request's action run after it, then runs finished later, once each",
-  async () => {
-    const endpoint = await createEndpointWithActions(server, owner, [
-      { type: "store_variable", config: { name: "n", value: "$request.body.n$" } },
-    ]);
-    const path = `/w/${endpoint.slug}`;
-    const capture = (n: number) => captureAt(server, path, { method: "POST", body: `{"n":${n}}` });
-    const first = await capture(1);
-    const second = await capture(2);
-    const third = await capture(3);
-    // Both runs were recorded before the socket joined: only the catch-up can tell it of them.
-    const results = await runOf(endpoint.id, third);
-    await runOf(endpoint.id, second);
+test("a catch-up replays each request's action run after it, then runs finished later, once each", async () => {
+  const endpoint = await createEndpointWithActions(server, owner, [
+    { type: "store_variable", config: { name: "n", value: "$request.body.n$" } },
+  ]);
+  const path = `/w/${endpoint.slug}`;
+  const capture = (n: number) => captureAt(server, path, { method: "POST", body: `{"n":${n}}` });
+  const first = await capture(1);
+  const second = await capture(2);
+  const third = await capture(3);
+  // Both runs were recorded before the socket joined: only the catch-up can tell it of them.
+  const results = await runOf(endpoint.id, third);
+  await runOf(endpoint.id, second);
 
-    const { socket, seen, completed } = await watch(endpoint.id, first);
-    await pollUntil(() => seen.length === 4, { what: "the replay" });
-    expect(seen).toEqual([
-      `webhook_received ${second}`,
-      `actions_completed ${second}`,
-      `webhook_received ${third}`,
-      `actions_completed ${third}`,
-    ]);
-    expect(completed[1]).toEqual({ request_id: third, results });
+  const { socket, seen, completed } = await watch(endpoint.id, first);
+  await pollUntil(() => seen.length === 4, { what: "the replay" });
+  expect(seen).toEqual([
+    `webhook_received ${second}`,
+    `actions_completed ${second}`,
+    `webhook_received ${third}`,
+    `actions_completed ${third}`,
+  ]);
+  expect(completed[1]).toEqual({ request_id: third, results });
 
-    const fourth = await capture(4);
-    await pollUntil(() => seen.length === 6, { what: "the live capture and its run" });
-    expect(seen.slice(4)).toEqual([`webhook_received ${fourth}`, `actions_completed ${fourth}`]);
-    socket.disconnect();
-  },
-);
+  const fourth = await capture(4);
+  await pollUntil(() => seen.length === 6, { what: "the live capture and its run" });
+  expect(seen.slice(4)).toEqual([`webhook_received ${fourth}`, `actions_completed ${fourth}`]);
+  socket.disconnect();
+});

@@ -41,7 +41,9 @@ export interface RealtimeStore {
     limit: number,
   ): CapturedRequest[] | Promise<CapturedRequest[]>;
   /** The latest action run's results of each of these requests that has one. */
-  runResultsOf(requestIds: readonly string[]): Map<string, unknown[]>;
+  runResultsOf(
+    requestIds: readonly string[],
+  ): Map<string, unknown[]> | Promise<Map<string, unknown[]>>;
 }
 
 export interface RealtimeLimits {
@@ -222,7 +224,9 @@ export function createRealtimeHub(deps: RealtimeDeps) {
         limits.replayPageSize,
       );
       if (!isCurrent(subscription)) return;
-      const runs = rows.length > 0 ? deps.store.runResultsOf(rows.map((row) => row.id)) : null;
+      const runs =
+        rows.length > 0 ? await deps.store.runResultsOf(rows.map((row) => row.id)) : null;
+      if (!isCurrent(subscription)) return;
       const texts: string[] = [];
       for (const row of rows) {
         replayed.add(row.id);

@@ -100,35 +100,31 @@ test.skipIf(pendingHere("routing"))(
   },
 );
 
-// Needs the actions room, which does not run on PostgreSQL yet.
-test.skipIf(pendingHere("actions"))(
-  "a secret an endpoint's action sends with is not deleted: 409 naming the action",
-  async () => {
-    await secret("ACTION_TOKEN");
-    const endpoint = await createDebugEndpoint(server, owner);
-    const action = await call("POST", `/api/v1/endpoints/${endpoint.id}/actions`, {
-      type: "http_request",
-      name: "Notify",
-      config: {
-        url: "http://127.0.0.1:9/notify",
-        method: "POST",
-        headers: { authorization: "Bearer {{ACTION_TOKEN}}" },
-      },
-    });
-    expect(action.status).toBe(201);
-    const refused = await call("DELETE", "/api/v1/secrets/ACTION_TOKEN");
-    expect([refused.status, refused.body]).toEqual([
-      409,
-      {
-        error: "in_use",
-        used_by: [{ endpoint_id: endpoint.id, action_id: action.body.data.id, name: "Notify" }],
-      },
-    ]);
-    const actionPath = `/api/v1/endpoints/${endpoint.id}/actions/${action.body.data.id}`;
-    expect((await call("DELETE", actionPath)).status).toBe(204);
-    expect((await call("DELETE", "/api/v1/secrets/ACTION_TOKEN")).status).toBe(204);
-  },
-);
+test("a secret an endpoint's action sends with is not deleted: 409 naming the action", async () => {
+  await secret("ACTION_TOKEN");
+  const endpoint = await createDebugEndpoint(server, owner);
+  const action = await call("POST", `/api/v1/endpoints/${endpoint.id}/actions`, {
+    type: "http_request",
+    name: "Notify",
+    config: {
+      url: "http://127.0.0.1:9/notify",
+      method: "POST",
+      headers: { authorization: "Bearer {{ACTION_TOKEN}}" },
+    },
+  });
+  expect(action.status).toBe(201);
+  const refused = await call("DELETE", "/api/v1/secrets/ACTION_TOKEN");
+  expect([refused.status, refused.body]).toEqual([
+    409,
+    {
+      error: "in_use",
+      used_by: [{ endpoint_id: endpoint.id, action_id: action.body.data.id, name: "Notify" }],
+    },
+  ]);
+  const actionPath = `/api/v1/endpoints/${endpoint.id}/actions/${action.body.data.id}`;
+  expect((await call("DELETE", actionPath)).status).toBe(204);
+  expect((await call("DELETE", "/api/v1/secrets/ACTION_TOKEN")).status).toBe(204);
+});
 
 test("a secret a monitor's URL or headers name is not deleted: 409 naming the monitor", async () => {
   await secret("PROBE_TOKEN");

@@ -1,0 +1,1 @@
+ALTER TABLE `action_runs_due` ADD `lease_until` integer;
