@@ -103,7 +103,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     // holds nothing that uses a secret.
     usersOf: async (organizationId, name) => [
       ...(routing?.ports.destinationsUsingSecret(organizationId, name) ?? []),
-      ...(alerts?.ports.rulesUsingSecret(organizationId, name) ?? []),
+      ...(await alerts.ports.rulesUsingSecret(organizationId, name)),
       ...(actions?.ports.actionsUsingSecret(organizationId, name) ?? []),
       ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
     ],
@@ -151,20 +151,19 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     // Without the routing room no destination is known: a failure then makes no issue.
     describeDestination: routing?.ports.describeDestination ?? (() => null),
   });
-  const alerts = onSqlite("alerts", (d) =>
-    createAlertsRoom(d, {
-      guard,
-      delivery: requireRoom(delivery, "delivery").ports,
-      issues: issues.ports,
-      resolveSecrets: secrets.ports.resolveSecrets,
-      apiKeys: auth.ports.apiKeys,
-    }),
-  );
+  const alerts = createAlertsRoom(deps, {
+    guard,
+    // Null while delivery does not run on PostgreSQL: rules are kept there, none fires yet.
+    delivery: delivery?.ports ?? null,
+    issues: issues.ports,
+    resolveSecrets: secrets.ports.resolveSecrets,
+    apiKeys: auth.ports.apiKeys,
+  });
   const monitors = createMonitorsRoom(deps, {
     guard,
     resolveSecrets: secrets.ports.resolveSecrets,
-    // Without the alerts room a monitor's change alerts no one.
-    monitorChanged: alerts ? alerts.ports.monitorChanged : () => {},
+    monitorChanged: alerts.ports.monitorChanged,
+    monitorChangedPostgres: alerts.ports.monitorChangedPostgres,
     // Maintenance is built after monitors (it checks a window's monitors); this runs per check.
     inMaintenance: (monitorId, at) => maintenance.ports.inMaintenance(monitorId, at),
   });

@@ -14,7 +14,6 @@ export const PENDING_ON_POSTGRES = {
   actions: ["/api/v1/endpoints/:id/actions", "/api/v1/endpoints/:id/requests/:request_id/actions"],
   dedup: [],
   routing: ["/api/v1/sources", "/api/v1/bridges", "/api/v1/events", "/api/v1/filters", "/in/:slug"],
-  alerts: ["/api/v1/alert-rules"],
   statusPages: ["/api/v1/status-pages", "/status"],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -7,7 +7,7 @@ import {
   toFiring,
   toStored,
 } from "./alerts.repo.ts";
-import type { AlertsStore } from "./alerts.store.ts";
+import type { AlertsInTransaction, AlertsStore } from "./alerts.store.ts";
 
 // bigint columns come back as text from Bun's client; the rest of the row is as SQLite's.
 const ruleOf = (row: RuleRow): StoredRule =>
@@ -38,6 +38,21 @@ export async function insertFiringPostgres(
     RETURNING id`;
   return rows.length > 0;
 }
+
+async function deleteFirings(sql: PostgresSql | PostgresTx, ids: readonly string[]) {
+  if (ids.length > 0) await sql`DELETE FROM alert_firings WHERE id IN ${sql([...ids])}`;
+}
+
+/** The firing paths' reads and writes inside a transaction another room holds. */
+export const alertsInPostgresTransaction: AlertsInTransaction<PostgresTx> = {
+  async enabledRules(tx, organizationId) {
+    const rows: RuleRow[] = await tx`
+      SELECT * FROM alert_rules WHERE organization_id = ${organizationId} AND enabled = 1`;
+    return rows.map(ruleOf);
+  },
+  insertFiring: (tx, firing) => insertFiringPostgres(tx, firing),
+  removeFirings: (tx, ids) => deleteFirings(tx, ids),
+};
 
 /** The alerts store on PostgreSQL: the SQLite repo's statements, row for row. */
 export function createAlertsPostgresStore(pg: PostgresDb): AlertsStore {
@@ -121,10 +136,7 @@ export function createAlertsPostgresStore(pg: PostgresDb): AlertsStore {
          ORDER BY created_at, id LIMIT ${limit}`;
       return rows.map((row) => ({ id: row.id, issueId: row.issue_id, createdAt: row.created_at }));
     },
-    async removeFirings(ids) {
-      if (ids.length === 0) return;
-      await sql`DELETE FROM alert_firings WHERE id IN ${sql([...ids])}`;
-    },
+    removeFirings: (ids) => deleteFirings(sql, ids),
     async findFiring(id) {
       const [row]: FiringRow[] = await sql`SELECT * FROM alert_firings WHERE id = ${id}`;
       return row ? toFiring(row) : null;

@@ -14,13 +14,15 @@ import type { Sealer } from "../shared/sealed.ts";
 import { secretConcealments } from "../shared/secret-template.ts";
 import { alertEvent } from "./alert-message.model.ts";
 import { type EmailSettings, emailMessage } from "./alerts.email.ts";
+import { ruleIdOfDestinationKey } from "./alerts.firing.ts";
 import { type Mailer, mailAttempt } from "./alerts.mailer.ts";
-import { fillSecrets } from "./alerts.model.ts";
-import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
+import { type AlertChannelType, fillSecrets } from "./alerts.model.ts";
+import type { StoredRule } from "./alerts.repo.ts";
+import type { AlertsStore } from "./alerts.store.ts";
 import { apiKeyAlertEvent, isApiKeySnapshot } from "./api-key-alert.model.ts";
 
 export interface SendDeps {
-  repo: AlertsRepo;
+  store: Pick<AlertsStore, "findFiring" | "findRuleById">;
   sealer: Sealer;
   clock: Clock;
   /** The secrets room's lookup, for `{{NAME}}` in a channel's settings. */
@@ -56,11 +58,13 @@ async function prepare(
   delivery: DeliveryRecord,
   deps: SendDeps,
   mailAllowed: (organizationId: string) => boolean,
+  channelTypes: Map<string, AlertChannelType>,
 ): Promise<Prepared> {
-  const firing = deps.repo.findFiring(delivery.subjectId);
-  const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
+  const firing = await deps.store.findFiring(delivery.subjectId);
+  const stored = firing ? await deps.store.findRuleById(firing.ruleId) : null;
   if (!firing || !stored) return gone;
   const { rule } = stored;
+  channelTypes.set(rule.id, rule.channelType);
   const lookup = (await deps.resolveSecrets?.(rule.organizationId)) ?? (() => undefined);
   const filled = fillSecrets(rule.channel, lookup);
   if ("missing" in filled) {
@@ -170,13 +174,15 @@ function channelConcealments(
 /** The handlers the alerts room registers for the outbox's "alert" kind. */
 export function alertKindHandlers(deps: SendDeps): DeliveryKindHandlers {
   const mailAllowed = mailBudget(deps.clock);
+  // A rule's channel type as its last prepare read it: the answer's retry hint is read
+  // synchronously, and every answer follows a prepare of its delivery (keyed by rule: bounded).
+  const channelTypes = new Map<string, AlertChannelType>();
   return {
-    prepare: (delivery) => prepare(delivery, deps, mailAllowed),
+    prepare: (delivery) => prepare(delivery, deps, mailAllowed, channelTypes),
     retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
-      const firing = deps.repo.findFiring(delivery.subjectId);
-      const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
-      if (!stored) return null;
-      const provider = channelProvider(stored.rule.channelType, {
+      const channelType = channelTypes.get(ruleIdOfDestinationKey(delivery.destinationKey));
+      if (!channelType) return null;
+      const provider = channelProvider(channelType, {
         telegramApiBase: deps.telegramApiBase,
       });
       return provider?.retryAfterMs?.(response) ?? null;

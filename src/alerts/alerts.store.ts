@@ -52,3 +52,11 @@ export interface AlertsStore {
     offset: number,
   ): Promise<{ firings: AlertFiring[]; total: number }>;
 }
+
+/** What the firing paths on PostgreSQL read and write inside a transaction another room holds. */
+export interface AlertsInTransaction<Tx> {
+  enabledRules(tx: Tx, organizationId: string): Promise<StoredRule[]>;
+  /** False when the rule already fired under this subject's key (on any node). */
+  insertFiring(tx: Tx, firing: AlertFiring): Promise<boolean>;
+  removeFirings(tx: Tx, ids: readonly string[]): Promise<void>;
+}
