@@ -37,11 +37,8 @@ export type AlertsRoomDeps = Pick<
 
 export interface AlertsRoomPorts {
   guard: AuthPorts["guard"];
-  /**
-   * Alerts are rows of the delivery outbox, kind "alert". Null while the delivery room does not
-   * run on this store (PostgreSQL): rules are kept, but none fires.
-   */
-  delivery: DeliveryPorts | null;
+  /** Alerts are rows of the delivery outbox, kind "alert". */
+  delivery: DeliveryPorts;
   /** The issues room: rules hear its changes and read its open issues. */
   issues: IssuesPorts;
   /** The secrets room's lookup, for `{{NAME}}` in channel settings at send time. */
@@ -74,7 +71,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
   const { store, writeAlerts } = storage;
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
   const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
-  const wake = () => delivery?.wake();
+  const wake = () => delivery.wake();
   const service: AlertsDeps = {
     store,
     writeTestAlert: async (rule, snapshot) =>
@@ -84,7 +81,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     sealer,
     checkTarget: (url) => deps.outbound.urlProblem(url),
     smtpConfigured: mailer !== null,
-    delivery: { wake, listBySubject: delivery ? delivery.listBySubject : () => [] },
+    delivery,
   };
   const scheduled: ScheduledFiringDeps = {
     store,
@@ -95,7 +92,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
   };
   // Links in alerts: base_url when set, else the address the server listens on.
   let linkBase = deps.config.base_url.replace(/\/+$/, "");
-  delivery?.registerKind(
+  delivery.registerKind(
     "alert",
     alertKindHandlers({
       store,
@@ -112,7 +109,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     scope: "cluster",
     pattern: OPEN_FOR_DAYS_PATTERN,
     runNow: true,
-    run: () => (delivery ? fireForOpenIssues({ ...scheduled, issues }) : Promise.resolve(0)),
+    run: () => fireForOpenIssues({ ...scheduled, issues }),
   };
   const retention: RoomJob = {
     name: ALERTS_RETENTION_JOB,
@@ -131,7 +128,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       }),
   };
   const jobs = [openForDays, retention];
-  if (apiKeys && delivery) {
+  if (apiKeys) {
     jobs.push({
       name: API_KEY_EXPIRING_JOB,
       scope: "cluster",

@@ -201,7 +201,7 @@ export async function listAlerts(
 ) {
   await requireRule(organizationId, id, deps);
   const { firings, total } = await deps.store.firingsPage(id, page.pageSize, page.offset);
-  const deliveries = deps.delivery.listBySubject(
+  const deliveries = await deps.delivery.listBySubject(
     "alert",
     firings.map((firing) => firing.id),
   );

@@ -28,8 +28,7 @@ import {
 export type AlertsStorageDeps = Pick<SharedDeps, "clock" | "ids"> & RoomStorage;
 
 export interface AlertsStorageLinks {
-  /** Null while the delivery room does not run on this store: no alert can be written. */
-  delivery: DeliveryPorts | null;
+  delivery: DeliveryPorts;
   issues: IssuesPorts;
   apiKeys?: ApiKeyPorts;
 }
@@ -47,7 +46,7 @@ export interface AlertsStorage {
 }
 
 const noDelivery = (): never => {
-  throw new Error("delivery does not run on PostgreSQL yet: no alert can be sent");
+  throw new Error("the delivery room lent no enqueuePostgres: no alert can be written");
 };
 
 /**
@@ -60,7 +59,6 @@ export function alertsStorage(deps: AlertsStorageDeps, links: AlertsStorageLinks
   const db = sqliteOf(deps);
   const repo = createAlertsRepo(db);
   const { delivery } = links;
-  if (!delivery) throw new Error("the alerts room on SQLite needs the delivery room");
   const firing: FiringDeps = { repo, delivery, clock: deps.clock, ids: deps.ids };
   const { issues, apiKeys } = links;
   issues.onIssueChange((tx, change) => fireForChange(tx, change, { ...firing, issues }));
@@ -88,13 +86,13 @@ function postgresStorage(
   links: AlertsStorageLinks,
 ): AlertsStorage {
   const store = createAlertsPostgresStore(pg);
-  const enqueue = links.delivery?.enqueuePostgres;
-  const forget = links.delivery?.forgetSubjectsPostgres;
+  const enqueue = links.delivery.enqueuePostgres;
+  const forget = links.delivery.forgetSubjectsPostgres;
   const firing: PostgresFiringDeps | null = enqueue
     ? {
         inTx: alertsInPostgresTransaction,
         enqueue,
-        wake: () => links.delivery?.wake(),
+        wake: () => links.delivery.wake(),
         clock: deps.clock,
         ids: deps.ids,
       }
