@@ -44,15 +44,24 @@ async function deleteFirings(sql: PostgresSql | PostgresTx, ids: readonly string
 }
 
 /** The firing paths' reads and writes inside a transaction another room holds. */
-export const alertsInPostgresTransaction: AlertsInTransaction<PostgresTx> = {
-  async enabledRules(tx, organizationId) {
-    const rows: RuleRow[] = await tx`
-      SELECT * FROM alert_rules WHERE organization_id = ${organizationId} AND enabled = 1`;
-    return rows.map(ruleOf);
-  },
-  insertFiring: (tx, firing) => insertFiringPostgres(tx, firing),
-  removeFirings: (tx, ids) => deleteFirings(tx, ids),
-};
+export function alertsInPostgresTransaction(pg: PostgresDb): AlertsInTransaction<PostgresTx> {
+  return {
+    async enabledRules(tx, organizationId) {
+      const rows: RuleRow[] = await tx`
+        SELECT * FROM alert_rules WHERE organization_id = ${organizationId} AND enabled = 1`;
+      return rows.map(ruleOf);
+    },
+    insertFiring: (tx, firing) => insertFiringPostgres(tx, firing),
+    removeFirings: (tx, ids) => deleteFirings(tx, ids),
+    // The transaction holds a lock of its own until it ends; another connection waits for it.
+    async endOf(tx) {
+      const key = crypto.randomUUID();
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+      const waited = pg.sql`SELECT pg_advisory_xact_lock_shared(hashtextextended(${key}, 0))`;
+      return { ended: waited.then(() => {}) };
+    },
+  };
+}
 
 /** The alerts store on PostgreSQL: the SQLite repo's statements, row for row. */
 export function createAlertsPostgresStore(pg: PostgresDb): AlertsStore {

@@ -90,7 +90,7 @@ function postgresStorage(
   const forget = links.delivery.forgetSubjectsPostgres;
   const firing: PostgresFiringDeps | null = enqueue
     ? {
-        inTx: alertsInPostgresTransaction,
+        inTx: alertsInPostgresTransaction(pg),
         enqueue,
         wake: () => links.delivery.wake(),
         clock: deps.clock,
@@ -118,7 +118,7 @@ function postgresStorage(
     },
     removeFirings: async (ids) => {
       await pg.sql.begin(async (tx) => {
-        await alertsInPostgresTransaction.removeFirings(tx, ids);
+        await alertsInPostgresTransaction(pg).removeFirings(tx, ids);
         await forget?.(tx, "alert", ids);
       });
     },

@@ -59,4 +59,6 @@ export interface AlertsInTransaction<Tx> {
   /** False when the rule already fired under this subject's key (on any node). */
   insertFiring(tx: Tx, firing: AlertFiring): Promise<boolean>;
   removeFirings(tx: Tx, ids: readonly string[]): Promise<void>;
+  /** `ended` settles once `tx` has committed or rolled back (for work that must follow it). */
+  endOf(tx: Tx): Promise<{ ended: Promise<void> }>;
 }

@@ -67,8 +67,17 @@ export async function fireForChangePostgres(
     const subject = issueSubject(rule, issue.id, snapshotOf(issue, change.context));
     if (await writeAlertPostgres(tx, rule, subject, deps)) fired++;
   }
-  if (fired > 0) deps.wake();
+  if (fired > 0) await wakeAfter(tx, deps);
   return fired;
+}
+
+/**
+ * Wakes the outbox once the cause's transaction has ended: a wake now would claim before the
+ * alert's delivery is visible, leaving it to the next poll.
+ */
+async function wakeAfter(tx: PostgresTx, deps: PostgresFiringDeps) {
+  const { ended } = await deps.inTx.endOf(tx);
+  void ended.then(deps.wake, deps.wake);
 }
 
 /** The monitors room's listener on PostgreSQL, in the transaction that recorded the check. */
@@ -83,6 +92,6 @@ export async function fireForMonitorChangePostgres(
     const subject = issueSubject(rule, change.subjectId, monitorSnapshotOf(change));
     if (await writeAlertPostgres(tx, rule, subject, deps)) fired++;
   }
-  if (fired > 0) deps.wake();
+  if (fired > 0) await wakeAfter(tx, deps);
   return fired;
 }
