@@ -162,3 +162,32 @@ export function createAlertsPostgresStore(pg: PostgresDb): AlertsStore {
     },
   };
 }
+
+/**
+ * Each organization's mails of the current clock hour, counted in one `rate_buckets` row per
+ * organization and hour that every node takes from (the row lock orders takes across nodes).
+ * A node sweeps the rows of past hours the first time it takes in a new hour.
+ */
+export function createPostgresMailCounter(
+  pg: PostgresDb,
+  hourNow: () => number,
+  perHour: number,
+): (organizationId: string) => Promise<boolean> {
+  const { sql } = pg;
+  let swept = -1;
+  return async (organizationId) => {
+    const hour = hourNow();
+    // Fixed width: keys of past hours sort before this hour's.
+    const prefix = `alerts.mail:${String(hour).padStart(12, "0")}:`;
+    if (hour !== swept) {
+      swept = hour;
+      await sql`DELETE FROM rate_buckets WHERE key LIKE 'alerts.mail:%' AND key < ${prefix}`;
+    }
+    const taken = await sql`
+      INSERT INTO rate_buckets AS b (key, tokens, updated_at)
+      VALUES (${prefix + organizationId}, ${perHour - 1}, ${hour})
+      ON CONFLICT (key) DO UPDATE SET tokens = b.tokens - 1 WHERE b.tokens >= 1
+      RETURNING 1`;
+    return taken.length > 0;
+  };
+}

@@ -102,6 +102,7 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       telegramApiBase: deps.config.telegram_api_base,
       mailer,
       linkBase: () => linkBase,
+      takeMail: storage.takeMail,
     }),
   );
   const openForDays: RoomJob = {

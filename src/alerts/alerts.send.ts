@@ -32,6 +32,11 @@ export interface SendDeps {
   mailer: Mailer | null;
   /** The base of links in alerts (`base_url`, or the local address while none is set). */
   linkBase(): string;
+  /**
+   * Takes one of the organization's mails of this clock hour; false when they are spent. Absent:
+   * counted in memory (one node); with several nodes, one count they share.
+   */
+  takeMail?(organizationId: string): Promise<boolean>;
 }
 
 /** The secrets that sign a webhook channel's alert now: current first, then one replaced < 24 h ago. */
@@ -57,7 +62,7 @@ const gone: Prepared = {
 async function prepare(
   delivery: DeliveryRecord,
   deps: SendDeps,
-  mailAllowed: (organizationId: string) => boolean,
+  mailAllowed: (organizationId: string) => Promise<boolean>,
   channelTypes: Map<string, AlertChannelType>,
 ): Promise<Prepared> {
   const firing = await deps.store.findFiring(delivery.subjectId);
@@ -108,7 +113,7 @@ async function prepare(
  * organization could mail any address from it (a rule's test, a flapping push monitor).
  */
 export const MAIL_PER_HOUR = 60;
-const HOUR_MS = 3_600_000;
+export const HOUR_MS = 3_600_000;
 
 /** Counts each organization's mails in the current clock hour (in memory: a budget, not a record). */
 function mailBudget(clock: Clock) {
@@ -138,12 +143,12 @@ const overBudget: Prepared = {
 };
 
 /** A mail as the outbox sends it: through the mailer, recorded like a request to the server. */
-function prepareMail(
+async function prepareMail(
   message: ReturnType<typeof emailMessage>,
-  withinBudget: () => boolean,
+  withinBudget: () => Promise<boolean>,
   deps: SendDeps,
-): Prepared {
-  if (deps.mailer && !withinBudget()) return overBudget;
+): Promise<Prepared> {
+  if (deps.mailer && !(await withinBudget())) return overBudget;
   return mailAttempt(deps.mailer, message);
 }
 
@@ -173,7 +178,8 @@ function channelConcealments(
 
 /** The handlers the alerts room registers for the outbox's "alert" kind. */
 export function alertKindHandlers(deps: SendDeps): DeliveryKindHandlers {
-  const mailAllowed = mailBudget(deps.clock);
+  const inMemory = mailBudget(deps.clock);
+  const mailAllowed = deps.takeMail ?? (async (organizationId: string) => inMemory(organizationId));
   // A rule's channel type as its last prepare read it: the answer's retry hint is read
   // synchronously, and every answer follows a prepare of its delivery (keyed by rule: bounded).
   const channelTypes = new Map<string, AlertChannelType>();

@@ -13,8 +13,13 @@ import {
   writeAlert,
 } from "./alerts.firing.ts";
 import type { MonitorChange } from "./alerts.model.ts";
-import { alertsInPostgresTransaction, createAlertsPostgresStore } from "./alerts.postgres.ts";
+import {
+  alertsInPostgresTransaction,
+  createAlertsPostgresStore,
+  createPostgresMailCounter,
+} from "./alerts.postgres.ts";
 import { createAlertsRepo } from "./alerts.repo.ts";
+import { HOUR_MS, MAIL_PER_HOUR } from "./alerts.send.ts";
 import { createAlertsSqliteStore } from "./alerts.sqlite.ts";
 import type { AlertsStore } from "./alerts.store.ts";
 import { fireForMonitorChange } from "./monitor-firing.ts";
@@ -39,6 +44,8 @@ export interface AlertsStorage {
   writeAlerts: WriteAlerts;
   /** Deletes firings with their deliveries, in one transaction. */
   removeFirings(firingIds: string[]): Promise<void>;
+  /** The organization's mails of this hour, one count for every node (absent: in memory). */
+  takeMail?(organizationId: string): Promise<boolean>;
   /** The monitors room's listener on SQLite, in the check's transaction. */
   monitorChanged(tx: TxHandle, change: MonitorChange): void;
   /** The monitors room's listener on PostgreSQL (absent while no alert can be written there). */
@@ -103,8 +110,10 @@ function postgresStorage(
       fireForChangePostgres(tx, change, { ...firing, issues }).then(() => {}),
     );
   }
+  const hourNow = () => Math.floor(deps.clock.now() / HOUR_MS);
   return {
     store,
+    takeMail: createPostgresMailCounter(pg, hourNow, MAIL_PER_HOUR),
     writeAlerts: async (alerts) => {
       if (!firing) return noDelivery();
       return pg.sql.begin(async (tx) => {

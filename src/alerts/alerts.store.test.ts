@@ -1,11 +1,11 @@
-import { afterAll, afterEach } from "bun:test";
+import { afterAll, afterEach, expect, test } from "bun:test";
 import { runPgMigrations } from "../db/db.migrate.pg.ts";
 import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { type TestPgDatabase, usePgDatabases } from "../test-utils/postgres.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
-import { createAlertsPostgresStore } from "./alerts.postgres.ts";
+import { createAlertsPostgresStore, createPostgresMailCounter } from "./alerts.postgres.ts";
 import { createAlertsSqliteStore } from "./alerts.sqlite.ts";
 import { describeAlertsStore } from "./alerts.store.contract.ts";
 
@@ -62,4 +62,23 @@ describeAlertsStore("PostgreSQL", async () => {
     },
     run: (sql, params = []) => pg.sql.unsafe(sql, params as never[]),
   };
+});
+
+test("on PostgreSQL, nodes share an organization's mails of an hour; the next hour starts afresh", async () => {
+  const { made, pg } = await database();
+  const other = await openPostgres(made.url, { poolSize: 2 });
+  pools.push(other);
+  let hour = 500_000;
+  const nodeA = createPostgresMailCounter(pg, () => hour, 3);
+  const nodeB = createPostgresMailCounter(other, () => hour, 3);
+  const takes = await Promise.all(
+    [nodeA, nodeB, nodeA, nodeB, nodeA, nodeB].map((take) => take("org-a")),
+  );
+  expect(takes.filter(Boolean).length).toBe(3);
+  expect(await nodeB("org-b")).toBe(true);
+  hour += 1;
+  expect(await nodeB("org-a")).toBe(true);
+  // The first take of a new hour swept the past hour's rows.
+  const keys = await pg.sql`SELECT key FROM rate_buckets WHERE key LIKE 'alerts.mail:%'`;
+  expect(keys.map((row: { key: string }) => row.key)).toEqual(["alerts.mail:000000500001:org-a"]);
 });
