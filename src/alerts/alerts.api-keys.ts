@@ -12,6 +12,7 @@ import {
   writeAlert,
 } from "./alerts.firing.ts";
 import { conditionKey, DAY_MS } from "./alerts.model.ts";
+import type { StoredRule } from "./alerts.repo.ts";
 import { apiKeySnapshot, CONDITION_OF_EVENT } from "./api-key-alert.model.ts";
 
 /** The scheduler's api_key_expiring check: every 10 minutes (days are the unit), and at start. */
@@ -28,18 +29,29 @@ const keySubject = (key: ApiKeySummary, ip: string | null, onceKey: string): Ale
   snapshot: apiKeySnapshot(key, ip),
 });
 
-/** The auth room's key events: every enabled rule of the key's organization on that event fires. */
-export function fireForApiKeyEvent(tx: TxHandle, event: ApiKeyEvent, deps: FiringDeps): number {
+/** The alerts a key event raises: every enabled rule of the key's organization on that event. */
+export function keyEventAlerts(rules: readonly StoredRule[], event: ApiKeyEvent): PendingAlert[] {
   const type = CONDITION_OF_EVENT[event.kind];
+  return rules
+    .filter(({ rule }) => rule.condition.type === type)
+    .map(({ rule }) => {
+      // A refused address alerts once per address: a second one is news, a retry loop is not.
+      const once =
+        type === "api_key_denied_ip"
+          ? `${conditionKey(rule.condition)}:${event.ip ?? "unknown"}`
+          : conditionKey(rule.condition);
+      return { rule, subject: keySubject(event.key, event.ip, once) };
+    });
+}
+
+/** The auth room's key events, in the transaction that wrote their cause. */
+export function fireForApiKeyEvent(tx: TxHandle, event: ApiKeyEvent, deps: FiringDeps): number {
   let fired = 0;
-  for (const { rule } of deps.repo.enabledRules(event.key.organizationId)) {
-    if (rule.condition.type !== type) continue;
-    // A refused address alerts once per address: a second one is news, a retry loop is not.
-    const once =
-      type === "api_key_denied_ip"
-        ? `${conditionKey(rule.condition)}:${event.ip ?? "unknown"}`
-        : conditionKey(rule.condition);
-    if (writeAlert(tx, rule, keySubject(event.key, event.ip, once), deps)) fired++;
+  for (const { rule, subject } of keyEventAlerts(
+    deps.repo.enabledRules(event.key.organizationId),
+    event,
+  )) {
+    if (writeAlert(tx, rule, subject, deps)) fired++;
   }
   // Claimed at the end of this turn, after the cause's transaction commits.
   if (fired > 0) deps.delivery.wake();

@@ -24,6 +24,7 @@ import { createAlertsSqliteStore } from "./alerts.sqlite.ts";
 import type { AlertsStore } from "./alerts.store.ts";
 import { fireForMonitorChange } from "./monitor-firing.ts";
 import {
+  fireForApiKeyEventPostgres,
   fireForChangePostgres,
   fireForMonitorChangePostgres,
   type PostgresFiringDeps,
@@ -104,10 +105,13 @@ function postgresStorage(
         ids: deps.ids,
       }
     : null;
-  const { issues } = links;
+  const { issues, apiKeys } = links;
   if (firing) {
     issues.onIssueChangePostgres?.((tx, change) =>
       fireForChangePostgres(tx, change, { ...firing, issues }).then(() => {}),
+    );
+    apiKeys?.onApiKeyEventPostgres((tx, event) =>
+      fireForApiKeyEventPostgres(tx, event, firing).then(() => {}),
     );
   }
   const hourNow = () => Math.floor(deps.clock.now() / HOUR_MS);

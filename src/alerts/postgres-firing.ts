@@ -1,12 +1,14 @@
 // The firing paths on PostgreSQL: the same decisions as on SQLite, written inside the transaction
 // another room holds (an attempt's, a monitor check's), so an alert commits with its cause or not
 // at all. The unique (rule, subject, condition) key makes it fire once across nodes.
+import type { ApiKeyEvent } from "../auth/api-keys.ports.ts";
 import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { IssueChange, IssuesPorts } from "../issues/issues.ports.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import { snapshotOf } from "./alert-message.model.ts";
+import { keyEventAlerts } from "./alerts.api-keys.ts";
 import {
   type AlertSubject,
   alertDelivery,
@@ -90,6 +92,21 @@ export async function fireForMonitorChangePostgres(
   for (const { rule } of await deps.inTx.enabledRules(tx, change.organizationId)) {
     if (!monitorChangeMeets(rule.condition, change)) continue;
     const subject = issueSubject(rule, change.subjectId, monitorSnapshotOf(change));
+    if (await writeAlertPostgres(tx, rule, subject, deps)) fired++;
+  }
+  if (fired > 0) await wakeAfter(tx, deps);
+  return fired;
+}
+
+/** The auth room's key events on PostgreSQL, in the transaction that wrote their cause. */
+export async function fireForApiKeyEventPostgres(
+  tx: PostgresTx,
+  event: ApiKeyEvent,
+  deps: PostgresFiringDeps,
+): Promise<number> {
+  const rules = await deps.inTx.enabledRules(tx, event.key.organizationId);
+  let fired = 0;
+  for (const { rule, subject } of keyEventAlerts(rules, event)) {
     if (await writeAlertPostgres(tx, rule, subject, deps)) fired++;
   }
   if (fired > 0) await wakeAfter(tx, deps);
