@@ -148,7 +148,6 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   );
   const issues = createIssuesRoom(deps, {
     guard,
-    // Without the delivery room no attempt is recorded, so there is nothing to hear.
     observeAttempts: delivery.ports.observeAttempts,
     observeAttemptsPostgres: delivery.ports.observeAttemptsPostgres,
     // Without the routing room no destination is known: a failure then makes no issue.

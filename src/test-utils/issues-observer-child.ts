@@ -9,23 +9,14 @@ import { openPostgres } from "../db/db.postgres.ts";
 import { applyStatusChange } from "../issues/issues.model.ts";
 import { createIssuesPostgresStore } from "../issues/issues.postgres.ts";
 import { isoAt } from "../shared/clock.ts";
-import { issuesNode, seedDelivery } from "./issues-observer.ts";
+import { CRASH_ROUTE, issuesNode, seedDelivery } from "./issues-observer.ts";
 
 const [url, dataDir, workersText] = process.argv.slice(2);
 if (!url || !dataDir || !workersText) {
   console.error("usage: issues-observer-child.ts <database-url> <data-dir> <workers>");
   process.exit(2);
 }
-const route = {
-  organizationId: "org",
-  bridgeId: "bridge-dest",
-  destinationId: "dest",
-  bridgeName: "Orders",
-  sourceName: "source-dest",
-  destinationName: "Billing",
-  destinationType: "http" as const,
-  destinationPriority: "high" as const,
-};
+const route = CRASH_ROUTE;
 const pg = await openPostgres(url, { poolSize: 8 });
 const node = issuesNode(pg, [route], { dataDir });
 const store = createIssuesPostgresStore(pg);

@@ -21,6 +21,18 @@ import { createLogger, type Logger } from "../shared/logger.ts";
 
 const CREATED = "2026-01-01T00:00:00.000Z";
 
+/** What `seedRoute(sql, "org", "dest")` writes, as the routing room describes it. */
+export const CRASH_ROUTE: DestinationDescription = {
+  organizationId: "org",
+  bridgeId: "bridge-dest",
+  destinationId: "dest",
+  bridgeName: "Orders",
+  sourceName: "source-dest",
+  destinationName: "Billing",
+  destinationType: "http",
+  destinationPriority: "high",
+};
+
 /** An organization with a bridge and one destination of it; returns its description. */
 export async function seedRoute(
   sql: PostgresSql,
