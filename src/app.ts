@@ -106,7 +106,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     // holds nothing that uses a secret.
     usersOf: async (organizationId, name) => [
       ...((await routing?.ports.destinationsUsingSecret(organizationId, name)) ?? []),
-      ...(alerts?.ports.rulesUsingSecret(organizationId, name) ?? []),
+      ...(await alerts.ports.rulesUsingSecret(organizationId, name)),
       ...(await actions.ports.actionsUsingSecret(organizationId, name)),
       ...(await monitors.ports.monitorsUsingSecret(organizationId, name)),
     ],
@@ -154,20 +154,18 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
       describeDestinationPostgres: routing.ports.describeDestinationPostgres,
     }),
   });
-  const alerts = onSqlite("alerts", (d) =>
-    createAlertsRoom(d, {
-      guard,
-      delivery: delivery.ports,
-      issues: issues.ports,
-      resolveSecrets: secrets.ports.resolveSecrets,
-      apiKeys: auth.ports.apiKeys,
-    }),
-  );
+  const alerts = createAlertsRoom(deps, {
+    guard,
+    delivery: delivery.ports,
+    issues: issues.ports,
+    resolveSecrets: secrets.ports.resolveSecrets,
+    apiKeys: auth.ports.apiKeys,
+  });
   const monitors = createMonitorsRoom(deps, {
     guard,
     resolveSecrets: secrets.ports.resolveSecrets,
-    // Without the alerts room a monitor's change alerts no one.
-    monitorChanged: alerts ? alerts.ports.monitorChanged : () => {},
+    monitorChanged: alerts.ports.monitorChanged,
+    monitorChangedPostgres: alerts.ports.monitorChangedPostgres,
     // Maintenance is built after monitors (it checks a window's monitors); this runs per check.
     inMaintenance: (monitorId, at) => maintenance.ports.inMaintenance(monitorId, at),
   });

@@ -8,7 +8,6 @@ import { Elysia } from "elysia";
 export const PENDING_ON_POSTGRES = {
   dedup: [],
   routing: ["/api/v1/sources", "/api/v1/bridges", "/api/v1/events", "/api/v1/filters", "/in/:slug"],
-  alerts: ["/api/v1/alert-rules"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PendingRoom = keyof typeof PENDING_ON_POSTGRES;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { documentsAt as sinkDocumentsAt, webhookAlertRule } from "../test-utils/alert-rules.ts";
 import { apiCall } from "../test-utils/api-call.ts";
@@ -7,7 +8,9 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { onPostgres } from "../test-utils/test-store.ts";
 import { API_KEY_EXPIRING_JOB } from "./alerts.api-keys.ts";
 
 // Key events (decisions.md §15) through real rules, the real outbox and a local sink. The server
@@ -28,6 +31,8 @@ beforeAll(async () => {
   });
   owner = await signUp(server, { plan: "team" });
   sink.answer(() => ({ status: 200 }));
+  // On PostgreSQL the scheduled scans run on the cluster's leader: this node takes the lead.
+  if (onPostgres) await scheduler.run(LEADERSHIP_JOB);
 });
 afterAll(async () => {
   await server.stop();
@@ -62,12 +67,12 @@ describe("key event conditions", () => {
     const revoked = await rule({ type: "api_key_revoked" });
     const { id, key } = await makeKey({ role: "member" });
     // Written with the key, before the answer: a crash after it loses no alert.
-    const firings = server.deps.db.sqlite
-      .query<{ n: number }, [string, string]>(
-        "SELECT count(*) AS n FROM alert_firings WHERE rule_id = ? AND issue_id = ?",
-      )
-      .get(created.id, id);
-    expect(firings?.n).toBe(1);
+    const firings = await serverRows(
+      server,
+      "SELECT id FROM alert_firings WHERE rule_id = $1 AND issue_id = $2",
+      [created.id, id],
+    );
+    expect(firings.length).toBe(1);
     const [alert] = await delivered(created.path, 1);
     expect(alert).toMatchObject({
       type: "api_key.created",

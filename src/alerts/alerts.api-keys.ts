@@ -4,9 +4,15 @@
 import type { ApiKeyEvent, ApiKeyPorts, ApiKeySummary } from "../auth/api-keys.ports.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { isoAt } from "../shared/clock.ts";
-import type { Logger } from "../shared/logger.ts";
-import { type FiringDeps, writeAlert } from "./alerts.firing.ts";
-import { type AlertRule, conditionKey, DAY_MS } from "./alerts.model.ts";
+import {
+  type AlertSubject,
+  type FiringDeps,
+  type PendingAlert,
+  type ScheduledFiringDeps,
+  writeAlert,
+} from "./alerts.firing.ts";
+import { conditionKey, DAY_MS } from "./alerts.model.ts";
+import type { StoredRule } from "./alerts.repo.ts";
 import { apiKeySnapshot, CONDITION_OF_EVENT } from "./api-key-alert.model.ts";
 
 /** The scheduler's api_key_expiring check: every 10 minutes (days are the unit), and at start. */
@@ -15,46 +21,45 @@ export const API_KEY_EXPIRING_PATTERN = "*/10 * * * *";
 /** How many soon-expiring keys one run looks at (soonest first). */
 export const EXPIRING_KEYS_PER_RUN = 5000;
 
-/** Writes one key alert (firing + delivery) in `tx`; false when the rule already fired for it. */
-function fireAboutKey(
-  tx: TxHandle,
-  rule: AlertRule,
-  key: ApiKeySummary,
-  ip: string | null,
-  onceKey: string,
-  deps: FiringDeps,
-): boolean {
-  const subject = {
-    issueId: key.id,
-    conditionKey: onceKey,
-    test: false,
-    snapshot: apiKeySnapshot(key, ip),
-  };
-  return writeAlert(tx, rule, subject, deps) !== null;
+/** What a key alert is about: the key (its id is the once-subject) as it was, and the address. */
+const keySubject = (key: ApiKeySummary, ip: string | null, onceKey: string): AlertSubject => ({
+  issueId: key.id,
+  conditionKey: onceKey,
+  test: false,
+  snapshot: apiKeySnapshot(key, ip),
+});
+
+/** The alerts a key event raises: every enabled rule of the key's organization on that event. */
+export function keyEventAlerts(rules: readonly StoredRule[], event: ApiKeyEvent): PendingAlert[] {
+  const type = CONDITION_OF_EVENT[event.kind];
+  return rules
+    .filter(({ rule }) => rule.condition.type === type)
+    .map(({ rule }) => {
+      // A refused address alerts once per address: a second one is news, a retry loop is not.
+      const once =
+        type === "api_key_denied_ip"
+          ? `${conditionKey(rule.condition)}:${event.ip ?? "unknown"}`
+          : conditionKey(rule.condition);
+      return { rule, subject: keySubject(event.key, event.ip, once) };
+    });
 }
 
-/** The auth room's key events: every enabled rule of the key's organization on that event fires. */
+/** The auth room's key events, in the transaction that wrote their cause. */
 export function fireForApiKeyEvent(tx: TxHandle, event: ApiKeyEvent, deps: FiringDeps): number {
-  const type = CONDITION_OF_EVENT[event.kind];
   let fired = 0;
-  for (const { rule } of deps.repo.enabledRules(event.key.organizationId)) {
-    if (rule.condition.type !== type) continue;
-    // A refused address alerts once per address: a second one is news, a retry loop is not.
-    const once =
-      type === "api_key_denied_ip"
-        ? `${conditionKey(rule.condition)}:${event.ip ?? "unknown"}`
-        : conditionKey(rule.condition);
-    if (fireAboutKey(tx, rule, event.key, event.ip, once, deps)) fired++;
+  for (const { rule, subject } of keyEventAlerts(
+    deps.repo.enabledRules(event.key.organizationId),
+    event,
+  )) {
+    if (writeAlert(tx, rule, subject, deps)) fired++;
   }
   // Claimed at the end of this turn, after the cause's transaction commits.
   if (fired > 0) deps.delivery.wake();
   return fired;
 }
 
-export interface ExpiringKeysDeps extends FiringDeps {
+export interface ExpiringKeysDeps extends ScheduledFiringDeps {
   keys: Pick<ApiKeyPorts, "keysExpiringBetween">;
-  tx<T>(fn: (tx: TxHandle) => T): T;
-  logger: Logger;
 }
 
 /**
@@ -62,7 +67,9 @@ export interface ExpiringKeysDeps extends FiringDeps {
  * it once. One query serves every rule (keys expiring within the longest rule's days).
  */
 export async function fireForExpiringKeys(deps: ExpiringKeysDeps): Promise<number> {
-  const rules = deps.repo.enabledRulesOfType("api_key_expiring").map((stored) => stored.rule);
+  const rules = (await deps.store.enabledRulesOfType("api_key_expiring")).map(
+    (stored) => stored.rule,
+  );
   if (rules.length === 0) return 0;
   const now = deps.clock.now();
   const longest = Math.max(...rules.map((rule) => rule.condition.value ?? 0));
@@ -77,17 +84,15 @@ export async function fireForExpiringKeys(deps: ExpiringKeysDeps): Promise<numbe
     });
   }
   const byOrganization = Map.groupBy(rules, (rule) => rule.organizationId);
-  const fired = deps.tx((tx) => {
-    let count = 0;
-    for (const key of keys) {
-      for (const rule of byOrganization.get(key.organizationId) ?? []) {
-        const within = now + (rule.condition.value ?? 0) * DAY_MS;
-        if (key.expiresAt === null || Date.parse(key.expiresAt) > within) continue;
-        if (fireAboutKey(tx, rule, key, null, conditionKey(rule.condition), deps)) count++;
-      }
+  const alerts: PendingAlert[] = [];
+  for (const key of keys) {
+    for (const rule of byOrganization.get(key.organizationId) ?? []) {
+      const within = now + (rule.condition.value ?? 0) * DAY_MS;
+      if (key.expiresAt === null || Date.parse(key.expiresAt) > within) continue;
+      alerts.push({ rule, subject: keySubject(key, null, conditionKey(rule.condition)) });
     }
-    return count;
-  });
-  if (fired > 0) deps.delivery.wake();
+  }
+  const fired = alerts.length > 0 ? (await deps.writeAlerts(alerts)).length : 0;
+  if (fired > 0) deps.wake();
   return fired;
 }

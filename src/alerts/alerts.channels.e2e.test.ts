@@ -4,6 +4,7 @@ import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // Each channel's alert as its platform receives it, sent by `POST /alert-rules/{id}/test` through
@@ -276,12 +277,17 @@ describe("{{SECRET}} values and failures", () => {
     await arrivedAt(sink, "/deleted");
     const removed = await callAs(server, owner, "DELETE", `/api/v1/alert-rules/${rule.id}`);
     expect(removed.status).toBe(204);
-    const row = server.deps.db.sqlite.query<{ status: string; last_error_code: string }, [string]>(
-      "SELECT status, last_error_code FROM deliveries WHERE id = ?",
-    );
+    const row = async () =>
+      (
+        await serverRows<{ status: string; last_error_code: string }>(
+          server,
+          "SELECT status, last_error_code FROM deliveries WHERE id = $1",
+          [delivery_id],
+        )
+      )[0];
     const ended = await pollUntil(
-      () => {
-        const found = row.get(delivery_id);
+      async () => {
+        const found = await row();
         return found?.status === "failed" ? found : undefined;
       },
       { what: "the orphaned alert failed" },

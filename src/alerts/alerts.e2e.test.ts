@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // Alert rules CRUD through the real server: envelopes, validation naming each field, the webhook
@@ -123,11 +124,11 @@ describe("the webhook channel's signing secret", () => {
       channel: { type: "webhook", url: "https://events.example/v2" },
     });
     expect(moved.body.data.channel.signing_secret).toBeUndefined();
-    const stored = server.deps.db.sqlite
-      .query<{ signing_secret: string }, [string]>(
-        "SELECT signing_secret FROM alert_rules WHERE id = ?",
-      )
-      .get(id);
+    const [stored] = await serverRows<{ signing_secret: string }>(
+      server,
+      "SELECT signing_secret FROM alert_rules WHERE id = $1",
+      [id],
+    );
     expect(stored?.signing_secret).toStartWith("v1.");
     expect(stored?.signing_secret).not.toContain(channel.signing_secret.slice(6));
   });

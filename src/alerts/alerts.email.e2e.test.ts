@@ -6,6 +6,7 @@ import { freePort } from "../test-utils/free-port.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { MAIL_PER_HOUR } from "./alerts.send.ts";
@@ -254,11 +255,11 @@ describe("a mail server that is down", () => {
         error_type: "network_error",
         error_code: "connection_refused",
       });
-      const attempts = down.deps.db.sqlite
-        .query<{ url: string; error_message: string }, [string]>(
-          "SELECT url, error_message FROM delivery_attempts WHERE delivery_id = ?",
-        )
-        .all(deliveryId);
+      const attempts = await serverRows<{ url: string; error_message: string }>(
+        down,
+        "SELECT url, error_message FROM delivery_attempts WHERE delivery_id = $1",
+        [deliveryId],
+      );
       expect(attempts[0]?.url).toBe(`smtp://127.0.0.1:${closedPort}`);
       expect(JSON.stringify(attempts)).not.toContain(PASSWORD);
     } finally {

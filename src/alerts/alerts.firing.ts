@@ -3,8 +3,8 @@
 // a firing row and a delivery row written together; the firing's unique (rule, issue, condition)
 // key makes a rule fire at most once per issue per condition, whatever races.
 import type { TxHandle } from "../db/db.tx.ts";
-import type { DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
-import type { IssueChange, IssuesPorts } from "../issues/issues.ports.ts";
+import type { DeliveryPorts, DeliveryRecord, NewDelivery } from "../delivery/delivery.ports.ts";
+import type { IssueChange, IssueRecord, IssuesPorts } from "../issues/issues.ports.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -17,6 +17,7 @@ import {
   openLongEnough,
 } from "./alerts.model.ts";
 import type { AlertFiring, AlertsRepo } from "./alerts.repo.ts";
+import type { AlertsStore } from "./alerts.store.ts";
 import type { ApiKeySnapshot } from "./api-key-alert.model.ts";
 
 /** Retries after an alert's first attempt, as a destination's default (decisions.md §8). */
@@ -36,6 +37,8 @@ export interface FiringDeps {
 
 /** The outbox's breaker key of a rule's channel: one rule's failing channel holds only its own alerts. */
 export const alertDestinationKey = (ruleId: string) => `alert:${ruleId}`;
+/** The rule whose channel an alert's breaker key names. */
+export const ruleIdOfDestinationKey = (key: string) => key.slice("alert:".length);
 
 /** What one alert is about: its subject, the key that makes it fire once, and what it shows. */
 export interface AlertSubject {
@@ -44,6 +47,60 @@ export interface AlertSubject {
   test: boolean;
   snapshot: FiringSnapshot | ApiKeySnapshot;
 }
+
+/** One alert to write: a rule and what it is about. */
+export interface PendingAlert {
+  rule: AlertRule;
+  subject: AlertSubject;
+}
+
+/** An alert as written: its firing and the outbox row that sends it. */
+export interface WrittenAlert {
+  firing: AlertFiring;
+  delivery: DeliveryRecord;
+}
+
+/**
+ * Writes alerts in one transaction of the room's store, each at most once per subject's key:
+ * those written (an alert its rule already raised is left out). The caller wakes the outbox.
+ */
+export type WriteAlerts = (alerts: readonly PendingAlert[]) => Promise<WrittenAlert[]>;
+
+/** The subject of an alert about an issue (a test alert when `issueId` is null). */
+export const issueSubject = (
+  rule: AlertRule,
+  issueId: string | null,
+  snapshot: FiringSnapshot | ApiKeySnapshot,
+): AlertSubject => ({
+  issueId,
+  conditionKey: conditionKey(rule.condition),
+  test: issueId === null,
+  snapshot,
+});
+
+/** A firing of `rule` about `subject`, made now (written by the caller's store). */
+export function newFiring(
+  rule: AlertRule,
+  subject: AlertSubject,
+  deps: Pick<FiringDeps, "clock" | "ids">,
+): AlertFiring {
+  return {
+    id: deps.ids.uuid(),
+    organizationId: rule.organizationId,
+    ruleId: rule.id,
+    ...subject,
+    createdAt: isoAt(deps.clock.now()),
+  };
+}
+
+/** The outbox row that sends a firing through its rule's channel. */
+export const alertDelivery = (rule: AlertRule, firing: AlertFiring): NewDelivery => ({
+  kind: "alert",
+  organizationId: rule.organizationId,
+  subjectId: firing.id,
+  destinationKey: alertDestinationKey(rule.id),
+  maxRetries: ALERT_MAX_RETRIES,
+});
 
 /**
  * Writes one alert (firing + delivery) in `tx`; null when the rule already fired under this
@@ -54,24 +111,10 @@ export function writeAlert(
   rule: AlertRule,
   subject: AlertSubject,
   deps: FiringDeps,
-): { firing: AlertFiring; delivery: DeliveryRecord } | null {
-  const firing: AlertFiring = {
-    id: deps.ids.uuid(),
-    organizationId: rule.organizationId,
-    ruleId: rule.id,
-    ...subject,
-    createdAt: isoAt(deps.clock.now()),
-  };
+): WrittenAlert | null {
+  const firing = newFiring(rule, subject, deps);
   if (!deps.repo.insertFiring(firing)) return null;
-  const [delivery] = deps.delivery.enqueue(tx, [
-    {
-      kind: "alert",
-      organizationId: rule.organizationId,
-      subjectId: firing.id,
-      destinationKey: alertDestinationKey(rule.id),
-      maxRetries: ALERT_MAX_RETRIES,
-    },
-  ]);
+  const [delivery] = deps.delivery.enqueue(tx, [alertDelivery(rule, firing)]);
   if (!delivery) throw new Error("the outbox wrote no delivery for an alert");
   return { firing, delivery };
 }
@@ -86,14 +129,8 @@ export function fire(
   issueId: string | null,
   snapshot: FiringSnapshot | ApiKeySnapshot,
   deps: FiringDeps,
-): { firing: AlertFiring; delivery: DeliveryRecord } | null {
-  const once = conditionKey(rule.condition);
-  return writeAlert(
-    tx,
-    rule,
-    { issueId, conditionKey: once, test: issueId === null, snapshot },
-    deps,
-  );
+): WrittenAlert | null {
+  return writeAlert(tx, rule, issueSubject(rule, issueId, snapshot), deps);
 }
 
 export interface ChangeFiringDeps extends FiringDeps {
@@ -124,18 +161,26 @@ export function fireForChange(tx: TxHandle, change: IssueChange, deps: ChangeFir
  */
 function isBreakerEcho(change: IssueChange, deps: ChangeFiringDeps): boolean {
   const { issue } = change;
-  if (issue.errorType !== "circuit_breaker_error") return false;
-  return deps.issues
-    .listUnclosedOfDestination(issue.organizationId, issue.destinationId)
-    .some((other) => other.id !== issue.id && other.errorType !== "circuit_breaker_error");
+  if (!mayEcho(issue)) return false;
+  return echoes(
+    issue,
+    deps.issues.listUnclosedOfDestination(issue.organizationId, issue.destinationId),
+  );
 }
+
+/** Only a circuit_open issue can be another issue's echo (the rest need no read). */
+export const mayEcho = (issue: IssueRecord) => issue.errorType === "circuit_breaker_error";
+
+/** Whether `issue` echoes another unclosed issue of its destination. */
+export const echoes = (issue: IssueRecord, unclosed: readonly IssueRecord[]) =>
+  unclosed.some((other) => other.id !== issue.id && other.errorType !== "circuit_breaker_error");
 
 /** The organization's unclosed issues opened before its shortest rule's cutoff. */
 async function openIssuesOf(
   organizationId: string,
   rules: readonly AlertRule[],
   now: number,
-  deps: OpenIssuesDeps,
+  deps: Pick<OpenIssuesDeps, "issues" | "logger">,
 ) {
   const shortest = Math.min(...rules.map((rule) => rule.condition.value ?? Infinity));
   const cutoff = isoAt(now - shortest * DAY_MS);
@@ -150,10 +195,18 @@ async function openIssuesOf(
   return open;
 }
 
-export interface OpenIssuesDeps extends FiringDeps {
-  issues: Pick<IssuesPorts, "listUnclosedOpenedBefore">;
-  tx<T>(fn: (tx: TxHandle) => T): T;
+/** The scheduler's firing paths: rules read from the store, alerts written in one transaction. */
+export interface ScheduledFiringDeps {
+  store: Pick<AlertsStore, "enabledRulesOfType">;
+  writeAlerts: WriteAlerts;
+  /** Claims what is due at the end of this turn (after the write committed). */
+  wake(): void;
+  clock: Clock;
   logger: Logger;
+}
+
+export interface OpenIssuesDeps extends ScheduledFiringDeps {
+  issues: Pick<IssuesPorts, "listUnclosedOpenedBefore">;
 }
 
 /**
@@ -162,7 +215,7 @@ export interface OpenIssuesDeps extends FiringDeps {
  * its issues opened before its shortest rule's cutoff, then each rule's own cutoff.
  */
 export async function fireForOpenIssues(deps: OpenIssuesDeps): Promise<number> {
-  const rules = deps.repo.enabledRulesOfType("open_for_days").map((stored) => stored.rule);
+  const rules = (await deps.store.enabledRulesOfType("open_for_days")).map((stored) => stored.rule);
   if (rules.length === 0) return 0;
   const now = deps.clock.now();
   const byOrganization = Map.groupBy(rules, (rule) => rule.organizationId);
@@ -172,18 +225,16 @@ export async function fireForOpenIssues(deps: OpenIssuesDeps): Promise<number> {
       open: await openIssuesOf(organizationId, own, now, deps),
     })),
   );
-  const fired = deps.tx((tx) => {
-    let count = 0;
-    for (const { own, open } of candidates) {
-      for (const { issue, context } of open) {
-        for (const rule of own) {
-          if (!openLongEnough(rule.condition, issue.openedAt, now)) continue;
-          if (fire(tx, rule, issue.id, snapshotOf(issue, context), deps)) count++;
-        }
+  const alerts: PendingAlert[] = [];
+  for (const { own, open } of candidates) {
+    for (const { issue, context } of open) {
+      for (const rule of own) {
+        if (!openLongEnough(rule.condition, issue.openedAt, now)) continue;
+        alerts.push({ rule, subject: issueSubject(rule, issue.id, snapshotOf(issue, context)) });
       }
     }
-    return count;
-  });
-  if (fired > 0) deps.delivery.wake();
+  }
+  const fired = alerts.length > 0 ? (await deps.writeAlerts(alerts)).length : 0;
+  if (fired > 0) deps.wake();
   return fired;
 }

@@ -9,7 +9,7 @@ import {
 } from "./alerts.model.ts";
 import type { ApiKeySnapshot } from "./api-key-alert.model.ts";
 
-interface RuleRow {
+export interface RuleRow {
   id: string;
   organization_id: string;
   name: string;
@@ -57,7 +57,7 @@ export interface AlertFiring {
   createdAt: string;
 }
 
-interface FiringRow {
+export interface FiringRow {
   id: string;
   organization_id: string;
   rule_id: string;
@@ -68,7 +68,7 @@ interface FiringRow {
   created_at: string;
 }
 
-const toStored = (row: RuleRow): StoredRule => ({
+export const toStored = (row: RuleRow): StoredRule => ({
   rule: {
     id: row.id,
     organizationId: row.organization_id,
@@ -93,7 +93,7 @@ const toStored = (row: RuleRow): StoredRule => ({
   },
 });
 
-const toFiring = (row: FiringRow): AlertFiring => ({
+export const toFiring = (row: FiringRow): AlertFiring => ({
   id: row.id,
   organizationId: row.organization_id,
   ruleId: row.rule_id,

@@ -1,18 +1,18 @@
-import type { TxHandle } from "../db/db.tx.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Plan, PlanTable } from "../shared/plans.ts";
-import type { AlertsRepo } from "./alerts.repo.ts";
+import type { AlertsStore } from "./alerts.store.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 const BATCH = 1000;
 
 export interface AlertsRetentionDeps {
-  repo: Pick<AlertsRepo, "tenantsWithRules" | "ruleIdsOf" | "firingsBefore" | "removeFirings">;
-  /** One transaction per batch: the firings and their deliveries go together. */
-  tx<T>(fn: (tx: TxHandle) => T): T;
-  /** Deletes the deliveries (and attempts) of deleted firings (the delivery room's outbox). */
-  forgetDeliveries(tx: TxHandle, firingIds: string[]): void;
+  store: Pick<AlertsStore, "tenantsWithRules" | "ruleIdsOf" | "firingsBefore">;
+  /**
+   * Deletes the firings with their deliveries (and attempts) in the delivery room's outbox, in
+   * one transaction: a batch's firings and deliveries go together.
+   */
+  removeFirings(firingIds: string[]): Promise<void>;
   /** Whether the organization still has this issue (the issues room). */
   issueExists(organizationId: string, issueId: string): Promise<boolean>;
   clock: Clock;
@@ -29,25 +29,20 @@ export interface AlertsRetentionDeps {
 export async function sweepAlertFirings(deps: AlertsRetentionDeps): Promise<number> {
   const now = deps.clock.now();
   let deleted = 0;
-  for (const tenant of deps.repo.tenantsWithRules()) {
+  for (const tenant of await deps.store.tenantsWithRules()) {
     const plan = deps.plans[tenant.plan as Plan] ?? deps.plans.free;
     const cutoff = isoAt(now - plan.retention_days * DAY_MS);
-    for (const ruleId of deps.repo.ruleIdsOf(tenant.id)) {
+    for (const ruleId of await deps.store.ruleIdsOf(tenant.id)) {
       let after = { createdAt: "", id: "" };
       for (;;) {
-        const old = deps.repo.firingsBefore(ruleId, cutoff, after, BATCH);
+        const old = await deps.store.firingsBefore(ruleId, cutoff, after, BATCH);
         const doomed: string[] = [];
         for (const f of old) {
           if (f.issueId === null || !(await deps.issueExists(tenant.id, f.issueId))) {
             doomed.push(f.id);
           }
         }
-        if (doomed.length > 0) {
-          deps.tx((tx) => {
-            deps.repo.removeFirings(doomed);
-            deps.forgetDeliveries(tx, doomed);
-          });
-        }
+        if (doomed.length > 0) await deps.removeFirings(doomed);
         deleted += doomed.length;
         await deps.yieldTurn();
         const last = old.at(-1);

@@ -1,8 +1,9 @@
 import type { ApiKeyPorts } from "../auth/api-keys.ports.ts";
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
-import type { AppDeps } from "../deps.ts";
+import type { RoomStorage, SharedDeps } from "../deps.ts";
 import type { IssuesPorts } from "../issues/issues.ports.ts";
 import { type Room, type RoomJob, subscription } from "../room.ts";
 import { createSealer } from "../shared/sealed.ts";
@@ -10,18 +11,16 @@ import { secretReferences } from "../shared/secret-template.ts";
 import {
   API_KEY_EXPIRING_JOB,
   API_KEY_EXPIRING_PATTERN,
-  fireForApiKeyEvent,
   fireForExpiringKeys,
 } from "./alerts.api-keys.ts";
-import { type FiringDeps, fireForChange, fireForOpenIssues } from "./alerts.firing.ts";
+import { fireForOpenIssues, issueSubject, type ScheduledFiringDeps } from "./alerts.firing.ts";
 import { createMailer } from "./alerts.mailer.ts";
 import type { MonitorChange } from "./alerts.model.ts";
-import { createAlertsRepo } from "./alerts.repo.ts";
 import { sweepAlertFirings } from "./alerts.retention.ts";
 import { alertsRoutes } from "./alerts.routes.ts";
 import { alertKindHandlers } from "./alerts.send.ts";
 import type { AlertsDeps } from "./alerts.service.ts";
-import { fireForMonitorChange } from "./monitor-firing.ts";
+import { alertsStorage } from "./alerts.storage.ts";
 
 /** The firings sweep: hourly at minute 0 like the other retention sweeps, and once at start. */
 export const ALERTS_RETENTION_JOB = "alerts.firings-retention";
@@ -31,9 +30,10 @@ export const OPEN_FOR_DAYS_JOB = "alerts.open-for-days";
 const OPEN_FOR_DAYS_PATTERN = "*/10 * * * *";
 
 export type AlertsRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "config" | "outbound" | "secretKey"
->;
+  SharedDeps,
+  "clock" | "ids" | "logger" | "config" | "outbound" | "secretKey"
+> &
+  RoomStorage;
 
 export interface AlertsRoomPorts {
   guard: AuthPorts["guard"];
@@ -50,13 +50,14 @@ export interface AlertsRoomPorts {
 /** What the alerts room lends. */
 export interface AlertsPorts {
   /** The organization's rules whose channel says `{{name}}`: a secret's users. */
-  rulesUsingSecret(organizationId: string, name: string): { alert_rule_id: string; name: string }[];
-}
-
-/** What the alerts room lends. */
-export interface AlertsPorts {
+  rulesUsingSecret(
+    organizationId: string,
+    name: string,
+  ): Promise<{ alert_rule_id: string; name: string }[]>;
   /** A monitor's state change, heard inside the transaction that recorded its check. */
   monitorChanged(tx: TxHandle, change: MonitorChange): void;
+  /** `monitorChanged` on PostgreSQL, in the check's `sql.begin` transaction. */
+  monitorChangedPostgres?(tx: PostgresTx, change: MonitorChange): Promise<void>;
 }
 
 /**
@@ -65,43 +66,51 @@ export interface AlertsPorts {
  * "alert" kind that turns a firing into its channel's request at send time.
  */
 export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): Room<AlertsPorts> {
-  const repo = createAlertsRepo(deps.db);
+  const { delivery, issues, apiKeys } = ports;
+  const storage = alertsStorage(deps, { delivery, issues, apiKeys });
+  const { store, writeAlerts } = storage;
   const sealer = createSealer(deps.secretKey, "alert-channel-signing-secret");
-  const tx = <T>(fn: (handle: TxHandle) => T): T => deps.db.tx(fn);
   const mailer = createMailer(deps.config.smtp_url, deps.config.smtp_from);
+  const wake = () => delivery.wake();
   const service: AlertsDeps = {
-    repo,
-    tx,
+    store,
+    writeTestAlert: async (rule, snapshot) =>
+      (await writeAlerts([{ rule, subject: issueSubject(rule, null, snapshot) }]))[0] ?? null,
     clock: deps.clock,
     ids: deps.ids,
     sealer,
     checkTarget: (url) => deps.outbound.urlProblem(url),
     smtpConfigured: mailer !== null,
-    delivery: ports.delivery,
+    delivery,
   };
-  const firing: FiringDeps = { repo, delivery: ports.delivery, clock: deps.clock, ids: deps.ids };
+  const scheduled: ScheduledFiringDeps = {
+    store,
+    writeAlerts,
+    wake,
+    clock: deps.clock,
+    logger: deps.logger,
+  };
   // Links in alerts: base_url when set, else the address the server listens on.
   let linkBase = deps.config.base_url.replace(/\/+$/, "");
-  ports.delivery.registerKind(
+  delivery.registerKind(
     "alert",
     alertKindHandlers({
-      repo,
+      store,
       sealer,
       clock: deps.clock,
       resolveSecrets: ports.resolveSecrets,
       telegramApiBase: deps.config.telegram_api_base,
       mailer,
       linkBase: () => linkBase,
+      takeMail: storage.takeMail,
     }),
   );
-  const { issues } = ports;
-  issues.onIssueChange((handle, change) => fireForChange(handle, change, { ...firing, issues }));
   const openForDays: RoomJob = {
     name: OPEN_FOR_DAYS_JOB,
     scope: "cluster",
     pattern: OPEN_FOR_DAYS_PATTERN,
     runNow: true,
-    run: () => fireForOpenIssues({ ...firing, issues, tx, logger: deps.logger }),
+    run: () => fireForOpenIssues({ ...scheduled, issues }),
   };
   const retention: RoomJob = {
     name: ALERTS_RETENTION_JOB,
@@ -110,9 +119,8 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     runNow: true,
     run: () =>
       sweepAlertFirings({
-        repo,
-        tx,
-        forgetDeliveries: (handle, ids) => ports.delivery.forgetSubjects(handle, "alert", ids),
+        store,
+        removeFirings: storage.removeFirings,
         issueExists: async (organizationId, issueId) =>
           (await issues.findIssue(organizationId, issueId)) !== null,
         clock: deps.clock,
@@ -121,15 +129,13 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
       }),
   };
   const jobs = [openForDays, retention];
-  const { apiKeys } = ports;
   if (apiKeys) {
-    apiKeys.onApiKeyEvent((handle, event) => fireForApiKeyEvent(handle, event, firing));
     jobs.push({
       name: API_KEY_EXPIRING_JOB,
       scope: "cluster",
       pattern: API_KEY_EXPIRING_PATTERN,
       runNow: true,
-      run: () => fireForExpiringKeys({ ...firing, keys: apiKeys, tx, logger: deps.logger }),
+      run: () => fireForExpiringKeys({ ...scheduled, keys: apiKeys }),
     });
   }
   return {
@@ -142,12 +148,14 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
     ],
     stop: () => {},
     ports: {
-      rulesUsingSecret: (organizationId, name) =>
-        repo
-          .allRules(organizationId)
+      rulesUsingSecret: async (organizationId, name) =>
+        (await store.allRules(organizationId))
           .filter((rule) => secretReferences(JSON.stringify(rule.channel)).includes(name))
           .map((rule) => ({ alert_rule_id: rule.id, name: rule.name })),
-      monitorChanged: (handle, change) => void fireForMonitorChange(handle, change, firing),
+      monitorChanged: storage.monitorChanged,
+      ...(storage.monitorChangedPostgres && {
+        monitorChangedPostgres: storage.monitorChangedPostgres,
+      }),
     },
   };
 }

@@ -120,9 +120,9 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     .use(guard())
     .get(
       "/",
-      ({ principal, query }) => {
+      async ({ principal, query }) => {
         const page = parsePageRequest(query);
-        const { rules, total } = listRules(principal.organizationId, page, deps);
+        const { rules, total } = await listRules(principal.organizationId, page, deps);
         return genericPage(rules, pageInfo(page, total));
       },
       {
@@ -137,8 +137,8 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     )
     .post(
       "/",
-      ({ principal, body, set }) => {
-        const data = createRule(admin(principal), body, deps);
+      async ({ principal, body, set }) => {
+        const data = await createRule(admin(principal), body, deps);
         set.status = 201;
         return { data };
       },
@@ -156,13 +156,15 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     )
     .get(
       "/:id",
-      ({ principal, params }) => ({ data: getRule(principal.organizationId, params.id, deps) }),
+      async ({ principal, params }) => ({
+        data: await getRule(principal.organizationId, params.id, deps),
+      }),
       { response: { 200: One, ...errors }, detail: { tags, security, summary: "Get a rule" } },
     )
     .patch(
       "/:id",
-      ({ principal, params, body }) => ({
-        data: updateRule(admin(principal), params.id, body, deps),
+      async ({ principal, params, body }) => ({
+        data: await updateRule(admin(principal), params.id, body, deps),
       }),
       {
         response: { 200: One, ...errors },
@@ -178,8 +180,8 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     )
     .delete(
       "/:id",
-      ({ principal, params, set }) => {
-        deleteRule(admin(principal), params.id, deps);
+      async ({ principal, params, set }) => {
+        await deleteRule(admin(principal), params.id, deps);
         set.status = 204;
       },
       {
@@ -189,8 +191,8 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     )
     .post(
       "/:id/test",
-      ({ principal, params, set }) => {
-        const data = sendTestAlert(admin(principal), params.id, deps);
+      async ({ principal, params, set }) => {
+        const data = await sendTestAlert(admin(principal), params.id, deps);
         set.status = 202;
         return { data };
       },
@@ -210,7 +212,9 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     )
     .post(
       "/:id/rotate-secret",
-      ({ principal, params }) => ({ data: rotateSecret(admin(principal), params.id, deps) }),
+      async ({ principal, params }) => ({
+        data: await rotateSecret(admin(principal), params.id, deps),
+      }),
       {
         response: { 200: t.Object({ data: t.Object({ signing_secret: t.String() }) }), ...errors },
         detail: {

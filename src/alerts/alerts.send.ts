@@ -14,13 +14,15 @@ import type { Sealer } from "../shared/sealed.ts";
 import { secretConcealments } from "../shared/secret-template.ts";
 import { alertEvent } from "./alert-message.model.ts";
 import { type EmailSettings, emailMessage } from "./alerts.email.ts";
+import { ruleIdOfDestinationKey } from "./alerts.firing.ts";
 import { type Mailer, mailAttempt } from "./alerts.mailer.ts";
-import { fillSecrets } from "./alerts.model.ts";
-import type { AlertsRepo, StoredRule } from "./alerts.repo.ts";
+import { type AlertChannelType, fillSecrets } from "./alerts.model.ts";
+import type { StoredRule } from "./alerts.repo.ts";
+import type { AlertsStore } from "./alerts.store.ts";
 import { apiKeyAlertEvent, isApiKeySnapshot } from "./api-key-alert.model.ts";
 
 export interface SendDeps {
-  repo: AlertsRepo;
+  store: Pick<AlertsStore, "findFiring" | "findRuleById">;
   sealer: Sealer;
   clock: Clock;
   /** The secrets room's lookup, for `{{NAME}}` in a channel's settings. */
@@ -30,6 +32,11 @@ export interface SendDeps {
   mailer: Mailer | null;
   /** The base of links in alerts (`base_url`, or the local address while none is set). */
   linkBase(): string;
+  /**
+   * Takes one of the organization's mails of this clock hour; false when they are spent. Absent:
+   * counted in memory (one node); with several nodes, one count they share.
+   */
+  takeMail?(organizationId: string): Promise<boolean>;
 }
 
 /** The secrets that sign a webhook channel's alert now: current first, then one replaced < 24 h ago. */
@@ -55,12 +62,14 @@ const gone: Prepared = {
 async function prepare(
   delivery: DeliveryRecord,
   deps: SendDeps,
-  mailAllowed: (organizationId: string) => boolean,
+  mailAllowed: (organizationId: string) => Promise<boolean>,
+  channelTypes: Map<string, AlertChannelType>,
 ): Promise<Prepared> {
-  const firing = deps.repo.findFiring(delivery.subjectId);
-  const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
+  const firing = await deps.store.findFiring(delivery.subjectId);
+  const stored = firing ? await deps.store.findRuleById(firing.ruleId) : null;
   if (!firing || !stored) return gone;
   const { rule } = stored;
+  channelTypes.set(rule.id, rule.channelType);
   const lookup = (await deps.resolveSecrets?.(rule.organizationId)) ?? (() => undefined);
   const filled = fillSecrets(rule.channel, lookup);
   if ("missing" in filled) {
@@ -104,7 +113,7 @@ async function prepare(
  * organization could mail any address from it (a rule's test, a flapping push monitor).
  */
 export const MAIL_PER_HOUR = 60;
-const HOUR_MS = 3_600_000;
+export const HOUR_MS = 3_600_000;
 
 /** Counts each organization's mails in the current clock hour (in memory: a budget, not a record). */
 function mailBudget(clock: Clock) {
@@ -134,12 +143,12 @@ const overBudget: Prepared = {
 };
 
 /** A mail as the outbox sends it: through the mailer, recorded like a request to the server. */
-function prepareMail(
+async function prepareMail(
   message: ReturnType<typeof emailMessage>,
-  withinBudget: () => boolean,
+  withinBudget: () => Promise<boolean>,
   deps: SendDeps,
-): Prepared {
-  if (deps.mailer && !withinBudget()) return overBudget;
+): Promise<Prepared> {
+  if (deps.mailer && !(await withinBudget())) return overBudget;
   return mailAttempt(deps.mailer, message);
 }
 
@@ -169,14 +178,17 @@ function channelConcealments(
 
 /** The handlers the alerts room registers for the outbox's "alert" kind. */
 export function alertKindHandlers(deps: SendDeps): DeliveryKindHandlers {
-  const mailAllowed = mailBudget(deps.clock);
+  const inMemory = mailBudget(deps.clock);
+  const mailAllowed = deps.takeMail ?? (async (organizationId: string) => inMemory(organizationId));
+  // A rule's channel type as its last prepare read it: the answer's retry hint is read
+  // synchronously, and every answer follows a prepare of its delivery (keyed by rule: bounded).
+  const channelTypes = new Map<string, AlertChannelType>();
   return {
-    prepare: (delivery) => prepare(delivery, deps, mailAllowed),
+    prepare: (delivery) => prepare(delivery, deps, mailAllowed, channelTypes),
     retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
-      const firing = deps.repo.findFiring(delivery.subjectId);
-      const stored = firing ? deps.repo.findRuleById(firing.ruleId) : null;
-      if (!stored) return null;
-      const provider = channelProvider(stored.rule.channelType, {
+      const channelType = channelTypes.get(ruleIdOfDestinationKey(delivery.destinationKey));
+      if (!channelType) return null;
+      const provider = channelProvider(channelType, {
         telegramApiBase: deps.telegramApiBase,
       });
       return provider?.retryAfterMs?.(response) ?? null;

@@ -1,23 +1,35 @@
 import type { PageRequest } from "../db/db.pagination.ts";
-import type { TxHandle } from "../db/db.tx.ts";
-import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
+import type { DeliveryPorts, DeliveryRecord } from "../delivery/delivery.ports.ts";
 import { generateSigningSecret } from "../delivery/delivery.signing.ts";
 import { bodyProblems } from "../shared/body-schema.ts";
 import { type Clock, isoAt } from "../shared/clock.ts";
 import { type FieldErrors, notFound, validationFailed } from "../shared/errors.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { Sealer } from "../shared/sealed.ts";
-import { sampleSnapshot } from "./alert-message.model.ts";
+import { type FiringSnapshot, sampleSnapshot } from "./alert-message.model.ts";
 import { RuleCreateBody, RuleUpdateBody } from "./alerts.bodies.ts";
-import { fire } from "./alerts.firing.ts";
 import { type AlertRule, parseRuleInput, type RuleInput } from "./alerts.model.ts";
 import { presentFiring, presentRule, type RuleView } from "./alerts.present.ts";
-import { type AlertsRepo, NO_SECRETS, type SealedSecrets, type StoredRule } from "./alerts.repo.ts";
-import { isApiKeyCondition, sampleApiKeySnapshot } from "./api-key-alert.model.ts";
+import {
+  type AlertFiring,
+  NO_SECRETS,
+  type SealedSecrets,
+  type StoredRule,
+} from "./alerts.repo.ts";
+import type { AlertsStore } from "./alerts.store.ts";
+import {
+  type ApiKeySnapshot,
+  isApiKeyCondition,
+  sampleApiKeySnapshot,
+} from "./api-key-alert.model.ts";
 
 export interface AlertsDeps {
-  repo: AlertsRepo;
-  tx<T>(fn: (tx: TxHandle) => T): T;
+  store: AlertsStore;
+  /** Writes a test alert (firing + delivery, one transaction) on the room's store. */
+  writeTestAlert(
+    rule: AlertRule,
+    snapshot: FiringSnapshot | ApiKeySnapshot,
+  ): Promise<{ firing: AlertFiring; delivery: DeliveryRecord } | null>;
   clock: Clock;
   ids: Ids;
   /** Seals a webhook channel's signing secret at rest, with the rule id as associated data. */
@@ -26,15 +38,19 @@ export interface AlertsDeps {
   checkTarget(url: string): string | null;
   /** Whether the server has mail settings: without them an email channel is refused. */
   smtpConfigured: boolean;
-  delivery: Pick<DeliveryPorts, "enqueue" | "wake" | "listBySubject">;
+  delivery: Pick<DeliveryPorts, "wake" | "listBySubject">;
 }
 
 const failIf = (errors: FieldErrors) => {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 };
 
-function requireRule(organizationId: string, id: string, deps: AlertsDeps): StoredRule {
-  const stored = deps.repo.findRule(organizationId, id);
+async function requireRule(
+  organizationId: string,
+  id: string,
+  deps: AlertsDeps,
+): Promise<StoredRule> {
+  const stored = await deps.store.findRule(organizationId, id);
   if (!stored) throw notFound();
   return stored;
 }
@@ -71,7 +87,11 @@ const parse = (body: unknown, partial: boolean, deps: AlertsDeps): RuleInput => 
 };
 
 /** POST /alert-rules: 422 naming each bad field; a webhook channel's secret is shown once. */
-export function createRule(organizationId: string, body: unknown, deps: AlertsDeps): RuleView {
+export async function createRule(
+  organizationId: string,
+  body: unknown,
+  deps: AlertsDeps,
+): Promise<RuleView> {
   const input = parse(body, false, deps);
   const now = isoAt(deps.clock.now());
   const channel = input.channel as NonNullable<RuleInput["channel"]>;
@@ -87,26 +107,29 @@ export function createRule(organizationId: string, body: unknown, deps: AlertsDe
     updatedAt: now,
   };
   const { secrets, shown } = secretsFor(rule, null, deps);
-  deps.repo.insertRule({ rule, secrets });
+  await deps.store.insertRule({ rule, secrets });
   return presentRule(rule, shown);
 }
 
-export function listRules(organizationId: string, page: PageRequest, deps: AlertsDeps) {
-  const { rules, total } = deps.repo.page(organizationId, page.pageSize, page.offset);
+export async function listRules(organizationId: string, page: PageRequest, deps: AlertsDeps) {
+  const { rules, total } = await deps.store.page(organizationId, page.pageSize, page.offset);
   return { rules: rules.map((rule) => presentRule(rule)), total };
 }
 
-export const getRule = (organizationId: string, id: string, deps: AlertsDeps): RuleView =>
-  presentRule(requireRule(organizationId, id, deps).rule);
+export const getRule = async (
+  organizationId: string,
+  id: string,
+  deps: AlertsDeps,
+): Promise<RuleView> => presentRule((await requireRule(organizationId, id, deps)).rule);
 
 /** PATCH: any of name, condition, channel (replaced whole), enabled. */
-export function updateRule(
+export async function updateRule(
   organizationId: string,
   id: string,
   body: unknown,
   deps: AlertsDeps,
-): RuleView {
-  const previous = requireRule(organizationId, id, deps);
+): Promise<RuleView> {
+  const previous = await requireRule(organizationId, id, deps);
   const input = parse(body, true, deps);
   const rule: AlertRule = {
     ...previous.rule,
@@ -118,7 +141,7 @@ export function updateRule(
     updatedAt: isoAt(deps.clock.now()),
   };
   const { secrets, shown } = secretsFor(rule, previous, deps);
-  deps.repo.updateRule({ rule, secrets });
+  await deps.store.updateRule({ rule, secrets });
   return presentRule(rule, shown);
 }
 
@@ -127,8 +150,8 @@ export function updateRule(
  * the one it replaces keeps signing for 24 h (alerts then carry both signatures, new first), and a
  * second rotation keeps only the secret it replaces, as for destinations (decisions.md §8).
  */
-export function rotateSecret(organizationId: string, id: string, deps: AlertsDeps) {
-  const stored = requireRule(organizationId, id, deps);
+export async function rotateSecret(organizationId: string, id: string, deps: AlertsDeps) {
+  const stored = await requireRule(organizationId, id, deps);
   if (stored.rule.channelType !== "webhook") {
     throw validationFailed({ "channel.type": ["only a webhook channel has a signing secret"] });
   }
@@ -140,12 +163,16 @@ export function rotateSecret(organizationId: string, id: string, deps: AlertsDep
     previous: current,
     previousUntil: current ? now + PREVIOUS_SECRET_MS : null,
   };
-  deps.repo.updateRule({ rule: { ...stored.rule, updatedAt: isoAt(now) }, secrets });
+  await deps.store.updateRule({ rule: { ...stored.rule, updatedAt: isoAt(now) }, secrets });
   return { signing_secret: secret };
 }
 
-export function deleteRule(organizationId: string, id: string, deps: AlertsDeps): void {
-  if (!deps.repo.removeRule(organizationId, id)) throw notFound();
+export async function deleteRule(
+  organizationId: string,
+  id: string,
+  deps: AlertsDeps,
+): Promise<void> {
+  if (!(await deps.store.removeRule(organizationId, id))) throw notFound();
 }
 
 /**
@@ -153,13 +180,13 @@ export function deleteRule(organizationId: string, id: string, deps: AlertsDeps)
  * issue) goes through the outbox now, retried and recorded like any alert; disabled rules too,
  * so a channel can be checked before it is switched on.
  */
-export function sendTestAlert(organizationId: string, id: string, deps: AlertsDeps) {
-  const { rule } = requireRule(organizationId, id, deps);
+export async function sendTestAlert(organizationId: string, id: string, deps: AlertsDeps) {
+  const { rule } = await requireRule(organizationId, id, deps);
   const at = isoAt(deps.clock.now());
   const snapshot = isApiKeyCondition(rule.condition.type)
     ? sampleApiKeySnapshot(at)
     : sampleSnapshot(rule, at);
-  const written = deps.tx((tx) => fire(tx, rule, null, snapshot, deps));
+  const written = await deps.writeTestAlert(rule, snapshot);
   if (!written) throw new Error("a test alert collided with another firing");
   deps.delivery.wake();
   return { alert_id: written.firing.id, delivery_id: written.delivery.id };
@@ -172,8 +199,8 @@ export async function listAlerts(
   page: PageRequest,
   deps: AlertsDeps,
 ) {
-  requireRule(organizationId, id, deps);
-  const { firings, total } = deps.repo.firingsPage(id, page.pageSize, page.offset);
+  await requireRule(organizationId, id, deps);
+  const { firings, total } = await deps.store.firingsPage(id, page.pageSize, page.offset);
   const deliveries = await deps.delivery.listBySubject(
     "alert",
     firings.map((firing) => firing.id),

@@ -1,3 +1,4 @@
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { Role } from "./auth.model.ts";
 
@@ -28,6 +29,11 @@ export interface ApiKeyPorts {
    * its own: it gets a transaction of its own), so a listener's rows commit with it.
    */
   onApiKeyEvent(listener: (tx: TxHandle, event: ApiKeyEvent) => void): void;
+  /**
+   * `onApiKeyEvent` on PostgreSQL: in the `sql.begin` transaction that wrote the cause (a room
+   * running on either store registers both; only the one of the store Weir runs on is told).
+   */
+  onApiKeyEventPostgres(listener: (tx: PostgresTx, event: ApiKeyEvent) => Promise<void>): void;
   /** Active keys of every organization expiring after `from` and at most `until` (ISO). */
   keysExpiringBetween(from: string, until: string, limit: number): Promise<ApiKeySummary[]>;
 }

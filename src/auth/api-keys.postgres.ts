@@ -1,4 +1,4 @@
-import type { SQL } from "bun";
+import type { TransactionSQL } from "bun";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { ApiKeyEvent } from "./api-keys.ports.ts";
 import type { Plan, Role } from "./auth.model.ts";
@@ -19,7 +19,7 @@ type ApiKeysStore = Pick<
 
 export interface ApiKeysPostgresOptions {
   /** Hears key events inside the transaction of their cause. */
-  keyEvents?: (tx: SQL, event: ApiKeyEvent) => Promise<void>;
+  keyEvents?: (tx: TransactionSQL, event: ApiKeyEvent) => Promise<void>;
 }
 
 type Row = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { ClientIpResolver } from "../http/http.client-ip.ts";
@@ -84,9 +85,16 @@ export function createAuthRoom(
 /** The auth room's use-case deps, as its routes take them. */
 function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpResolver }) {
   const keyListeners: ((tx: TxHandle, event: ApiKeyEvent) => void)[] = [];
-  const store = authStoreOf(deps, (tx, event) => {
-    for (const listener of keyListeners) listener(tx, event);
-  });
+  const keyListenersPostgres: ((tx: PostgresTx, event: ApiKeyEvent) => Promise<void>)[] = [];
+  const store = authStoreOf(
+    deps,
+    (tx, event) => {
+      for (const listener of keyListeners) listener(tx, event);
+    },
+    async (tx, event) => {
+      for (const listener of keyListenersPostgres) await listener(tx, event);
+    },
+  );
   // Day counts older than the usage answer covers are dropped as new ones are written.
   const usage = createApiKeyUsage((batch) =>
     store.writeApiKeyUsage(batch, usageDate(deps.clock.now() - USAGE_DAYS * DAY_MS)),
@@ -98,7 +106,7 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
     usage,
     logger: usageLogger,
     onDeniedIp(key, ip) {
-      if (keyListeners.length === 0) return;
+      if (keyListeners.length === 0 && keyListenersPostgres.length === 0) return;
       const event: ApiKeyEvent = {
         kind: "denied_ip",
         key: summaryOf(key),
@@ -122,6 +130,7 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
   });
   const apiKeyPorts: ApiKeyPorts = {
     onApiKeyEvent: (listener) => void keyListeners.push(listener),
+    onApiKeyEventPostgres: (listener) => void keyListenersPostgres.push(listener),
     keysExpiringBetween: async (from, until, limit) =>
       (await store.keysExpiringBetween(from, until, limit)).map(summaryOf),
   };
@@ -183,8 +192,11 @@ function buildAuthParts(deps: AuthRoomDeps, ports: { resolveClientIp: ClientIpRe
 function authStoreOf(
   deps: AuthRoomDeps,
   keyEvents: (tx: TxHandle, event: ApiKeyEvent) => void,
+  keyEventsPostgres: (tx: PostgresTx, event: ApiKeyEvent) => Promise<void>,
 ): AuthStore {
-  if (deps.postgres) return createAuthPostgresStore(deps.postgres);
+  if (deps.postgres) {
+    return createAuthPostgresStore(deps.postgres, { keyEvents: keyEventsPostgres });
+  }
   return createAuthSqliteStore(sqliteOf(deps), { keyEvents });
 }
 
