@@ -7,7 +7,7 @@ import { createDbPing, createPostgresPing } from "./db/db.health.ts";
 import { createDedupRoom } from "./dedup/dedup.room.ts";
 import { createDeliveryRoom } from "./delivery/delivery.room.ts";
 import { createForwardsRoom } from "./delivery/forwards.room.ts";
-import type { AnyAppDeps, AppDeps } from "./deps.ts";
+import type { AnyAppDeps } from "./deps.ts";
 import { createEndpointsRoom } from "./endpoints/endpoints.room.ts";
 import { healthRoutes } from "./http/health.routes.ts";
 import { SERVER_BODY_LIMIT } from "./http/http.body-limit.ts";
@@ -21,10 +21,11 @@ import { createMaintenanceRoom } from "./maintenance/maintenance.room.ts";
 import { createMonitorsRoom } from "./monitors/monitors.room.ts";
 import { createRealtimeRoom } from "./realtime/realtime.room.ts";
 import { type Room, startRooms } from "./room.ts";
-import { notOnPostgres, type PendingRoom, pendingRoutes } from "./rooms.pending.ts";
 import { createRoutingRoom } from "./routing/routing.room.ts";
 import { INGEST_PREFIX } from "./routing/sources.model.ts";
 import { createSecretsRoom } from "./secrets/secrets.room.ts";
+import { createPostgresKeyedLimiter } from "./shared/token-bucket.postgres.ts";
+import type { BucketRule } from "./shared/token-bucket.ts";
 import type { StatusPagesReads } from "./status-pages/status-pages.ports.ts";
 import { createStatusPagesRoom } from "./status-pages/status-pages.room.ts";
 import { createTransformationsRoom } from "./transformations/transformations.room.ts";
@@ -48,10 +49,6 @@ export interface StartOptions {
  * nothing (no job, no subscription), so two apps may be built and run in one process.
  */
 export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
-  const sqlite = deps.postgres ? null : deps;
-  /** A room with no PostgreSQL store yet (rooms.pending.ts): built on SQLite only. */
-  const onSqlite = <R>(_room: PendingRoom, build: (deps: AppDeps) => R): R | null =>
-    sqlite ? build(sqlite) : null;
   // Built once: every room that needs a client's address resolves it by the same rule.
   const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
   const auth = createAuthRoom(deps, { resolveClientIp });
@@ -124,25 +121,32 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     setResponseOverride: capture.ports.setResponseOverride,
     resolveSecrets: secrets.ports.resolveSecrets,
   });
-  const dedup: ReturnType<typeof createDedupRoom> | null = onSqlite("dedup", (d) =>
-    createDedupRoom(d, {
-      guard,
-      // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.
-      requireSource: (organizationId, sourceId) =>
-        requireRoom(routing, "routing").ports.requireSource(organizationId, sourceId),
-    }),
-  );
-  const routing: ReturnType<typeof createRoutingRoom> | null = onSqlite("routing", (d) =>
-    createRoutingRoom(d, {
+  const dedup = createDedupRoom(deps, {
+    guard,
+    // Routing is built after dedup (its ingest uses dedup's ports); this runs per request.
+    requireSource: (organizationId, sourceId) =>
+      routing.ports.requireSource(organizationId, sourceId),
+  });
+  const { postgres } = deps;
+  const routing = createRoutingRoom(
+    {
+      ...deps,
+      // With several nodes a source's rate limit is the cluster's, kept in the database.
+      ...(postgres && {
+        sharedBuckets: (name: string, rule: BucketRule) =>
+          createPostgresKeyedLimiter(postgres.sql, name, rule),
+      }),
+    },
+    {
       guard,
       delivery: delivery.ports,
       transformationExists: transformations.ports.transformationExists,
-      dedup: requireRoom(dedup, "dedup").ports,
+      dedup: dedup.ports,
       runTransformation: transformations.ports.runTransformation,
       resolveSecrets: secrets.ports.resolveSecrets,
       resolveSecretsNow: secrets.ports.resolveSecretsNow,
       secretEnvironment: secrets.ports.secretEnvironment,
-    }),
+    },
   );
   const issues = createIssuesRoom(deps, {
     guard,
@@ -236,7 +240,6 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
         { metricsToken: deps.config.metrics_token, disk: deps.disk },
       ),
     );
-  if (!sqlite) app.use(pendingRoutes());
   for (const room of rooms) if (room.routes) app.use(room.routes);
   // The UI's catch-all goes last so every room's routes win over it.
   app.use(
@@ -289,9 +292,3 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
 }
 
 export type WeirApp = ReturnType<typeof createApp>;
-
-/** The room, which a room built on SQLite only may take for granted there. */
-function requireRoom<R>(room: R | null, name: PendingRoom): R {
-  if (room === null) throw new Error(notOnPostgres(name));
-  return room;
-}

@@ -1,7 +1,7 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { Room } from "../room.ts";
 import { createPostgresDedupKeys } from "./dedup.keys.postgres.ts";
 import { createDedupKeys } from "./dedup.keys.ts";
@@ -39,11 +39,9 @@ export type { DedupBatch, DedupTicket };
  */
 const SWEEP_PATTERN = "0 * * * * *";
 
-export type DedupRoomDeps = Pick<AppDeps, "db" | "clock" | "logger"> & {
-  config: Pick<AppDeps["config"], "dedup_max_keys" | "dedup_max_keys_per_organization">;
-  /** When given, keys and counters live there (shared by every node), not in SQLite. */
-  postgres?: PostgresDb;
-};
+export type DedupRoomDeps = Pick<SharedDeps, "clock" | "logger"> & {
+  config: Pick<SharedDeps["config"], "dedup_max_keys" | "dedup_max_keys_per_organization">;
+} & RoomStorage;
 
 export interface DedupRoomPorts {
   guard: AuthPorts["guard"];
@@ -104,7 +102,7 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
   const counters =
     deps.postgres && shared
       ? createDedupPostgresStore(deps.postgres, shared)
-      : createDedupSqliteStore(deps.db, keys, now);
+      : createDedupSqliteStore(sqliteOf(deps), keys, now);
   const lent: DedupPorts = {
     prepareDedup: (input) => prepareDedup(input, cost),
     beginBatch: (tx) => beginDedupBatch(tx, dedup),
@@ -129,7 +127,7 @@ export function createDedupRoom(deps: DedupRoomDeps, ports: DedupRoomPorts): Roo
         run: async () => {
           const removed = shared
             ? await shared.sweep(now())
-            : await sweepExpiredKeys(deps.db, dedup);
+            : await sweepExpiredKeys(sqliteOf(deps), dedup);
           if (removed > 0) deps.logger.info("expired dedup keys swept", { removed });
         },
       },

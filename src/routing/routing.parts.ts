@@ -2,7 +2,7 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { DedupPorts } from "../dedup/dedup.room.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import { createSealer } from "../shared/sealed.ts";
 import type { TransformationsPorts } from "../transformations/transformations.room.ts";
 import { VERIFICATION_SEAL_PURPOSE } from "../verification/verification.settings.ts";
@@ -31,8 +31,7 @@ import { createSourcesSqliteStore } from "./sources.sqlite.ts";
 /** The routing room's parts as its routes and jobs take them, built once per app. */
 
 export type RoutingRoomDeps = Pick<
-  AppDeps,
-  | "db"
+  SharedDeps,
   | "bus"
   | "clock"
   | "ids"
@@ -42,15 +41,11 @@ export type RoutingRoomDeps = Pick<
   | "outbound"
   | "secretKey"
   | "disk"
-> & {
-  /**
-   * When given, sources, bridges and destinations are stored there (ingest's route plans,
-   * events and health still read and write `db`, SQLite, until their stores exist).
-   */
-  postgres?: PostgresDb;
-  /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
-  sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
-};
+> &
+  RoomStorage & {
+    /** On PostgreSQL: ingest's rate buckets shared by every node (absent: in this process). */
+    sharedBuckets?: IngestLimitsDeps["sharedBuckets"];
+  };
 
 export interface RoutingRoomPorts {
   guard: AuthPorts["guard"];
@@ -94,7 +89,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   /** SQLite only: the ingest path's synchronous lookups (PostgreSQL reads through the stores). */
   const sqliteRepos = deps.postgres
     ? null
-    : { sources: createSourcesRepo(deps.db), bridges: createBridgesRepo(deps.db) };
+    : { sources: createSourcesRepo(sqliteOf(deps)), bridges: createBridgesRepo(sqliteOf(deps)) };
   let routesVersion = 0;
   const staleRoutes = () => {
     routesVersion += 1;
@@ -108,12 +103,12 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     ? createSourcesPostgresStore(deps.postgres, {
         forgetSource: ports.dedup.forgetSourcePostgres,
       })
-    : createSourcesSqliteStore(deps.db, {
+    : createSourcesSqliteStore(sqliteOf(deps), {
         forgetSource: (tx, sourceId) => ports.dedup.forgetSource(tx, sourceId),
       });
   const bridgesStore = deps.postgres
     ? createBridgesPostgresStore(deps.postgres)
-    : createBridgesSqliteStore(deps.db);
+    : createBridgesSqliteStore(sqliteOf(deps));
   const sources: SourcesDeps = {
     sources: sourcesStore,
     clock: deps.clock,
@@ -139,18 +134,18 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
     maxDestinations: deps.config.bridge_max_destinations,
   };
   // The SQLite ingest path writes and reads events through the repo, in its transactions.
-  const events = deps.postgres ? null : createEventsRepo(deps.db);
+  const events = deps.postgres ? null : createEventsRepo(sqliteOf(deps));
   // Reads, retries and retention of events, and on PostgreSQL the event kind's writes.
   const eventsStore = deps.postgres
     ? createEventsPostgresStore(deps.postgres)
-    : createEventsSqliteStore(deps.db);
+    : createEventsSqliteStore(sqliteOf(deps));
   const ingest = createIngestService(
     {
       ...sqliteRepos,
       ...(events ? { events } : { eventsStore }),
       delivery: ports.delivery,
-      tx: (fn) => deps.db.tx(fn),
-      turn: deps.db.turn,
+      tx: (fn) => sqliteOf(deps).tx(fn),
+      turn: deps.db?.turn,
       ...(deps.postgres && {
         writer: ingestWriterOn(deps.postgres, ports),
         routeStores: { sources: sourcesStore, bridges: bridgesStore },
@@ -186,7 +181,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   const health: HealthDeps = {
     health: deps.postgres
       ? createHealthPostgresStore(deps.postgres)
-      : createHealthSqliteStore(deps.db),
+      : createHealthSqliteStore(sqliteOf(deps)),
     bridges: bridgesStore,
     clock: deps.clock,
     breakerOpen: (destinationId) => ports.delivery?.breakerOpen(destinationId) ?? false,
@@ -194,7 +189,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
   const counted = withHealthCounts(
     ingest.kindHandlers(),
     sqliteRepos
-      ? { sqlite: { ...createHealthRepo(deps.db), ...sqliteRepos.bridges } }
+      ? { sqlite: { ...createHealthRepo(sqliteOf(deps)), ...sqliteRepos.bridges } }
       : {
           postgres: {
             store: health.health,
@@ -259,7 +254,7 @@ function deleteEventsOn(
       });
   }
   return async (organizationId, beforeIso, limit) =>
-    deps.db.tx((tx) => {
+    sqliteOf(deps).tx((tx) => {
       const ids = sqliteEvents(repo).deleteBefore(organizationId, beforeIso, limit);
       if (ids.length > 0) ports.delivery?.forgetSubjects(tx, "event", ids);
       return ids.length;
@@ -286,7 +281,7 @@ function retryInTxOn(
       });
   }
   return async (ids, destinationKey, reopen) =>
-    deps.db.tx((tx) => {
+    sqliteOf(deps).tx((tx) => {
       const done = delivery.retryNow(tx, "event", ids, { destinationKey });
       for (const [eventId, count] of reopen(done)) sqliteEvents(repo).reopen(eventId, count);
       return done;

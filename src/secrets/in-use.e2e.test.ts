@@ -2,7 +2,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs, createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { pendingHere } from "../test-utils/test-store.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -20,85 +19,79 @@ async function secret(name: string) {
 }
 
 // Needs the routing room, which does not run on PostgreSQL yet.
-test.skipIf(pendingHere("routing"))(
-  "a transformation a destination runs is not deleted: 409 in_use naming the destination",
-  async () => {
-    const transformation = await call("POST", "/api/v1/transformations", {
-      name: "T",
-      code: 'addHandler("transform", (request) => request);',
-    });
-    const id = transformation.body.data.id;
-    const bridge = await call("POST", "/api/v1/bridges", {
-      name: "B",
-      source: { name: "S transform", type: "webhook" },
-      destinations: [
-        { name: "Runs it", type: "http", url: "http://127.0.0.1:9/", transformation_id: id },
+test("a transformation a destination runs is not deleted: 409 in_use naming the destination", async () => {
+  const transformation = await call("POST", "/api/v1/transformations", {
+    name: "T",
+    code: 'addHandler("transform", (request) => request);',
+  });
+  const id = transformation.body.data.id;
+  const bridge = await call("POST", "/api/v1/bridges", {
+    name: "B",
+    source: { name: "S transform", type: "webhook" },
+    destinations: [
+      { name: "Runs it", type: "http", url: "http://127.0.0.1:9/", transformation_id: id },
+    ],
+  });
+  const destination = bridge.body.data.destinations[0];
+  const refused = await call("DELETE", `/api/v1/transformations/${id}`);
+  expect([refused.status, refused.body]).toEqual([
+    409,
+    {
+      error: "in_use",
+      used_by: [
+        { bridge_id: bridge.body.data.id, destination_id: destination.id, name: "Runs it" },
       ],
-    });
-    const destination = bridge.body.data.destinations[0];
-    const refused = await call("DELETE", `/api/v1/transformations/${id}`);
-    expect([refused.status, refused.body]).toEqual([
-      409,
-      {
-        error: "in_use",
-        used_by: [
-          { bridge_id: bridge.body.data.id, destination_id: destination.id, name: "Runs it" },
-        ],
-      },
-    ]);
-    const path = `/api/v1/bridges/${bridge.body.data.id}/destinations/${destination.id}`;
-    expect((await call("PATCH", path, { transformation_id: null })).status).toBe(200);
-    expect((await call("DELETE", `/api/v1/transformations/${id}`)).status).toBe(204);
-  },
-);
+    },
+  ]);
+  const path = `/api/v1/bridges/${bridge.body.data.id}/destinations/${destination.id}`;
+  expect((await call("PATCH", path, { transformation_id: null })).status).toBe(200);
+  expect((await call("DELETE", `/api/v1/transformations/${id}`)).status).toBe(204);
+});
 
 // Needs the routing room, which does not run on PostgreSQL yet.
-test.skipIf(pendingHere("routing"))(
-  "a secret a destination or an alert rule refers to is not deleted: 409 naming each",
-  async () => {
-    await secret("HOOK_TOKEN");
-    await secret("CHAT_TOKEN");
-    await secret("UNUSED_ONE");
-    const bridge = await call("POST", "/api/v1/bridges", {
-      name: "B",
-      source: { name: "S secret", type: "webhook" },
-      destinations: [
-        {
-          name: "Header",
-          type: "http",
-          url: "http://127.0.0.1:9/",
-          headers: { authorization: "Bearer {{ HOOK_TOKEN }}" },
-        },
-        { name: "Bot", type: "telegram", bot_token: "{{CHAT_TOKEN}}", chat_id: "1" },
-      ],
-    });
-    expect(bridge.status).toBe(201);
-    const rule = await call("POST", "/api/v1/alert-rules", {
-      name: "Pager",
-      condition: { type: "issue_created" },
-      channel: { type: "slack", webhook_url: "https://hooks.example/{{HOOK_TOKEN}}" },
-    });
-    expect(rule.status).toBe(201);
-    const [header, bot] = bridge.body.data.destinations;
-    const hook = await call("DELETE", "/api/v1/secrets/HOOK_TOKEN");
-    expect([hook.status, hook.body]).toEqual([
-      409,
+test("a secret a destination or an alert rule refers to is not deleted: 409 naming each", async () => {
+  await secret("HOOK_TOKEN");
+  await secret("CHAT_TOKEN");
+  await secret("UNUSED_ONE");
+  const bridge = await call("POST", "/api/v1/bridges", {
+    name: "B",
+    source: { name: "S secret", type: "webhook" },
+    destinations: [
       {
-        error: "in_use",
-        used_by: [
-          { bridge_id: bridge.body.data.id, destination_id: header.id, name: "Header" },
-          { alert_rule_id: rule.body.data.id, name: "Pager" },
-        ],
+        name: "Header",
+        type: "http",
+        url: "http://127.0.0.1:9/",
+        headers: { authorization: "Bearer {{ HOOK_TOKEN }}" },
       },
-    ]);
-    const chat = await call("DELETE", "/api/v1/secrets/CHAT_TOKEN");
-    expect(chat.body.used_by).toEqual([
-      { bridge_id: bridge.body.data.id, destination_id: bot.id, name: "Bot" },
-    ]);
-    expect((await call("DELETE", "/api/v1/secrets/UNUSED_ONE")).status).toBe(204);
-    expect((await call("GET", "/api/v1/secrets/HOOK_TOKEN")).status).toBe(200);
-  },
-);
+      { name: "Bot", type: "telegram", bot_token: "{{CHAT_TOKEN}}", chat_id: "1" },
+    ],
+  });
+  expect(bridge.status).toBe(201);
+  const rule = await call("POST", "/api/v1/alert-rules", {
+    name: "Pager",
+    condition: { type: "issue_created" },
+    channel: { type: "slack", webhook_url: "https://hooks.example/{{HOOK_TOKEN}}" },
+  });
+  expect(rule.status).toBe(201);
+  const [header, bot] = bridge.body.data.destinations;
+  const hook = await call("DELETE", "/api/v1/secrets/HOOK_TOKEN");
+  expect([hook.status, hook.body]).toEqual([
+    409,
+    {
+      error: "in_use",
+      used_by: [
+        { bridge_id: bridge.body.data.id, destination_id: header.id, name: "Header" },
+        { alert_rule_id: rule.body.data.id, name: "Pager" },
+      ],
+    },
+  ]);
+  const chat = await call("DELETE", "/api/v1/secrets/CHAT_TOKEN");
+  expect(chat.body.used_by).toEqual([
+    { bridge_id: bridge.body.data.id, destination_id: bot.id, name: "Bot" },
+  ]);
+  expect((await call("DELETE", "/api/v1/secrets/UNUSED_ONE")).status).toBe(204);
+  expect((await call("GET", "/api/v1/secrets/HOOK_TOKEN")).status).toBe(200);
+});
 
 test("a secret an endpoint's action sends with is not deleted: 409 naming the action", async () => {
   await secret("ACTION_TOKEN");

@@ -1,5 +1,4 @@
 import { afterAll } from "bun:test";
-import { PENDING_ON_POSTGRES, type PendingRoom } from "../rooms.pending.ts";
 import { createTestPgDatabase, type TestPgDatabase } from "./postgres.ts";
 
 /** Which store the e2e servers of this run use: `WEIR_TEST_STORE=postgres`, else SQLite. */
@@ -34,21 +33,4 @@ export async function pgDatabaseFor(dataDir: string): Promise<TestPgDatabase> {
   const db = await createTestPgDatabase();
   byDataDir.set(dataDir, db);
   return db;
-}
-
-/**
- * True when this run is on PostgreSQL and `room` does not run there yet (its paths answer 501):
- * its cases skip, and run again once the room leaves rooms.pending.ts.
- */
-export function pendingHere(room: PendingRoom): boolean {
-  return onPostgres && room in PENDING_ON_POSTGRES;
-}
-
-/** True when this run is on PostgreSQL and the API path (`/api/v1/x/{id}`) is a pending room's. */
-export function pendingPathHere(path: string): boolean {
-  if (!onPostgres) return false;
-  const template = path.replace(/\{([^}]+)\}/g, ":$1");
-  return Object.values(PENDING_ON_POSTGRES).some((prefixes) =>
-    prefixes.some((prefix: string) => template === prefix || template.startsWith(`${prefix}/`)),
-  );
 }
