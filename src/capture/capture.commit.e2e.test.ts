@@ -13,7 +13,7 @@ type Captured = DomainEvents["request.captured"];
 describe("custom response", () => {
   test("status, headers and body replace the default answer; the stored status is the one sent", async () => {
     const server = await startServer();
-    const endpoint = server.endpoint({
+    const endpoint = await server.endpoint({
       response: {
         status: 202,
         headers: { "Content-Type": "text/plain", "X-Reply": "yes" },
@@ -26,27 +26,29 @@ describe("custom response", () => {
     expect(response.headers.get("x-reply")).toBe("yes");
     expect(response.headers.get("content-type")).toBe("text/plain");
     expect(await response.text()).toBe("accepted, thanks");
-    expect(server.stored(endpoint.id)[0]?.status).toBe(202);
+    expect((await server.stored(endpoint.id))[0]?.status).toBe(202);
   });
 
   test("a delayed answer holds only its own sender, and the request is stored before it", async () => {
     const server = await startServer();
-    const slow = server.endpoint({
+    const slow = await server.endpoint({
       response: { status: 200, headers: {}, body: "slow", delayMs: 5_000 },
     });
-    const fast = server.endpoint();
+    const fast = await server.endpoint();
     let slowAnswered = false;
     const slowAnswer = server.request(`/w/${slow.slug}`, { method: "POST" }).then(async (r) => {
       slowAnswered = true;
       return { status: r.status, body: await r.text() };
     });
     // Durable first: the row is in the database while the answer is still held.
-    await pollUntil(() => server.stored(slow.id).length === 1, { what: "the slow request's row" });
+    await pollUntil(async () => (await server.stored(slow.id)).length === 1, {
+      what: "the slow request's row",
+    });
     expect(slowAnswered).toBe(false);
     // Another sender is not held: answered, and stored, while the slow one still waits.
     const fastAnswer = await server.request(`/w/${fast.slug}`, { method: "POST" });
     expect(fastAnswer.status).toBe(200);
-    expect(server.stored(fast.id)).toHaveLength(1);
+    expect(await server.stored(fast.id)).toHaveLength(1);
     expect(slowAnswered).toBe(false);
     expect(await slowAnswer).toEqual({ status: 200, body: "slow" });
   });
@@ -55,7 +57,7 @@ describe("custom response", () => {
 describe("request.captured", () => {
   test("is published after the commit, once per request, in capture order", async () => {
     const server = await startServer();
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     const seen: Array<{ event: Captured; storedThen: boolean }> = [];
     server.deps.bus.on("request.captured", (event) => {
       seen.push({
@@ -87,7 +89,7 @@ describe("request.captured", () => {
 
   test("is not published for a refused request", async () => {
     const server = await startServer({ config: { max_body_bytes: 10 } });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     let events = 0;
     server.deps.bus.on("request.captured", () => {
       events += 1;
@@ -104,7 +106,7 @@ describe("request.captured", () => {
 describe("a failed commit", () => {
   test("answers 500 to every request of the batch and never 200 for a row that is not stored", async () => {
     const server = await startServer();
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     let events = 0;
     server.deps.bus.on("request.captured", () => {
       events += 1;
@@ -121,7 +123,7 @@ describe("a failed commit", () => {
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(500));
     const body = await readJson(answers[0] as Response);
     expect(body).toEqual({ error: "internal_error", request_id: expect.any(String) });
-    expect(server.stored(endpoint.id)).toHaveLength(0);
+    expect(await server.stored(endpoint.id)).toHaveLength(0);
     expect(events).toBe(0);
     // Once the disk is fine again, capture is too.
     server.deps.db.sqlite.run("DROP TRIGGER refuse");
@@ -130,7 +132,7 @@ describe("a failed commit", () => {
 
   test("a failure of some rows fails their whole batch: each 200 is stored, each missing row got 500", async () => {
     const server = await startServer();
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     server.deps.db.sqlite.run(
       "CREATE TRIGGER refuse_put BEFORE INSERT ON captured_requests WHEN NEW.method = 'PUT' BEGIN SELECT RAISE(ABORT, 'no'); END",
     );
@@ -142,7 +144,7 @@ describe("a failed commit", () => {
     const ok = await Promise.all(
       answers.filter((a) => a.status === 200).map(async (a) => (await readJson(a)).request_id),
     );
-    const stored = server.stored(endpoint.id).map((row) => row.id);
+    const stored = (await server.stored(endpoint.id)).map((row) => row.id);
     expect(new Set(stored)).toEqual(new Set(ok));
     expect(answers.every((a) => a.status === 200 || a.status === 500)).toBe(true);
     expect(answers.filter((a) => a.status === 500).length).toBeGreaterThanOrEqual(6);
@@ -153,18 +155,20 @@ test("stopping the app lets in-flight captures finish and keeps them", async () 
   const server = await startCaptureServer();
   let stopped = false;
   try {
-    const endpoint = server.endpoint({
+    const endpoint = await server.endpoint({
       response: { status: 200, headers: {}, body: "bye", delayMs: 300 },
     });
     const inFlight = server.request(`/w/${endpoint.slug}`, { method: "POST", body: "last words" });
     // Wait until the request is stored (its answer is being held by the delay), then stop.
-    while (server.stored(endpoint.id).length === 0) await Bun.sleep(5);
+    while ((await server.stored(endpoint.id)).length === 0) await Bun.sleep(5);
     await server.weir.stop();
     stopped = true;
     const answer = await inFlight;
     expect(answer.status).toBe(200);
     expect(await answer.text()).toBe("bye");
-    expect(new TextDecoder().decode(server.stored(endpoint.id)[0]?.body)).toBe("last words");
+    expect(new TextDecoder().decode((await server.stored(endpoint.id))[0]?.body)).toBe(
+      "last words",
+    );
   } finally {
     if (stopped) {
       closeDeps(server.deps);

@@ -37,7 +37,7 @@ describe("WEIR_ANONYMOUS_ENDPOINTS=off", () => {
     const server = await startServer();
     const anonymous = await createAnonymous(server);
     expect((await post(server, anonymous.slug)).status).toBe(200);
-    const organizations = server.endpoint();
+    const organizations = await server.endpoint();
 
     server.deps.config.anonymous_endpoints = "off";
     const refused = await post(server, anonymous.slug);
@@ -47,7 +47,7 @@ describe("WEIR_ANONYMOUS_ENDPOINTS=off", () => {
     });
     expect(read.status).toBe(404);
     expect((await post(server, organizations.slug)).status).toBe(200);
-    expect(server.stored(anonymous.id)).toHaveLength(1);
+    expect(await server.stored(anonymous.id)).toHaveLength(1);
   });
 });
 
@@ -74,8 +74,8 @@ describe("anonymous caps for the whole instance", () => {
         { error: "anonymous_capacity_reached" },
       ]);
     }
-    expect(server.stored(first.id)).toHaveLength(1);
-    expect((await post(server, server.endpoint().slug, chunk)).status).toBe(200);
+    expect(await server.stored(first.id)).toHaveLength(1);
+    expect((await post(server, (await server.endpoint()).slug, chunk)).status).toBe(200);
   });
 });
 
@@ -83,14 +83,14 @@ describe("free-disk guard", () => {
   test("below min_free_disk_mb captures answer 507 and store nothing, /healthz says so, a log line names the data dir; above it again, captures resume", async () => {
     // A petabyte: more than the real free space of any disk here, so the real statfs says low.
     const server = await startServer({ config: { min_free_disk_mb: 1024 ** 3 } });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     const refused = await post(server, endpoint.slug);
     expect([refused.status, await refused.json()]).toEqual([
       507,
       { error: "insufficient_storage" },
     ]);
     expect(refused.headers.get("content-security-policy")).toBe("sandbox");
-    expect(server.stored(endpoint.id)).toHaveLength(0);
+    expect(await server.stored(endpoint.id)).toHaveLength(0);
 
     const health = await server.request("/healthz");
     expect([health.status, await health.json()]).toEqual([503, { error: "insufficient_storage" }]);
