@@ -2,8 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { closeDeps } from "../deps.ts";
 import type { DomainEvents } from "../events.ts";
-import { storedRequest } from "../test-utils/capture-fixtures.ts";
-import { startCaptureServer, useCaptureServers } from "../test-utils/capture-server.ts";
+import { storedRequestIn } from "../test-utils/capture-fixtures.ts";
+import {
+  type CaptureServer,
+  startCaptureServer,
+  useCaptureServers,
+} from "../test-utils/capture-server.ts";
 import { readJson } from "../test-utils/json.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 
@@ -58,12 +62,11 @@ describe("request.captured", () => {
   test("is published after the commit, once per request, in capture order", async () => {
     const server = await startServer();
     const endpoint = await server.endpoint();
-    const seen: Array<{ event: Captured; storedThen: boolean }> = [];
+    const seen: Array<{ event: Captured; storedThen: Promise<boolean> }> = [];
     server.deps.bus.on("request.captured", (event) => {
-      seen.push({
-        event,
-        storedThen: storedRequest(server.deps.db.sqlite, event.request.id) !== null,
-      });
+      // The read starts while the event is heard: it sees only what was committed before.
+      const read = storedRequestIn(server, event.request.id);
+      seen.push({ event, storedThen: read.then((row) => row !== null) });
     });
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -72,7 +75,7 @@ describe("request.captured", () => {
     );
     const ids = await Promise.all(answers.map(async (a) => (await readJson(a)).request_id));
     expect(seen).toHaveLength(40);
-    expect(seen.every((s) => s.storedThen)).toBe(true);
+    expect(await Promise.all(seen.map((s) => s.storedThen))).toEqual(Array(40).fill(true));
     expect(new Set(seen.map((s) => s.event.request.id))).toEqual(new Set(ids));
     // Capture order: ids are time-ordered and taken when a request is queued for its commit.
     const order = seen.map((s) => s.event.request.id);
@@ -103,6 +106,26 @@ describe("request.captured", () => {
   });
 });
 
+/** From now on, inserts of captured rows where `when` holds fail, as a full disk would make them. */
+async function refuseInserts(server: CaptureServer, name: string, when: string) {
+  if (!server.postgres) {
+    await server.run(
+      `CREATE TRIGGER ${name} BEFORE INSERT ON captured_requests WHEN ${when} BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`,
+    );
+    return;
+  }
+  await server.run(
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk trouble'; END $$`,
+  );
+  await server.run(
+    `CREATE TRIGGER ${name} BEFORE INSERT ON captured_requests FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`,
+  );
+}
+
+async function allowInserts(server: CaptureServer, name: string) {
+  await server.run(`DROP TRIGGER ${name}${server.postgres ? " ON captured_requests" : ""}`);
+}
+
 describe("a failed commit", () => {
   test("answers 500 to every request of the batch and never 200 for a row that is not stored", async () => {
     const server = await startServer();
@@ -112,9 +135,7 @@ describe("a failed commit", () => {
       events += 1;
     });
     // Every insert fails from now on, as a full disk or an I/O error would make it.
-    server.deps.db.sqlite.run(
-      "CREATE TRIGGER refuse BEFORE INSERT ON captured_requests BEGIN SELECT RAISE(ABORT, 'disk trouble'); END",
-    );
+    await refuseInserts(server, "refuse", "TRUE");
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
         server.request(`/w/${endpoint.slug}`, { method: "POST", body: "x" }),
@@ -126,16 +147,14 @@ describe("a failed commit", () => {
     expect(await server.stored(endpoint.id)).toHaveLength(0);
     expect(events).toBe(0);
     // Once the disk is fine again, capture is too.
-    server.deps.db.sqlite.run("DROP TRIGGER refuse");
+    await allowInserts(server, "refuse");
     expect((await server.request(`/w/${endpoint.slug}`, { method: "POST" })).status).toBe(200);
   });
 
   test("a failure of some rows fails their whole batch: each 200 is stored, each missing row got 500", async () => {
     const server = await startServer();
     const endpoint = await server.endpoint();
-    server.deps.db.sqlite.run(
-      "CREATE TRIGGER refuse_put BEFORE INSERT ON captured_requests WHEN NEW.method = 'PUT' BEGIN SELECT RAISE(ABORT, 'no'); END",
-    );
+    await refuseInserts(server, "refuse_put", "NEW.method = 'PUT'");
     const answers = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         server.request(`/w/${endpoint.slug}`, { method: i % 10 === 0 ? "PUT" : "POST" }),

@@ -43,9 +43,7 @@ describe("capture answers", () => {
     expect(
       (await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "1" })).status,
     ).toBe(200);
-    server.deps.db.sqlite.run("UPDATE debug_endpoints SET status = 'paused' WHERE id = ?", [
-      endpoint.id,
-    ]);
+    await server.run("UPDATE debug_endpoints SET status = 'paused' WHERE id = ?", [endpoint.id]);
     const response = await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "2" });
     expect(response.status).toBe(404);
     expect(await readJson(response)).toEqual({ error: "not_found" });
@@ -202,17 +200,17 @@ describe("429", () => {
       organizationId: null,
       expiresAt: "2099-01-01T00:00:00.000Z",
     });
-    const insert = server.deps.db.sqlite.prepare(
-      `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers, body, size, status, created_at)
-       VALUES (?, ?, 'POST', '', '', '[]', x'', 0, 200, '2026-01-01T00:00:00.000Z')`,
-    );
-    server.deps.db.sqlite.transaction(() => {
-      for (let i = 0; i < 997; i++) insert.run(`seed-${String(i).padStart(4, "0")}`, endpoint.id);
-      // Rows written around capture are counted by hand, as capture counts its own.
-      server.deps.db.sqlite.run("UPDATE debug_endpoints SET request_count = 997 WHERE id = ?", [
-        endpoint.id,
-      ]);
-    })();
+    const seeds = Array.from({ length: 997 }, (_, i) => `seed-${String(i).padStart(4, "0")}`);
+    for (let start = 0; start < seeds.length; start += 100) {
+      const chunk = seeds.slice(start, start + 100);
+      await server.run(
+        `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers, body, size, status, created_at)
+         VALUES ${chunk.map(() => "(?, ?, 'POST', '', '', '[]', ?, 0, 200, '2026-01-01T00:00:00.000Z')").join(", ")}`,
+        chunk.flatMap((id) => [id, endpoint.id, new Uint8Array()]),
+      );
+    }
+    // Rows written around capture are counted by hand, as capture counts its own.
+    await server.run("UPDATE debug_endpoints SET request_count = 997 WHERE id = ?", [endpoint.id]);
     // Ten at once for the last three places: the cap counts requests not yet committed too.
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => server.request(`/w/${endpoint.slug}`, { method: "POST" })),

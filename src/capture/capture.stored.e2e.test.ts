@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { bytesOf, rawExchange, useCaptureServers } from "../test-utils/capture-server.ts";
 import { readJson } from "../test-utils/json.ts";
-import { createRequestsRepo } from "./requests.repo.ts";
 
 const startServer = useCaptureServers();
 
@@ -105,7 +104,7 @@ describe("what is stored", () => {
     expect(answer.status).toBe(200);
     const [row] = await server.stored(endpoint.id);
     // Only the pairs are stored; the object is what every read derives from them.
-    const read = createRequestsRepo(server.deps.db).find(endpoint.id, row?.id ?? "");
+    const read = await server.captureStore().find(endpoint.id, row?.id ?? "");
     const headers = read?.headers ?? {};
     expect(headers["x-signature"]).toBe("sig=1");
     expect(headers["x-repeat"]).toBe("one, two");

@@ -1,5 +1,8 @@
 import { afterEach } from "bun:test";
 import type { Plan } from "../auth/auth.model.ts";
+import { createCapturePostgresStore } from "../capture/capture.postgres.ts";
+import { createCaptureSqliteStore } from "../capture/capture.sqlite.ts";
+import type { CaptureStore } from "../capture/capture.store.ts";
 import {
   runIn,
   type SeededEndpoint,
@@ -18,6 +21,8 @@ export interface CaptureServer extends TestServer {
   endpoint(fields?: Partial<SeededEndpoint>): Promise<SeededEndpoint>;
   /** Rows stored for an endpoint, oldest first. */
   stored(endpointId: string): Promise<StoredRow[]>;
+  /** The capture store over the server's database: reads as the app makes them. */
+  captureStore(): CaptureStore;
   /** Runs a statement (`?` placeholders) on the server's database, SQLite or PostgreSQL. */
   run(statement: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
 }
@@ -43,6 +48,10 @@ export async function startCaptureServer(
       return seeded;
     },
     stored: (endpointId: string) => storedRequestsIn(server, endpointId),
+    captureStore: () =>
+      server.postgres
+        ? createCapturePostgresStore(server.postgres)
+        : createCaptureSqliteStore(server.deps.db),
     run: (statement: string, params: unknown[] = []) => runIn(server, statement, params),
   });
 }
