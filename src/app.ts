@@ -56,39 +56,42 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   const resolveClientIp = createClientIpResolver(deps.config.trusted_proxies);
   const auth = createAuthRoom(deps, { resolveClientIp });
   const { guard } = auth.ports;
-  const delivery = onSqlite("delivery", (d) => createDeliveryRoom(d));
+  const delivery = createDeliveryRoom(deps);
   const endpoints = createEndpointsRoom(deps, {
     guard,
     resolveClientIp,
-    forwardsUnavailable: delivery ? undefined : notOnPostgres("delivery"),
   });
   const capture = createCaptureRoom(deps, {
     ...endpoints.ports,
     guard,
     resolveClientIp,
-    enqueueForwards: delivery?.ports.enqueueForwards ?? refusingPort("delivery"),
-    wakeDeliveries: delivery?.ports.wake ?? refusingPort("delivery"),
+    enqueueForwards: delivery.ports.enqueueForwards,
+    wakeDeliveries: delivery.ports.wake,
     // Actions is built after capture (it takes capture's ports); this runs per committed batch.
     oweActionRuns: (tx, captures) =>
       actions ? actions.ports.oweRuns(tx, captures) : refusingPort("actions")(),
     forgetForwards: (tx, requestIds) =>
-      void (delivery
-        ? delivery.ports.forgetSubjects(tx, "forward", requestIds)
-        : refusingPort("delivery")()),
+      void delivery.ports.forgetSubjects(tx, "forward", requestIds),
     // The secrets room is built later; this runs per capture of a verifying endpoint. Only the
     // SQLite store reads without waiting; on PostgreSQL capture awaits resolveSecrets first.
     resolveSecretsNow: (organizationId) =>
       secrets.ports.resolveSecretsNow?.(organizationId) ?? (() => undefined),
     resolveSecrets: (organizationId) => secrets.ports.resolveSecrets(organizationId),
+    // What capture's PostgreSQL transactions write in other rooms (their SQLite ports' twins).
+    postgresTx: {
+      finishDrain: endpoints.ports.finishDrainOnPostgres,
+      enqueueForwards: delivery.ports.enqueueForwardsPostgres,
+      forgetForwards: async (tx, requestIds) => {
+        await delivery.ports.forgetSubjectsPostgres?.(tx, "forward", requestIds);
+      },
+    },
   });
-  const forwards = onSqlite("forwards", (d) =>
-    createForwardsRoom(d, {
-      ...endpoints.ports,
-      ...capture.ports,
-      guard,
-      registerKind: requireRoom(delivery, "delivery").ports.registerKind,
-    }),
-  );
+  const forwards = createForwardsRoom(deps, {
+    ...endpoints.ports,
+    ...capture.ports,
+    guard,
+    registerKind: delivery.ports.registerKind,
+  });
   const realtime = createRealtimeRoom(deps, {
     auth: auth.ports.auth,
     findEndpoint: endpoints.ports.findEndpoint,
@@ -134,7 +137,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   const routing: ReturnType<typeof createRoutingRoom> | null = onSqlite("routing", (d) =>
     createRoutingRoom(d, {
       guard,
-      delivery: requireRoom(delivery, "delivery").ports,
+      delivery: delivery.ports,
       transformationExists: transformations.ports.transformationExists,
       dedup: requireRoom(dedup, "dedup").ports,
       runTransformation: transformations.ports.runTransformation,
@@ -143,18 +146,19 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
       secretEnvironment: secrets.ports.secretEnvironment,
     }),
   );
-  const issues = onSqlite("issues", (d) =>
-    createIssuesRoom(d, {
-      guard,
-      observeAttempts: requireRoom(delivery, "delivery").ports.observeAttempts,
-      describeDestination: requireRoom(routing, "routing").ports.describeDestination,
-    }),
-  );
+  const issues = createIssuesRoom(deps, {
+    guard,
+    // Without the delivery room no attempt is recorded, so there is nothing to hear.
+    observeAttempts: delivery.ports.observeAttempts,
+    observeAttemptsPostgres: delivery.ports.observeAttemptsPostgres,
+    // Without the routing room no destination is known: a failure then makes no issue.
+    describeDestination: routing?.ports.describeDestination ?? (() => null),
+  });
   const alerts = onSqlite("alerts", (d) =>
     createAlertsRoom(d, {
       guard,
-      delivery: requireRoom(delivery, "delivery").ports,
-      issues: requireRoom(issues, "issues").ports,
+      delivery: delivery.ports,
+      issues: issues.ports,
       resolveSecrets: secrets.ports.resolveSecrets,
       apiKeys: auth.ports.apiKeys,
     }),
@@ -176,7 +180,7 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
   const statusPages = onSqlite("statusPages", (d) =>
     createStatusPagesRoom(d, {
       guard,
-      delivery: requireRoom(delivery, "delivery").ports,
+      delivery: delivery.ports,
       dailyBuckets: monitors.ports.dailyBuckets,
       stateChanges: monitors.ports.stateChanges,
       monitorSummary: monitors.ports.monitorSummary,

@@ -16,7 +16,11 @@ import { createSandbox, type Sandbox } from "./sandbox/sandbox.runner.ts";
 import { createBus } from "./shared/bus.ts";
 import { createSystemClock, type TimerClock } from "./shared/clock.ts";
 import type { Config } from "./shared/config.table.ts";
-import { createDiskGuard, type DiskGuard } from "./shared/disk-guard.ts";
+import {
+  createDatabaseServerDiskGuard,
+  createDiskGuard,
+  type DiskGuard,
+} from "./shared/disk-guard.ts";
 import { createIds, type Ids } from "./shared/ids.ts";
 import { createLogger, type Logger } from "./shared/logger.ts";
 import { createScheduler, type Scheduler } from "./shared/scheduler.ts";
@@ -100,7 +104,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   try {
     const migrations = runMigrations(db.sqlite, MIGRATIONS);
     const shared = sharedDeps(config, overrides, logger, migrations);
-    return { ...shared, db, cluster: createSingleNodeCluster() };
+    const disk = createDiskGuard({ dataDir: config.data_dir, config, logger });
+    return { ...shared, db, disk, cluster: createSingleNodeCluster() };
   } catch (error) {
     db.close();
     throw error;
@@ -133,7 +138,7 @@ export async function createPostgresDeps(
       scheduler: shared.scheduler,
       logger,
     });
-    return { ...shared, postgres, cluster };
+    return { ...shared, postgres, cluster, disk: createDatabaseServerDiskGuard() };
   } catch (error) {
     await postgres.close();
     throw error;
@@ -149,7 +154,7 @@ function sharedDeps(
   overrides: DepsOverrides,
   logger: Logger,
   migrations: MigrationReport,
-): Omit<SharedDeps, "cluster"> {
+): Omit<SharedDeps, "cluster" | "disk"> {
   const secretKey = loadSecretKey(config.data_dir, config.secret_key);
   const sandbox = createSandbox({
     limits: {
@@ -168,7 +173,6 @@ function sharedDeps(
     logger,
     bus: createBus<DomainEvents>(logger),
     scheduler,
-    disk: createDiskGuard({ dataDir: config.data_dir, config, logger }),
     sandbox,
     secretKey,
     outbound: overrides.outbound ?? createConfiguredSender(config),

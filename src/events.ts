@@ -32,6 +32,8 @@ export interface DomainEvents {
    * renders of the page and its custom-domain lookups are stale.
    */
   "status_page.changed": { statusPageId: string; slug: string };
+  /** A maintenance window of the organization was created, changed or deleted. */
+  "maintenance.changed": { organizationId: string };
 }
 
 /** The app's bus: typed by the events above. */

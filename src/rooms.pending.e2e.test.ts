@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PENDING_ON_POSTGRES, PENDING_ROOM_NAMES } from "./rooms.pending.ts";
 import { signUp, type TestAccount } from "./test-utils/accounts.ts";
 import { apiCall } from "./test-utils/api-call.ts";
+import { pollUntil } from "./test-utils/poll.ts";
 import { usePgDatabases } from "./test-utils/postgres.ts";
 import { startTestServer, type TestServer } from "./test-utils/test-server.ts";
 
@@ -47,15 +48,46 @@ describe("rooms that do not run on PostgreSQL yet", () => {
     });
   });
 
-  test("an endpoint cannot be given a forward_url: 422 naming the field", async () => {
-    const answer = await apiCall(server, "POST", "/api/v1/endpoints", {
-      headers: owner.headers,
-      body: { debug_endpoint: { name: "forwarding", forward_url: "https://example.com/hook" } },
+  test("a capture is forwarded through the PostgreSQL outbox, and its forward is listed", async () => {
+    const received: string[] = [];
+    const sink = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        received.push(await request.text());
+        return new Response("ok");
+      },
     });
-    expect(answer.status).toBe(422);
-    expect(answer.body.errors.forward_url).toEqual([
-      "delivery does not run on PostgreSQL yet: run Weir on SQLite to use it",
-    ]);
+    try {
+      const created = await apiCall(server, "POST", "/api/v1/endpoints", {
+        headers: owner.headers,
+        body: {
+          debug_endpoint: { name: "forwarding", forward_url: `http://127.0.0.1:${sink.port}/in` },
+        },
+      });
+      expect(created.status).toBe(201);
+      const { id, slug } = created.body.data as { id: string; slug: string };
+      const captured = await fetch(`${server.url}/w/${slug}/orders`, {
+        method: "POST",
+        body: "forward me",
+      });
+      expect(captured.status).toBe(200);
+      const { request_id } = (await captured.json()) as { request_id: string };
+      await pollUntil(() => received.includes("forward me"), { what: "the forward to arrive" });
+      const listed = await pollUntil(async () => {
+        const answer = await apiCall(
+          server,
+          "GET",
+          `/api/v1/endpoints/${id}/requests/${request_id}/forwards`,
+          { headers: owner.headers },
+        );
+        return answer.body.data?.length === 1 && answer;
+      });
+      expect(listed.status).toBe(200);
+      expect(listed.body.data[0]).toMatchObject({ status_code: 200, attempt: 1 });
+    } finally {
+      sink.stop(true);
+    }
   });
 
   test("the rooms that do run answer as usual, and /healthz pings PostgreSQL", async () => {

@@ -6,15 +6,9 @@ import { Elysia } from "elysia";
  * ports other rooms take from them refuse. A room that gains a PostgreSQL store leaves this list.
  */
 export const PENDING_ON_POSTGRES = {
-  delivery: [],
-  forwards: [
-    "/api/v1/endpoints/:id/requests/:request_id/forwards",
-    "/api/v1/endpoints/:id/requests/:request_id/replay",
-  ],
   actions: ["/api/v1/endpoints/:id/actions", "/api/v1/endpoints/:id/requests/:request_id/actions"],
   dedup: [],
   routing: ["/api/v1/sources", "/api/v1/bridges", "/api/v1/events", "/api/v1/filters", "/in/:slug"],
-  issues: ["/api/v1/issues"],
   alerts: ["/api/v1/alert-rules"],
   statusPages: ["/api/v1/status-pages", "/status"],
 } as const satisfies Record<string, readonly string[]>;

@@ -34,7 +34,7 @@ function createIssuesStandIn(deps: AppDeps) {
   const issues = new Map<string, { issue: IssueRecord; context: IssueContext }>();
   const ports: IssuesPorts = {
     onIssueChange: (listener) => listeners.push(listener),
-    listUnclosedOpenedBefore: (organizationId, openedBefore, limit) =>
+    listUnclosedOpenedBefore: async (organizationId, openedBefore, limit) =>
       [...issues.values()]
         .filter(
           ({ issue }) =>
@@ -53,7 +53,7 @@ function createIssuesStandIn(deps: AppDeps) {
             issue.destinationId === destinationId &&
             issue.status !== "closed",
         ),
-    findIssue: (organizationId, id) => {
+    findIssue: async (organizationId, id) => {
       const found = issues.get(id);
       return found?.issue.organizationId === organizationId ? found : null;
     },

@@ -131,7 +131,7 @@ function isBreakerEcho(change: IssueChange, deps: ChangeFiringDeps): boolean {
 }
 
 /** The organization's unclosed issues opened before its shortest rule's cutoff. */
-function openIssuesOf(
+async function openIssuesOf(
   organizationId: string,
   rules: readonly AlertRule[],
   now: number,
@@ -140,7 +140,7 @@ function openIssuesOf(
   const shortest = Math.min(...rules.map((rule) => rule.condition.value ?? Infinity));
   const cutoff = isoAt(now - shortest * DAY_MS);
   const limit = OPEN_ISSUES_PER_ORGANIZATION;
-  const open = deps.issues.listUnclosedOpenedBefore(organizationId, cutoff, limit);
+  const open = await deps.issues.listUnclosedOpenedBefore(organizationId, cutoff, limit);
   if (open.length === limit) {
     deps.logger.warn("more unclosed old issues than one open_for_days check reads", {
       organization_id: organizationId,
@@ -161,15 +161,17 @@ export interface OpenIssuesDeps extends FiringDeps {
  * last reopened) at least the rule's days ago fire once. One query per organization with rules:
  * its issues opened before its shortest rule's cutoff, then each rule's own cutoff.
  */
-export function fireForOpenIssues(deps: OpenIssuesDeps): number {
+export async function fireForOpenIssues(deps: OpenIssuesDeps): Promise<number> {
   const rules = deps.repo.enabledRulesOfType("open_for_days").map((stored) => stored.rule);
   if (rules.length === 0) return 0;
   const now = deps.clock.now();
   const byOrganization = Map.groupBy(rules, (rule) => rule.organizationId);
-  const candidates = [...byOrganization].map(([organizationId, own]) => ({
-    own,
-    open: openIssuesOf(organizationId, own, now, deps),
-  }));
+  const candidates = await Promise.all(
+    [...byOrganization].map(async ([organizationId, own]) => ({
+      own,
+      open: await openIssuesOf(organizationId, own, now, deps),
+    })),
+  );
   const fired = deps.tx((tx) => {
     let count = 0;
     for (const { own, open } of candidates) {

@@ -14,7 +14,7 @@ export interface AlertsRetentionDeps {
   /** Deletes the deliveries (and attempts) of deleted firings (the delivery room's outbox). */
   forgetDeliveries(tx: TxHandle, firingIds: string[]): void;
   /** Whether the organization still has this issue (the issues room). */
-  issueExists(organizationId: string, issueId: string): boolean;
+  issueExists(organizationId: string, issueId: string): Promise<boolean>;
   clock: Clock;
   plans: PlanTable;
   /** Lets other work run between batches (a sweep never holds the loop for long). */
@@ -36,9 +36,12 @@ export async function sweepAlertFirings(deps: AlertsRetentionDeps): Promise<numb
       let after = { createdAt: "", id: "" };
       for (;;) {
         const old = deps.repo.firingsBefore(ruleId, cutoff, after, BATCH);
-        const doomed = old
-          .filter((f) => f.issueId === null || !deps.issueExists(tenant.id, f.issueId))
-          .map((f) => f.id);
+        const doomed: string[] = [];
+        for (const f of old) {
+          if (f.issueId === null || !(await deps.issueExists(tenant.id, f.issueId))) {
+            doomed.push(f.id);
+          }
+        }
         if (doomed.length > 0) {
           deps.tx((tx) => {
             deps.repo.removeFirings(doomed);

@@ -113,8 +113,8 @@ export function createAlertsRoom(deps: AlertsRoomDeps, ports: AlertsRoomPorts): 
         repo,
         tx,
         forgetDeliveries: (handle, ids) => ports.delivery.forgetSubjects(handle, "alert", ids),
-        issueExists: (organizationId, issueId) =>
-          issues.findIssue(organizationId, issueId) !== null,
+        issueExists: async (organizationId, issueId) =>
+          (await issues.findIssue(organizationId, issueId)) !== null,
         clock: deps.clock,
         plans: deps.config.plans,
         yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),

@@ -224,9 +224,9 @@ export function alertsRoutes(deps: AlertsDeps, guard: AuthPorts["guard"]) {
     )
     .get(
       "/:id/alerts",
-      ({ principal, params, query }) => {
+      async ({ principal, params, query }) => {
         const page = parsePageRequest(query);
-        const { alerts, total } = listAlerts(principal.organizationId, params.id, page, deps);
+        const { alerts, total } = await listAlerts(principal.organizationId, params.id, page, deps);
         return genericPage(alerts, pageInfo(page, total));
       },
       {

@@ -166,7 +166,7 @@ export function sendTestAlert(organizationId: string, id: string, deps: AlertsDe
 }
 
 /** GET /alert-rules/{id}/alerts: what the rule sent, newest first, with each delivery's state. */
-export function listAlerts(
+export async function listAlerts(
   organizationId: string,
   id: string,
   page: PageRequest,
@@ -174,7 +174,7 @@ export function listAlerts(
 ) {
   requireRule(organizationId, id, deps);
   const { firings, total } = deps.repo.firingsPage(id, page.pageSize, page.offset);
-  const deliveries = deps.delivery.listBySubject(
+  const deliveries = await deps.delivery.listBySubject(
     "alert",
     firings.map((firing) => firing.id),
   );

@@ -1,22 +1,23 @@
+import { createAuthPostgresStore } from "../auth/auth.postgres.ts";
 import { createAuthSqliteStore } from "../auth/auth.sqlite.ts";
 import type { AuthStore } from "../auth/auth.store.ts";
+import { runPgMigrations } from "../db/db.migrate.pg.ts";
 import { runMigrations } from "../db/db.migrate.ts";
+import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import { MIGRATIONS } from "../db/db.migrations.ts";
-import { openDatabase } from "../db/db.open.ts";
+import { type Db, openDatabase } from "../db/db.open.ts";
+import { openPostgres } from "../db/db.postgres.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { createSystemClock } from "../shared/clock.ts";
 import { AppError } from "../shared/errors.ts";
 import { createIds } from "../shared/ids.ts";
-import {
-  configWithFlags,
-  type DataDirFlags,
-  fail,
-  requireDatabase,
-  requireSqliteMode,
-} from "./cli.common.ts";
+import { configWithFlags, type DataDirFlags, fail, requireDatabase } from "./cli.common.ts";
 
 /**
- * Opens the data dir for an admin command: no server needed, and safe while one runs (WAL,
- * busy timeout). Pending migrations are applied first, as `weir serve` would.
+ * Opens the data for an admin command: the data dir's SQLite database, or the PostgreSQL
+ * database given by `--database`/WEIR_DATABASE_URL. No server needed, and safe while servers run
+ * (SQLite: WAL and a busy timeout; PostgreSQL: its own transactions). Pending migrations are
+ * applied first, as `weir serve` would.
  */
 export async function withAdminData<T>(
   flags: DataDirFlags,
@@ -24,7 +25,7 @@ export async function withAdminData<T>(
   options: { mayCreate?: boolean } = {},
 ): Promise<T> {
   const { config } = configWithFlags({ dataDir: flags.dataDir, database: flags.database });
-  requireSqliteMode(config, "weir admin");
+  if (config.database_url !== "") return withPostgresData(config, work);
   // Only create-user may start a data dir (first user before first start); the rest would
   // otherwise answer "no users yet" from a fresh, wrong database.
   if (!options.mayCreate) requireDatabase(config.data_dir);
@@ -33,6 +34,7 @@ export async function withAdminData<T>(
     runMigrations(db.sqlite, MIGRATIONS);
     const ctx = {
       db,
+      postgres: null,
       store: createAuthSqliteStore(db),
       clock: createSystemClock(),
       ids: createIds(),
@@ -47,9 +49,38 @@ export async function withAdminData<T>(
   }
 }
 
+async function withPostgresData<T>(
+  config: AdminContext["config"],
+  work: (ctx: AdminContext) => T | Promise<T>,
+): Promise<T> {
+  const postgres = await openPostgres(config.database_url, { poolSize: 2 });
+  try {
+    await runPgMigrations(postgres.sql, PG_MIGRATIONS);
+    const ctx = {
+      db: null,
+      postgres,
+      store: createAuthPostgresStore(postgres),
+      clock: createSystemClock(),
+      ids: createIds(),
+      config,
+    };
+    return await work(ctx);
+  } catch (error) {
+    if (error instanceof AppError) fail(describeAppError(error));
+    throw error;
+  } finally {
+    await postgres.close();
+  }
+}
+
 export type AdminContext = {
-  /** The open database, for commands that use another room's repos (monitors import). */
-  db: ReturnType<typeof openDatabase>;
+  /**
+   * The open SQLite database, for commands that use another room's storage (monitors import);
+   * null on PostgreSQL.
+   */
+  db: Db | null;
+  /** The open PostgreSQL database with `--database`, else null. */
+  postgres: PostgresDb | null;
   /** The auth room's storage: the operator's commands take the same paths as the API. */
   store: AuthStore;
   clock: ReturnType<typeof createSystemClock>;

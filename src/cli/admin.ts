@@ -18,7 +18,7 @@ interface Flags {
 export function registerAdmin(program: Command): void {
   const admin = program
     .command("admin")
-    .description("manage users, organizations, plans and API keys on the data dir");
+    .description("manage users, organizations, plans and API keys (data dir or --database)");
   const sub = (name: string, description: string) =>
     admin
       .command(name)

@@ -78,14 +78,6 @@ export const DATABASE_OPTION = [
   "PostgreSQL database, postgres://user:password@host/db (env WEIR_DATABASE_URL; default: SQLite in the data dir)",
 ] as const;
 
-/** Commands that have no PostgreSQL version yet say so instead of opening the data dir. */
-export function requireSqliteMode(config: { database_url: string }, command: string): void {
-  if (config.database_url === "") return;
-  fail(
-    `${command} works on the SQLite data dir only for now: run it without --database and WEIR_DATABASE_URL`,
-  );
-}
-
 export const DATA_DIR_OPTION = [
   "--data-dir <dir>",
   "data directory (env WEIR_DATA_DIR or data_dir in /etc/weir/weir.toml; default ./weir-data)",

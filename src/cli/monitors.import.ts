@@ -1,9 +1,12 @@
 import { findOrganization } from "../auth/accounts.service.ts";
 import type { Db } from "../db/db.open.ts";
+import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import { createConfiguredSender } from "../deps.ts";
 import type { ImportEntry } from "../monitors/monitors.import.model.ts";
+import { createMonitorsPostgresStore } from "../monitors/monitors.postgres.ts";
 import { createMonitor, type MonitorsDeps, type Tenant } from "../monitors/monitors.service.ts";
 import { createMonitorsSqliteStore } from "../monitors/monitors.sqlite.ts";
+import type { MonitorsStore } from "../monitors/monitors.store.ts";
 import { AppError } from "../shared/errors.ts";
 import { type AdminContext, withAdminData } from "./admin.data.ts";
 import { fail, printJson } from "./cli.common.ts";
@@ -26,6 +29,7 @@ type ImportResult =
 
 export interface ImportFlags {
   dataDir?: string;
+  database?: string;
   json?: boolean;
   org?: string;
   dryRun?: boolean;
@@ -43,19 +47,34 @@ export async function importMonitors(entries: ImportEntry[], flags: ImportFlags)
     const org = await organizationOf(ctx, flags.org);
     const tenant = { organizationId: org.id, plan: org.plan };
     const results: ImportResult[] = [];
-    // The service awaits its store, which a synchronous transaction cannot span. Nothing else
-    // runs in this process, so the import holds one transaction open across the awaits, and
-    // each create runs inside it instead of opening its own.
-    ctx.db.sqlite.run("BEGIN IMMEDIATE");
-    try {
-      const deps = monitorsDeps(ctx, insideOpenTransaction(ctx.db));
+    const importAll = async (store: MonitorsStore) => {
+      const deps = monitorsDeps(ctx, store);
       for (const entry of entries) {
         results.push(await importOne(tenant, entry, ctx.config.base_url, deps));
       }
       if (flags.dryRun || results.some((r) => r.status === "failed")) throw new Undo();
-      ctx.db.sqlite.run("COMMIT");
+    };
+    try {
+      // The service awaits its store, and each create is a unit of its own. Nothing else runs
+      // in this process, so the import holds one transaction open across the awaits, and each
+      // create runs inside it (SQLite: in it; PostgreSQL: in a savepoint of it).
+      if (ctx.postgres) {
+        const { postgres } = ctx;
+        await postgres.sql.begin((tx) =>
+          importAll(createMonitorsPostgresStore(insideOpenPgTransaction(postgres, tx))),
+        );
+      } else {
+        const db = ctx.db ?? fail("weir monitors import needs a database");
+        db.sqlite.run("BEGIN IMMEDIATE");
+        try {
+          await importAll(createMonitorsSqliteStore(insideOpenTransaction(db)));
+          db.sqlite.run("COMMIT");
+        } catch (error) {
+          db.sqlite.run("ROLLBACK");
+          throw error;
+        }
+      }
     } catch (error) {
-      ctx.db.sqlite.run("ROLLBACK");
       if (!(error instanceof Undo)) throw error;
       results.splice(
         0,
@@ -142,10 +161,10 @@ async function organizationOf(ctx: AdminContext, name: string | undefined) {
  * The monitors service over the admin command's database. No queue runs here: a running server
  * finds the new monitors due at its next poll.
  */
-function monitorsDeps(ctx: AdminContext, db: Db): MonitorsDeps {
+function monitorsDeps(ctx: AdminContext, store: MonitorsStore): MonitorsDeps {
   const sender = createConfiguredSender(ctx.config);
   return {
-    store: createMonitorsSqliteStore(db),
+    store,
     clock: ctx.clock,
     ids: ctx.ids,
     plans: ctx.config.plans,
@@ -166,4 +185,15 @@ function insideOpenTransaction(db: Db): Db {
     },
   };
   return { ...db, tx: (fn) => fn(handle) };
+}
+
+/**
+ * The database as the PostgreSQL store sees it inside the import's open transaction: its
+ * statements run in it, and a unit that would begin a transaction of its own takes a savepoint.
+ */
+function insideOpenPgTransaction(postgres: PostgresDb, tx: PostgresTx): PostgresDb {
+  const sql = Object.assign((...args: Parameters<PostgresTx>) => tx(...args), {
+    begin: <T>(fn: (inner: PostgresTx) => Promise<T>) => tx.savepoint(fn),
+  });
+  return { ...postgres, sql: sql as unknown as PostgresDb["sql"] };
 }

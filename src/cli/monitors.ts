@@ -3,21 +3,14 @@ import type { Command } from "commander";
 import { type ImportEntry, importEntries } from "../monitors/monitors.import.model.ts";
 import { isSqliteFile, readKumaFile } from "../monitors/monitors.import-kuma.repo.ts";
 import { kumaEntries } from "../monitors/monitors.import-kuma.ts";
-import {
-  action,
-  configWithFlags,
-  DATA_DIR_OPTION,
-  DATABASE_OPTION,
-  fail,
-  requireSqliteMode,
-} from "./cli.common.ts";
+import { action, DATA_DIR_OPTION, DATABASE_OPTION, fail } from "./cli.common.ts";
 import { importMonitors } from "./monitors.import.ts";
 
-/** `weir monitors import FILE` (decisions.md §13): works on the data dir, no server needed. */
+/** `weir monitors import FILE` (decisions.md §13): works on the data dir or the database, no server needed. */
 export function registerMonitors(program: Command): void {
   program
     .command("monitors")
-    .description("manage uptime monitors on the data dir")
+    .description("manage uptime monitors (data dir or --database)")
     .command("import")
     .description(
       "create monitors from an Uptime Kuma data file (kuma.db), a Gatus file (endpoints:) or a JSON list (API bodies), all or none",
@@ -28,12 +21,7 @@ export function registerMonitors(program: Command): void {
     .option(...DATA_DIR_OPTION)
     .option(...DATABASE_OPTION)
     .option("--json", "print the result as JSON")
-    .action(
-      action((file: string, flags) => {
-        requireSqliteMode(configWithFlags(flags).config, "weir monitors import");
-        return importMonitors(entriesOf(file), flags);
-      }),
-    );
+    .action(action((file: string, flags) => importMonitors(entriesOf(file), flags)));
 }
 
 /** The entries of any file the import reads; a Kuma data file is told by its SQLite header. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
@@ -185,18 +185,126 @@ describe("weir backup --database", () => {
   });
 });
 
-describe("commands that need the SQLite data dir for now", () => {
-  test.each([
-    [["admin", "list-users"], "weir admin"],
-    [["monitors", "import", "monitors.json"], "weir monitors import"],
-  ])("%p says so in one line and exits 1", (args, command) => {
-    const result = runCli([...args, "--data-dir", tempDir()], {
-      WEIR_DATABASE_URL: "postgres://weir:pw@127.0.0.1:1/weir",
+describe("weir admin --database", () => {
+  test("creates users and keys, changes plans, lists and resets passwords in PostgreSQL", async () => {
+    const db = await databases.create();
+    const admin = (args: string[]) => {
+      const result = runCli(["admin", ...args, "--database", db.url, "--json"]);
+      expect(result.stderr).toBe("");
+      expect(result.exitCode).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const created = admin([
+      "create-user",
+      "--email",
+      "ops@example.com",
+      "--password",
+      "a-long-password",
+      "--org",
+      "Acme",
+    ]);
+    expect(created).toMatchObject({
+      email: "ops@example.com",
+      organization: "Acme",
+      role: "owner",
     });
+    expect(admin(["set-plan", "--org", "Acme", "team"])).toMatchObject({ plan: "team" });
+    const key = admin(["create-api-key", "--org", "Acme", "--name", "ci"]);
+    expect(key.key).toMatch(/^\S+$/);
+    expect(admin(["list-orgs"])).toEqual([
+      expect.objectContaining({ id: created.organization_id, plan: "team", members: 1 }),
+    ]);
+    expect(admin(["list-users"])).toEqual([
+      expect.objectContaining({ email: "ops@example.com", organizations: [expect.anything()] }),
+    ]);
+    expect(
+      admin(["reset-password", "--email", "ops@example.com", "--password", "another-password"]),
+    ).toEqual({ user_id: created.user_id, email: "ops@example.com", password_reset: true });
+
+    // What it wrote is PostgreSQL's, not a data dir's: the rows are there, the key only hashed.
+    const sql = new SQL(db.url, { max: 1 });
+    try {
+      const [org] = await sql`SELECT plan FROM organizations WHERE id = ${created.organization_id}`;
+      expect(org.plan).toBe("team");
+      const keys = await sql`SELECT key_hash FROM api_keys`;
+      expect(keys).toHaveLength(1);
+      expect(keys[0].key_hash).not.toContain(key.key);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  test("an unknown organization is one line, as on SQLite", async () => {
+    const db = await databases.create();
+    const result = runCli(["admin", "set-plan", "--org", "Nope", "team", "--database", db.url]);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(
-      `weir: ${command} works on the SQLite data dir only for now: run it without --database and WEIR_DATABASE_URL\n`,
-    );
+    expect(result.stderr).toBe('weir: no organization "Nope"\n');
+  });
+});
+
+describe("weir monitors import --database", () => {
+  test("creates every entry in one transaction, all or none, and a dry run writes nothing", async () => {
+    const db = await databases.create();
+    const created = runCli([
+      "admin",
+      "create-user",
+      "--database",
+      db.url,
+      "--email",
+      "ops@example.com",
+      "--password",
+      "a-long-password",
+      "--org",
+      "Acme",
+    ]);
+    expect(created.exitCode).toBe(0);
+    const dir = tempDir();
+    const listOf = (name: string, entries: unknown[]) => {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify(entries));
+      return file;
+    };
+    const good = listOf("good.json", [
+      { name: "api", type: "http", url: "https://api.example.com/health" },
+      { name: "db", type: "tcp", url: "tcp://db.example.com:5432" },
+    ]);
+    const bad = listOf("bad.json", [
+      { name: "web", type: "http", url: "https://www.example.com/" },
+      { name: "bad", type: "http" },
+    ]);
+    const monitors = async () => {
+      const sql = new SQL(db.url, { max: 1 });
+      try {
+        return (await sql`SELECT name FROM monitors ORDER BY name`).map(
+          (row: { name: string }) => row.name,
+        );
+      } finally {
+        await sql.close();
+      }
+    };
+    const importing = (file: string, ...extra: string[]) =>
+      runCli(["monitors", "import", file, "--database", db.url, "--json", ...extra]);
+
+    const dry = importing(good, "--dry-run");
+    expect(dry.exitCode).toBe(0);
+    expect(JSON.parse(dry.stdout).written).toBe(false);
+    expect(await monitors()).toEqual([]);
+
+    const failed = importing(bad);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toContain("nothing imported: 1 of 2 entries failed");
+    expect(await monitors()).toEqual([]);
+
+    const done = importing(good);
+    expect(done.stderr).toBe("");
+    expect(done.exitCode).toBe(0);
+    const result = JSON.parse(done.stdout);
+    expect(result.written).toBe(true);
+    expect(result.monitors.map((m: { status: string }) => m.status)).toEqual([
+      "created",
+      "created",
+    ]);
+    expect(await monitors()).toEqual(["api", "db"]);
   });
 });
 

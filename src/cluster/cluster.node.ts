@@ -23,6 +23,8 @@ export const BRIDGED_EVENTS = [
   "membership.changed",
   // Each node keeps its own renders of status pages: a write on one node empties them on all.
   "status_page.changed",
+  // Each node answers "in maintenance?" from memory: a window written on one node holds on all.
+  "maintenance.changed",
 ] as const satisfies readonly (keyof DomainEvents)[];
 
 export interface PostgresClusterDeps {

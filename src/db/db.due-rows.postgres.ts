@@ -19,10 +19,18 @@ export interface PostgresDueOptions {
   node: string;
   /** How long a claim holds a row without being extended; default 60 s. */
   leaseMs?: number;
+  /**
+   * The app's clock (epoch ms), which wrote the due times: due rows are judged by it when given,
+   * so a due time means the same to the node that set it and the node that claims it (a fake
+   * clock in tests included). Leases are judged by the server's clock either way.
+   */
+  dueNow?: () => number;
 }
 
 /** The server's clock in epoch ms: every lease is set and judged by it, never by a node's clock. */
 const SERVER_NOW = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+/** Where a statement compares due times with now (see `dueNow`). */
+const DUE_NOW = "$DUE_NOW$";
 
 /**
  * The PostgreSQL claims of a due table: the SQLite claim statement with `FOR UPDATE SKIP LOCKED`
@@ -35,7 +43,10 @@ export function createPostgresDueRows(options: PostgresDueOptions): DueStore {
   const c = dueColumns(table);
   const claimer = table.claimer === undefined ? null : quoted(table.claimer);
   const where = table.where ? ` AND (${table.where})` : "";
-  const claimable = `t.${c.due} <= n.ms AND (t.${c.lease} IS NULL OR t.${c.lease} <= n.ms)${where}`;
+  const claimable = `t.${c.due} <= ${DUE_NOW} AND (t.${c.lease} IS NULL OR t.${c.lease} <= n.ms)${where}`;
+  /** The statement with the due instant filled in: the app's clock, or the server's. */
+  const timed = (query: string) =>
+    query.replaceAll(DUE_NOW, options.dueNow ? `${Math.round(options.dueNow())}::bigint` : "n.ms");
   const mine = claimer ? ` AND ${claimer} = $3` : "";
   /** The parameters of a lease's UPDATE: the node only where a claimer column names it. */
   const leaseValues = (id: unknown, held: number) => (claimer ? [id, held, node] : [id, held]);
@@ -85,7 +96,7 @@ RETURNING ${c.table}.*`;
     return rows;
   };
   const run = async (query: string, values: unknown[]) =>
-    normalised([...(await sql.unsafe<DueRow[]>(query, values))]);
+    normalised([...(await sql.unsafe<DueRow[]>(timed(query), values))]);
   /** A list for a `$n::jsonb` parameter: the client encodes an array as JSON itself. */
   const json = (values: readonly unknown[]) => values.map((v) => String(v));
 
@@ -131,14 +142,16 @@ RETURNING ${c.table}.*`;
     },
     async anyDue() {
       const rows = await sql.unsafe(
-        `SELECT 1 FROM ${c.table} t, (SELECT ${SERVER_NOW} AS ms) n WHERE ${claimable} LIMIT 1`,
+        timed(
+          `SELECT 1 FROM ${c.table} t, (SELECT ${SERVER_NOW} AS ms) n WHERE ${claimable} LIMIT 1`,
+        ),
       );
       return rows.length > 0;
     },
     async nextDue() {
       const [row] = await sql.unsafe<{ at: string | null }[]>(
-        `SELECT min(t.${c.due}) AS at FROM ${c.table} t, (SELECT ${SERVER_NOW} AS ms) n
-          WHERE t.${c.due} > n.ms${where}`,
+        timed(`SELECT min(t.${c.due}) AS at FROM ${c.table} t, (SELECT ${SERVER_NOW} AS ms) n
+          WHERE t.${c.due} > ${DUE_NOW}${where}`),
       );
       return row?.at == null ? null : Number(row.at);
     },

@@ -11,7 +11,7 @@ import type { RetryNowRepo } from "./delivery.retry-now.repo.ts";
 import type { OutboxDeps } from "./delivery.worker.ts";
 
 /** Length of the random part of a Standard Webhooks message id (`msg_…`). */
-const WEBHOOK_ID_CHARS = 27;
+export const WEBHOOK_ID_CHARS = 27;
 
 /**
  * The writing and reading half of the outbox (DeliveryPorts): rows are written through the
@@ -59,11 +59,11 @@ export function createOutboxPorts(
       wake(organizations);
     },
     ingestCommitted,
-    listBySubject: (kind, subjectIds) => {
+    listBySubject: async (kind, subjectIds) => {
       const now = deps.clock.now();
       return repo.listBySubject(kind, subjectIds).map((row) => toDeliveryRecord(row, now));
     },
-    listAttempts: (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
+    listAttempts: async (deliveryId, limit) => repo.listAttempts(deliveryId, limit),
     breakerOpen: (key) => repo.breaker(key).phase !== "closed",
     requeue: (_tx, kind, subjectId, options) =>
       repo.requeue(kind, subjectId, options?.includeEnded ?? false, deps.clock.now()),
@@ -77,7 +77,8 @@ export function createOutboxPorts(
       for (const key of touched) probeNow(repo, key, now);
       return done;
     },
-    attemptsOfSubject: (kind, subjectId, page) => retries.attemptsOfSubject(kind, subjectId, page),
+    attemptsOfSubject: async (kind, subjectId, page) =>
+      retries.attemptsOfSubject(kind, subjectId, page),
   };
 }
 

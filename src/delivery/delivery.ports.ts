@@ -247,13 +247,14 @@ export interface DeliveryPorts {
   ingestCommitted(size: number): void;
   /**
    * Whether a destination key's circuit breaker is open or half-open (no probe has closed it
-   * since it opened): what a health state calls `down`.
+   * since it opened): what a health state calls `down`. Answered from memory on either store
+   * (on PostgreSQL as of the node's last look at the shared breakers, at most a few seconds old).
    */
   breakerOpen(destinationKey: string): boolean;
   /** The deliveries of some subjects of a kind, oldest first (e.g. an event's). */
-  listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): DeliveryRecord[];
+  listBySubject(kind: DeliveryKind, subjectIds: readonly string[]): Promise<DeliveryRecord[]>;
   /** The attempts of one delivery, newest first. */
-  listAttempts(deliveryId: string, limit: number): DeliveryAttempt[];
+  listAttempts(deliveryId: string, limit: number): Promise<DeliveryAttempt[]>;
   /**
    * Makes the failed deliveries of a subject (with `includeEnded`, every ended one) due now
    * again, keeping their webhook-id and giving them a fresh retry budget; returns how many.
@@ -295,7 +296,7 @@ export interface DeliveryPorts {
     kind: DeliveryKind,
     subjectId: string,
     page: { limit: number; offset: number },
-  ): { attempts: SubjectAttempt[]; total: number };
+  ): Promise<{ attempts: SubjectAttempt[]; total: number }>;
   /**
    * Deletes every delivery of these subjects of a kind, with their attempts, in the caller's
    * transaction: the owner's retention removed the subjects (an event, a captured request), and

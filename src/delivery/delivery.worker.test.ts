@@ -127,8 +127,8 @@ function enqueue(outbox: Outbox, ...items: NewDelivery[]): DeliveryRecord[] {
   return rows;
 }
 
-const deliveryOf = (outbox: Outbox, subjectId: string): DeliveryRecord => {
-  const [found] = outbox.ports.listBySubject("event", [subjectId]);
+const deliveryOf = async (outbox: Outbox, subjectId: string): Promise<DeliveryRecord> => {
+  const [found] = await outbox.ports.listBySubject("event", [subjectId]);
   if (!found) throw new Error(`no delivery for ${subjectId}`);
   return found;
 };
@@ -136,8 +136,8 @@ const deliveryOf = (outbox: Outbox, subjectId: string): DeliveryRecord => {
 /** Waits until the subject's delivery has `attempts` attempts recorded and is not leased. */
 const settled = (outbox: Outbox, subjectId: string, attempts: number) =>
   pollUntil(
-    () => {
-      const found = deliveryOf(outbox, subjectId);
+    async () => {
+      const found = await deliveryOf(outbox, subjectId);
       return found.attempts === attempts && found.status !== "delivering" && found;
     },
     { what: `${subjectId} after ${attempts} attempts` },
@@ -167,7 +167,7 @@ describe("delivering", () => {
     expect(headers["webhook-id"]).toBe(done.webhookId);
     const body = new TextDecoder().decode(received?.body);
     expect(new Webhook(secret).verify(body, headers)).toEqual({ subject: "a1" });
-    const [attempt] = outbox.ports.listAttempts(done.id, 10);
+    const [attempt] = await outbox.ports.listAttempts(done.id, 10);
     expect(attempt).toMatchObject({
       attempt: 1,
       statusCode: 200,
@@ -187,7 +187,7 @@ describe("delivering", () => {
         throw new Error("the cause failed");
       }),
     ).toThrow("the cause failed");
-    expect(outbox.ports.listBySubject("event", ["gone"])).toEqual([]);
+    expect(await outbox.ports.listBySubject("event", ["gone"])).toEqual([]);
   });
 });
 
@@ -204,7 +204,7 @@ describe("retries (fake clock)", () => {
     expect(nextInMs(outbox, first)).toBeGreaterThanOrEqual(800);
     expect(nextInMs(outbox, first)).toBeLessThanOrEqual(1200);
     await advance(outbox, 799);
-    expect(deliveryOf(outbox, "b1").attempts).toBe(1);
+    expect((await deliveryOf(outbox, "b1")).attempts).toBe(1);
     await advance(outbox, 401);
     const second = await settled(outbox, "b1", 2);
     expect(nextInMs(outbox, second)).toBeGreaterThanOrEqual(1600);
@@ -214,7 +214,7 @@ describe("retries (fake clock)", () => {
     expect(third.status).toBe("delivered");
     const ids = new Set(sink.requests.map((r) => r.headers.get("webhook-id")));
     expect([...ids]).toEqual([third.webhookId]);
-    const attempts = outbox.ports.listAttempts(third.id, 10);
+    const attempts = await outbox.ports.listAttempts(third.id, 10);
     expect(attempts.map((a) => a.attempt)).toEqual([3, 2, 1]);
   });
 
@@ -258,7 +258,7 @@ describe("retries (fake clock)", () => {
     const ended = await settled(outbox, "two", 3);
     expect(ended).toMatchObject({ status: "failed", nextAttemptAt: null });
     await advance(outbox, 60_000);
-    expect(deliveryOf(outbox, "two").attempts).toBe(3);
+    expect((await deliveryOf(outbox, "two")).attempts).toBe(3);
     expect(sink.requests.filter((r) => r.path === "/two")).toHaveLength(3);
   });
 
@@ -296,8 +296,8 @@ describe("retries (fake clock)", () => {
       outbox.ports.enqueue(tx, [{ ...event("net"), kind: "alert", destinationKey: "down" }]),
     );
     outbox.ports.wake();
-    const [found] = await pollUntil(() => {
-      const rows = outbox.ports.listBySubject("alert", ["net"]);
+    const [found] = await pollUntil(async () => {
+      const rows = await outbox.ports.listBySubject("alert", ["net"]);
       return rows[0]?.attempts === 1 && rows[0].status !== "delivering" && rows;
     });
     expect(found).toMatchObject({
@@ -321,8 +321,8 @@ describe("circuit breaker per destination (fake clock)", () => {
     expect((await settled(outbox, "healthy", 1)).status).toBe("delivered");
 
     enqueue(outbox, event("w1", 3, "flaky"));
-    const waiting = await pollUntil(() => {
-      const found = deliveryOf(outbox, "w1");
+    const waiting = await pollUntil(async () => {
+      const found = await deliveryOf(outbox, "w1");
       return found.lastErrorCode === "circuit_open" && found.status !== "delivering" && found;
     });
     expect(waiting).toMatchObject({
@@ -338,7 +338,7 @@ describe("circuit breaker per destination (fake clock)", () => {
     outbox = await startOutbox(dataDir, clock);
     await advance(outbox, OPEN_MS - 1);
     expect(sink.requests.length).toBe(sent);
-    const attempts = outbox.ports.listAttempts(waiting.id, 10);
+    const attempts = await outbox.ports.listAttempts(waiting.id, 10);
     expect(attempts.map((a) => [a.errorType, a.errorCode])).toEqual([
       ["circuit_breaker_error", "circuit_open"],
     ]);
@@ -358,14 +358,16 @@ describe("circuit breaker per destination (fake clock)", () => {
     enqueue(outbox, ...[1, 2, 3, 4, 5].map((n) => event(`p${n}`, 0, "bad")));
     for (const n of [1, 2, 3, 4, 5]) await settled(outbox, `p${n}`, 1);
     enqueue(outbox, event("probe", 5, "bad"));
-    await pollUntil(() => deliveryOf(outbox, "probe").lastErrorCode === "circuit_open");
+    await pollUntil(
+      async () => (await deliveryOf(outbox, "probe")).lastErrorCode === "circuit_open",
+    );
     await advance(outbox, OPEN_MS);
     const probed = await settled(outbox, "probe", 1);
     expect(probed).toMatchObject({ status: "retrying", lastErrorCode: "500" });
     // Its own retry (≤ 1.2 s) comes while the breaker is open again: it waits for it.
     await advance(outbox, 1200);
-    const held = await pollUntil(() => {
-      const found = deliveryOf(outbox, "probe");
+    const held = await pollUntil(async () => {
+      const found = await deliveryOf(outbox, "probe");
       return found.lastErrorCode === "circuit_open" && found.status !== "delivering" && found;
     });
     expect(held.attempts).toBe(1);

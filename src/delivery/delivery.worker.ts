@@ -2,11 +2,8 @@ import { createDueQueue, type DueQueue, type Lease } from "../db/db.due-queue.ts
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
-import type { HeaderPair } from "../http/outbound/outbound.headers.ts";
-import type { OutboundResult } from "../http/outbound/outbound.model.ts";
 import { isoAt } from "../shared/clock.ts";
-import { concealCutTail, concealer } from "../shared/conceal.ts";
-import { SealedValueError } from "../shared/sealed.ts";
+import { createAttemptRunner, type Recording } from "./delivery.attempt.ts";
 import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
@@ -16,80 +13,19 @@ import {
   NO_PRESSURE,
   observeBatch,
 } from "./delivery.give-way.model.ts";
-import {
-  type AttemptResult,
-  breakerWaitUntil,
-  isRetryableFailure,
-  nextStep,
-} from "./delivery.model.ts";
 import type {
   AttemptObserver,
   DeliveryAttempt,
   DeliveryKind,
   DeliveryKindHandlers,
   DeliveryRecord,
-  DeliveryRequest,
-  Prepared,
-  PreparedFailure,
 } from "./delivery.ports.ts";
 import { type DeliveryRepo, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
-import { parseRetryAfter } from "./delivery.retry.model.ts";
-import { concealedFields, sentRequest } from "./delivery.sent.ts";
-import { signDelivery } from "./delivery.signing.ts";
-
-/** How much of an answer's body an attempt keeps (decisions §6 and §8). */
-export const RESPONSE_BODY_LIMIT = 65_536;
 
 export type OutboxDeps = Pick<
   AppDeps,
   "db" | "clock" | "ids" | "logger" | "bus" | "outbound" | "scheduler" | "config"
 >;
-
-/** One attempt's writes, committed with others in one group-commit transaction. */
-interface Recording {
-  row: DeliveryRow;
-  lease: Lease;
-  attempt: DeliveryAttempt | null;
-  /** The row's new state (status, due time, attempts, last_* fields). */
-  next: Pick<DeliveryRow, "status" | "attempts" | "next_attempt_at"> & LastFields;
-  /** The outcome the breaker hears; null: the breaker was not asked (it refused, or a prepare failure). */
-  breakerSuccess: boolean | null;
-}
-
-type LastFields = Pick<
-  DeliveryRow,
-  | "last_status_code"
-  | "last_error_type"
-  | "last_error_code"
-  | "last_error_message"
-  | "last_latency_ms"
->;
-
-/** A delivery whose sealed secret does not open: no later try can do better. */
-const SECRET_UNREADABLE: PreparedFailure = {
-  errorType: "authentication_error",
-  errorCode: "secret_unreadable",
-  message:
-    "a stored secret (signing secret or {{NAME}} value) cannot be opened with this server's key; was WEIR_SECRET_KEY changed?",
-  retryable: false,
-};
-
-/**
- * The kind's request for a delivery. A sealed secret that does not open (the server key changed
- * since it was sealed) fails the delivery with an attempt saying so, instead of throwing on every
- * lease until someone looks.
- */
-async function prepareOrFail(
-  handlers: DeliveryKindHandlers,
-  delivery: DeliveryRecord,
-): Promise<Prepared> {
-  try {
-    return await handlers.prepare(delivery);
-  } catch (error) {
-    if (error instanceof SealedValueError) return { fail: SECRET_UNREADABLE };
-    throw error;
-  }
-}
 
 /**
  * The outbox's sending half: a due-queue over `deliveries` keyed by destination_key claims due
@@ -106,7 +42,6 @@ export function createDeliveryWorker(
 ) {
   const log = deps.logger.child({ scope: "delivery" });
   const logFailure = createFailureLog(log, deps.clock);
-  const policy = { baseMs: deps.config.retry_base_ms, capMs: deps.config.retry_cap_ms };
   const openMs = deps.config.breaker_open_ms;
   const giveWay = giveWayPolicy(
     deps.config.delivery_concurrency,
@@ -118,7 +53,7 @@ export function createDeliveryWorker(
   type BreakerMoves = Map<string, BreakerState>;
 
   const writeRecording = (
-    item: Recording,
+    item: Recording<Lease>,
     tx: TxHandle,
     moved: BreakerMoves,
   ): DeliveryRecord | null => {
@@ -195,7 +130,7 @@ export function createDeliveryWorker(
     outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
   };
 
-  const recorder = createGroupCommit<Recording, DeliveryRecord | null>({
+  const recorder = createGroupCommit<Recording<Lease>, DeliveryRecord | null>({
     tx: deps.db.tx,
     // One transaction per turn with ingest's batch: one fsync for both, not one each.
     turn: deps.db.turn,
@@ -231,7 +166,7 @@ export function createDeliveryWorker(
    * once (the fsync is not part of an attempt's time). A failed commit leaves the lease, so the
    * row runs again when it ends: at-least-once, as after a crash.
    */
-  const recordLater = (item: Recording): void => {
+  const recordLater = (item: Recording<Lease>): void => {
     const committing = recorder.submit(item).catch((error) =>
       log.error("recording a delivery attempt failed; the row runs again when its lease ends", {
         id: item.row.id,
@@ -240,69 +175,6 @@ export function createDeliveryWorker(
     );
     uncommitted.add(committing);
     committing.finally(() => uncommitted.delete(committing));
-  };
-
-  const newAttempt = (
-    row: DeliveryRow,
-    fields: Omit<DeliveryAttempt, "id" | "deliveryId" | "attempt" | "createdAt">,
-    startedAt: number,
-    attemptNumber = row.attempts + 1,
-  ): DeliveryAttempt => ({
-    id: deps.ids.uuid(),
-    deliveryId: row.id,
-    attempt: attemptNumber,
-    createdAt: isoAt(startedAt),
-    ...fields,
-  });
-
-  /** An attempt that ended before anything was sent (an open breaker, a failed preparation). */
-  const unsentAttempt = (
-    row: DeliveryRow,
-    errorType: string,
-    errorCode: string,
-    errorMessage: string,
-    now: number,
-  ) =>
-    newAttempt(
-      row,
-      {
-        url: "",
-        method: "",
-        statusCode: null,
-        responseHeaders: [],
-        responseBody: "",
-        latencyMs: 0,
-        errorType,
-        errorCode,
-        errorMessage,
-        sent: null,
-      },
-      now,
-    );
-
-  /** The breaker refused: the row waits for it, with one circuit_open attempt per wait. */
-  const holdForBreaker = (row: DeliveryRow, lease: Lease, retryAt: number, now: number) => {
-    const alreadyWaiting = row.last_error_code === "circuit_open";
-    const message = "the destination's circuit breaker is open; the delivery waits for it";
-    const attempt = alreadyWaiting
-      ? null
-      : unsentAttempt(row, "circuit_breaker_error", "circuit_open", message, now);
-    return recordLater({
-      row,
-      lease,
-      attempt,
-      next: {
-        status: row.attempts > 0 ? "retrying" : "pending",
-        attempts: row.attempts,
-        next_attempt_at: breakerWaitUntil(retryAt, now, openMs),
-        last_status_code: null,
-        last_error_type: "circuit_breaker_error",
-        last_error_code: "circuit_open",
-        last_error_message: message,
-        last_latency_ms: null,
-      },
-      breakerSuccess: null,
-    });
   };
 
   /** Asks the destination's breaker; saves the state when admitting changed it (a probe went out). */
@@ -316,135 +188,7 @@ export function createDeliveryWorker(
     return admission;
   };
 
-  const finishWith = (
-    row: DeliveryRow,
-    lease: Lease,
-    attempt: DeliveryAttempt,
-    result: AttemptResult,
-    breakerSuccess: boolean | null,
-  ) => {
-    const attempts = row.attempts + 1;
-    const step = nextStep({
-      result,
-      attempts,
-      attemptsBeforeRequeue: row.attempts_before_requeue,
-      maxRetries: row.max_retries,
-      now: deps.clock.now(),
-      policy,
-      random: Math.random(),
-    });
-    return recordLater({
-      row,
-      lease,
-      attempt,
-      next: {
-        status: step.status,
-        attempts,
-        next_attempt_at: step.nextAttemptAt,
-        last_status_code: attempt.statusCode,
-        last_error_type: attempt.errorType,
-        last_error_code: attempt.errorCode,
-        last_error_message: attempt.errorMessage,
-        last_latency_ms: attempt.latencyMs,
-      },
-      breakerSuccess,
-    });
-  };
-
-  const failBeforeSending = (
-    row: DeliveryRow,
-    lease: Lease,
-    failure: PreparedFailure,
-    now: number,
-  ) => {
-    const attempt = unsentAttempt(row, failure.errorType, failure.errorCode, failure.message, now);
-    const result = { success: false, retryable: failure.retryable, retryAfterMs: null };
-    return finishWith(row, lease, attempt, result, null);
-  };
-
-  const send = async (
-    row: DeliveryRow,
-    lease: Lease,
-    request: DeliveryRequest,
-    handlers: DeliveryKindHandlers,
-  ) => {
-    const startedAt = deps.clock.now();
-    const headers: HeaderPair[] = [...request.headers];
-    if (request.signingSecrets.length > 0) {
-      const signed = signDelivery({
-        id: row.webhook_id,
-        timestampSeconds: startedAt / 1000,
-        body: request.body,
-        secrets: request.signingSecrets,
-      });
-      for (const pair of Object.entries(signed)) headers.push(pair);
-    }
-    const outbound = {
-      url: request.url,
-      method: request.method,
-      headers,
-      body: request.body,
-      timeoutMs: request.timeoutMs ?? deps.config.destination_timeout_ms,
-    };
-    const result = request.sendWith
-      ? await request.sendWith(outbound)
-      : await deps.outbound.send(outbound);
-    const conceal = concealer(request.concealed ?? []);
-    const fields = concealedFields(attemptFields(request.method, result), conceal);
-    if (result.bodyTruncated) {
-      fields.responseBody = concealCutTail(fields.responseBody, request.concealed ?? []);
-    }
-    const sent = sentRequest(headers, request.body, conceal, request.bodyIsSubject);
-    const attempt = newAttempt(row, { ...fields, sent }, startedAt);
-    const success = result.status !== null && result.error === null;
-    const retryAfter = result.headers.find(([name]) => name.toLowerCase() === "retry-after");
-    const outcome: AttemptResult = {
-      success,
-      retryable:
-        isRetryableFailure(result.error?.code ?? null) &&
-        (result.status === null || (handlers.retryableStatus?.(result.status) ?? true)),
-      retryAfterMs:
-        (success ? null : handlers.retryAfterMs?.(toDeliveryRecord(row, startedAt), result)) ??
-        parseRetryAfter(retryAfter?.[1], deps.clock.now()),
-    };
-    // A refusal by the address policy says nothing about the destination's health.
-    const breakerSuccess = result.error?.code === "blocked_address" ? null : success;
-    return finishWith(row, lease, attempt, outcome, breakerSuccess);
-  };
-
-  const skip = (row: DeliveryRow, lease: Lease) =>
-    recordLater({
-      row,
-      lease,
-      attempt: null,
-      next: {
-        status: "delivered",
-        attempts: row.attempts,
-        next_attempt_at: null,
-        last_status_code: row.last_status_code,
-        last_error_type: row.last_error_type,
-        last_error_code: row.last_error_code,
-        last_error_message: row.last_error_message,
-        last_latency_ms: row.last_latency_ms,
-      },
-      breakerSuccess: null,
-    });
-
-  const run = async (row: DeliveryRow, lease: Lease): Promise<void> => {
-    const handlers = kinds.get(row.kind as DeliveryKind);
-    // Thrown: the lease is kept and the row runs again once it ends (the kind may register late).
-    if (!handlers) throw new Error(`no handlers registered for delivery kind ${row.kind}`);
-    const now = deps.clock.now();
-    const admission = admitted(row, now);
-    if (!admission.allowed) {
-      await holdForBreaker(row, lease, admission.retryAt, now);
-      return;
-    }
-    const prepared = await prepareOrFail(handlers, toDeliveryRecord(row, now));
-    if ("skip" in prepared) await skip(row, lease);
-    else if ("fail" in prepared) await failBeforeSending(row, lease, prepared.fail, now);
-    else await send(row, lease, prepared.send, handlers);
-  };
+  const run = createAttemptRunner(deps, { kinds, admit: admitted, record: recordLater });
 
   const queue: DueQueue = createDueQueue({
     name: "delivery",
@@ -484,22 +228,4 @@ export function createDeliveryWorker(
 /** Twice the longest attempt deadline, at least 5 s. */
 export function leaseFor(config: OutboxDeps["config"]): number {
   return Math.max(5_000, 2 * Math.max(config.destination_timeout_ms, config.forward_timeout_ms));
-}
-
-/** An attempt's recorded fields from what the sender returned. */
-function attemptFields(method: string, result: OutboundResult) {
-  const answered = result.status !== null;
-  return {
-    url: result.url,
-    method,
-    statusCode: result.status,
-    responseHeaders: result.headers,
-    responseBody: answered
-      ? new TextDecoder().decode(result.body.subarray(0, RESPONSE_BODY_LIMIT))
-      : "",
-    latencyMs: Math.round(result.latencyMs),
-    errorType: result.error?.type ?? null,
-    errorCode: result.error?.code ?? null,
-    errorMessage: result.error?.message ?? null,
-  };
 }

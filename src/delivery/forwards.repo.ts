@@ -3,8 +3,9 @@ import { type HeaderPair, headerRecord } from "../http/outbound/outbound.headers
 import type { DeliveryAttempt } from "./delivery.ports.ts";
 import type { DeliveryRepo, DeliveryRow } from "./delivery.repo.ts";
 import type { ForwardRecord } from "./forwards.model.ts";
+import type { ForwardsStore } from "./forwards.store.ts";
 
-interface ForwardAttemptRow {
+export interface ForwardAttemptRow {
   id: string;
   request_id: string;
   url: string;
@@ -63,6 +64,16 @@ export function createForwardsRepo(db: Db, deliveries: DeliveryRepo) {
 
 export type ForwardsRepo = ReturnType<typeof createForwardsRepo>;
 
+/** The SQLite repo as a ForwardsStore. */
+export function createForwardsSqliteStore(db: Db, deliveries: DeliveryRepo): ForwardsStore {
+  const repo = createForwardsRepo(db, deliveries);
+  return {
+    insertReplay: async (row, attempt) => repo.insertReplay(row, attempt),
+    listPage: async (requestId, offset, limit) => repo.listPage(requestId, offset, limit),
+    count: async (requestId) => repo.count(requestId),
+  };
+}
+
 /** An attempt as a forward record: an answer speaks for itself; no answer shows `code: message`. */
 export function toForwardRecord(attempt: DeliveryAttempt, requestId: string): ForwardRecord {
   const answered = attempt.statusCode !== null;
@@ -82,7 +93,7 @@ export function toForwardRecord(attempt: DeliveryAttempt, requestId: string): Fo
   };
 }
 
-function toRecord(row: ForwardAttemptRow): ForwardRecord {
+export function toRecord(row: ForwardAttemptRow): ForwardRecord {
   const attempt: DeliveryAttempt = {
     id: row.id,
     deliveryId: "",

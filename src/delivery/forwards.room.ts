@@ -1,19 +1,22 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
 import type { CapturePorts } from "../capture/capture.room.ts";
-import type { AppDeps } from "../deps.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { EndpointsPorts } from "../endpoints/endpoints.room.ts";
 import type { Room } from "../room.ts";
 import { createFailureLog } from "./delivery.failure-log.ts";
 import type { DeliveryPorts } from "./delivery.ports.ts";
+import { createDeliveryPostgresStore } from "./delivery.postgres.ts";
 import { createDeliveryRepo } from "./delivery.repo.ts";
-import { createForwardsRepo } from "./forwards.repo.ts";
+import { createForwardsPostgresStore } from "./forwards.postgres.ts";
+import { createForwardsSqliteStore } from "./forwards.repo.ts";
 import { forwardsRoutes } from "./forwards.routes.ts";
 import { type ForwardsDeps, forwardKind, type SendDeps } from "./forwards.service.ts";
 
 export type ForwardsRoomDeps = Pick<
-  AppDeps,
-  "db" | "clock" | "ids" | "logger" | "outbound" | "config"
->;
+  SharedDeps,
+  "clock" | "ids" | "logger" | "outbound" | "config"
+> &
+  RoomStorage;
 
 export interface ForwardsRoomPorts {
   guard: AuthPorts["guard"];
@@ -38,7 +41,9 @@ export function createForwardsRoom(deps: ForwardsRoomDeps, ports: ForwardsRoomPo
     }),
   );
   const send: SendDeps = {
-    forwards: createForwardsRepo(deps.db, createDeliveryRepo(deps.db)),
+    forwards: deps.postgres
+      ? createForwardsPostgresStore(deps.postgres, createDeliveryPostgresStore(deps.postgres))
+      : createForwardsSqliteStore(sqliteOf(deps), createDeliveryRepo(sqliteOf(deps))),
     clock: deps.clock,
     ids: deps.ids,
     outbound: deps.outbound,

@@ -26,10 +26,11 @@ import {
   forwardTarget,
   isRetryableStatus,
 } from "./forwards.model.ts";
-import { type ForwardsRepo, toForwardRecord } from "./forwards.repo.ts";
+import { toForwardRecord } from "./forwards.repo.ts";
+import type { ForwardsStore } from "./forwards.store.ts";
 
 export interface SendDeps {
-  forwards: ForwardsRepo;
+  forwards: ForwardsStore;
   clock: Clock;
   ids: Ids;
   outbound: OutboundSender;
@@ -162,7 +163,7 @@ export async function replayRequest(
     throw validationFailed({ url: [record.error.slice(BLOCKED_ADDRESS.length + 2)] });
   }
   replay.row.organization_id = endpoint.organizationId;
-  deps.send.forwards.insertReplay(replay.row, replay.attempt);
+  await deps.send.forwards.insertReplay(replay.row, replay.attempt);
   if (replay.attempt.errorType !== null) {
     deps.send.logFailure({
       ...failedTry({ ...replay.row, destinationKey: replay.row.destination_key }, replay.attempt),
@@ -193,8 +194,8 @@ export async function listForwards(
 ) {
   await deps.requireEndpoint(input.organizationId, input.endpointId);
   if (!(await deps.findRequest(input.endpointId, input.requestId))) throw endpointErrors.notFound();
-  const total = deps.send.forwards.count(input.requestId);
-  const items = deps.send.forwards.listPage(
+  const total = await deps.send.forwards.count(input.requestId);
+  const items = await deps.send.forwards.listPage(
     input.requestId,
     input.page.offset,
     input.page.pageSize,

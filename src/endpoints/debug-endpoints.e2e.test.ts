@@ -10,7 +10,6 @@ import {
 import { pollUntil } from "../test-utils/poll.ts";
 import { storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { pendingHere } from "../test-utils/test-store.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -100,37 +99,33 @@ describe("access", () => {
 });
 
 describe("create", () => {
-  // Sets a forward_url, which needs the delivery room.
-  test.skipIf(pendingHere("delivery"))(
-    "201 with the bare endpoint: every field, capture URL under /debug/",
-    async () => {
-      const answer = await callAs(server, owner, "POST", "/api/v1/debug-endpoints", {
-        debug_endpoint: {
-          name: "Payments",
-          slug: "payments-prod",
-          response: { status: 202, headers: { "x-answer": "yes" }, body: "queued", delay_ms: 5 },
-          forward_url: "http://127.0.0.1:9/in",
-        },
-      });
-      expect(answer.status).toBe(201);
-      expect(answer.body).toEqual({
-        id: expect.any(String),
+  test("201 with the bare endpoint: every field, capture URL under /debug/", async () => {
+    const answer = await callAs(server, owner, "POST", "/api/v1/debug-endpoints", {
+      debug_endpoint: {
         name: "Payments",
         slug: "payments-prod",
-        status: "active",
-        webhook_url: `${server.url}/debug/payments-prod`,
-        organization_id: owner.organizationId,
-        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-        updated_at: answer.body.created_at,
-        refused: { rate_limited: 0, payload_too_large: 0, last_refused_at: null },
-        request_count: 0,
-        last_request_at: null,
-        forward_url: "http://127.0.0.1:9/in",
         response: { status: 202, headers: { "x-answer": "yes" }, body: "queued", delay_ms: 5 },
-        verification: null,
-      });
-    },
-  );
+        forward_url: "http://127.0.0.1:9/in",
+      },
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({
+      id: expect.any(String),
+      name: "Payments",
+      slug: "payments-prod",
+      status: "active",
+      webhook_url: `${server.url}/debug/payments-prod`,
+      organization_id: owner.organizationId,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updated_at: answer.body.created_at,
+      refused: { rate_limited: 0, payload_too_large: 0, last_refused_at: null },
+      request_count: 0,
+      last_request_at: null,
+      forward_url: "http://127.0.0.1:9/in",
+      response: { status: 202, headers: { "x-answer": "yes" }, body: "queued", delay_ms: 5 },
+      verification: null,
+    });
+  });
 
   test("a generated slug is the name plus a random-looking suffix", async () => {
     const first = await createDebugEndpoint(server, owner, { name: "Stripe Events!" });
@@ -230,35 +225,31 @@ describe("list, get, update, delete", () => {
     await captureAt(server, `/w/${paused.slug}`);
   });
 
-  // Sets a forward_url, which needs the delivery room.
-  test.skipIf(pendingHere("delivery"))(
-    "PATCH renames, sets and clears response and forward_url; updated_at moves",
-    async () => {
-      const target = await createDebugEndpoint(server, owner, { name: "Before" });
-      const url = `/api/v1/debug-endpoints/${target.id}`;
-      const set = await callAs(server, owner, "PATCH", url, {
-        debug_endpoint: {
-          name: "After",
-          response: { status: 418 },
-          forward_url: "https://x.example/",
-        },
-      });
-      expect(set.body).toMatchObject({
+  test("PATCH renames, sets and clears response and forward_url; updated_at moves", async () => {
+    const target = await createDebugEndpoint(server, owner, { name: "Before" });
+    const url = `/api/v1/debug-endpoints/${target.id}`;
+    const set = await callAs(server, owner, "PATCH", url, {
+      debug_endpoint: {
         name: "After",
-        slug: target.slug,
-        response: { status: 418, headers: {}, body: "", delay_ms: 0 },
+        response: { status: 418 },
         forward_url: "https://x.example/",
-      });
-      const cleared = await callAs(server, owner, "PATCH", url, {
-        debug_endpoint: { response: null, forward_url: null },
-      });
-      expect([cleared.body.response, cleared.body.forward_url, cleared.body.name]).toEqual([
-        null,
-        null,
-        "After",
-      ]);
-    },
-  );
+      },
+    });
+    expect(set.body).toMatchObject({
+      name: "After",
+      slug: target.slug,
+      response: { status: 418, headers: {}, body: "", delay_ms: 0 },
+      forward_url: "https://x.example/",
+    });
+    const cleared = await callAs(server, owner, "PATCH", url, {
+      debug_endpoint: { response: null, forward_url: null },
+    });
+    expect([cleared.body.response, cleared.body.forward_url, cleared.body.name]).toEqual([
+      null,
+      null,
+      "After",
+    ]);
+  });
 
   test.each([
     [{ debug_endpoint: { status: "archived" } }, "status"],

@@ -9,7 +9,7 @@ import {
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { insertCapturedRequest } from "../test-utils/requests-fixtures.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { onPostgres, pendingHere } from "../test-utils/test-store.ts";
+import { onPostgres } from "../test-utils/test-store.ts";
 
 let server: TestServer;
 let owner: TestAccount;
@@ -44,20 +44,17 @@ const EVERY_ROUTE = [
     path: "/api/v1/endpoints/{e}/requests/{r}/forwards",
     write: false,
     ok: 200,
-    room: "forwards",
   },
   {
     method: "POST",
     path: "/api/v1/endpoints/{e}/requests/{r}/replay",
     write: true,
     ok: 201,
-    room: "forwards",
   },
   { method: "DELETE", path: "/api/v1/endpoints/{e}/requests", write: true, ok: 204 },
   { method: "DELETE", path: "/api/v1/endpoints/{e}", write: true, ok: 204 },
 ] as const;
-// On PostgreSQL forwarding does not run yet: its routes answer 501 (rooms.pending.e2e.test.ts).
-const ROUTES = EVERY_ROUTE.filter((route) => !("room" in route && pendingHere(route.room)));
+const ROUTES = EVERY_ROUTE;
 const BODY = { debug_endpoint: { name: "Family" }, url: sink.url };
 const fill = (path: string, e = endpoint.id, r = requestId) =>
   path.replace("{e}", e).replace("{r}", r);

@@ -34,8 +34,6 @@ export type EndpointsRoomDeps = Pick<
 export interface EndpointsRoomPorts {
   guard: AuthPorts["guard"];
   resolveClientIp: ClientIpResolver;
-  /** Why no forward_url can be saved here (the room that delivers is not running), if so. */
-  forwardsUnavailable?: string;
 }
 
 /** What the endpoints room lends: the one isolation check of an endpoint, and lookups by id. */
@@ -137,7 +135,7 @@ function buildEndpointsParts(
 ) {
   const endpoints: EndpointsDeps = {
     store,
-    checkTarget: (url) => ports.forwardsUnavailable ?? deps.outbound.urlProblem(url),
+    checkTarget: (url) => deps.outbound.urlProblem(url),
     clock: deps.clock,
     ids: deps.ids,
     plans: deps.config.plans,

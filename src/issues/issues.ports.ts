@@ -1,3 +1,4 @@
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 
 /**
@@ -59,6 +60,12 @@ export interface IssuesPorts {
    */
   onIssueChange(listener: (tx: TxHandle, change: IssueChange) => void): void;
   /**
+   * `onIssueChange` on PostgreSQL: the listener runs inside the `sql.begin` transaction that
+   * recorded the attempt, in a savepoint of its own (a room running on either store registers
+   * both; only the one of the store Weir runs on is ever told).
+   */
+  onIssueChangePostgres?(listener: (tx: PostgresTx, change: IssueChange) => Promise<void>): void;
+  /**
    * The organization's issues that are not closed and were opened at or before `openedBefore`,
    * oldest first, at most `limit`.
    */
@@ -66,15 +73,22 @@ export interface IssuesPorts {
     organizationId: string,
     openedBefore: string,
     limit: number,
-  ): { issue: IssueRecord; context: IssueContext }[];
+  ): Promise<{ issue: IssueRecord; context: IssueContext }[]>;
   /**
    * The issues of one destination that are not closed (the listener's own change included, as
-   * it runs in the same transaction): what else is wrong with that destination right now.
+   * it runs in the same transaction): what else is wrong with that destination right now. Read
+   * inside an `onIssueChange` listener's SQLite transaction, so it answers at once.
    */
   listUnclosedOfDestination(organizationId: string, destinationId: string): IssueRecord[];
+  /** `listUnclosedOfDestination` on PostgreSQL, read in the listener's transaction. */
+  listUnclosedOfDestinationPostgres?(
+    tx: PostgresTx,
+    organizationId: string,
+    destinationId: string,
+  ): Promise<IssueRecord[]>;
   /** The caller's issue or null (another organization's issue is null). */
   findIssue(
     organizationId: string,
     issueId: string,
-  ): { issue: IssueRecord; context: IssueContext } | null;
+  ): Promise<{ issue: IssueRecord; context: IssueContext } | null>;
 }

@@ -1,13 +1,13 @@
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Plan, PlanTable } from "../shared/plans.ts";
-import type { IssuesRepo } from "./issues.repo.ts";
+import type { IssuesStore } from "./issues.store.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 const BATCH = 1000;
 
 export interface IssuesRetentionDeps {
-  repo: Pick<IssuesRepo, "tenantsWithClosedIssues" | "deleteClosedBefore">;
+  store: Pick<IssuesStore, "tenantsWithClosedIssues" | "deleteClosedBefore">;
   clock: Clock;
   plans: PlanTable;
   /** Lets other work run between batches (a sweep never holds the loop for long). */
@@ -22,11 +22,11 @@ export interface IssuesRetentionDeps {
 export async function sweepClosedIssues(deps: IssuesRetentionDeps): Promise<number> {
   const now = deps.clock.now();
   let deleted = 0;
-  for (const tenant of deps.repo.tenantsWithClosedIssues()) {
+  for (const tenant of await deps.store.tenantsWithClosedIssues()) {
     const plan = deps.plans[tenant.plan as Plan] ?? deps.plans.free;
     const cutoff = isoAt(now - plan.retention_days * DAY_MS);
     for (;;) {
-      const n = deps.repo.deleteClosedBefore(tenant.id, cutoff, BATCH);
+      const n = await deps.store.deleteClosedBefore(tenant.id, cutoff, BATCH);
       deleted += n;
       await deps.yieldTurn();
       if (n < BATCH) break;

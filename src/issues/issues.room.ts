@@ -1,31 +1,46 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { DeliveryPorts } from "../delivery/delivery.ports.ts";
-import type { AppDeps } from "../deps.ts";
-import type { Room } from "../room.ts";
+import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
+import type { Room, RoomJob } from "../room.ts";
 import type { RoutingPorts } from "../routing/routing.room.ts";
 import {
   contextOf,
   type GroupingDeps,
   type IssueListener,
+  type IssueListenerPostgres,
   observeAttempt,
+  observeAttemptPostgres,
 } from "./issues.grouping.ts";
 import { renderIssueMetrics } from "./issues.metrics.ts";
-import type { IssuesPorts } from "./issues.ports.ts";
-import { createIssuesRepo } from "./issues.repo.ts";
+import type { IssueRecord, IssueStatus, IssuesPorts } from "./issues.ports.ts";
+import {
+  createIssuesPostgresStore,
+  groupFailurePostgres,
+  recordSuccessPostgres,
+  unclosedOfDestinationPostgres,
+} from "./issues.postgres.ts";
 import { sweepClosedIssues } from "./issues.retention.ts";
 import { issuesRoutes } from "./issues.routes.ts";
 import type { IssuesDeps } from "./issues.service.ts";
+import { createIssuesSqliteStore } from "./issues.sqlite.ts";
+import type { IssuesStore } from "./issues.store.ts";
 
 /** The closed-issues sweep: hourly like the other retention sweeps, and once at start. */
 export const ISSUES_RETENTION_JOB = "issues.closed-retention";
 const RETENTION_PATTERN = "0 * * * *";
+/** On PostgreSQL, how often a node reads the issue counts its /metrics shows. */
+export const ISSUES_COUNTS_JOB = "issues.status-counts";
+const COUNTS_SECONDS = 5;
 
-export type IssuesRoomDeps = Pick<AppDeps, "db" | "clock" | "ids" | "logger" | "config">;
+export type IssuesRoomDeps = Pick<SharedDeps, "clock" | "ids" | "logger" | "config"> & RoomStorage;
 
 export interface IssuesRoomPorts {
   guard: AuthPorts["guard"];
   /** Every recorded delivery attempt, heard inside its transaction. */
   observeAttempts: DeliveryPorts["observeAttempts"];
+  /** The same on PostgreSQL, inside the attempt's `sql.begin` transaction. */
+  observeAttemptsPostgres?: DeliveryPorts["observeAttemptsPostgres"];
   /** The routing room's description of a destination (bridge, names, priority). */
   describeDestination: RoutingPorts["describeDestination"];
 }
@@ -34,6 +49,16 @@ export interface IssuesRoomPorts {
 export interface IssuesRoomLends extends IssuesPorts {
   /** Issues by status in Prometheus text. */
   metricLines(): string[];
+}
+
+/** How the room hears attempts and counts issues on the store it runs on. */
+interface IssuesStorage {
+  store: IssuesStore;
+  /** listUnclosedOfDestination as a SQLite listener reads it, inside its transaction. */
+  unclosedOfDestinationNow(organizationId: string, destinationId: string): IssueRecord[];
+  /** The counts /metrics shows, read without a promise. */
+  counts(): { status: IssueStatus; n: number }[];
+  jobs: RoomJob[];
 }
 
 /**
@@ -45,21 +70,15 @@ export function createIssuesRoom(
   deps: IssuesRoomDeps,
   ports: IssuesRoomPorts,
 ): Room<IssuesRoomLends> {
-  const repo = createIssuesRepo(deps.db);
   const listeners: IssueListener[] = [];
-  const grouping: GroupingDeps = {
-    repo,
-    clock: deps.clock,
-    ids: deps.ids,
-    logger: deps.logger,
-    describeDestination: ports.describeDestination,
-    listeners,
-  };
-  ports.observeAttempts((tx, delivery, attempt) => observeAttempt(tx, delivery, attempt, grouping));
+  const listenersPostgres: IssueListenerPostgres[] = [];
+  const storage = deps.postgres
+    ? postgresStorage(deps, deps.postgres, ports, listenersPostgres)
+    : sqliteStorage(deps, ports, listeners);
+  const { store } = storage;
   const issues: IssuesDeps = {
-    repo,
+    store,
     clock: deps.clock,
-    tx: (fn) => deps.db.tx(() => fn()),
     describeDestination: ports.describeDestination,
   };
   const withContext = <T extends { destinationId: string }>(issue: T) => ({
@@ -76,26 +95,100 @@ export function createIssuesRoom(
         runNow: true,
         run: () =>
           sweepClosedIssues({
-            repo,
+            store,
             clock: deps.clock,
             plans: deps.config.plans,
             yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
           }),
       },
+      ...storage.jobs,
     ],
     subscriptions: [],
     stop: () => {},
     ports: {
-      metricLines: () => renderIssueMetrics(repo.countByStatus()),
+      metricLines: () => renderIssueMetrics(storage.counts()),
       onIssueChange: (listener) => void listeners.push(listener),
-      listUnclosedOpenedBefore: (organizationId, openedBefore, limit) =>
-        repo.listUnclosedOpenedBefore(organizationId, openedBefore, limit).map(withContext),
+      onIssueChangePostgres: (listener) => void listenersPostgres.push(listener),
+      listUnclosedOpenedBefore: async (organizationId, openedBefore, limit) =>
+        (await store.listUnclosedOpenedBefore(organizationId, openedBefore, limit)).map(
+          withContext,
+        ),
       listUnclosedOfDestination: (organizationId, destinationId) =>
-        repo.listUnclosedOfDestination(organizationId, destinationId),
-      findIssue: (organizationId, issueId) => {
-        const issue = repo.find(organizationId, issueId);
+        storage.unclosedOfDestinationNow(organizationId, destinationId),
+      listUnclosedOfDestinationPostgres: (tx, organizationId, destinationId) =>
+        unclosedOfDestinationPostgres(tx, organizationId, destinationId),
+      findIssue: async (organizationId, issueId) => {
+        const issue = await store.find(organizationId, issueId);
         return issue ? withContext(issue) : null;
       },
     },
+  };
+}
+
+/** SQLite: failures grouped through the repo inside the attempt's synchronous transaction. */
+function sqliteStorage(
+  deps: IssuesRoomDeps,
+  ports: IssuesRoomPorts,
+  listeners: readonly IssueListener[],
+): IssuesStorage {
+  const store = createIssuesSqliteStore(sqliteOf(deps));
+  const { repo } = store;
+  const grouping: GroupingDeps = {
+    repo,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    describeDestination: ports.describeDestination,
+    listeners,
+  };
+  ports.observeAttempts((tx, delivery, attempt) => observeAttempt(tx, delivery, attempt, grouping));
+  return {
+    store,
+    unclosedOfDestinationNow: (organizationId, destinationId) =>
+      repo.listUnclosedOfDestination(organizationId, destinationId),
+    counts: () => repo.countByStatus(),
+    jobs: [],
+  };
+}
+
+/**
+ * PostgreSQL: failures grouped in the attempt's `sql.begin` transaction; /metrics shows the
+ * counts each node reads every few seconds (the trigger-kept table, three rows).
+ */
+function postgresStorage(
+  deps: IssuesRoomDeps,
+  pg: PostgresDb,
+  ports: IssuesRoomPorts,
+  listeners: readonly IssueListenerPostgres[],
+): IssuesStorage {
+  const store = createIssuesPostgresStore(pg);
+  ports.observeAttemptsPostgres?.((tx, delivery, attempt) =>
+    observeAttemptPostgres(tx, delivery, attempt, {
+      clock: deps.clock,
+      ids: deps.ids,
+      logger: deps.logger,
+      describeDestination: ports.describeDestination,
+      group: groupFailurePostgres,
+      recordSuccess: recordSuccessPostgres,
+      listeners,
+    }),
+  );
+  let counts: { status: IssueStatus; n: number }[] = [];
+  return {
+    store,
+    unclosedOfDestinationNow: () => {
+      throw new Error("on PostgreSQL an issue listener reads listUnclosedOfDestinationPostgres");
+    },
+    counts: () => counts,
+    jobs: [
+      {
+        name: ISSUES_COUNTS_JOB,
+        intervalSeconds: COUNTS_SECONDS,
+        runNow: true,
+        run: async () => {
+          counts = await store.countByStatus();
+        },
+      },
+    ],
   };
 }

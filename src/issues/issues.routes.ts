@@ -101,10 +101,10 @@ export function issuesRoutes(room: IssuesRoutesParts) {
     .use(room.guard())
     .get(
       "/",
-      ({ principal, query }) => {
+      async ({ principal, query }) => {
         const page = parsePageRequest(query);
         const filters = parseIssueQuery(query);
-        const { items, total } = listIssues(principal.organizationId, filters, page, deps);
+        const { items, total } = await listIssues(principal.organizationId, filters, page, deps);
         const info = pageInfo(page, total);
         return {
           items: items.map(presentIssue),
@@ -129,8 +129,8 @@ export function issuesRoutes(room: IssuesRoutesParts) {
     )
     .get(
       "/:id",
-      ({ principal, params }) => {
-        const { issue, context, samples } = getIssueDetail(
+      async ({ principal, params }) => {
+        const { issue, context, samples } = await getIssueDetail(
           principal.organizationId,
           params.id,
           deps,
@@ -145,9 +145,11 @@ export function issuesRoutes(room: IssuesRoutesParts) {
     )
     .patch(
       "/:id",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requirePermission(principal, "write");
-        return presentIssue(changeIssueStatus(principal.organizationId, params.id, body, deps));
+        return presentIssue(
+          await changeIssueStatus(principal.organizationId, params.id, body, deps),
+        );
       },
       {
         response: { 200: IssueSchema, 409: ErrorBody, ...errorResponses },

@@ -6,6 +6,7 @@ import { applyOccurrence, type FailurePattern } from "./issues.model.ts";
 import type { IssueRecord } from "./issues.ports.ts";
 import { createIssuesRepo, type IssuesRepo } from "./issues.repo.ts";
 import { changeIssueStatus, type IssuesDeps } from "./issues.service.ts";
+import { createIssuesSqliteStore } from "./issues.sqlite.ts";
 
 let db: TestDb;
 let repo: IssuesRepo;
@@ -40,18 +41,17 @@ test("SQL refuses a second issue that is not closed for one pattern; a closed on
   expect(repo.findUnclosed(pattern)?.id).toBe("a");
 });
 
-test("reopening by PATCH while the pattern already has an open issue is a 409 that changes nothing", () => {
+test("reopening by PATCH while the pattern already has an open issue is a 409 that changes nothing", async () => {
   repo.insert({ ...newIssue("old"), status: "closed", resolvedAt: "2026-06-01T00:00:00.000Z" });
   repo.insert(newIssue("current"));
   const deps: IssuesDeps = {
-    repo,
+    store: createIssuesSqliteStore(db),
     clock,
-    tx: (fn) => db.tx(() => fn()),
     describeDestination: () => null,
   };
   let refused: unknown;
   try {
-    changeIssueStatus("org", "old", { status: "open" }, deps);
+    await changeIssueStatus("org", "old", { status: "open" }, deps);
   } catch (error) {
     refused = error;
   }
@@ -61,8 +61,10 @@ test("reopening by PATCH while the pattern already has an open issue is a 409 th
     "issue_already_open",
   ]);
   expect(repo.find("org", "old")?.status).toBe("closed");
-  expect(changeIssueStatus("org", "current", { status: "closed" }, deps).status).toBe("closed");
-  expect(changeIssueStatus("org", "old", { status: "work_in_progress" }, deps).status).toBe(
+  expect((await changeIssueStatus("org", "current", { status: "closed" }, deps)).status).toBe(
+    "closed",
+  );
+  expect((await changeIssueStatus("org", "old", { status: "work_in_progress" }, deps)).status).toBe(
     "work_in_progress",
   );
 });

@@ -11,13 +11,11 @@ import {
   isIssueStatus,
 } from "./issues.model.ts";
 import type { IssueRecord } from "./issues.ports.ts";
-import type { IssueQuery, IssuesRepo } from "./issues.repo.ts";
+import type { IssueQuery, IssuesStore } from "./issues.store.ts";
 
 export interface IssuesDeps {
-  repo: IssuesRepo;
+  store: IssuesStore;
   clock: Clock;
-  /** Runs `fn` in one transaction. */
-  tx<T>(fn: () => T): T;
   describeDestination(destinationId: string): DestinationDescription | null;
 }
 
@@ -49,29 +47,29 @@ export function listIssues(
   organizationId: string,
   query: IssueQuery,
   page: PageRequest,
-  deps: Pick<IssuesDeps, "repo">,
+  deps: Pick<IssuesDeps, "store">,
 ) {
-  return deps.repo.list(organizationId, query, { limit: page.pageSize, offset: page.offset });
+  return deps.store.list(organizationId, query, { limit: page.pageSize, offset: page.offset });
 }
 
 /** The caller's issue or a 404 (another organization's issue is a 404 too). */
-export function requireIssue(
+export async function requireIssue(
   organizationId: string,
   issueId: string,
-  deps: Pick<IssuesDeps, "repo">,
-): IssueRecord {
-  const issue = deps.repo.find(organizationId, issueId);
+  deps: Pick<IssuesDeps, "store">,
+): Promise<IssueRecord> {
+  const issue = await deps.store.find(organizationId, issueId);
   if (!issue) throw notFound();
   return issue;
 }
 
 /** An issue with the names of its route and its latest failed attempts. */
-export function getIssueDetail(organizationId: string, issueId: string, deps: IssuesDeps) {
-  const issue = requireIssue(organizationId, issueId, deps);
+export async function getIssueDetail(organizationId: string, issueId: string, deps: IssuesDeps) {
+  const issue = await requireIssue(organizationId, issueId, deps);
   return {
     issue,
     context: contextOf(deps.describeDestination(issue.destinationId)),
-    samples: deps.repo.samples(issue.id, ISSUE_SAMPLE_LIMIT),
+    samples: await deps.store.samples(issue.id, ISSUE_SAMPLE_LIMIT),
   };
 }
 
@@ -89,22 +87,18 @@ export function parseStatusChange(body: unknown) {
  * Reopening is refused with a 409 only when the same failure pattern already has another issue
  * that is not closed, since a pattern has one such issue at a time.
  */
-export function changeIssueStatus(
+export async function changeIssueStatus(
   organizationId: string,
   issueId: string,
   body: unknown,
-  deps: IssuesDeps,
-): IssueRecord {
+  deps: Pick<IssuesDeps, "store" | "clock">,
+): Promise<IssueRecord> {
   const status = parseStatusChange(body);
-  return deps.tx(() => {
-    const issue = requireIssue(organizationId, issueId, deps);
-    const changed = applyStatusChange(issue, status, isoAt(deps.clock.now()));
-    if (changed === issue) return issue;
-    if (issue.status === "closed") {
-      const other = deps.repo.findUnclosed(issue);
-      if (other && other.id !== issue.id) throw conflict("issue_already_open");
-    }
-    deps.repo.update(changed);
-    return changed;
-  });
+  const now = isoAt(deps.clock.now());
+  const result = await deps.store.changeStatus(organizationId, issueId, (issue) =>
+    applyStatusChange(issue, status, now),
+  );
+  if (result.outcome === "not_found") throw notFound();
+  if (result.outcome === "already_open") throw conflict("issue_already_open");
+  return result.issue;
 }

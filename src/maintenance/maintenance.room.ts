@@ -2,8 +2,8 @@ import type { AuthPorts } from "../auth/auth.room.ts";
 import type { PostgresSql as SQL } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
-import type { Room } from "../room.ts";
-import { createWindowCache } from "./maintenance.cache.ts";
+import { type Room, type RoomSubscription, subscription } from "../room.ts";
+import { createWindowCache, type WindowCache } from "./maintenance.cache.ts";
 import { createMaintenanceIndex, type MaintenanceIndex } from "./maintenance.index.ts";
 import type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
 import { createMaintenancePostgresStore } from "./maintenance.postgres.ts";
@@ -14,7 +14,7 @@ import type { MaintenanceStore } from "./maintenance.store.ts";
 
 export type { MaintenanceOccurrence, MaintenanceWindow } from "./maintenance.model.ts";
 
-export type MaintenanceRoomDeps = Pick<SharedDeps, "clock" | "ids"> & RoomStorage;
+export type MaintenanceRoomDeps = Pick<SharedDeps, "clock" | "ids" | "bus"> & RoomStorage;
 
 export interface MaintenanceRoomPorts {
   guard: AuthPorts["guard"];
@@ -48,7 +48,10 @@ export interface MaintenancePorts {
 }
 
 export const MAINTENANCE_REFRESH_JOB = "maintenance.refresh";
-/** How long another node's window edit may take to reach this node's index on PostgreSQL. */
+/**
+ * On PostgreSQL, how often every window is read again: a backstop for an edit whose
+ * `maintenance.changed` this node did not hear (its listening connection was being replaced).
+ */
 const REFRESH_SECONDS = 10;
 
 /** Builds the maintenance room (decisions.md §15): `/api/v1/maintenance-windows` and its index. */
@@ -56,7 +59,7 @@ export function createMaintenanceRoom(
   deps: MaintenanceRoomDeps,
   ports: MaintenanceRoomPorts,
 ): Room<MaintenancePorts> {
-  const { store, index, windowsChanged, refresh } = storageOf(deps, ports);
+  const { store, index, windowsChanged, refresh, subscriptions } = maintenanceStorage(deps, ports);
   const maintenance: MaintenanceDeps = {
     store,
     clock: deps.clock,
@@ -76,7 +79,7 @@ export function createMaintenanceRoom(
           },
         ]
       : [],
-    subscriptions: [],
+    subscriptions,
     stop: () => {},
     ports: {
       inMaintenance: (monitorId, at) => index.inMaintenance(monitorId, at),
@@ -86,27 +89,50 @@ export function createMaintenanceRoom(
   };
 }
 
-interface MaintenanceStorage {
+export interface MaintenanceStorage {
   store: MaintenanceStore;
   /** Answers without a promise: every check asks it. */
   index: MaintenanceIndex;
   windowsChanged(organizationId: string): Promise<void>;
   /** PostgreSQL only: reads every window again, so other nodes' edits reach the index. */
   refresh?: () => Promise<void>;
+  subscriptions: RoomSubscription[];
+}
+
+/**
+ * Reads an organization's windows again when any node wrote them (the cluster bridge carries
+ * the event), so a window created on one node is in force on every node at once.
+ */
+export function reloadChangedWindows(
+  cache: WindowCache,
+  index: Pick<MaintenanceIndex, "invalidate">,
+): RoomSubscription {
+  return subscription("maintenance.changed", async ({ organizationId }) => {
+    await cache.reload(organizationId);
+    index.invalidate(organizationId);
+  });
 }
 
 /**
  * On SQLite the index reads the repo directly when a question finds an organization stale. On
  * PostgreSQL it reads a copy of the windows in memory, loaded at start, after each write of
- * this node, and every REFRESH_SECONDS for the writes of other nodes.
+ * this node, when another node says it wrote (`maintenance.changed`), and every REFRESH_SECONDS.
  */
-function storageOf(deps: MaintenanceRoomDeps, ports: MaintenanceRoomPorts): MaintenanceStorage {
+export function maintenanceStorage(
+  deps: MaintenanceRoomDeps,
+  ports: Pick<MaintenanceRoomPorts, "windowCreated" | "windowCreatedPostgres">,
+): MaintenanceStorage {
   if (!deps.postgres) {
     const store = createMaintenanceSqliteStore(sqliteOf(deps), {
       windowCreated: ports.windowCreated,
     });
     const index = createMaintenanceIndex(store.repo);
-    return { store, index, windowsChanged: async (org) => index.invalidate(org) };
+    return {
+      store,
+      index,
+      windowsChanged: async (org) => index.invalidate(org),
+      subscriptions: [],
+    };
   }
   const store = createMaintenancePostgresStore(deps.postgres, {
     windowCreated: ports.windowCreatedPostgres,
@@ -119,9 +145,11 @@ function storageOf(deps: MaintenanceRoomDeps, ports: MaintenanceRoomPorts): Main
     windowsChanged: async (org) => {
       await cache.reload(org);
       index.invalidate(org);
+      deps.bus.publish("maintenance.changed", { organizationId: org });
     },
     refresh: async () => {
       for (const org of await cache.load()) index.invalidate(org);
     },
+    subscriptions: [reloadChangedWindows(cache, index)],
   };
 }

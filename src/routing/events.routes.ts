@@ -142,10 +142,15 @@ export function eventsRoutes(room: EventsParts) {
     .use(room.guard())
     .get(
       "/",
-      ({ principal, query }) => {
+      async ({ principal, query }) => {
         const page = parsePageRequest(query);
         const filters = parseEventQuery(query);
-        const { events, total } = listEvents(principal.organizationId, filters, page, room.events);
+        const { events, total } = await listEvents(
+          principal.organizationId,
+          filters,
+          page,
+          room.events,
+        );
         return genericPage(events, pageInfo(page, total));
       },
       {
@@ -164,8 +169,8 @@ export function eventsRoutes(room: EventsParts) {
     )
     .get(
       "/:id",
-      ({ principal, params }) => ({
-        data: getEvent(principal.organizationId, params.id, room.events),
+      async ({ principal, params }) => ({
+        data: await getEvent(principal.organizationId, params.id, room.events),
       }),
       {
         response: {
@@ -188,10 +193,15 @@ export function eventsRoutes(room: EventsParts) {
     )
     .get(
       "/:id/attempts",
-      ({ principal, params, query }) => {
+      async ({ principal, params, query }) => {
         // A page holds every attempt of a usual event: 100 unless page_size says less.
         const page = parsePageRequest({ ...query, page_size: query.page_size ?? MAX_PAGE_SIZE });
-        const found = listEventAttempts(principal.organizationId, params.id, page, room.events);
+        const found = await listEventAttempts(
+          principal.organizationId,
+          params.id,
+          page,
+          room.events,
+        );
         return genericPage(found.attempts, pageInfo(page, found.total));
       },
       {
@@ -236,11 +246,11 @@ export function eventsRoutes(room: EventsParts) {
     )
     .post(
       "/:id/retry",
-      ({ principal, params }) => {
+      async ({ principal, params }) => {
         requirePermission(principal, "write");
         const event = requireEvent(principal.organizationId, params.id, room.events);
         const { requeued, actions } = room.ingest.retry(event);
-        const view = getEvent(principal.organizationId, event.id, room.events);
+        const view = await getEvent(principal.organizationId, event.id, room.events);
         return {
           data: { ...view, deliveries: withRetryActions(view.deliveries, actions), requeued },
         };

@@ -90,15 +90,15 @@ export function presentEvent(
  * When each delivered event's last delivery succeeded: the latest change of its deliveries, read
  * for the whole page at once (a list makes one call, so its latency column costs one query).
  */
-function completionTimes(
+async function completionTimes(
   events: readonly StoredEvent[],
   deps: EventsDeps,
   known: readonly DeliveryRecord[] | null = null,
-): Map<string, string> {
+): Promise<Map<string, string>> {
   const delivered = events.filter((e) => e.status === "delivered").map((e) => e.id);
   const done = new Map<string, string>();
   if (delivered.length === 0 || !deps.delivery) return done;
-  for (const d of known ?? deps.delivery.listBySubject("event", delivered)) {
+  for (const d of known ?? (await deps.delivery.listBySubject("event", delivered))) {
     const seen = done.get(d.subjectId);
     if (seen === undefined || d.updatedAt > seen) done.set(d.subjectId, d.updatedAt);
   }
@@ -128,8 +128,8 @@ function presentSent(event: StoredEvent, attempts: readonly DeliveryAttempt[]) {
   };
 }
 
-function presentDelivery(event: StoredEvent, d: DeliveryRecord, deps: EventsDeps) {
-  const recent = d.attempts > 0 ? (deps.delivery?.listAttempts(d.id, 5) ?? []) : [];
+async function presentDelivery(event: StoredEvent, d: DeliveryRecord, deps: EventsDeps) {
+  const recent = d.attempts > 0 ? ((await deps.delivery?.listAttempts(d.id, 5)) ?? []) : [];
   const last = recent[0];
   return {
     id: d.id,
@@ -155,20 +155,24 @@ export function requireEvent(organizationId: string, id: string, deps: EventsDep
 }
 
 /** One event with its deliveries (decisions.md §8). */
-export function getEvent(organizationId: string, id: string, deps: EventsDeps) {
+export async function getEvent(organizationId: string, id: string, deps: EventsDeps) {
   const event = requireEvent(organizationId, id, deps);
-  const deliveries = deps.delivery?.listBySubject("event", [event.id]) ?? [];
+  const deliveries = (await deps.delivery?.listBySubject("event", [event.id])) ?? [];
   const bridgeIds = deps.events.bridgesOf([event.id]).get(event.id) ?? [];
   // Only an event that failed before any delivery has a reason (e.g. its filters' budget).
   const reason = event.status === "failed" ? deps.events.statusReason(event.id) : null;
   return {
-    ...presentEvent(event, bridgeIds, completionTimes([event], deps, deliveries).get(event.id)),
+    ...presentEvent(
+      event,
+      bridgeIds,
+      (await completionTimes([event], deps, deliveries)).get(event.id),
+    ),
     ...(reason ? { status_reason: reason } : {}),
-    deliveries: deliveries.map((d) => presentDelivery(event, d, deps)),
+    deliveries: await Promise.all(deliveries.map((d) => presentDelivery(event, d, deps))),
   };
 }
 
-export function listEvents(
+export async function listEvents(
   organizationId: string,
   query: EventQuery,
   page: PageRequest,
@@ -176,7 +180,7 @@ export function listEvents(
 ) {
   const { events, total } = deps.events.page(organizationId, query, page.pageSize, page.offset);
   const bridges = deps.events.bridgesOf(events.map((e) => e.id));
-  const completed = completionTimes(events, deps);
+  const completed = await completionTimes(events, deps);
   const listed = events.map((e) => {
     const shown = presentEvent(e, bridges.get(e.id) ?? [], completed.get(e.id));
     return { ...shown, request: presentListedRequest(shown.request, e) };
@@ -188,16 +192,16 @@ export function listEvents(
  * The attempts of an event's deliveries, oldest first (decisions.md §15), a page at a time: each
  * keeps up to 64 KiB of its answer, and retries can make an event's attempts many.
  */
-export function listEventAttempts(
+export async function listEventAttempts(
   organizationId: string,
   id: string,
   page: PageRequest,
   deps: EventsDeps,
 ) {
   const event = requireEvent(organizationId, id, deps);
-  const found = deps.delivery?.attemptsOfSubject("event", event.id, {
+  const found = (await deps.delivery?.attemptsOfSubject("event", event.id, {
     limit: page.pageSize,
     offset: page.offset,
-  }) ?? { attempts: [], total: 0 };
+  })) ?? { attempts: [], total: 0 };
   return { attempts: found.attempts.map(presentAttempt), total: found.total };
 }

@@ -58,8 +58,9 @@ function memoryOutbox() {
       return made;
     },
     wake: () => void wakes++,
-    listBySubject: (kind, ids) => rows.filter((r) => r.kind === kind && ids.includes(r.subjectId)),
-    listAttempts: () => [],
+    listBySubject: async (kind, ids) =>
+      rows.filter((r) => r.kind === kind && ids.includes(r.subjectId)),
+    listAttempts: async () => [],
     requeue(_tx, kind, subjectId) {
       const failed = rows.filter(
         (r) => r.kind === kind && r.subjectId === subjectId && r.status === "failed",
@@ -76,7 +77,7 @@ function memoryOutbox() {
           return { id: r.id, subjectId: r.subjectId, destinationKey: r.destinationKey, action };
         });
     },
-    attemptsOfSubject: () => ({ attempts: [], total: 0 }),
+    attemptsOfSubject: async () => ({ attempts: [], total: 0 }),
     forgetSubjects(_tx, kind, subjectIds) {
       const gone = rows.filter((r) => r.kind === kind && subjectIds.includes(r.subjectId));
       for (const r of gone) rows.splice(rows.indexOf(r), 1);

@@ -94,3 +94,18 @@ export function createDiskGuard(deps: DiskGuardDeps): DiskGuard {
     sample,
   };
 }
+
+/**
+ * The guard of a node whose data lives in PostgreSQL: its data dir holds no data, so its free
+ * space must not refuse writes. The database server's disk is PostgreSQL's to guard (a full
+ * disk fails the write, which is answered as an error and stores nothing), and the operator's
+ * to watch.
+ */
+export function createDatabaseServerDiskGuard(): DiskGuard {
+  return {
+    isLow: () => false,
+    noteWritten() {},
+    sample: () => ({ freeBytes: Number.NaN, low: false }),
+    sampleOnSchedule() {},
+  };
+}

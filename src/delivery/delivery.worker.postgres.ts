@@ -1,0 +1,253 @@
+import { createPostgresDueQueue, type PostgresLease } from "../db/db.due-queue.postgres.ts";
+import { createPostgresDueRows } from "../db/db.due-rows.postgres.ts";
+import type { DueTable } from "../db/db.due-rows.ts";
+import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
+import type { SharedDeps } from "../deps.ts";
+import { isoAt } from "../shared/clock.ts";
+import { createAttemptRunner, type Recording } from "./delivery.attempt.ts";
+import {
+  type Admission,
+  admit,
+  type BreakerState,
+  record,
+  releaseStaleProbe,
+} from "./delivery.breaker.model.ts";
+import { createPostgresBreakers } from "./delivery.breaker.postgres.ts";
+import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
+import type {
+  AttemptObserverPostgres,
+  DeliveryAttempt,
+  DeliveryKind,
+  DeliveryKindHandlers,
+  DeliveryRecord,
+} from "./delivery.ports.ts";
+import { deliveryOfPgRow } from "./delivery.postgres.ts";
+import { toDeliveryRecord } from "./delivery.repo.ts";
+import type { DeliveryStore } from "./delivery.store.ts";
+import { leaseFor } from "./delivery.worker.ts";
+
+export type PostgresOutboxDeps = Pick<
+  SharedDeps,
+  "clock" | "ids" | "logger" | "bus" | "outbound" | "scheduler" | "config"
+> & { postgres: PostgresDb };
+
+/** The outbox's claims: one key per destination, organizations sharing the slots. */
+export const DELIVERY_DUE_TABLE: DueTable = {
+  table: "deliveries",
+  key: "destination_key",
+  group: "organization_id",
+};
+
+/**
+ * The outbox's sending half on PostgreSQL, one per node: the same attempt as on SQLite
+ * (delivery.attempt.ts) over claims shared by every node (`FOR UPDATE SKIP LOCKED`, leases on the
+ * server's clock, so a killed node's rows are sent by another once its leases lapse, with the
+ * webhook-id they were given when enqueued). Each outcome commits in its own transaction with
+ * its attempt, the destination's breaker (changed under the row's lock, so one half-open probe
+ * goes out across nodes) and the kind's and observers' own writes (`onAttemptPostgres`).
+ */
+export function createPostgresDeliveryWorker(
+  deps: PostgresOutboxDeps,
+  store: DeliveryStore,
+  kinds: ReadonlyMap<DeliveryKind, DeliveryKindHandlers>,
+  observers: readonly AttemptObserverPostgres[],
+  options: { node?: string } = {},
+) {
+  const { sql } = deps.postgres;
+  const log = deps.logger.child({ scope: "delivery" });
+  const logFailure = createFailureLog(log, deps.clock);
+  const openMs = deps.config.breaker_open_ms;
+  const leaseMs = leaseFor(deps.config);
+  const breakers = createPostgresBreakers({ sql, clock: deps.clock });
+  /** Destinations whose breaker this node last saw open or half-open (health reads it). */
+  const openKeys = new Set<string>();
+  const noteBreaker = (key: string, state: BreakerState) => {
+    if (state.phase === "closed") openKeys.delete(key);
+    else openKeys.add(key);
+  };
+
+  /** Admission from the shared state; a change (a probe going out) is decided under the row's lock. */
+  const admitted = async (row: { destination_key: string }, now: number): Promise<Admission> => {
+    const key = row.destination_key;
+    const cached = await breakers.read(key);
+    const quick = admit(releaseStaleProbe(cached, now, openMs), now);
+    if (quick.state === cached) return quick;
+    let decided: Admission = quick;
+    await sql.begin((tx) =>
+      breakers.update(
+        tx,
+        key,
+        (current) => {
+          decided = admit(releaseStaleProbe(current, now, openMs), now);
+          return decided.state;
+        },
+        now,
+      ),
+    );
+    noteBreaker(key, decided.state);
+    return decided;
+  };
+
+  /** The kind's owner, then every observer, each in a savepoint: one failing undoes only itself. */
+  const hear = async (
+    tx: PostgresTx,
+    delivery: DeliveryRecord,
+    listeners: ((inner: PostgresTx) => Promise<void>)[],
+  ) => {
+    for (const listener of listeners) {
+      try {
+        await tx.savepoint((inner) => listener(inner));
+      } catch (error) {
+        log.error("a delivery attempt's listener failed; its writes were undone", {
+          id: delivery.id,
+          error,
+        });
+      }
+    }
+  };
+  const listenersOf = (delivery: DeliveryRecord, attempt: DeliveryAttempt | null) => {
+    const handlers = kinds.get(delivery.kind);
+    if (!attempt) {
+      const onSkipped = handlers?.onSkippedPostgres;
+      return onSkipped ? [(tx: PostgresTx) => onSkipped(tx, delivery)] : [];
+    }
+    const onAttempt = handlers?.onAttemptPostgres;
+    return [...(onAttempt ? [onAttempt] : []), ...observers].map(
+      (listener) => (tx: PostgresTx) => listener(tx, delivery, attempt),
+    );
+  };
+
+  /** Attempts since start by kind and outcome, for /metrics. */
+  const outcomes = new Map<string, number>();
+
+  const commit = async (item: Recording<PostgresLease>): Promise<DeliveryRecord | null> => {
+    const { row, next } = item;
+    return item.lease.whileHeld((until) =>
+      sql.begin(async (tx) => {
+        const now = deps.clock.now();
+        const stored = await store.finish(tx, {
+          id: row.id,
+          lockedUntil: until,
+          wasDueAt: row.next_attempt_at,
+          status: next.status as DeliveryRecord["status"],
+          attempts: next.attempts,
+          nextAttemptAt: next.next_attempt_at,
+          statusCode: next.last_status_code,
+          errorType: next.last_error_type,
+          errorCode: next.last_error_code,
+          errorMessage: next.last_error_message,
+          latencyMs: next.last_latency_ms,
+          updatedAt: isoAt(now),
+        });
+        if (!stored && !(await tx`SELECT 1 FROM deliveries WHERE id = ${row.id}`).length) {
+          return null; // deleted meanwhile (retention): nothing to record
+        }
+        if (item.attempt) await store.insertAttempt(tx, item.attempt);
+        if (item.breakerSuccess !== null) {
+          const success = item.breakerSuccess;
+          const key = row.destination_key;
+          noteBreaker(
+            key,
+            await breakers.update(tx, key, (state) => record(state, success, now, openMs), now),
+          );
+        }
+        if (!stored) {
+          log.warn("lease lost before the attempt was recorded; the new owner decides", {
+            id: row.id,
+          });
+          return null;
+        }
+        const updated = toDeliveryRecord(
+          { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
+          now,
+        );
+        if (item.attempt || updated.status === "delivered") {
+          await hear(tx, updated, listenersOf(updated, item.attempt));
+        }
+        return updated;
+      }),
+    );
+  };
+
+  const uncommitted = new Set<Promise<unknown>>();
+  /** As on SQLite: the slot frees at once, the row keeps its lease until the commit. */
+  const recordLater = (item: Recording<PostgresLease>): void => {
+    const committing = commit(item)
+      .then((delivery) => {
+        if (item.next.next_attempt_at !== null) queue.notify();
+        const attempt = item.attempt;
+        if (!delivery || !attempt) return;
+        const key = `${delivery.kind}\u0000${attempt.errorType ?? "success"}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        if (attempt.errorType !== null) logFailure(failedTry(delivery, attempt));
+        deps.bus.publish("delivery.attempted", { delivery, attempt });
+      })
+      .catch((error) =>
+        log.error("recording a delivery attempt failed; the row runs again when its lease ends", {
+          id: item.row.id,
+          error,
+        }),
+      );
+    uncommitted.add(committing);
+    committing.finally(() => uncommitted.delete(committing));
+  };
+
+  const run = createAttemptRunner<PostgresLease>(deps, {
+    kinds,
+    admit: admitted,
+    record: recordLater,
+  });
+  const queue = createPostgresDueQueue({
+    name: "delivery",
+    store: createPostgresDueRows({
+      sql,
+      table: DELIVERY_DUE_TABLE,
+      node: options.node ?? crypto.randomUUID(),
+      leaseMs,
+      // Due times are the app's (retries, breaker waits): judged by the clock that set them.
+      dueNow: () => deps.clock.now(),
+    }),
+    table: DELIVERY_DUE_TABLE,
+    scheduler: deps.scheduler,
+    logger: deps.logger,
+    run: (row, lease) => run(deliveryOfPgRow(row), lease),
+    leaseMs,
+    concurrency: () => deps.config.delivery_concurrency,
+    perKey: deps.config.delivery_per_destination,
+  });
+
+  return {
+    queue,
+    breakerOpen: (key: string) => openKeys.has(key),
+    /** As on SQLite (delivery.outbox.ts): an operator's retry lets an open breaker's probe go now. */
+    async probeNow(tx: PostgresTx, key: string, now: number) {
+      const state = await breakers.update(
+        tx,
+        key,
+        (s) => (s.phase === "open" && (s.openUntil ?? now) > now ? { ...s, openUntil: now } : s),
+        now,
+      );
+      noteBreaker(key, state);
+    },
+    /** Forgets a destination's breaker on every node (the row) and on this one (its copy). */
+    async forgetBreaker(key: string) {
+      await breakers.forget(key);
+      openKeys.delete(key);
+    },
+    /** Reads which breakers are not closed, so health on this node sees other nodes' breakers. */
+    async refreshOpenBreakers() {
+      const rows = await sql<{ destination_key: string }[]>`
+        SELECT destination_key FROM delivery_breakers WHERE phase <> 'closed'`;
+      openKeys.clear();
+      for (const row of rows) openKeys.add(row.destination_key);
+    },
+    outcomes: () =>
+      [...outcomes].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),
+    async stop(): Promise<void> {
+      await queue.stop();
+      await Promise.all([...uncommitted]);
+    },
+  };
+}
+
+export type PostgresDeliveryWorker = ReturnType<typeof createPostgresDeliveryWorker>;

@@ -1,0 +1,73 @@
+import { openPostgres } from "../db/db.postgres.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import type { DeliveryRecord, Prepared } from "../delivery/delivery.ports.ts";
+import { createDeliveryRoom, type DeliveryRoomPorts } from "../delivery/delivery.room.ts";
+import { createConfiguredSender } from "../deps.ts";
+import type { DomainEvents } from "../events.ts";
+import { startRooms } from "../room.ts";
+import { createBus } from "../shared/bus.ts";
+import { createSystemClock } from "../shared/clock.ts";
+import type { Config } from "../shared/config.table.ts";
+import { loadConfig } from "../shared/config.ts";
+import { createIds } from "../shared/ids.ts";
+import { createLogger } from "../shared/logger.ts";
+import { createScheduler } from "../shared/scheduler.ts";
+
+/** One Weir node's outbox on a shared PostgreSQL database, with nothing else of the app. */
+export interface DeliveryNode {
+  postgres: PostgresDb;
+  ports: DeliveryRoomPorts;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the delivery room of one node on `url`: its "event" kind posts `{subject}` to
+ * `<sinkUrl>/<subject id>`, signed with `secret`. Several of these share one outbox as nodes do.
+ */
+export async function startDeliveryNode(
+  url: string,
+  sinkUrl: string,
+  secret: string,
+  config: Partial<Config> = {},
+): Promise<DeliveryNode> {
+  const base = loadConfig({ env: {}, flags: {} }).config;
+  const merged: Config = { ...base, ...config };
+  const logger = createLogger({ level: "error", write: () => {} });
+  const clock = createSystemClock();
+  const scheduler = createScheduler(logger, clock);
+  const bus = createBus<DomainEvents>(logger);
+  const postgres = await openPostgres(url, { poolSize: 4 });
+  const room = createDeliveryRoom({
+    config: merged,
+    clock,
+    ids: createIds(),
+    logger,
+    bus,
+    scheduler,
+    outbound: createConfiguredSender(merged),
+    postgres,
+  });
+  room.ports.registerKind("event", {
+    prepare: async (delivery: DeliveryRecord): Promise<Prepared> => ({
+      send: {
+        url: `${sinkUrl}/${delivery.subjectId}`,
+        method: "POST",
+        headers: [["content-type", "application/json"]],
+        body: JSON.stringify({ subject: delivery.subjectId }),
+        signingSecrets: [secret],
+      },
+    }),
+  });
+  const stopRooms = startRooms([room], { scheduler, bus, logger });
+  scheduler.start();
+  bus.publish("server.started", { baseUrl: "", port: 0 });
+  return {
+    postgres,
+    ports: room.ports,
+    async stop() {
+      scheduler.stop();
+      await stopRooms();
+      await postgres.close();
+    },
+  };
+}
