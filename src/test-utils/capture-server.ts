@@ -48,12 +48,16 @@ export async function startCaptureServer(
       return seeded;
     },
     stored: (endpointId: string) => storedRequestsIn(server, endpointId),
-    captureStore: () =>
-      server.postgres
-        ? createCapturePostgresStore(server.postgres)
-        : createCaptureSqliteStore(server.deps.db),
+    captureStore: () => captureStoreOf(server),
     run: (statement: string, params: unknown[] = []) => runIn(server, statement, params),
   });
+}
+
+/** The capture store over a test server's database, SQLite or PostgreSQL: reads as the app makes them. */
+export function captureStoreOf(server: TestServer): CaptureStore {
+  return server.postgres
+    ? createCapturePostgresStore(server.postgres)
+    : createCaptureSqliteStore(server.deps.db);
 }
 
 /** For a test file: servers started through the returned function are stopped after each test. */
