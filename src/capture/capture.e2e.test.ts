@@ -12,7 +12,7 @@ describe("capture answers", () => {
     "200 {message, request_id} on /%s/{slug}, after the row is stored",
     async (family) => {
       const server = await startServer();
-      const endpoint = server.endpoint();
+      const endpoint = await server.endpoint();
       const response = await server.request(`/${family}/${endpoint.slug}`, {
         method: "POST",
         headers: json,
@@ -23,7 +23,7 @@ describe("capture answers", () => {
       expect(body).toEqual({ message: "Webhook received", request_id: expect.any(String) });
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
       // The answer comes after the commit: the row is there the moment the answer is.
-      const [row] = server.stored(endpoint.id);
+      const [row] = await server.stored(endpoint.id);
       expect(row?.id).toBe(body.request_id);
       expect(new TextDecoder().decode(row?.body)).toBe('{"event":"paid"}');
       expect(row?.status).toBe(200);
@@ -39,23 +39,21 @@ describe("capture answers", () => {
 
   test("a paused endpoint is 404 and keeps what it stored before", async () => {
     const server = await startServer();
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     expect(
       (await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "1" })).status,
     ).toBe(200);
-    server.deps.db.sqlite.run("UPDATE debug_endpoints SET status = 'paused' WHERE id = ?", [
-      endpoint.id,
-    ]);
+    await server.run("UPDATE debug_endpoints SET status = 'paused' WHERE id = ?", [endpoint.id]);
     const response = await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "2" });
     expect(response.status).toBe(404);
     expect(await readJson(response)).toEqual({ error: "not_found" });
-    expect(server.stored(endpoint.id)).toHaveLength(1);
+    expect(await server.stored(endpoint.id)).toHaveLength(1);
   });
 
   test("an anonymous endpoint captures until it expires, then is 404", async () => {
     const clock = createFakeClock(Date.UTC(2026, 0, 1));
     const server = await startServer({ clock });
-    const endpoint = server.endpoint({
+    const endpoint = await server.endpoint({
       organizationId: null,
       expiresAt: new Date(Date.UTC(2026, 0, 8)).toISOString(),
     });
@@ -72,30 +70,30 @@ describe("413 payload_too_large", () => {
 
   test("a body of exactly max_body_bytes is taken", async () => {
     const server = await startServer({ config });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     const response = await server.request(`/w/${endpoint.slug}`, {
       method: "POST",
       body: "x".repeat(1000),
     });
     expect(response.status).toBe(200);
-    expect(server.stored(endpoint.id)[0]?.size).toBe(1000);
+    expect((await server.stored(endpoint.id))[0]?.size).toBe(1000);
   });
 
   test("a Content-Length over the limit is refused before any body byte is read", async () => {
     const server = await startServer({ config });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     // Announces 10 MB and sends none of it: only an answer that does not wait for the body returns.
     const answer = await rawExchange(server.port, [
       `POST /w/${endpoint.slug} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n`,
     ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ error: "payload_too_large" });
-    expect(server.stored(endpoint.id)).toHaveLength(0);
+    expect(await server.stored(endpoint.id)).toHaveLength(0);
   });
 
   test("a chunked body is refused as soon as it passes the limit, while still streaming", async () => {
     const server = await startServer({ config });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     const chunk = `258\r\n${"y".repeat(600)}\r\n`;
     // Two chunks (1200 bytes) and never the terminating chunk.
     const answer = await rawExchange(server.port, [
@@ -105,12 +103,12 @@ describe("413 payload_too_large", () => {
     ]);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({ error: "payload_too_large" });
-    expect(server.stored(endpoint.id)).toHaveLength(0);
+    expect(await server.stored(endpoint.id)).toHaveLength(0);
   });
 
   test("a chunked body within the limit is stored whole", async () => {
     const server = await startServer({ config });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     const stream = new ReadableStream({
       start(controller) {
         controller.enqueue(new TextEncoder().encode("a".repeat(500)));
@@ -120,7 +118,7 @@ describe("413 payload_too_large", () => {
     });
     const response = await server.request(`/w/${endpoint.slug}`, { method: "POST", body: stream });
     expect(response.status).toBe(200);
-    expect(new TextDecoder().decode(server.stored(endpoint.id)[0]?.body)).toBe(
+    expect(new TextDecoder().decode((await server.stored(endpoint.id))[0]?.body)).toBe(
       `${"a".repeat(500)}${"b".repeat(500)}`,
     );
   });
@@ -144,7 +142,7 @@ describe("429", () => {
   test("rate_limited with Retry-After once the endpoint's bucket is empty; it refills with time", async () => {
     const clock = createFakeClock();
     const server = await startServer({ clock, plan: "free", config: plans(1, 2) });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     const send = () => server.request(`/w/${endpoint.slug}`, { method: "POST", body: "x" });
     expect((await send()).status).toBe(200);
     expect((await send()).status).toBe(200);
@@ -152,7 +150,7 @@ describe("429", () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("1");
     expect(await readJson(limited)).toEqual({ error: "rate_limited" });
-    expect(server.stored(endpoint.id)).toHaveLength(2);
+    expect(await server.stored(endpoint.id)).toHaveLength(2);
     clock.advance(1000);
     expect((await send()).status).toBe(200);
     expect((await send()).status).toBe(429);
@@ -161,8 +159,8 @@ describe("429", () => {
   test("the bucket is per endpoint and sized by the organization's plan", async () => {
     const clock = createFakeClock();
     const server = await startServer({ clock, plan: "team", config: plans(1, 2) });
-    const a = server.endpoint();
-    const b = server.endpoint();
+    const a = await server.endpoint();
+    const b = await server.endpoint();
     for (let i = 0; i < 20; i++) {
       expect((await server.request(`/w/${a.slug}`, { method: "POST" })).status).toBe(200);
     }
@@ -173,7 +171,7 @@ describe("429", () => {
   test("anonymous endpoints are held to the free plan's rate", async () => {
     const clock = createFakeClock();
     const server = await startServer({ clock, config: plans(1, 2) });
-    const endpoint = server.endpoint({
+    const endpoint = await server.endpoint({
       organizationId: null,
       expiresAt: "2026-01-08T00:00:00.000Z",
     });
@@ -190,7 +188,7 @@ describe("429", () => {
       plan: "free",
       config: { ...plans(1, 2), capture_rate_limit: "off" },
     });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     for (let i = 0; i < 10; i++) {
       expect((await server.request(`/w/${endpoint.slug}`, { method: "POST" })).status).toBe(200);
     }
@@ -198,21 +196,21 @@ describe("429", () => {
 
   test("an anonymous endpoint holding 1,000 requests answers webhook_limit_reached, even to a burst", async () => {
     const server = await startServer({ config: { capture_rate_limit: "off" } });
-    const endpoint = server.endpoint({
+    const endpoint = await server.endpoint({
       organizationId: null,
       expiresAt: "2099-01-01T00:00:00.000Z",
     });
-    const insert = server.deps.db.sqlite.prepare(
-      `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers, body, size, status, created_at)
-       VALUES (?, ?, 'POST', '', '', '[]', x'', 0, 200, '2026-01-01T00:00:00.000Z')`,
-    );
-    server.deps.db.sqlite.transaction(() => {
-      for (let i = 0; i < 997; i++) insert.run(`seed-${String(i).padStart(4, "0")}`, endpoint.id);
-      // Rows written around capture are counted by hand, as capture counts its own.
-      server.deps.db.sqlite.run("UPDATE debug_endpoints SET request_count = 997 WHERE id = ?", [
-        endpoint.id,
-      ]);
-    })();
+    const seeds = Array.from({ length: 997 }, (_, i) => `seed-${String(i).padStart(4, "0")}`);
+    for (let start = 0; start < seeds.length; start += 100) {
+      const chunk = seeds.slice(start, start + 100);
+      await server.run(
+        `INSERT INTO captured_requests (id, endpoint_id, method, path, query_string, raw_headers, body, size, status, created_at)
+         VALUES ${chunk.map(() => "(?, ?, 'POST', '', '', '[]', ?, 0, 200, '2026-01-01T00:00:00.000Z')").join(", ")}`,
+        chunk.flatMap((id) => [id, endpoint.id, new Uint8Array()]),
+      );
+    }
+    // Rows written around capture are counted by hand, as capture counts its own.
+    await server.run("UPDATE debug_endpoints SET request_count = 997 WHERE id = ?", [endpoint.id]);
     // Ten at once for the last three places: the cap counts requests not yet committed too.
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => server.request(`/w/${endpoint.slug}`, { method: "POST" })),
@@ -221,12 +219,12 @@ describe("429", () => {
     expect(codes).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429);
     expect(await refused?.json()).toEqual({ error: "webhook_limit_reached" });
-    expect(server.stored(endpoint.id)).toHaveLength(1000);
+    expect(await server.stored(endpoint.id)).toHaveLength(1000);
   });
 
   test("an organization's endpoint has no request cap", async () => {
     const server = await startServer({ config: { capture_rate_limit: "off" } });
-    const endpoint = server.endpoint();
+    const endpoint = await server.endpoint();
     // Organization endpoints are bounded by retention only (decisions.md §11).
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => server.request(`/w/${endpoint.slug}`, { method: "POST" })),

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { apiCall } from "../test-utils/api-call.ts";
 import { useCaptureServers } from "../test-utils/capture-server.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { testStore } from "../test-utils/test-store.ts";
 
 const startServer = useCaptureServers();
 
@@ -37,7 +38,7 @@ describe("WEIR_ANONYMOUS_ENDPOINTS=off", () => {
     const server = await startServer();
     const anonymous = await createAnonymous(server);
     expect((await post(server, anonymous.slug)).status).toBe(200);
-    const organizations = server.endpoint();
+    const organizations = await server.endpoint();
 
     server.deps.config.anonymous_endpoints = "off";
     const refused = await post(server, anonymous.slug);
@@ -47,7 +48,7 @@ describe("WEIR_ANONYMOUS_ENDPOINTS=off", () => {
     });
     expect(read.status).toBe(404);
     expect((await post(server, organizations.slug)).status).toBe(200);
-    expect(server.stored(anonymous.id)).toHaveLength(1);
+    expect(await server.stored(anonymous.id)).toHaveLength(1);
   });
 });
 
@@ -74,38 +75,46 @@ describe("anonymous caps for the whole instance", () => {
         { error: "anonymous_capacity_reached" },
       ]);
     }
-    expect(server.stored(first.id)).toHaveLength(1);
-    expect((await post(server, server.endpoint().slug, chunk)).status).toBe(200);
+    expect(await server.stored(first.id)).toHaveLength(1);
+    expect((await post(server, (await server.endpoint()).slug, chunk)).status).toBe(200);
   });
 });
 
 describe("free-disk guard", () => {
-  test("below min_free_disk_mb captures answer 507 and store nothing, /healthz says so, a log line names the data dir; above it again, captures resume", async () => {
-    // A petabyte: more than the real free space of any disk here, so the real statfs says low.
-    const server = await startServer({ config: { min_free_disk_mb: 1024 ** 3 } });
-    const endpoint = server.endpoint();
-    const refused = await post(server, endpoint.slug);
-    expect([refused.status, await refused.json()]).toEqual([
-      507,
-      { error: "insufficient_storage" },
-    ]);
-    expect(refused.headers.get("content-security-policy")).toBe("sandbox");
-    expect(server.stored(endpoint.id)).toHaveLength(0);
+  // The guard watches the data dir, where a SQLite node keeps its data; a node on PostgreSQL keeps
+  // none there and never refuses for it (src/shared/disk-guard.postgres.test.ts).
+  test.skipIf(testStore() === "postgres")(
+    "below min_free_disk_mb captures answer 507 and store nothing, /healthz says so, a log line names the data dir; above it again, captures resume",
+    async () => {
+      // A petabyte: more than the real free space of any disk here, so the real statfs says low.
+      const server = await startServer({ config: { min_free_disk_mb: 1024 ** 3 } });
+      const endpoint = await server.endpoint();
+      const refused = await post(server, endpoint.slug);
+      expect([refused.status, await refused.json()]).toEqual([
+        507,
+        { error: "insufficient_storage" },
+      ]);
+      expect(refused.headers.get("content-security-policy")).toBe("sandbox");
+      expect(await server.stored(endpoint.id)).toHaveLength(0);
 
-    const health = await server.request("/healthz");
-    expect([health.status, await health.json()]).toEqual([503, { error: "insufficient_storage" }]);
-    const logged = server.logs
-      .map((line) => JSON.parse(line))
-      .find((entry) => entry.scope === "disk" && entry.level === "error");
-    expect(logged?.data_dir).toBe(server.dataDir);
+      const health = await server.request("/healthz");
+      expect([health.status, await health.json()]).toEqual([
+        503,
+        { error: "insufficient_storage" },
+      ]);
+      const logged = server.logs
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.scope === "disk" && entry.level === "error");
+      expect(logged?.data_dir).toBe(server.dataDir);
 
-    // The minimum is read at each sample (every 5 s): lowered, captures are taken again.
-    server.deps.config.min_free_disk_mb = 0;
-    await pollUntil(async () => (await post(server, endpoint.slug)).status === 200, {
-      timeoutMs: 15_000,
-      intervalMs: 200,
-      what: "captures accepted once free space is above the minimum",
-    });
-    expect((await server.request("/healthz")).status).toBe(200);
-  });
+      // The minimum is read at each sample (every 5 s): lowered, captures are taken again.
+      server.deps.config.min_free_disk_mb = 0;
+      await pollUntil(async () => (await post(server, endpoint.slug)).status === 200, {
+        timeoutMs: 15_000,
+        intervalMs: 200,
+        what: "captures accepted once free space is above the minimum",
+      });
+      expect((await server.request("/healthz")).status).toBe(200);
+    },
+  );
 });

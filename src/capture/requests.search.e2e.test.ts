@@ -9,6 +9,7 @@ import { apiCall } from "../test-utils/api-call.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { testStore } from "../test-utils/test-store.ts";
 
 const clock = createFakeClock(Date.UTC(2026, 0, 1, 12));
 let server: TestServer;
@@ -142,25 +143,33 @@ describe("request search", () => {
     expect(idsOf(answer)).toEqual([ids.anonB as string]);
   });
 
-  test("emptying the endpoint empties its search too", async () => {
-    const scratch = await createEndpoint(account, "Scratch");
-    await capture(scratch.slug, "gone", { method: "POST", body: "ephemeral-text" });
-    const path = `/api/v1/endpoints/${scratch.id}/requests`;
-    const find = () => apiCall(server, "GET", `${path}?q=ephemeral`, { headers: account.headers });
-    expect((await find()).body.total).toBe(1);
-    expect((await apiCall(server, "DELETE", path, { headers: account.headers })).status).toBe(204);
-    expect((await find()).body.total).toBe(0);
-    // The rows (and their index entries, by trigger) are drained in the background; the drain's
-    // wake-up is a timer on the (fake) clock.
-    clock.advance(0);
-    const leftovers = () =>
-      (
-        server.deps.db.sqlite
-          .query(
-            "SELECT count(*) AS n FROM captured_requests_search WHERE captured_requests_search MATCH ?",
-          )
-          .get('"ephemeral"') as { n: number }
-      ).n;
-    await pollUntil(() => leftovers() === 0, { what: "the drain to remove the index entries" });
-  });
+  // What is checked at the end is SQLite's FTS5 index (its entries go by trigger); PostgreSQL
+  // searches the stored rows themselves and has no index to drain.
+  test.skipIf(testStore() === "postgres")(
+    "emptying the endpoint empties its search too",
+    async () => {
+      const scratch = await createEndpoint(account, "Scratch");
+      await capture(scratch.slug, "gone", { method: "POST", body: "ephemeral-text" });
+      const path = `/api/v1/endpoints/${scratch.id}/requests`;
+      const find = () =>
+        apiCall(server, "GET", `${path}?q=ephemeral`, { headers: account.headers });
+      expect((await find()).body.total).toBe(1);
+      expect((await apiCall(server, "DELETE", path, { headers: account.headers })).status).toBe(
+        204,
+      );
+      expect((await find()).body.total).toBe(0);
+      // The rows (and their index entries, by trigger) are drained in the background; the drain's
+      // wake-up is a timer on the (fake) clock.
+      clock.advance(0);
+      const leftovers = () =>
+        (
+          server.deps.db.sqlite
+            .query(
+              "SELECT count(*) AS n FROM captured_requests_search WHERE captured_requests_search MATCH ?",
+            )
+            .get('"ephemeral"') as { n: number }
+        ).n;
+      await pollUntil(() => leftovers() === 0, { what: "the drain to remove the index entries" });
+    },
+  );
 });

@@ -65,11 +65,14 @@ describe("the retention job", () => {
       expect(scheduler.patterns()[RETENTION_JOB]).toBe("0 * * * *");
       seedOrganization(sqlite, "org-free", "free");
       seedOrganization(sqlite, "org-ent", "enterprise");
-      const team = server.endpoint();
-      const free = server.endpoint({ organizationId: "org-free" });
-      const ent = server.endpoint({ organizationId: "org-ent" });
-      const anonymous = server.endpoint({ organizationId: null, expiresAt: isoAt(NOW + DAY) });
-      const expired = server.endpoint({ organizationId: null, expiresAt: isoAt(NOW - 1) });
+      const team = await server.endpoint();
+      const free = await server.endpoint({ organizationId: "org-free" });
+      const ent = await server.endpoint({ organizationId: "org-ent" });
+      const anonymous = await server.endpoint({
+        organizationId: null,
+        expiresAt: isoAt(NOW + DAY),
+      });
+      const expired = await server.endpoint({ organizationId: null, expiresAt: isoAt(NOW - 1) });
       for (const endpoint of [team, free, ent, anonymous, expired]) {
         for (const age of [1, 8, 31, 91]) seedRequests(sqlite, endpoint.id, age);
       }
@@ -131,7 +134,7 @@ describe("the retention job", () => {
     const scheduler = createManualScheduler();
     const server = await startCaptureServer({ clock, scheduler, plan: "free" });
     try {
-      const endpoint = server.endpoint();
+      const endpoint = await server.endpoint();
       seedRequests(server.deps.db.sqlite, endpoint.id, 30, 20_000);
       const sweep = scheduler.run(RETENTION_JOB);
       const answer = await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "now" });

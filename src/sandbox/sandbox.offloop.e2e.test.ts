@@ -66,7 +66,7 @@ test("captures sent while a script spins for its full CPU budget keep p99 under 
     config: { sandbox_timeout_ms: CPU_BUDGET_MS, capture_rate_limit: "off" },
   });
   const capture = server;
-  const { id, slug } = capture.endpoint();
+  const { id, slug } = await capture.endpoint();
   let sent = 0;
   const send = async () => {
     sent += 1;
@@ -93,5 +93,5 @@ test("captures sent while a script spins for its full CPU budget keep p99 under 
   expect(best.samples).toBeGreaterThanOrEqual(MIN_SAMPLES);
   expect(best.p99).toBeLessThan(P99_BOUND_MS);
   // Every capture answered 200 meanwhile is on disk.
-  expect(capture.stored(id).length).toBe(sent);
+  expect((await capture.stored(id)).length).toBe(sent);
 });

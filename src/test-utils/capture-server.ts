@@ -1,10 +1,15 @@
 import { afterEach } from "bun:test";
 import type { Plan } from "../auth/auth.model.ts";
+import { createCapturePostgresStore } from "../capture/capture.postgres.ts";
+import { createCaptureSqliteStore } from "../capture/capture.sqlite.ts";
+import type { CaptureStore } from "../capture/capture.store.ts";
 import {
+  runIn,
   type SeededEndpoint,
-  seedEndpoint,
-  seedOrganization,
-  storedRequests,
+  type StoredRow,
+  seedEndpointIn,
+  seedOrganizationIn,
+  storedRequestsIn,
 } from "./capture-fixtures.ts";
 import { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
 
@@ -13,22 +18,25 @@ export const ORG_ID = "org-capture";
 /** A test server with an organization to own endpoints, and helpers to make endpoints and read what was stored. */
 export interface CaptureServer extends TestServer {
   /** Seeds an endpoint (active, of ORG_ID unless told otherwise); returns its row's fields. */
-  endpoint(fields?: Partial<SeededEndpoint>): SeededEndpoint;
+  endpoint(fields?: Partial<SeededEndpoint>): Promise<SeededEndpoint>;
   /** Rows stored for an endpoint, oldest first. */
-  stored(endpointId: string): ReturnType<typeof storedRequests>;
+  stored(endpointId: string): Promise<StoredRow[]>;
+  /** The capture store over the server's database: reads as the app makes them. */
+  captureStore(): CaptureStore;
+  /** Runs a statement (`?` placeholders) on the server's database, SQLite or PostgreSQL. */
+  run(statement: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
 }
 
 let endpoints = 0;
 
-/** Starts a capture-ready server: real HTTP, real SQLite; its organization is on `plan` (default team). */
+/** Starts a capture-ready server: real HTTP, real SQLite or PostgreSQL (WEIR_TEST_STORE); its organization is on `plan` (default team). */
 export async function startCaptureServer(
   options: TestServerOptions & { plan?: Plan } = {},
 ): Promise<CaptureServer> {
   const server = await startTestServer(options);
-  const sqlite = server.deps.db.sqlite;
-  seedOrganization(sqlite, ORG_ID, options.plan ?? "team");
+  await seedOrganizationIn(server, ORG_ID, options.plan ?? "team");
   return Object.assign(server, {
-    endpoint(fields: Partial<SeededEndpoint> = {}) {
+    async endpoint(fields: Partial<SeededEndpoint> = {}) {
       endpoints += 1;
       const seeded: SeededEndpoint = {
         id: `endpoint-${endpoints}`,
@@ -36,11 +44,20 @@ export async function startCaptureServer(
         organizationId: ORG_ID,
         ...fields,
       };
-      seedEndpoint(sqlite, seeded);
+      await seedEndpointIn(server, seeded);
       return seeded;
     },
-    stored: (endpointId: string) => storedRequests(sqlite, endpointId),
+    stored: (endpointId: string) => storedRequestsIn(server, endpointId),
+    captureStore: () => captureStoreOf(server),
+    run: (statement: string, params: unknown[] = []) => runIn(server, statement, params),
   });
+}
+
+/** The capture store over a test server's database, SQLite or PostgreSQL: reads as the app makes them. */
+export function captureStoreOf(server: TestServer): CaptureStore {
+  return server.postgres
+    ? createCapturePostgresStore(server.postgres)
+    : createCaptureSqliteStore(server.deps.db);
 }
 
 /** For a test file: servers started through the returned function are stopped after each test. */
