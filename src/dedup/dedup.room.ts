@@ -1,5 +1,5 @@
 import type { AuthPorts } from "../auth/auth.room.ts";
-import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import type { Room } from "../room.ts";
