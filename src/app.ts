@@ -153,7 +153,8 @@ export function createApp(deps: AnyAppDeps, overrides: PortOverrides = {}) {
     observeAttempts: delivery.ports.observeAttempts,
     observeAttemptsPostgres: delivery.ports.observeAttemptsPostgres,
     // Without the routing room no destination is known: a failure then makes no issue.
-    describeDestination: routing?.ports.describeDestination ?? (() => null),
+    describeDestination: routing.ports.describeDestination,
+    findDestination: routing.ports.findDestination,
     ...(routing?.ports.describeDestinationPostgres && {
       describeDestinationPostgres: routing.ports.describeDestinationPostgres,
     }),

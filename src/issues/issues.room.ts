@@ -45,6 +45,8 @@ export interface IssuesRoomPorts {
   describeDestination: RoutingPorts["describeDestination"];
   /** PostgreSQL: the routing room's twin, read in the attempt's transaction. */
   describeDestinationPostgres?: RoutingPorts["describeDestinationPostgres"];
+  /** `describeDestination` awaited, on either store (what an issue's names are read by). */
+  findDestination?: RoutingPorts["findDestination"];
 }
 
 /** What the issues room lends: the contract of issues.ports.ts, and its /metrics lines. */
@@ -81,11 +83,11 @@ export function createIssuesRoom(
   const issues: IssuesDeps = {
     store,
     clock: deps.clock,
-    describeDestination: ports.describeDestination,
+    describeDestination: ports.findDestination ?? ports.describeDestination,
   };
-  const withContext = <T extends { destinationId: string }>(issue: T) => ({
+  const withContext = async <T extends { destinationId: string }>(issue: T) => ({
     issue,
-    context: contextOf(ports.describeDestination(issue.destinationId)),
+    context: contextOf(await issues.describeDestination(issue.destinationId)),
   });
   return {
     routes: issuesRoutes({ guard: ports.guard, issues }),
@@ -112,8 +114,10 @@ export function createIssuesRoom(
       onIssueChange: (listener) => void listeners.push(listener),
       onIssueChangePostgres: (listener) => void listenersPostgres.push(listener),
       listUnclosedOpenedBefore: async (organizationId, openedBefore, limit) =>
-        (await store.listUnclosedOpenedBefore(organizationId, openedBefore, limit)).map(
-          withContext,
+        Promise.all(
+          (await store.listUnclosedOpenedBefore(organizationId, openedBefore, limit)).map(
+            withContext,
+          ),
         ),
       listUnclosedOfDestination: (organizationId, destinationId) =>
         storage.unclosedOfDestinationNow(organizationId, destinationId),

@@ -16,7 +16,10 @@ import type { IssueQuery, IssuesStore } from "./issues.store.ts";
 export interface IssuesDeps {
   store: IssuesStore;
   clock: Clock;
-  describeDestination(destinationId: string): DestinationDescription | null;
+  /** The names an issue shows (on PostgreSQL read through the bridges store, so awaited). */
+  describeDestination(
+    destinationId: string,
+  ): DestinationDescription | null | Promise<DestinationDescription | null>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,7 +71,7 @@ export async function getIssueDetail(organizationId: string, issueId: string, de
   const issue = await requireIssue(organizationId, issueId, deps);
   return {
     issue,
-    context: contextOf(deps.describeDestination(issue.destinationId)),
+    context: contextOf(await deps.describeDestination(issue.destinationId)),
     samples: await deps.store.samples(issue.id, ISSUE_SAMPLE_LIMIT),
   };
 }

@@ -45,6 +45,8 @@ export interface RoutingPorts {
    * the names an issue or alert shows; null when it was deleted.
    */
   describeDestination(destinationId: string): DestinationDescription | null;
+  /** `describeDestination` through the bridges store: on either database, awaited. */
+  findDestination(destinationId: string): Promise<DestinationDescription | null>;
   /**
    * PostgreSQL only: the same inside the attempt's transaction (the issues room's grouping),
    * the twin of `describeDestination`.
@@ -196,6 +198,7 @@ export function createRoutingRoom(
       // Synchronous for the issues room's SQLite hook; on PostgreSQL it knows no destination yet.
       describeDestination: (destinationId) =>
         parts.sqliteRepos?.bridges.describeDestination(destinationId) ?? null,
+      findDestination: (destinationId) => parts.bridges.bridges.describeDestination(destinationId),
       ...(deps.postgres && {
         describeDestinationPostgres: (tx: PostgresTx, destinationId: string) =>
           describeDestinationPostgres(tx, destinationId),
