@@ -6,7 +6,7 @@ import type { Api } from "../lib/api.ts";
 import type { Endpoint, Page } from "../lib/types.ts";
 
 export type DashboardIssue = ReturnType<typeof presentIssue>;
-export type DashboardEvent = ReturnType<typeof listEvents>["events"][number];
+export type DashboardEvent = Awaited<ReturnType<typeof listEvents>>["events"][number];
 export type DashboardMonitor = Pick<MonitorView, "id" | "name" | "status" | "last_checked_at">;
 export interface IssuesAnswer {
   items: DashboardIssue[];

@@ -5,8 +5,8 @@ import type { presentBridge, presentSource } from "../../../src/routing/routing.
 import type { Api } from "../lib/api.ts";
 import type { Page } from "../lib/types.ts";
 
-export type EventRow = ReturnType<typeof listed>["events"][number];
-export type EventDetail = ReturnType<typeof getEvent>;
+export type EventRow = Awaited<ReturnType<typeof listed>>["events"][number];
+export type EventDetail = Awaited<ReturnType<typeof getEvent>>;
 export type Delivery = EventDetail["deliveries"][number];
 export type Attempt = ReturnType<typeof presentAttempt>;
 export type EventStatus = EventRow["status"];
