@@ -1,10 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { runCli } from "../test-utils/cli.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { startWeirProcess, type WeirProcess } from "../test-utils/weir-process.ts";
+import { startNodesOn, type WeirProcess } from "../test-utils/weir-process.ts";
 
 const databases = usePgDatabases();
 const tempDir = useTempDirs("weir-monitor-nodes-");
@@ -32,22 +31,6 @@ const gapsOf = (hits: readonly number[]) => {
 
 test("three nodes on one PostgreSQL check every monitor once per interval, also after one is killed", async () => {
   const db = await databases.create();
-  const created = runCli([
-    "admin",
-    "create-user",
-    "--database",
-    db.url,
-    "--email",
-    "ops@example.com",
-    "--password",
-    "a-long-password",
-    "--org",
-    "Ops",
-    "--plan",
-    "enterprise",
-  ]);
-  expect(created.exitCode).toBe(0);
-
   const hits = new Map<number, number[]>();
   const sink = Bun.serve({
     hostname: "127.0.0.1",
@@ -60,15 +43,7 @@ test("three nodes on one PostgreSQL check every monitor once per interval, also 
   });
   sinks.push(sink);
 
-  const env = { WEIR_DATABASE_URL: db.url, WEIR_SECRET_KEY: "cd".repeat(32) };
-  const nodes: WeirProcess[] = [];
-  for (let i = 0; i < 3; i++) nodes.push(await startWeirProcess(tempDir(), env, running));
-  const login = await fetch(`${nodes[0]?.url}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "ops@example.com", password: "a-long-password" }),
-  });
-  const { token } = (await login.json()) as { token: string };
+  const { nodes, token } = await startNodesOn(db.url, 3, tempDir, running);
   for (let i = 0; i < MONITORS; i++) {
     const node = nodes[i % nodes.length] as WeirProcess;
     const answer = await fetch(`${node.url}/api/v1/uptime-monitors`, {

@@ -1,10 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { runCli } from "../test-utils/cli.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { startWeirProcess, type WeirProcess } from "../test-utils/weir-process.ts";
+import { startNodesOn, type WeirProcess } from "../test-utils/weir-process.ts";
 
 const databases = usePgDatabases();
 const tempDir = useTempDirs("weir-gateway-nodes-");
@@ -51,32 +50,8 @@ async function call(node: WeirProcess, token: string, path: string, body: unknow
 
 test("three nodes on one PostgreSQL: every accepted event is delivered at least once, with one webhook-id, while a node is killed with SIGKILL", async () => {
   const db = await databases.create();
-  const created = runCli([
-    "admin",
-    "create-user",
-    "--database",
-    db.url,
-    "--email",
-    "ops@example.com",
-    "--password",
-    "a-long-password",
-    "--org",
-    "Ops",
-    "--plan",
-    "enterprise",
-  ]);
-  expect(created.exitCode).toBe(0);
-  const env = { WEIR_DATABASE_URL: db.url, WEIR_SECRET_KEY: "ab".repeat(32) };
-  const nodes: WeirProcess[] = [];
-  for (let i = 0; i < 3; i++) nodes.push(await startWeirProcess(tempDir(), env, running));
+  const { nodes, token } = await startNodesOn(db.url, 3, tempDir, running);
   const [first, second, victim] = nodes as [WeirProcess, WeirProcess, WeirProcess];
-
-  const login = await fetch(`${first.url}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "ops@example.com", password: "a-long-password" }),
-  });
-  const { token } = (await login.json()) as { token: string };
   const received: Received[] = [];
   const source = await call(first, token, "/api/v1/sources", { name: "shop", type: "webhook" });
   await call(second, token, "/api/v1/bridges", {

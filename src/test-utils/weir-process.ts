@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { cleanEnv } from "./cli.ts";
+import { cleanEnv, runCli } from "./cli.ts";
 import { freePort } from "./free-port.ts";
 import { pollUntil } from "./poll.ts";
 import { onPostgres, pgDatabaseFor, TEST_SECRET_KEY } from "./test-store.ts";
@@ -41,6 +41,45 @@ export async function startWeirProcess(
     what: "weir serve to answer /healthz",
   });
   return { proc, url };
+}
+
+/**
+ * `count` `weir serve` processes on one PostgreSQL database, started one after another (the
+ * first applies the migrations), and the login of an operator of an enterprise organization
+ * made with `weir admin` before any node serves, so no plan limit gets in a test's way.
+ */
+export async function startNodesOn(
+  databaseUrl: string,
+  count: number,
+  dataDir: () => string,
+  running: Subprocess[],
+): Promise<{ nodes: WeirProcess[]; token: string }> {
+  const credentials = { email: "ops@example.com", password: "a-long-password" };
+  const created = runCli([
+    "admin",
+    "create-user",
+    "--database",
+    databaseUrl,
+    "--email",
+    credentials.email,
+    "--password",
+    credentials.password,
+    "--org",
+    "Ops",
+    "--plan",
+    "enterprise",
+  ]);
+  if (created.exitCode !== 0) throw new Error(`weir admin create-user: ${created.stderr}`);
+  const env = { WEIR_DATABASE_URL: databaseUrl, WEIR_SECRET_KEY: "ab".repeat(32) };
+  const nodes: WeirProcess[] = [];
+  for (let i = 0; i < count; i++) nodes.push(await startWeirProcess(dataDir(), env, running));
+  const login = await fetch(`${nodes[0]?.url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(credentials),
+  });
+  const { token } = (await login.json()) as { token: string };
+  return { nodes, token };
 }
 
 /**
