@@ -94,3 +94,29 @@ test("records commit in order with the variables their runs counted; a failed ba
   expect(rows.map((row: { request_id: string }) => row.request_id)).toEqual(["r2", "r3", "r4"]);
   await recorder.close();
 });
+
+test("a run whose read of the variables overlaps the commit of the run before it still counts on from that run", async () => {
+  const { pg } = await world();
+  const store = createActionsPostgresStore(pg);
+  let before: Promise<boolean> | null = null;
+  // The read is answered from the table as it was, and only after the batch before it committed
+  // and left this node's pending values: the moment a run could lose the one before it.
+  const lagging = {
+    variables: async (endpointId: string) => {
+      const values = await store.variables(endpointId);
+      if (before) await before;
+      return values;
+    },
+  };
+  const recorder = createRunRecorderPostgres({
+    pg,
+    store: lagging,
+    committed: () => {},
+    onHookError: () => {},
+  });
+  before = (await runOnce(recorder, 0)).outcome;
+  const second = (await runOnce(recorder, 1)).outcome;
+  expect([await before, await second]).toEqual([true, true]);
+  expect(await store.variables("e1")).toEqual({ count: 2 });
+  await recorder.close();
+});

@@ -106,10 +106,12 @@ export function createRunRecorderPostgres(deps: PostgresRecorderDeps): RunRecord
   return {
     async variablesOf(endpointId): Promise<VariablesAt> {
       const generation = generationOf(endpointId);
-      const values = await deps.store.variables(endpointId);
+      // Taken before the read: a batch committing while the read is out clears its pending
+      // values, and the read may still see the table from before that commit.
       const entry = pending.get(endpointId);
-      if (entry && entry.generation === generation) Object.assign(values, entry.values);
-      return { values, generation };
+      const overlay = entry && entry.generation === generation ? { ...entry.values } : {};
+      const values = await deps.store.variables(endpointId);
+      return { values: Object.assign(values, overlay), generation };
     },
     generationOf,
     submit(record) {
