@@ -2,33 +2,17 @@ import type { CommitTurn } from "../db/db.commit-turn.ts";
 import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { DedupBatch, DedupTicket } from "../dedup/dedup.room.ts";
-import { channelProvider } from "../delivery/channels/channels.registry.ts";
-import type {
-  DeliveryAttempt,
-  DeliveryKindHandlers,
-  DeliveryPorts,
-  DeliveryRecord,
-  DeliveryResponse,
-} from "../delivery/delivery.ports.ts";
+import type { DeliveryKindHandlers, DeliveryPorts } from "../delivery/delivery.ports.ts";
 import type { Clock } from "../shared/clock.ts";
 import { isoAt } from "../shared/clock.ts";
-import { concealer } from "../shared/conceal.ts";
 import type { RequestView } from "../shared/field-path.ts";
 import type { Ids } from "../shared/ids.ts";
 import type { TransformationOutcome } from "../transformations/transformations.model.ts";
 import type { BridgesRepo, SealedSecrets } from "./bridges.repo.ts";
 import type { BridgesStore } from "./bridges.store.ts";
-import { eventDeliveryRequest } from "./delivery-request.model.ts";
 import { createDestinationCache } from "./destinations.cache.ts";
 import type { Destination } from "./destinations.model.ts";
-import {
-  destinationConcealments,
-  environmentConcealments,
-  exactChatPayload,
-  scriptRequestOf,
-  transformedEvent,
-  withSecrets,
-} from "./event-prepare.model.ts";
+import { createEventKindHandlers } from "./event-kind.service.ts";
 import type { EventsRepo, StoredEvent } from "./events.repo.ts";
 import type { EventsStore } from "./events.store.ts";
 import { type IngestRequest, type RoutePlan, type Routing, requestView } from "./ingest.model.ts";
@@ -319,102 +303,21 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
 
     close: () => group.close(),
 
-    /** The handlers of the `event` delivery kind. */
-    kindHandlers(): DeliveryKindHandlers {
-      return {
-        async prepare(delivery: DeliveryRecord) {
-          const event = eventsStore
-            ? await eventsStore.findById(delivery.subjectId)
-            : eventsRepo().findById(delivery.subjectId);
-          const found = routeStores
-            ? await destinations.fetch(delivery.destinationKey)
-            : destinations.get(delivery.destinationKey);
-          if (!event || !found) {
-            return {
-              fail: {
-                errorType: "network_error",
-                errorCode: "destination_deleted",
-                message: "the event or its destination no longer exists",
-                retryable: false,
-              },
-            };
-          }
-          const lookup =
-            deps.resolveSecretsNow?.(event.organizationId) ??
-            (await deps.resolveSecrets?.(event.organizationId)) ??
-            (() => undefined);
-          const resolved = withSecrets(found.destination, lookup);
-          if ("fail" in resolved) return resolved;
-          const { destination } = resolved;
-          let concealed = destinationConcealments(found.destination, destination, lookup);
-          const secrets = found.signingSecrets;
-          let sendable = event;
-          if (destination.transformationId && deps.runTransformation) {
-            const outcome = await deps.runTransformation(
-              event.organizationId,
-              destination.transformationId,
-              scriptRequestOf(event),
-            );
-            if ("filtered" in outcome) return { skip: "filtered" };
-            // The script saw every secret (`context.env`) and may have copied one anywhere.
-            const environment = (await deps.secretEnvironment?.(event.organizationId)) ?? {};
-            concealed = [...concealed, ...environmentConcealments(environment)];
-            if ("error" in outcome) {
-              const { code, message } = outcome.error;
-              return {
-                fail: {
-                  errorType: "transformation_error",
-                  errorCode: code,
-                  message: concealer(concealed)(message),
-                  retryable: false,
-                },
-              };
-            }
-            const exact = exactChatPayload(destination, outcome.request.body, deps.telegramApiBase);
-            if (exact) return { send: { ...exact, concealed } };
-            sendable = transformedEvent(event, outcome.request);
-          }
-          const prepared = eventDeliveryRequest(sendable, destination, secrets, {
-            // The cached route plan holds the source: no query per delivery for its name.
-            sourceName: (routeStores
-              ? await awaitPlanById(event.sourceId)
-              : planFor(`id:${event.sourceId}`, () => sourcesRepo().findById(event.sourceId))
-            )?.source.name,
-            telegramApiBase: deps.telegramApiBase,
-          });
-          if (!("send" in prepared)) return prepared;
-          // Untransformed, the body sent is the event's own: its attempts need not keep a copy.
-          const bodyIsSubject = sendable === event && prepared.send.body === event.body;
-          return { send: { ...prepared.send, concealed, bodyIsSubject } };
+    /** The handlers of the `event` delivery kind (event-kind.service.ts). */
+    kindHandlers: (): DeliveryKindHandlers =>
+      createEventKindHandlers(deps, {
+        findEvent: (id) => (eventsStore ? eventsStore.findById(id) : eventsRepo().findById(id)),
+        destinations,
+        sourceName: async (sourceId) =>
+          (routeStores
+            ? await awaitPlanById(sourceId)
+            : planFor(`id:${sourceId}`, () => sourcesRepo().findById(sourceId))
+          )?.source.name,
+        deliveryEnded: (id, status) => eventsRepo().deliveryEnded(id, status),
+        deliveryEndedPostgres: async (tx, id, status) => {
+          await eventsStore?.deliveryEnded(tx, id, status);
         },
-        retryAfterMs(delivery: DeliveryRecord, response: DeliveryResponse) {
-          const found = destinations.get(delivery.destinationKey);
-          if (!found || found.destination.type === "http") return null;
-          const provider = channelProvider(found.destination.type, {
-            telegramApiBase: deps.telegramApiBase,
-          });
-          return provider?.retryAfterMs?.(response) ?? null;
-        },
-        // Only an ended delivery moves its event (decisions.md §8): a failed one fails it
-        // at once; the last open one ending delivered delivers it. The event's open count
-        // says which is the last, so no sibling is read; a retry leaves the event as it is.
-        onAttempt(_tx: TxHandle, delivery: DeliveryRecord, _attempt: DeliveryAttempt) {
-          if (delivery.status === "failed" || delivery.status === "delivered")
-            eventsRepo().deliveryEnded(delivery.subjectId, delivery.status);
-        },
-        // A transformation dropped it: nothing to send, and one fewer delivery to wait for.
-        onSkipped(_tx: TxHandle, delivery: DeliveryRecord) {
-          eventsRepo().deliveryEnded(delivery.subjectId, "delivered");
-        },
-        async onAttemptPostgres(tx, delivery) {
-          if (delivery.status === "failed" || delivery.status === "delivered")
-            await eventsStore?.deliveryEnded(tx, delivery.subjectId, delivery.status);
-        },
-        async onSkippedPostgres(tx, delivery) {
-          await eventsStore?.deliveryEnded(tx, delivery.subjectId, "delivered");
-        },
-      };
-    },
+      }),
   };
 }
 
