@@ -40,7 +40,7 @@ describe("routes served by Bun.serve ahead of the app", () => {
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const kept = await fetch(`${origin}/w/abc`, { headers: { "x-request-id": "proxy-id.1" } });
     expect(kept.headers.get("x-request-id")).toBe("proxy-id.1");
-    expect(metrics.render()).toContain(
+    expect(await metrics.render()).toContain(
       'weir_http_requests_total{method="POST",route="/w/:slug",status="200"} 1',
     );
   });
@@ -54,7 +54,7 @@ describe("routes served by Bun.serve ahead of the app", () => {
     expect(
       lines.some((l) => l.includes(`"request_id":"${id}"`) && l.includes("/w/abc/deeper")),
     ).toBe(true);
-    expect(metrics.render()).toContain(
+    expect(await metrics.render()).toContain(
       'weir_http_requests_total{method="PUT",route="/w/:slug/*",status="500"} 1',
     );
   });

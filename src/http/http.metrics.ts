@@ -19,9 +19,12 @@ interface Counter {
 /** In-process HTTP metrics, rendered in Prometheus text format. One registry per app. */
 export interface Metrics {
   observe(method: string, route: string, status: number, seconds: number): void;
-  /** Adds lines a room renders itself (its HELP/TYPE included), read on every scrape. */
-  addSource(render: () => string[]): void;
-  render(): string;
+  /**
+   * Adds lines a room renders itself (its HELP/TYPE included), read on every scrape; on
+   * PostgreSQL a room reads them from the database then, so they are the cluster's as of now.
+   */
+  addSource(render: () => string[] | Promise<string[]>): void;
+  render(): Promise<string>;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const requests = new Map<string, Counter>();
   const latency = new Map<string, Histogram>();
-  const sources: (() => string[])[] = [];
+  const sources: (() => string[] | Promise<string[]>)[] = [];
   return {
     addSource(render) {
       sources.push(render);
@@ -53,12 +56,12 @@ export function createMetrics(): Metrics {
       histogram.sum += seconds;
       histogram.count += 1;
     },
-    render: () =>
+    render: async () =>
       [
         ...renderRequests(requests),
         ...renderLatency(latency),
         ...renderProcess(),
-        ...sources.flatMap((render) => render()),
+        ...(await Promise.all(sources.map((render) => render()))).flat(),
       ]
         .join("\n")
         .concat("\n"),

@@ -7,7 +7,7 @@ import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createMonitorAs } from "../test-utils/monitors.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { createMaintenanceRoom } from "./maintenance.room.ts";
+import { createMaintenanceRoom, MAINTENANCE_REFRESH_JOB } from "./maintenance.room.ts";
 import { MAX_WINDOWS } from "./maintenance.service.ts";
 
 const PATH = "/api/v1/maintenance-windows";
@@ -255,10 +255,13 @@ describe("maintenance windows", () => {
       duration_minutes: 30,
       timezone: "UTC",
     });
-    const ports = createMaintenanceRoom(server.deps, {
+    const room = createMaintenanceRoom(server.deps, {
       guard: (() => new Elysia()) as unknown as AuthPorts["guard"],
       monitorExists: async () => true,
-    }).ports;
+    });
+    // On PostgreSQL a room reads a copy of the windows, loaded as the node starts.
+    await room.jobs.find((job) => job.name === MAINTENANCE_REFRESH_JOB)?.run();
+    const { ports } = room;
     const found = ports.maintenanceFor(owner.organizationId, [monitorId], new Date(clock.now()), 7);
     expect(found.active.map((o) => o.window_id)).toEqual([now.id]);
     expect(found.active[0]).toEqual({

@@ -6,6 +6,7 @@ import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createMonitorAs, MONITORS_PATH } from "../test-utils/monitors.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const DAY = 24 * 3_600_000;
@@ -64,7 +65,7 @@ const report = (query: string) =>
 describe("SLA reports", () => {
   test("per UTC day and in total, from the daily rollups alone, maintenance left out of uptime", async () => {
     // Raw checks may be gone (retention): the report must not need them.
-    server.deps.db.sqlite.run("DELETE FROM monitor_checks WHERE monitor_id = ?", [monitorId]);
+    await serverRows(server, "DELETE FROM monitor_checks WHERE monitor_id = $1", [monitorId]);
     const answer = await report("from=2026-01-01&to=2026-01-03");
     expect(answer.status).toBe(200);
     expect(answer.body.data).toEqual({

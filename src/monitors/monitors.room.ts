@@ -35,7 +35,7 @@ export interface MonitorsRoomPorts {
 
 /** What the monitors room lends: its /metrics lines, and reads for status pages. */
 export interface MonitorsPorts {
-  metricLines(): string[];
+  metricLines(): Promise<string[]>;
   /** Whether the organization has this monitor (one indexed read, no figures). */
   monitorExists(organizationId: string, id: string): Promise<boolean>;
   /** The organization's monitor in brief (no figures, one indexed read): status pages. */
@@ -145,8 +145,8 @@ export function createMonitorsRoom(
     ],
     stop: () => storage.stop(),
     ports: {
-      metricLines: () =>
-        renderMonitorMetrics(storage.figures(), (id) =>
+      metricLines: async () =>
+        renderMonitorMetrics(await store.figures(), (id) =>
           inMaintenance(id, new Date(deps.clock.now())),
         ),
       monitorExists: async (organizationId, id) => (await store.find(organizationId, id)) !== null,

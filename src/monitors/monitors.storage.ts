@@ -10,7 +10,7 @@ import type { Monitor, ProbeResult } from "./monitors.model.ts";
 import { createMonitorsPostgresStore } from "./monitors.postgres.ts";
 import { monitorOfRow } from "./monitors.repo.ts";
 import { createMonitorsSqliteStore } from "./monitors.sqlite.ts";
-import type { MonitorFigures, MonitorsStore } from "./monitors.store.ts";
+import type { MonitorsStore } from "./monitors.store.ts";
 
 export type MonitorsStorageDeps = Pick<
   SharedDeps,
@@ -35,8 +35,6 @@ export interface MonitorsStorage {
   start(): void;
   wake(): void;
   stop(): void;
-  /** Every monitor's figures for /metrics, read without a promise. */
-  figures(): MonitorFigures[];
 }
 
 /** A lease outlives its monitor's probe (its timeout) by this: a crashed node's rows come back. */
@@ -86,7 +84,6 @@ export function monitorsStorage(
     start: () => queue.start(),
     wake: () => queue.notify(),
     stop: () => queue.stop(),
-    figures: () => store.repo.figures(),
   };
 }
 
@@ -105,7 +102,6 @@ function postgresStorage(
   const log = deps.logger.child({ scope: "monitors" });
   let running = 0;
   let stopped = false;
-  let figures: MonitorFigures[] = [];
   const check = async (monitor: Monitor, lease: number) => {
     try {
       const result = await hooks.probe(monitor);
@@ -123,7 +119,6 @@ function postgresStorage(
     const claimed = await store.claimDue(deps.clock.now(), LEASE_SLACK_MS, free);
     running += claimed.length;
     for (const { monitor, lease } of claimed) void check(monitor, lease);
-    figures = await store.figures();
   };
   return {
     store,
@@ -139,6 +134,5 @@ function postgresStorage(
     stop: () => {
       stopped = true;
     },
-    figures: () => figures,
   };
 }

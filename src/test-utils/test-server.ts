@@ -1,4 +1,5 @@
 import { createApp, type PortOverrides, type WeirApp } from "../app.ts";
+import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import {
   type AnyAppDeps,
@@ -11,6 +12,8 @@ import {
 import type { Config } from "../shared/config.table.ts";
 import { loadConfig } from "../shared/config.ts";
 import { createLogger } from "../shared/logger.ts";
+import type { ManualScheduler } from "./manual-scheduler.ts";
+import { pollUntil } from "./poll.ts";
 import { createTestPgDatabase, type TestPgDatabase } from "./postgres.ts";
 import { makeTempDir } from "./temp-dir.ts";
 import { onPostgres, TEST_SECRET_KEY, type TestStore } from "./test-store.ts";
@@ -78,6 +81,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const weir = createApp(deps, options.ports);
   const port = weir.start({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${port}`;
+  // Alone on its fresh database the server leads at once: its cluster-wide jobs (retention,
+  // scans) then run when a test asks, as on SQLite, rather than depending on who won a race.
+  if (pg) {
+    // A manual scheduler runs the leadership try only when told to.
+    const scheduler = deps.scheduler as Partial<ManualScheduler>;
+    await pollUntil(
+      async () => deps.cluster.isLeader() || void (await scheduler.run?.(LEADERSHIP_JOB)),
+      { what: "the test server to lead" },
+    );
+  }
   return {
     url,
     port,
