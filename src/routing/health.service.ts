@@ -1,3 +1,4 @@
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type {
   DeliveryAttempt,
   DeliveryKindHandlers,
@@ -40,7 +41,11 @@ export interface HealthCounting {
   };
   postgres?: {
     store: HealthStore;
-    describeDestination(id: string): Promise<DestinationDescription | null>;
+    /**
+     * Read in the attempt's transaction: that transaction holds row locks other attempts wait
+     * on, so a read through the pool could wait for a connection those attempts all hold.
+     */
+    describeDestination(tx: PostgresTx, id: string): Promise<DestinationDescription | null>;
   };
 }
 
@@ -100,7 +105,8 @@ export function withHealthCounts(
         if (attempt.errorCode === "circuit_open") return;
         try {
           const key = delivery.destinationKey;
-          const owner = owners.get(key) ?? remember(key, await postgres.describeDestination(key));
+          const owner =
+            owners.get(key) ?? remember(key, await postgres.describeDestination(tx, key));
           if (owner) await postgres.store.record(tx, outcomeOf(delivery, attempt, owner));
         } catch (error) {
           failed(delivery, error);
