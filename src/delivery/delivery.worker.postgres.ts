@@ -120,8 +120,34 @@ export function createPostgresDeliveryWorker(
   /** Attempts since start by kind and outcome, for /metrics. */
   const outcomes = new Map<string, number>();
 
+  /**
+   * Whether recording this outcome would leave the breaker as it is (a success on a closed,
+   * healthy breaker), read from the cached state before the transaction: such a success writes
+   * nothing, so a destination's attempts do not all queue on its breaker row. The cache may be
+   * up to a second behind another node's writes, as admissions already are.
+   */
+  const leavesBreakerAsItIs = async (key: string, success: boolean, now: number) => {
+    const known = await breakers.read(key);
+    return (
+      known.phase === "closed" &&
+      JSON.stringify(record(known, success, now, openMs)) === JSON.stringify(known)
+    );
+  };
+
   const commit = async (item: Recording<PostgresLease>): Promise<DeliveryRecord | null> => {
     const { row, next } = item;
+    const key = row.destination_key;
+    const success = item.breakerSuccess;
+    const breakerWrite =
+      success !== null && !(await leavesBreakerAsItIs(key, success, deps.clock.now()));
+    /** Last in the transaction: the breaker's row lock is held only until the commit. */
+    const recordBreaker = async (tx: PostgresTx, now: number) => {
+      if (!breakerWrite || success === null) return;
+      noteBreaker(
+        key,
+        await breakers.update(tx, key, (state) => record(state, success, now, openMs), now),
+      );
+    };
     return item.lease.whileHeld((until) =>
       sql.begin(async (tx) => {
         const now = deps.clock.now();
@@ -143,15 +169,8 @@ export function createPostgresDeliveryWorker(
           return null; // deleted meanwhile (retention): nothing to record
         }
         if (item.attempt) await store.insertAttempt(tx, item.attempt);
-        if (item.breakerSuccess !== null) {
-          const success = item.breakerSuccess;
-          const key = row.destination_key;
-          noteBreaker(
-            key,
-            await breakers.update(tx, key, (state) => record(state, success, now, openMs), now),
-          );
-        }
         if (!stored) {
+          await recordBreaker(tx, now);
           log.warn("lease lost before the attempt was recorded; the new owner decides", {
             id: row.id,
           });
@@ -164,6 +183,7 @@ export function createPostgresDeliveryWorker(
         if (item.attempt || updated.status === "delivered") {
           await hear(tx, updated, listenersOf(updated, item.attempt));
         }
+        await recordBreaker(tx, now);
         return updated;
       }),
     );

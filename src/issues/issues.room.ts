@@ -13,7 +13,7 @@ import {
   observeAttemptPostgres,
 } from "./issues.grouping.ts";
 import { renderIssueMetrics } from "./issues.metrics.ts";
-import type { IssueRecord, IssueStatus, IssuesPorts } from "./issues.ports.ts";
+import type { IssueRecord, IssuesPorts } from "./issues.ports.ts";
 import {
   createIssuesPostgresStore,
   groupFailurePostgres,
@@ -29,9 +29,6 @@ import type { IssuesStore } from "./issues.store.ts";
 /** The closed-issues sweep: hourly like the other retention sweeps, and once at start. */
 export const ISSUES_RETENTION_JOB = "issues.closed-retention";
 const RETENTION_PATTERN = "0 * * * *";
-/** On PostgreSQL, how often a node reads the issue counts its /metrics shows. */
-export const ISSUES_COUNTS_JOB = "issues.status-counts";
-const COUNTS_SECONDS = 5;
 
 export type IssuesRoomDeps = Pick<SharedDeps, "clock" | "ids" | "logger" | "config"> & RoomStorage;
 
@@ -51,8 +48,8 @@ export interface IssuesRoomPorts {
 
 /** What the issues room lends: the contract of issues.ports.ts, and its /metrics lines. */
 export interface IssuesRoomLends extends IssuesPorts {
-  /** Issues by status in Prometheus text. */
-  metricLines(): string[];
+  /** Issues by status in Prometheus text, read at the scrape (a trigger-kept table of three rows). */
+  metricLines(): Promise<string[]>;
 }
 
 /** How the room hears attempts and counts issues on the store it runs on. */
@@ -60,8 +57,6 @@ interface IssuesStorage {
   store: IssuesStore;
   /** listUnclosedOfDestination as a SQLite listener reads it, inside its transaction. */
   unclosedOfDestinationNow(organizationId: string, destinationId: string): IssueRecord[];
-  /** The counts /metrics shows, read without a promise. */
-  counts(): { status: IssueStatus; n: number }[];
   jobs: RoomJob[];
 }
 
@@ -110,7 +105,7 @@ export function createIssuesRoom(
     subscriptions: [],
     stop: () => {},
     ports: {
-      metricLines: () => renderIssueMetrics(storage.counts()),
+      metricLines: async () => renderIssueMetrics(await store.countByStatus()),
       onIssueChange: (listener) => void listeners.push(listener),
       onIssueChangePostgres: (listener) => void listenersPostgres.push(listener),
       listUnclosedOpenedBefore: async (organizationId, openedBefore, limit) =>
@@ -152,15 +147,11 @@ function sqliteStorage(
     store,
     unclosedOfDestinationNow: (organizationId, destinationId) =>
       repo.listUnclosedOfDestination(organizationId, destinationId),
-    counts: () => repo.countByStatus(),
     jobs: [],
   };
 }
 
-/**
- * PostgreSQL: failures grouped in the attempt's `sql.begin` transaction; /metrics shows the
- * counts each node reads every few seconds (the trigger-kept table, three rows).
- */
+/** PostgreSQL: failures grouped in the attempt's `sql.begin` transaction. */
 function postgresStorage(
   deps: IssuesRoomDeps,
   pg: PostgresDb,
@@ -182,22 +173,11 @@ function postgresStorage(
       listeners,
     }),
   );
-  let counts: { status: IssueStatus; n: number }[] = [];
   return {
     store,
     unclosedOfDestinationNow: () => {
       throw new Error("on PostgreSQL an issue listener reads listUnclosedOfDestinationPostgres");
     },
-    counts: () => counts,
-    jobs: [
-      {
-        name: ISSUES_COUNTS_JOB,
-        intervalSeconds: COUNTS_SECONDS,
-        runNow: true,
-        run: async () => {
-          counts = await store.countByStatus();
-        },
-      },
-    ],
+    jobs: [],
   };
 }

@@ -158,3 +158,35 @@ test("the deliveries are written in the event's transaction: a failing outbox le
     SELECT open_deliveries FROM event_states WHERE event_id = ${retry.event.id}`;
   expect(state.open_deliveries).toBe(1);
 });
+
+test("the events of one turn share a transaction, each undone alone: stored, stale (a bridge gone) and duplicate side by side", async () => {
+  const sourceId = "src-batch";
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  let transactions = 0;
+  const counted = {
+    ...nodes[0],
+    sql: new Proxy(nodes[0].sql, {
+      get(target, property, receiver) {
+        if (property !== "begin") return Reflect.get(target, property, receiver);
+        return (...args: unknown[]) => {
+          transactions += 1;
+          return Reflect.apply(target.begin, target, args);
+        };
+      },
+    }),
+  } as PostgresDb;
+  const writer = createIngestPostgresWriter(counted, {
+    checkDedup: createCheckDedupPostgres(createPostgresDedupKeys(counted.sql), () => NOW),
+  });
+  const first = writeOf(sourceId, key);
+  const stale = { ...writeOf(sourceId, null), bridgeIds: ["bridge-deleted-meanwhile"] };
+  const again = writeOf(sourceId, key);
+  const more = Array.from({ length: 20 }, () => writeOf(sourceId, null));
+  const outcomes = await Promise.all([first, stale, again, ...more].map((w) => writer.store(w)));
+  expect(outcomes.slice(0, 3)).toEqual(["stored", "stale", "duplicate"]);
+  expect(outcomes.slice(3).every((outcome) => outcome === "stored")).toBe(true);
+  expect(transactions).toBe(1);
+  expect((await eventsOf(sourceId)).sort()).toEqual([first, ...more].map((w) => w.event.id).sort());
+  await writer.close();
+  await expect(writer.store(writeOf(sourceId, null))).rejects.toThrow("closed");
+});

@@ -1,8 +1,9 @@
+import { type BatchOutcome, createPostgresGroupCommit } from "../db/db.group-commit.postgres.ts";
 import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { CheckDedupPostgres } from "../dedup/dedup.store.ts";
 import type { DeliveryRecord, NewDelivery } from "../delivery/delivery.ports.ts";
 import type { StoredEvent } from "./events.repo.ts";
-import type { IngestWriteOutcome, IngestWriter } from "./ingest.store.ts";
+import type { IngestWrite, IngestWriteOutcome, IngestWriter } from "./ingest.store.ts";
 
 export interface IngestPostgresOptions {
   /** The dedup room's step inside the event's transaction (claim the key, count the ingest). */
@@ -11,34 +12,53 @@ export interface IngestPostgresOptions {
   enqueueDeliveries?(tx: PostgresTx, deliveries: readonly NewDelivery[]): Promise<DeliveryRecord[]>;
 }
 
+/** Most events in one transaction: a burst's answers wait for one commit, not a queue of them. */
+const MAX_BATCH = 256;
+
 /**
- * The ingest's writes on PostgreSQL: for each event one `sql.begin` transaction holds its dedup
- * key, the event with its state and bridges, and its deliveries, so a node answers 200 only after
- * all of them committed, and a key held by any node's committed (or still open) ingest refuses
- * the same key on every other node. SQLite keeps its group commit (ingest.service.ts): on
- * PostgreSQL each node's pool runs several of these transactions at once instead.
+ * The ingest's writes on PostgreSQL: each event's dedup key, the event with its state and
+ * bridges, and its deliveries commit together, so a node answers 200 only after all of them
+ * committed, and a key held by any node's committed (or still open) ingest refuses the same key
+ * on every other node. The events of one turn share a transaction (a group commit, as capture's),
+ * each in a savepoint of its own: one event's failure, or a bridge deleted since its plan was
+ * read, undoes that event alone. A batch that fails as a whole (a deadlock with another node's
+ * batch over dedup keys) is written again one event per transaction.
  */
 export function createIngestPostgresWriter(
   pg: PostgresDb,
   options: IngestPostgresOptions = {},
 ): IngestWriter {
   const { checkDedup, enqueueDeliveries } = options;
-  return {
-    store: (write) =>
-      pg.sql
-        .begin(async (tx): Promise<IngestWriteOutcome> => {
-          if (write.dedup && checkDedup && (await checkDedup(tx, write.dedup))) return "duplicate";
-          const open = enqueueDeliveries ? write.deliveries.length : 0;
-          await insertEvent(tx, write.event, write.bridgeIds, open);
-          if (open > 0) await enqueueDeliveries?.(tx, write.deliveries);
-          return "stored";
-        })
-        .catch((error: unknown) => {
-          // The whole transaction rolled back, its dedup key with it.
-          if (isForeignKeyViolation(error)) return "stale";
-          throw error;
-        }),
+  const write = async (tx: PostgresTx, w: IngestWrite): Promise<IngestWriteOutcome> => {
+    if (w.dedup && checkDedup && (await checkDedup(tx, w.dedup))) return "duplicate";
+    const open = enqueueDeliveries ? w.deliveries.length : 0;
+    await insertEvent(tx, w.event, w.bridgeIds, open);
+    if (open > 0) await enqueueDeliveries?.(tx, w.deliveries);
+    return "stored";
   };
+  // The event's transaction (or savepoint) rolled back, its dedup key with it.
+  const staleOr = (error: unknown): IngestWriteOutcome => {
+    if (isForeignKeyViolation(error)) return "stale";
+    throw error;
+  };
+  const group = createPostgresGroupCommit<IngestWrite, IngestWriteOutcome>({
+    sql: pg.sql,
+    maxBatch: MAX_BATCH,
+    async commit(tx, batch) {
+      const outcomes: BatchOutcome<IngestWriteOutcome>[] = [];
+      for (const w of batch) {
+        try {
+          outcomes.push({ result: await tx.savepoint((inner) => write(inner, w)) });
+        } catch (error) {
+          if (isForeignKeyViolation(error)) outcomes.push({ result: "stale" });
+          else outcomes.push({ failed: error });
+        }
+      }
+      return outcomes;
+    },
+    alone: (w) => pg.sql.begin((tx) => write(tx, w)).catch(staleOr),
+  });
+  return { store: (w) => group.submit(w), close: () => group.close() };
 }
 
 /** PostgreSQL's code for a foreign key refusing a row: the source or a bridge is gone. */

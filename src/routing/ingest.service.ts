@@ -301,7 +301,10 @@ export function createIngestService(deps: IngestDeps, hooks: IngestHooks) {
         enqueue: (tx, e, destinations) => enqueue(tx, e, destinations) ?? [],
       }),
 
-    close: () => group.close(),
+    close: async () => {
+      group.close();
+      await deps.writer?.close();
+    },
 
     /** The handlers of the `event` delivery kind (event-kind.service.ts). */
     kindHandlers: (): DeliveryKindHandlers =>

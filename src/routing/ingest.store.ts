@@ -18,10 +18,12 @@ export interface IngestWrite {
 export type IngestWriteOutcome = "stored" | "duplicate" | "stale";
 
 /**
- * The ingest's writes where each event is its own transaction (PostgreSQL,
- * ingest-writer.postgres.ts). SQLite's are the group commit of ingest.service.ts.
+ * The ingest's writes on PostgreSQL (ingest-writer.postgres.ts). SQLite's are the synchronous
+ * group commit of ingest.service.ts.
  */
 export interface IngestWriter {
   /** Resolves after the event's transaction committed. */
   store(write: IngestWrite): Promise<IngestWriteOutcome>;
+  /** Commits what is queued; later writes are refused. */
+  close(): Promise<void>;
 }
