@@ -7,10 +7,12 @@ import { type DueRow, type DueTable, dueColumns, type RowId } from "./db.due-row
 /**
  * A node's hold on one claimed row of a shared due table. Its end, `until`, is the token of the
  * finishing write (`… WHERE id = $1 AND locked_until = $2`); extensions move it, so the finishing
- * write runs through `whileHeld`, which never overlaps an extension of the same lease.
+ * write takes it from `settle`, which waits for an extension in flight and ends them.
  */
 export class PostgresLease {
   held = true;
+  /** Its outcome is being written: extensions stop, so `until` stays the write's token. */
+  private settled = false;
   private chain: Promise<unknown> = Promise.resolve();
   constructor(
     readonly id: RowId,
@@ -22,6 +24,7 @@ export class PostgresLease {
   extend(): Promise<boolean> {
     return this.exclusive(async () => {
       if (!this.held) return false;
+      if (this.settled) return true;
       const next = await this.store.extend(this.id, this.until);
       if (next === null) this.held = false;
       else this.until = next;
@@ -29,9 +32,16 @@ export class PostgresLease {
     });
   }
 
-  /** Runs `write` with the lease's end as of now, with no extension of it in between. */
-  whileHeld<T>(write: (until: number) => Promise<T>): Promise<T> {
-    return this.exclusive(() => write(this.until));
+  /**
+   * Ends the extensions, after any in flight, and gives the lease's end: for an outcome written
+   * later in a shared transaction, which must not wait on an extension (an extension waits for a
+   * connection, or for a row that transaction holds).
+   */
+  settle(): Promise<number> {
+    return this.exclusive(async () => {
+      this.settled = true;
+      return this.until;
+    });
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -50,7 +60,7 @@ export interface PostgresDueQueueOptions<Row extends DueRow = DueRow> {
   table: DueTable;
   scheduler: Scheduler;
   logger: Logger;
-  /** Runs one claimed row and writes its outcome through `lease.whileHeld`. A throw keeps the lease. */
+  /** Runs one claimed row and writes its outcome with `lease.settle()`'s end. A throw keeps the lease. */
   run(row: Row, lease: PostgresLease): Promise<void>;
   /** How long a claim holds a row without being extended (the store's lease). */
   leaseMs: number;

@@ -50,8 +50,9 @@ test("a batch whose transaction fails as a whole is written again one item per t
   await group.close();
 });
 
-test("an item whose savepoint failed is refused alone; what arrives during a commit is the next batch", async () => {
+test("an item the batch undid is tried again alone and refused only if that fails too; what arrives during a commit is the next batch", async () => {
   const sizes: number[] = [];
+  const alone: string[] = [];
   const group = createPostgresGroupCommit<string, string>({
     sql: pg.sql,
     maxBatch: 100,
@@ -67,11 +68,14 @@ test("an item whose savepoint failed is refused alone; what arrives during a com
       }
       return outcomes;
     },
-    alone: () => Promise.reject(new Error("not expected")),
+    alone: (id) => {
+      alone.push(id);
+      return pg.sql.begin((tx) => insert(tx, id));
+    },
   });
   const first = Promise.all(["s-1", "s-2"].map((id) => group.submit(id)));
   // Submitted in a later turn, while the first batch commits: one more batch, the duplicate
-  // id refused by its own savepoint.
+  // id undone by its own savepoint, then refused again alone.
   await new Promise((resolve) => setImmediate(resolve));
   const second = ["s-3", "s-1", "s-4"].map((id) =>
     group.submit(id).then(
@@ -82,6 +86,29 @@ test("an item whose savepoint failed is refused alone; what arrives during a com
   expect(await first).toEqual(["s-1", "s-2"]);
   expect(await Promise.all(second)).toEqual(["s-3", "refused", "s-4"]);
   expect(sizes).toEqual([2, 3]);
+  expect(alone).toEqual(["s-1"]);
   expect(await stored("s-")).toEqual(["s-1", "s-2", "s-3", "s-4"]);
+  await group.close();
+});
+
+test("a batch is written in the order asked for, and answered in the order submitted", async () => {
+  const written: string[] = [];
+  const group = createPostgresGroupCommit<string, string>({
+    sql: pg.sql,
+    maxBatch: 100,
+    orderBy: (id) => id,
+    async commit(tx, batch) {
+      const outcomes: BatchOutcome<string>[] = [];
+      for (const id of batch) {
+        written.push(id);
+        outcomes.push({ result: await insert(tx, id) });
+      }
+      return outcomes;
+    },
+    alone: () => Promise.reject(new Error("not expected")),
+  });
+  const ids = ["o-3", "o-1", "o-2"];
+  expect(await Promise.all(ids.map((id) => group.submit(id)))).toEqual(ids);
+  expect(written).toEqual(["o-1", "o-2", "o-3"]);
   await group.close();
 });

@@ -7,11 +7,17 @@ export interface PostgresGroupCommitOptions<P, R> {
   sql: Pick<PostgresSql, "begin">;
   /** Most items in one transaction. */
   maxBatch: number;
+  /**
+   * The order the batch is written in (answers keep the order of submission): rows several
+   * items share, taken in one order by every node's batches, never make two wait on each other.
+   */
+  orderBy?(item: P): string;
   /** The batch's writes in `tx`, each in a savepoint of its own, so one failing undoes only itself. */
   commit(tx: PostgresTx, batch: readonly P[]): Promise<BatchOutcome<R>[]>;
   /**
-   * One item in a transaction of its own: used when a batch's transaction failed as a whole
-   * (a deadlock with another node's batch, a lost connection), so no item fails for another's sake.
+   * One item in a transaction of its own: for an item the batch undid (its savepoint failed,
+   * e.g. on a deadlock with another node), and for every item of a batch whose transaction
+   * failed as a whole; so no item fails for another's sake, and only what fails alone fails.
    */
   alone(item: P): Promise<R>;
 }
@@ -45,25 +51,34 @@ export function createPostgresGroupCommit<P, R>(
   const commitNext = async () => {
     const batch = queue.slice(0, options.maxBatch);
     queue = queue.slice(batch.length);
+    const { orderBy } = options;
+    const ordered = orderBy
+      ? batch
+          .map((queued) => ({ queued, key: orderBy(queued.item) }))
+          .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+          .map(({ queued }) => queued)
+      : batch;
+    const alone = (queued: Queued<P, R>) =>
+      options.alone(queued.item).then(queued.resolve, queued.reject);
     let outcomes: BatchOutcome<R>[];
     try {
       outcomes = await options.sql.begin((tx) =>
         options.commit(
           tx,
-          batch.map((queued) => queued.item),
+          ordered.map((queued) => queued.item),
         ),
       );
     } catch {
-      await Promise.all(
-        batch.map((queued) => options.alone(queued.item).then(queued.resolve, queued.reject)),
-      );
+      await Promise.all(ordered.map(alone));
       return;
     }
-    for (const [i, queued] of batch.entries()) {
+    const again: Queued<P, R>[] = [];
+    for (const [i, queued] of ordered.entries()) {
       const outcome = outcomes[i];
       if (outcome && "result" in outcome) queued.resolve(outcome.result);
-      else queued.reject(outcome?.failed ?? new Error("the batch gave this item no outcome"));
+      else again.push(queued);
     }
+    await Promise.all(again.map(alone));
   };
   const run = () => {
     scheduled = false;

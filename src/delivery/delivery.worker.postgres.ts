@@ -1,6 +1,7 @@
 import { createPostgresDueQueue, type PostgresLease } from "../db/db.due-queue.postgres.ts";
 import { createPostgresDueRows } from "../db/db.due-rows.postgres.ts";
 import type { DueTable } from "../db/db.due-rows.ts";
+import { type BatchOutcome, createPostgresGroupCommit } from "../db/db.group-commit.postgres.ts";
 import type { PostgresDb, PostgresTx } from "../db/db.postgres-handle.ts";
 import type { SharedDeps } from "../deps.ts";
 import { isoAt } from "../shared/clock.ts";
@@ -25,6 +26,15 @@ import { deliveryOfPgRow } from "./delivery.postgres.ts";
 import { toDeliveryRecord } from "./delivery.repo.ts";
 import type { DeliveryStore } from "./delivery.store.ts";
 import { leaseFor } from "./delivery.worker.ts";
+
+/** Most attempt outcomes in one transaction. */
+const MAX_OUTCOMES_PER_COMMIT = 64;
+
+/**
+ * An attempt's outcome, with whether its breaker changes (decided before the transaction) and
+ * its lease's end, the token its finishing write checks.
+ */
+type Outcome = Recording<PostgresLease> & { breakerWrite: boolean; until: number };
 
 export type PostgresOutboxDeps = Pick<
   SharedDeps,
@@ -134,59 +144,115 @@ export function createPostgresDeliveryWorker(
     );
   };
 
+  /**
+   * One outcome in `tx` (the batch's savepoint for it, or a transaction of its own), its breaker
+   * aside: `breaker` says whether its outcome is to be recorded there (writeBreakers).
+   */
+  const recordOne = async (
+    tx: PostgresTx,
+    item: Outcome,
+  ): Promise<{ delivery: DeliveryRecord | null; breaker: boolean }> => {
+    const { row, next, until } = item;
+    const now = deps.clock.now();
+    const breaker = item.breakerWrite;
+    const stored = await store.finish(tx, {
+      id: row.id,
+      lockedUntil: until,
+      wasDueAt: row.next_attempt_at,
+      status: next.status as DeliveryRecord["status"],
+      attempts: next.attempts,
+      nextAttemptAt: next.next_attempt_at,
+      statusCode: next.last_status_code,
+      errorType: next.last_error_type,
+      errorCode: next.last_error_code,
+      errorMessage: next.last_error_message,
+      latencyMs: next.last_latency_ms,
+      updatedAt: isoAt(now),
+    });
+    if (!stored && !(await tx`SELECT 1 FROM deliveries WHERE id = ${row.id}`).length) {
+      return { delivery: null, breaker: false }; // deleted meanwhile (retention): nothing to record
+    }
+    if (item.attempt) await store.insertAttempt(tx, item.attempt);
+    if (!stored) {
+      log.warn("lease lost before the attempt was recorded; the new owner decides", {
+        id: row.id,
+      });
+      return { delivery: null, breaker };
+    }
+    const updated = toDeliveryRecord(
+      { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
+      now,
+    );
+    if (item.attempt || updated.status === "delivered") {
+      await hear(tx, updated, listenersOf(updated, item.attempt));
+    }
+    return { delivery: updated, breaker };
+  };
+
+  /**
+   * The breakers the outcomes change, last in the transaction and in key order: each row is
+   * locked only until the commit, and two nodes' batches never wait on each other in a circle.
+   */
+  const writeBreakers = async (tx: PostgresTx, outcomes: readonly Outcome[]) => {
+    const byKey = new Map<string, boolean[]>();
+    for (const item of outcomes) {
+      if (item.breakerSuccess === null) continue;
+      const key = item.row.destination_key;
+      byKey.set(key, [...(byKey.get(key) ?? []), item.breakerSuccess]);
+    }
+    const now = deps.clock.now();
+    for (const key of [...byKey.keys()].sort()) {
+      const results = byKey.get(key) ?? [];
+      const state = await breakers.update(
+        tx,
+        key,
+        (current) => results.reduce((s, success) => record(s, success, now, openMs), current),
+        now,
+      );
+      noteBreaker(key, state);
+    }
+  };
+
+  /**
+   * The outcomes finished in one turn (or while the previous batch commits) commit together,
+   * each in a savepoint of its own, in destination order (a destination's shared rows, such as
+   * its health day, are taken in the same order by every node's batches): one WAL flush for the
+   * batch, and one batch in flight per node, so this node's attempts never queue on each other's
+   * row locks. An outcome undone in the batch is recorded again in a transaction of its own.
+   */
+  const outcomesCommit = createPostgresGroupCommit<Outcome, DeliveryRecord | null>({
+    sql,
+    maxBatch: MAX_OUTCOMES_PER_COMMIT,
+    orderBy: (item) => item.row.destination_key,
+    async commit(tx, batch) {
+      const results: BatchOutcome<DeliveryRecord | null>[] = [];
+      const changing: Outcome[] = [];
+      for (const item of batch) {
+        try {
+          const { delivery, breaker } = await tx.savepoint((inner) => recordOne(inner, item));
+          if (breaker) changing.push(item);
+          results.push({ result: delivery });
+        } catch (error) {
+          results.push({ failed: error });
+        }
+      }
+      await writeBreakers(tx, changing);
+      return results;
+    },
+    alone: (item) =>
+      sql.begin(async (tx) => {
+        const { delivery, breaker } = await recordOne(tx, item);
+        if (breaker) await writeBreakers(tx, [item]);
+        return delivery;
+      }),
+  });
+
   const commit = async (item: Recording<PostgresLease>): Promise<DeliveryRecord | null> => {
-    const { row, next } = item;
-    const key = row.destination_key;
     const success = item.breakerSuccess;
     const breakerWrite =
-      success !== null && !(await leavesBreakerAsItIs(key, success, deps.clock.now()));
-    /** Last in the transaction: the breaker's row lock is held only until the commit. */
-    const recordBreaker = async (tx: PostgresTx, now: number) => {
-      if (!breakerWrite || success === null) return;
-      noteBreaker(
-        key,
-        await breakers.update(tx, key, (state) => record(state, success, now, openMs), now),
-      );
-    };
-    return item.lease.whileHeld((until) =>
-      sql.begin(async (tx) => {
-        const now = deps.clock.now();
-        const stored = await store.finish(tx, {
-          id: row.id,
-          lockedUntil: until,
-          wasDueAt: row.next_attempt_at,
-          status: next.status as DeliveryRecord["status"],
-          attempts: next.attempts,
-          nextAttemptAt: next.next_attempt_at,
-          statusCode: next.last_status_code,
-          errorType: next.last_error_type,
-          errorCode: next.last_error_code,
-          errorMessage: next.last_error_message,
-          latencyMs: next.last_latency_ms,
-          updatedAt: isoAt(now),
-        });
-        if (!stored && !(await tx`SELECT 1 FROM deliveries WHERE id = ${row.id}`).length) {
-          return null; // deleted meanwhile (retention): nothing to record
-        }
-        if (item.attempt) await store.insertAttempt(tx, item.attempt);
-        if (!stored) {
-          await recordBreaker(tx, now);
-          log.warn("lease lost before the attempt was recorded; the new owner decides", {
-            id: row.id,
-          });
-          return null;
-        }
-        const updated = toDeliveryRecord(
-          { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
-          now,
-        );
-        if (item.attempt || updated.status === "delivered") {
-          await hear(tx, updated, listenersOf(updated, item.attempt));
-        }
-        await recordBreaker(tx, now);
-        return updated;
-      }),
-    );
+      success !== null &&
+      !(await leavesBreakerAsItIs(item.row.destination_key, success, deps.clock.now()));
+    return outcomesCommit.submit({ ...item, breakerWrite, until: await item.lease.settle() });
   };
 
   const uncommitted = new Set<Promise<unknown>>();
@@ -266,6 +332,7 @@ export function createPostgresDeliveryWorker(
     async stop(): Promise<void> {
       await queue.stop();
       await Promise.all([...uncommitted]);
+      await outcomesCommit.close();
     },
   };
 }
