@@ -21,8 +21,8 @@ const MAX_BATCH = 256;
  * committed, and a key held by any node's committed (or still open) ingest refuses the same key
  * on every other node. The events of one turn share a transaction (a group commit, as capture's),
  * each in a savepoint of its own: one event's failure, or a bridge deleted since its plan was
- * read, undoes that event alone. A batch that fails as a whole (a deadlock with another node's
- * batch over dedup keys) is written again one event per transaction.
+ * read, undoes that event alone; an event the batch undid otherwise is written again in a
+ * transaction of its own, as is every event of a batch that failed as a whole.
  */
 export function createIngestPostgresWriter(
   pg: PostgresDb,
@@ -44,6 +44,8 @@ export function createIngestPostgresWriter(
   const group = createPostgresGroupCommit<IngestWrite, IngestWriteOutcome>({
     sql: pg.sql,
     maxBatch: MAX_BATCH,
+    // A source's shared rows (its dedup counters) are taken in one order by every node's batches.
+    orderBy: (w) => w.event.sourceId,
     async commit(tx, batch) {
       const outcomes: BatchOutcome<IngestWriteOutcome>[] = [];
       for (const w of batch) {
