@@ -19,10 +19,10 @@ const tempDir = useTempDirs("weir-monitor-slots-");
 const pools: PostgresDb[] = [];
 const storages: MonitorsStorage[] = [];
 const gates: (() => void)[] = [];
-afterEach(() => {
+afterEach(async () => {
   // Slow checks still waiting end now, so each storage's queue settles.
   for (const open of gates.splice(0)) open();
-  for (const storage of storages.splice(0)) storage.stop();
+  for (const storage of storages.splice(0)) await storage.stop();
 });
 afterAll(async () => {
   for (const pool of pools.splice(0)) await pool.close();

@@ -36,7 +36,8 @@ export interface MonitorsStorage {
   jobs: RoomJob[];
   start(): void;
   wake(): void;
-  stop(): void;
+  /** Stops claiming; resolves once the running checks have recorded their outcomes. */
+  stop(): Promise<void>;
   /** Every monitor's figures for /metrics, read without a promise. */
   figures(): MonitorFigures[];
 }
@@ -157,7 +158,7 @@ function postgresStorage(
     ],
     start: () => queue.start(),
     wake: () => queue.notify(),
-    stop: () => void queue.stop(),
+    stop: () => queue.stop(),
     figures: () => figures,
   };
 }
