@@ -1,3 +1,4 @@
+import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import type {
   DeliveryAttempt,
   DeliveryKindHandlers,
@@ -40,7 +41,12 @@ export interface HealthCounting {
   };
   postgres?: {
     store: HealthStore;
-    describeDestination(id: string): Promise<DestinationDescription | null>;
+    /**
+     * Read in the attempt's own transaction: a second connection taken while that transaction
+     * holds the breaker's row could wait forever on a pool whose every other connection waits
+     * on that row.
+     */
+    describeDestination(tx: PostgresTx, id: string): Promise<DestinationDescription | null>;
   };
 }
 
@@ -100,7 +106,8 @@ export function withHealthCounts(
         if (attempt.errorCode === "circuit_open") return;
         try {
           const key = delivery.destinationKey;
-          const owner = owners.get(key) ?? remember(key, await postgres.describeDestination(key));
+          const owner =
+            owners.get(key) ?? remember(key, await postgres.describeDestination(tx, key));
           if (owner) await postgres.store.record(tx, outcomeOf(delivery, attempt, owner));
         } catch (error) {
           failed(delivery, error);

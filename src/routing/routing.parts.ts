@@ -6,7 +6,7 @@ import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
 import { createSealer } from "../shared/sealed.ts";
 import type { TransformationsPorts } from "../transformations/transformations.room.ts";
 import { VERIFICATION_SEAL_PURPOSE } from "../verification/verification.settings.ts";
-import { createBridgesPostgresStore } from "./bridges.postgres.ts";
+import { createBridgesPostgresStore, describeDestinationPostgres } from "./bridges.postgres.ts";
 import { createBridgesRepo } from "./bridges.repo.ts";
 import type { BridgesDeps } from "./bridges.service.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
@@ -193,7 +193,7 @@ export function buildRoutingParts(deps: RoutingRoomDeps, ports: RoutingRoomPorts
       : {
           postgres: {
             store: health.health,
-            describeDestination: (id) => bridgesStore.describeDestination(id),
+            describeDestination: describeDestinationPostgres,
           },
         },
     deps.logger,
