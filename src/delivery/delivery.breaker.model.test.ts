@@ -84,6 +84,14 @@ describe("breaker: open, half-open, closed", () => {
     expect(admit(reopened, at + OPEN_MS - 1).allowed).toBe(false);
   });
 
+  test("a late failure of an attempt sent before it opened is noted but does not put off the probe", () => {
+    const late = record(opened, false, 1_000 + 10_000, OPEN_MS);
+    expect(late.phase).toBe("open");
+    expect(late.openUntil).toBe(1_000 + OPEN_MS);
+    expect(late.recent.filter((ok) => !ok)).toHaveLength(6);
+    expect(admit(late, 1_000 + OPEN_MS).allowed).toBe(true);
+  });
+
   test("a probe lost in a crash is released after another open period", () => {
     const at = 1_000 + OPEN_MS;
     const stuck = admit(opened, at).state;

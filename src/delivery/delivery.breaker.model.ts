@@ -64,6 +64,9 @@ export function record(
   }
   const consecutiveFailures = state.consecutiveFailures + 1;
   const failed = { ...state, recent, consecutiveFailures, probeInFlight: false };
+  // Open admits nothing: this failure is of an attempt sent before it opened (its outcome came
+  // late), and must not put off the probe (nor the one an operator's retry asked for).
+  if (state.phase === "open") return failed;
   if (state.phase !== "closed" || tripped(recent, consecutiveFailures)) {
     return { ...failed, phase: "open", openUntil: now + openMs };
   }

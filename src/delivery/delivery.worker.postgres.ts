@@ -31,10 +31,10 @@ import { leaseFor } from "./delivery.worker.ts";
 const MAX_OUTCOMES_PER_COMMIT = 64;
 
 /**
- * An attempt's outcome, with whether its breaker changes (decided before the transaction) and
- * its lease's end, the token its finishing write checks.
+ * An attempt's outcome, with whether its breaker changes (decided before the transaction), when
+ * it came, and its lease's end, the token its finishing write checks.
  */
-type Outcome = Recording<PostgresLease> & { breakerWrite: boolean; until: number };
+type Outcome = Recording<PostgresLease> & { breakerWrite: boolean; at: number; until: number };
 
 export type PostgresOutboxDeps = Pick<
   SharedDeps,
@@ -76,12 +76,30 @@ export function createPostgresDeliveryWorker(
     else openKeys.add(key);
   };
 
+  /**
+   * This node's outcomes that change a breaker and wait for their batch, by destination: its
+   * admissions count them at once, as a single server's would, and the row when they commit.
+   */
+  const pendingOutcomes = new Map<string, Set<Outcome>>();
+  const withPending = (key: string, state: BreakerState): BreakerState => {
+    let folded = state;
+    for (const item of pendingOutcomes.get(key) ?? []) {
+      folded = record(folded, item.breakerSuccess === true, item.at, openMs);
+    }
+    return folded;
+  };
+  const forgetPending = (item: Outcome) => {
+    const pending = pendingOutcomes.get(item.row.destination_key);
+    pending?.delete(item);
+    if (pending?.size === 0) pendingOutcomes.delete(item.row.destination_key);
+  };
+
   /** Admission from the shared state; a change (a probe going out) is decided under the row's lock. */
   const admitted = async (row: { destination_key: string }, now: number): Promise<Admission> => {
     const key = row.destination_key;
-    const cached = await breakers.read(key);
-    const quick = admit(releaseStaleProbe(cached, now, openMs), now);
-    if (quick.state === cached) return quick;
+    const known = withPending(key, await breakers.read(key));
+    const quick = admit(releaseStaleProbe(known, now, openMs), now);
+    if (quick.state === known) return quick;
     let decided: Admission = quick;
     await sql.begin((tx) =>
       breakers.update(
@@ -211,6 +229,8 @@ export function createPostgresDeliveryWorker(
       );
       noteBreaker(key, state);
     }
+    // The row (and this node's copy of it) now holds them.
+    for (const item of outcomes) forgetPending(item);
   };
 
   /**
@@ -249,10 +269,15 @@ export function createPostgresDeliveryWorker(
 
   const commit = async (item: Recording<PostgresLease>): Promise<DeliveryRecord | null> => {
     const success = item.breakerSuccess;
-    const breakerWrite =
-      success !== null &&
-      !(await leavesBreakerAsItIs(item.row.destination_key, success, deps.clock.now()));
-    return outcomesCommit.submit({ ...item, breakerWrite, until: await item.lease.settle() });
+    const key = item.row.destination_key;
+    const now = deps.clock.now();
+    const breakerWrite = success !== null && !(await leavesBreakerAsItIs(key, success, now));
+    const outcome: Outcome = { ...item, breakerWrite, at: now, until: await item.lease.settle() };
+    if (breakerWrite) {
+      const pending = pendingOutcomes.get(key) ?? new Set<Outcome>();
+      pendingOutcomes.set(key, pending.add(outcome));
+    }
+    return outcomesCommit.submit(outcome).finally(() => forgetPending(outcome));
   };
 
   const uncommitted = new Set<Promise<unknown>>();
