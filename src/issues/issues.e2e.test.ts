@@ -3,6 +3,7 @@ import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs, captureAt, createDebugEndpoint } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { storedCount } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { createIssuesWorld, destinationOf, type IssuesWorld } from "./issues.test-world.ts";
 
@@ -292,10 +293,25 @@ describe("the API", () => {
       const line = text.split("\n").find((l) => l.startsWith(`weir_issues{status="${status}"} `));
       return Number(line?.split(" ")[1]);
     };
-    const [open, closed] = [await gauge("open"), await gauge("closed")];
+    // On PostgreSQL each node reads the counts every few seconds: /metrics is polled until it
+    // shows what is stored, and then until it shows the change.
+    const shown = async () => [await gauge("open"), await gauge("closed")];
+    const stored = async () => [
+      await storedCount(server, "SELECT count(*) AS n FROM issues WHERE status = 'open'"),
+      await storedCount(server, "SELECT count(*) AS n FROM issues WHERE status = 'closed'"),
+    ];
+    const until = (wanted: () => Promise<number[]> | number[]) =>
+      pollUntil(
+        async () => {
+          const [figures, expected] = [await shown(), await wanted()];
+          return Bun.deepEquals(figures, expected) ? figures : undefined;
+        },
+        { what: "the issue counts on /metrics", timeoutMs: 12_000 },
+      );
+    const [open = 0, closed = 0] = await until(stored);
     expect(open).toBeGreaterThanOrEqual(1);
     await world.patch(issue.id, { status: "closed" });
-    expect([await gauge("open"), await gauge("closed")]).toEqual([open - 1, closed + 1]);
+    expect(await until(() => [open - 1, closed + 1])).toEqual([open - 1, closed + 1]);
     expect(await gauge("work_in_progress")).toBeGreaterThanOrEqual(0);
   });
 });
