@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { type CreatedEndpoint, createEndpointWithActions } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
@@ -19,10 +18,6 @@ beforeAll(async () => {
   server = await startTestServer({ scheduler, clock, config: { capture_rate_limit: "off" } });
   owner = await signUp(server, { plan: "team" });
   sink = startHttpSink();
-  // The recovery and retention jobs run on the leader only: on PostgreSQL this node takes the
-  // lead when its leadership job runs (this scheduler runs nothing by itself).
-  if (scheduler.has(LEADERSHIP_JOB)) await scheduler.run(LEADERSHIP_JOB);
-  await pollUntil(() => server.deps.cluster.isLeader(), { what: "leadership", timeoutMs: 15_000 });
 });
 afterAll(async () => {
   release?.();

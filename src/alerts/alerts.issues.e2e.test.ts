@@ -7,6 +7,7 @@ import { createFakeClock, type FakeClock } from "../test-utils/fake-clock.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { onStore } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { OPEN_ISSUES_PER_ORGANIZATION } from "./alerts.firing.ts";
 import { OPEN_FOR_DAYS_JOB } from "./alerts.room.ts";
@@ -184,15 +185,17 @@ describe("conditions on real issues", () => {
     await noisyWorld.ingest(noisyRoute, {});
     const seed = await noisyWorld.issueWith(destinationOf(noisyRoute), () => true);
     // More unclosed issues than one check reads, all older than the quiet organization's.
-    server.deps.db.sqlite.run(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+    await onStore(
+      server,
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO issues (id, organization_id, bridge_id, destination_id, status, error_type,
          error_code, error_message, occurrence_count, first_occurrence_at, last_occurrence_at,
          opened_at, created_at, updated_at)
        SELECT 'copy-' || i, organization_id, bridge_id, destination_id, 'open', error_type,
          'copy-' || i, error_message, 1, opened_at, opened_at, opened_at, created_at, updated_at
-         FROM issues, n WHERE issues.id = ?1`,
-      [seed.id, OPEN_ISSUES_PER_ORGANIZATION],
+         FROM issues, n WHERE issues.id = ?`,
+      OPEN_ISSUES_PER_ORGANIZATION,
+      seed.id,
     );
     clock.advance(60_000);
     const quiet = await freshAccount();

@@ -7,6 +7,7 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { storedCount } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { ALERTS_RETENTION_JOB } from "./alerts.room.ts";
 
@@ -37,11 +38,7 @@ const alertsOf = async (ruleId: string) =>
     delivery: { status: string } | null;
   }[];
 const alertDeliveries = () =>
-  server.deps.db.sqlite
-    .query("SELECT count(*) AS n FROM deliveries WHERE kind = 'alert'")
-    .get() as {
-    n: number;
-  };
+  storedCount(server, "SELECT count(*) AS n FROM deliveries WHERE kind = 'alert'");
 
 test("firings older than the plan's retention go with their deliveries; one whose issue is still there stays", async () => {
   const rule = await callAs(server, owner, "POST", "/api/v1/alert-rules", {
@@ -69,13 +66,13 @@ test("firings older than the plan's retention go with their deliveries; one whos
     );
   const [first, second] = await delivered();
   expect([first?.test, second?.test].sort()).toEqual([false, true]);
-  expect(alertDeliveries().n).toBe(2);
+  expect(await alertDeliveries()).toBe(2);
 
   clock.advance(8 * DAY);
   await scheduler.run(ALERTS_RETENTION_JOB);
   const kept = await alertsOf(ruleId);
   expect(kept.map((a) => a.test)).toEqual([false]);
-  expect(alertDeliveries().n).toBe(1);
+  expect(await alertDeliveries()).toBe(1);
 
   // Once the issue itself is swept, its firing goes too.
   await world.patch(issue.id, { status: "closed" });
@@ -83,5 +80,5 @@ test("firings older than the plan's retention go with their deliveries; one whos
   await scheduler.run(ISSUES_RETENTION_JOB);
   await scheduler.run(ALERTS_RETENTION_JOB);
   expect(await alertsOf(ruleId)).toEqual([]);
-  expect(alertDeliveries().n).toBe(0);
+  expect(await alertDeliveries()).toBe(0);
 });

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { runIn } from "../test-utils/capture-fixtures.ts";
 import { captureStoreOf } from "../test-utils/capture-server.ts";
@@ -11,7 +10,6 @@ import {
 } from "../test-utils/endpoints.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
-import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 import { testStore } from "../test-utils/test-store.ts";
 import { DRAIN_JOB } from "./drain.schedule.ts";
@@ -28,15 +26,6 @@ beforeEach(async () => {
   sink = startHttpSink();
   server = await startTestServer({ scheduler, config: { capture_rate_limit: "off" } });
   owner = await signUp(server, { plan: "team" });
-  // The drain is a cluster-wide job: it runs on the leading node. A SQLite node always leads; a
-  // node on PostgreSQL tries for the lead in a scheduled job, which this scheduler runs by hand.
-  await pollUntil(
-    async () => {
-      if (scheduler.has(LEADERSHIP_JOB)) await scheduler.run(LEADERSHIP_JOB);
-      return server.deps.cluster.isLeader();
-    },
-    { what: "the node to lead" },
-  );
 });
 afterEach(async () => {
   await server.stop();

@@ -7,6 +7,7 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { storedCount } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 const DAY = 24 * 3600 * 1000;
@@ -27,8 +28,7 @@ afterAll(async () => {
   await sink.stop();
 });
 
-const count = (sql: string, ...args: string[]) =>
-  (server.deps.db.sqlite.query(sql).get(...args) as { n: number }).n;
+const count = (sql: string, ...args: string[]) => storedCount(server, sql, ...args);
 const deliveriesOf = (subjectId: string) =>
   count("SELECT count(*) AS n FROM deliveries WHERE subject_id = ?", subjectId);
 const attemptsOf = (subjectId: string) =>
@@ -42,14 +42,18 @@ const attemptsOf = (subjectId: string) =>
 async function deliveredEvent(ingestUrl: string, body: string): Promise<string> {
   const answer = await fetch(ingestUrl, { method: "POST", body });
   const { event_id } = (await answer.json()) as { event_id: string };
-  await pollUntil(() => attemptsOf(event_id) === 1, { what: `event ${body} delivered` });
+  await pollUntil(async () => (await attemptsOf(event_id)) === 1, {
+    what: `event ${body} delivered`,
+  });
   return event_id;
 }
 
 /** Captures `body` on the endpoint and waits until its forward's attempt is recorded. */
 async function forwardedCapture(slug: string, body: string): Promise<string> {
   const requestId = await captureAt(server, `/w/${slug}`, { method: "POST", body });
-  await pollUntil(() => attemptsOf(requestId) === 1, { what: `capture ${body} forwarded` });
+  await pollUntil(async () => (await attemptsOf(requestId)) === 1, {
+    what: `capture ${body} forwarded`,
+  });
   return requestId;
 }
 
@@ -77,12 +81,14 @@ test("deliveries and their attempts go with the events and captures that retenti
   await scheduler.run(EVENTS_RETENTION_JOB);
   await scheduler.run(RETENTION_JOB);
 
-  expect([deliveriesOf(oldEvent), attemptsOf(oldEvent)]).toEqual([0, 0]);
-  expect([deliveriesOf(oldCapture), attemptsOf(oldCapture)]).toEqual([0, 0]);
-  expect([deliveriesOf(newEvent), attemptsOf(newEvent)]).toEqual([1, 1]);
-  expect([deliveriesOf(newCapture), attemptsOf(newCapture)]).toEqual([1, 1]);
+  expect([await deliveriesOf(oldEvent), await attemptsOf(oldEvent)]).toEqual([0, 0]);
+  expect([await deliveriesOf(oldCapture), await attemptsOf(oldCapture)]).toEqual([0, 0]);
+  expect([await deliveriesOf(newEvent), await attemptsOf(newEvent)]).toEqual([1, 1]);
+  expect([await deliveriesOf(newCapture), await attemptsOf(newCapture)]).toEqual([1, 1]);
   // The subjects themselves: the old ones went, the new ones stayed.
-  expect(count("SELECT count(*) AS n FROM events WHERE id IN (?, ?)", oldEvent, newEvent)).toBe(1);
+  expect(
+    await count("SELECT count(*) AS n FROM events WHERE id IN (?, ?)", oldEvent, newEvent),
+  ).toBe(1);
   const requests = "SELECT count(*) AS n FROM captured_requests WHERE id IN (?, ?)";
-  expect(count(requests, oldCapture, newCapture)).toBe(1);
+  expect(await count(requests, oldCapture, newCapture)).toBe(1);
 });

@@ -4,6 +4,7 @@ import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { onStore } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 // What a changed WEIR_SECRET_KEY leaves behind: values sealed under another key.
@@ -62,10 +63,12 @@ test("a signing secret sealed under another key fails the delivery once, with th
     "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
     destinationId,
   );
-  server.deps.db.sqlite.run("UPDATE destinations SET signing_secret = ? WHERE id = ?", [
+  await onStore(
+    server,
+    "UPDATE destinations SET signing_secret = ? WHERE id = ?",
     resealed,
     destinationId,
-  ]);
+  );
   expect(await deliveryOf(sourceId)).toMatchObject(UNREADABLE);
   expect(sink.requests).toEqual([]);
 });
@@ -79,7 +82,7 @@ test("a {{NAME}} secret sealed under another key fails the delivery once, with t
     "t",
     `secret:${owner.organizationId}:TOKEN`,
   );
-  server.deps.db.sqlite.run("UPDATE secrets SET sealed_value = ? WHERE name = 'TOKEN'", [resealed]);
+  await onStore(server, "UPDATE secrets SET sealed_value = ? WHERE name = 'TOKEN'", resealed);
   expect(await deliveryOf(sourceId)).toMatchObject(UNREADABLE);
   expect(sink.requests).toEqual([]);
 });
