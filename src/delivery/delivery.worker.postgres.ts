@@ -283,12 +283,13 @@ export function createPostgresDeliveryWorker(
     admit: admitted,
     record: recordLater,
   });
+  const node = options.node ?? crypto.randomUUID();
   const queue = createPostgresDueQueue({
     name: "delivery",
     store: createPostgresDueRows({
       sql,
       table: DELIVERY_DUE_TABLE,
-      node: options.node ?? crypto.randomUUID(),
+      node,
       leaseMs,
       // Due times are the app's (retries, breaker waits): judged by the clock that set them.
       dueNow: () => deps.clock.now(),
@@ -300,10 +301,13 @@ export function createPostgresDeliveryWorker(
     leaseMs,
     concurrency: () => deps.config.delivery_concurrency,
     perKey: deps.config.delivery_per_destination,
+    // Bridged by the cluster: the other nodes' queues claim what this node enqueued at once.
+    announce: { send: () => deps.bus.publish("delivery.due", { node }), clock: deps.clock },
   });
 
   return {
     queue,
+    node,
     breakerOpen: (key: string) => openKeys.has(key),
     /** As on SQLite (delivery.outbox.ts): an operator's retry lets an open breaker's probe go now. */
     async probeNow(tx: PostgresTx, key: string, now: number) {
