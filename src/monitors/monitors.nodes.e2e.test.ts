@@ -88,7 +88,7 @@ test("three nodes on one PostgreSQL check every monitor once per interval, also 
     for (const gap of gapsOf(hits.get(i) ?? [])) {
       // Never twice in one interval, whichever nodes checked.
       expect({ monitor: i, gap: gap >= INTERVAL_MS - SLACK_MS }).toEqual({ monitor: i, gap: true });
-      // A check in flight on the killed node waits for its lease (timeout + 30 s) to lapse.
+      // A check in flight on the killed node waits for its lease (30 s) to lapse.
       if (gap > INTERVAL_MS + SLACK_MS) late += 1;
     }
   }

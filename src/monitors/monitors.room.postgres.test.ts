@@ -15,10 +15,11 @@ import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { createTestDb, type TestDb } from "../test-utils/test-db.ts";
 import { createMonitorsRoom } from "./monitors.room.ts";
-import { MONITORS_CLAIM_JOB } from "./monitors.storage.ts";
 
 const sqliteDbs: TestDb[] = [];
-afterEach(() => {
+const rooms: { stop(): void | Promise<void> }[] = [];
+afterEach(async () => {
+  for (const room of rooms.splice(0)) await room.stop();
   for (const db of sqliteDbs.splice(0)) db.destroy();
 });
 const pools: PostgresDb[] = [];
@@ -39,6 +40,7 @@ async function twoNodes() {
     pools.push(pg);
     if (i === 0) await runPgMigrations(pg.sql, PG_MIGRATIONS);
     const db = createTestDb();
+    const scheduler = createManualScheduler();
     sqliteDbs.push(db);
     const config = loadConfig({ env: {}, flags: { data_dir: db.dir } }).config;
     const room = createMonitorsRoom(
@@ -49,7 +51,7 @@ async function twoNodes() {
         ids: createIds(),
         logger: createLogger({ level: "error", write: () => {} }),
         config,
-        scheduler: createManualScheduler(),
+        scheduler,
         outbound: createConfiguredSender(config),
         publicBaseUrl: () => "http://weir.test",
       },
@@ -61,9 +63,12 @@ async function twoNodes() {
         },
       },
     );
-    const claim = room.jobs.find((job) => job.name === MONITORS_CLAIM_JOB);
-    if (!claim) throw new Error("no claim job on PostgreSQL");
-    nodes.push({ room, claim: () => claim.run() as Promise<void>, pg });
+    rooms.push(room);
+    const started = room.subscriptions.find((s) => s.event === "server.started");
+    if (!started) throw new Error("the room starts its checks on server.started");
+    await started.handler({ baseUrl: "http://weir.test", port: 0 } as never);
+    // The due-queue's poll, which claims on each node what is due.
+    nodes.push({ room, claim: () => scheduler.run("monitors.poll"), pg });
   }
   return { nodes, clock, sql: (nodes[0] as { pg: PostgresDb }).pg.sql };
 }

@@ -1,5 +1,7 @@
 import type { MonitorChange } from "../alerts/alerts.model.ts";
+import { createPostgresDueQueue } from "../db/db.due-queue.postgres.ts";
 import { createDueQueue } from "../db/db.due-queue.ts";
+import { createPostgresDueRows } from "../db/db.due-rows.postgres.ts";
 import type { PostgresDb, PostgresSql as SQL } from "../db/db.postgres-handle.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import { type RoomStorage, type SharedDeps, sqliteOf } from "../deps.ts";
@@ -7,7 +9,7 @@ import type { RoomJob } from "../room.ts";
 import { type RecordDeps, recordOutcome, recordOutcomeInStore } from "./check-outcome.service.ts";
 import type { ChecksDeps } from "./checks.service.ts";
 import type { Monitor, ProbeResult } from "./monitors.model.ts";
-import { createMonitorsPostgresStore } from "./monitors.postgres.ts";
+import { createMonitorsPostgresStore, monitorOfPgRow } from "./monitors.postgres.ts";
 import { monitorOfRow } from "./monitors.repo.ts";
 import { createMonitorsSqliteStore } from "./monitors.sqlite.ts";
 import type { MonitorsStore } from "./monitors.store.ts";
@@ -34,17 +36,28 @@ export interface MonitorsStorage {
   jobs: RoomJob[];
   start(): void;
   wake(): void;
-  stop(): void;
+  /** Stops claiming; resolves once the running checks have recorded their outcomes. */
+  stop(): Promise<void>;
 }
 
-/** A lease outlives its monitor's probe (its timeout) by this: a crashed node's rows come back. */
-const LEASE_SLACK_MS = 30_000;
-export const MONITORS_CLAIM_JOB = "monitors.claim";
+const MONITORS_DUE_TABLE = {
+  table: "monitors",
+  due: "next_check_at",
+  key: "organization_id",
+  where: "paused = 0",
+};
+/**
+ * How long a PostgreSQL claim holds a monitor unextended: a running check's lease is extended
+ * every third of it, and a killed node's monitors are checked again once it lapses.
+ */
+const POSTGRES_LEASE_MS = 30_000;
 
 /**
  * SQLite: the repos under the store, the scheduled checks in one due-queue, each outcome one
- * synchronous transaction. PostgreSQL: the store, claimed every second by each node (a due
- * check goes to one node), each outcome one transaction through the store.
+ * synchronous transaction. PostgreSQL: the store, the scheduled checks in the due-queue's
+ * PostgreSQL twin (a due check goes to one node; each node gives an organization at most
+ * `monitor_per_organization` of its slots, as on SQLite), each outcome one transaction through
+ * the store.
  */
 export function monitorsStorage(
   deps: MonitorsStorageDeps,
@@ -65,7 +78,7 @@ export function monitorsStorage(
   const queue = createDueQueue({
     name: "monitors",
     db,
-    table: { table: "monitors", due: "next_check_at", key: "organization_id", where: "paused = 0" },
+    table: MONITORS_DUE_TABLE,
     clock: deps.clock,
     scheduler: deps.scheduler,
     logger: deps.logger,
@@ -99,40 +112,37 @@ function postgresStorage(
     ids: deps.ids,
     inMaintenance: hooks.inMaintenance,
   };
-  const log = deps.logger.child({ scope: "monitors" });
-  let running = 0;
-  let stopped = false;
-  const check = async (monitor: Monitor, lease: number) => {
-    try {
+  const queue = createPostgresDueQueue({
+    name: "monitors",
+    store: createPostgresDueRows({
+      sql: pg.sql,
+      table: MONITORS_DUE_TABLE,
+      node: crypto.randomUUID(),
+      leaseMs: POSTGRES_LEASE_MS,
+      // Due times are the app's (each monitor's phase slots): judged by the clock that set them.
+      dueNow: () => deps.clock.now(),
+    }),
+    table: MONITORS_DUE_TABLE,
+    scheduler: deps.scheduler,
+    logger: deps.logger,
+    leaseMs: POSTGRES_LEASE_MS,
+    concurrency: () => deps.config.monitor_concurrency,
+    perKey: deps.config.monitor_per_organization,
+    async run(row, lease) {
+      const monitor = monitorOfPgRow(row);
       const result = await hooks.probe(monitor);
-      await recordOutcomeInStore(monitor, result, { kind: "slot", lease }, recordDeps);
-    } catch (error) {
-      // The lease stays: the check runs again when it ends, as after a crash.
-      log.error("monitor check failed", { monitor_id: monitor.id, error });
-    } finally {
-      running -= 1;
-    }
-  };
-  const claim = async () => {
-    const free = deps.config.monitor_concurrency - running;
-    if (stopped || free <= 0) return;
-    const claimed = await store.claimDue(deps.clock.now(), LEASE_SLACK_MS, free);
-    running += claimed.length;
-    for (const { monitor, lease } of claimed) void check(monitor, lease);
-  };
+      // The outcome's write clears the lease it names: no extension may move it meanwhile.
+      const until = await lease.settle();
+      await recordOutcomeInStore(monitor, result, { kind: "slot", lease: until }, recordDeps);
+    },
+  });
   return {
     store,
     record: (monitor, result, schedule) =>
       recordOutcomeInStore(monitor, result, schedule, recordDeps),
-    jobs: [{ name: MONITORS_CLAIM_JOB, intervalSeconds: 1, run: claim }],
-    start: () => {
-      stopped = false;
-    },
-    wake: () => {
-      void claim().catch((error) => log.error("monitor claim failed", { error }));
-    },
-    stop: () => {
-      stopped = true;
-    },
+    jobs: [],
+    start: () => queue.start(),
+    wake: () => queue.notify(),
+    stop: () => queue.stop(),
   };
 }
