@@ -15,6 +15,7 @@ import {
 } from "./delivery.breaker.model.ts";
 import { createPostgresBreakers } from "./delivery.breaker.postgres.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
+import { createAttemptCounts } from "./delivery.metrics.ts";
 import type {
   AttemptObserverPostgres,
   DeliveryAttempt,
@@ -127,8 +128,7 @@ export function createPostgresDeliveryWorker(
     );
   };
 
-  /** Attempts since start by kind and outcome, for /metrics. */
-  const outcomes = new Map<string, number>();
+  const attempts = createAttemptCounts();
 
   /**
    * Whether recording this outcome would leave the breaker as it is (a success on a closed,
@@ -263,8 +263,7 @@ export function createPostgresDeliveryWorker(
         if (item.next.next_attempt_at !== null) queue.notify();
         const attempt = item.attempt;
         if (!delivery || !attempt) return;
-        const key = `${delivery.kind}\u0000${attempt.errorType ?? "success"}`;
-        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        attempts.count(delivery.kind, attempt);
         if (attempt.errorType !== null) logFailure(failedTry(delivery, attempt));
         deps.bus.publish("delivery.attempted", { delivery, attempt });
       })
@@ -331,8 +330,7 @@ export function createPostgresDeliveryWorker(
       openKeys.clear();
       for (const row of rows) openKeys.add(row.destination_key);
     },
-    outcomes: () =>
-      [...outcomes].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),
+    outcomes: attempts.list,
     async stop(): Promise<void> {
       await queue.stop();
       await Promise.all([...uncommitted]);
