@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { documentsAt as sinkDocumentsAt, webhookAlertRule } from "../test-utils/alert-rules.ts";
 import { apiCall } from "../test-utils/api-call.ts";
@@ -10,7 +9,6 @@ import { createManualScheduler, type ManualScheduler } from "../test-utils/manua
 import { pollUntil } from "../test-utils/poll.ts";
 import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { onPostgres } from "../test-utils/test-store.ts";
 import { API_KEY_EXPIRING_JOB } from "./alerts.api-keys.ts";
 
 // Key events (decisions.md §15) through real rules, the real outbox and a local sink. The server
@@ -31,8 +29,6 @@ beforeAll(async () => {
   });
   owner = await signUp(server, { plan: "team" });
   sink.answer(() => ({ status: 200 }));
-  // On PostgreSQL the scheduled scans run on the cluster's leader: this node takes the lead.
-  if (onPostgres) await scheduler.run(LEADERSHIP_JOB);
 });
 afterAll(async () => {
   await server.stop();

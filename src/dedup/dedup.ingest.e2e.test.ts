@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
 import { createFakeClock } from "../test-utils/fake-clock.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { onPostgres } from "../test-utils/test-store.ts";
 
 // Deduplication through the real ingest path: receive → deduplicate → filters → events.
 const clock = createFakeClock();
@@ -162,10 +164,16 @@ describe("ingest with deduplication", () => {
 });
 
 describe("deleting a source", () => {
-  const rowsOf = (table: string, sourceId: string) =>
-    server.deps.db.sqlite
-      .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM ${table} WHERE source_id = ?`)
-      .get(sourceId)?.n;
+  const rowsOf = async (table: string, sourceId: string) => {
+    const [row] = await serverRows<{ n: number | string }>(
+      server,
+      `SELECT count(*) AS n FROM ${table} WHERE source_id = $1`,
+      [sourceId],
+    );
+    return Number(row?.n);
+  };
+  // SQLite logs its keys beside the in-memory index; PostgreSQL keeps them in one shared table.
+  const keys = onPostgres ? "dedup_shared_keys" : "dedup_key_log";
 
   test("takes its dedup keys and counters with it, and leaves other sources' alone", async () => {
     const gone = await createSource({ body_path: "body.id" });
@@ -175,12 +183,12 @@ describe("deleting a source", () => {
       await send(id, { id: "a" });
       await send(id, { id: "b" });
     }
-    expect(rowsOf("dedup_key_log", gone)).toBe(2);
-    expect(rowsOf("dedup_counters", gone)).toBe(1);
+    expect(await rowsOf(keys, gone)).toBe(2);
+    expect(await rowsOf("dedup_counters", gone)).toBe(1);
     expect((await callAs(server, owner, "DELETE", `/api/v1/sources/${gone}`)).status).toBe(204);
-    expect(rowsOf("dedup_key_log", gone)).toBe(0);
-    expect(rowsOf("dedup_counters", gone)).toBe(0);
-    expect(rowsOf("dedup_key_log", kept)).toBe(2);
+    expect(await rowsOf(keys, gone)).toBe(0);
+    expect(await rowsOf("dedup_counters", gone)).toBe(0);
+    expect(await rowsOf(keys, kept)).toBe(2);
     expect((await stats(kept)).body).toMatchObject({
       total_requests: 3,
       duplicates_rejected: 1,
@@ -206,95 +214,109 @@ test("/metrics adds up the requests keyed and the time their keys took, and only
 });
 
 describe("WEIR_DEDUP_MAX_KEYS", () => {
-  test("beyond the cap a fresh key is accepted and not remembered, counted in /metrics, logged once", async () => {
-    const capped = await startTestServer({ clock, config: { dedup_max_keys: 2 } });
-    try {
-      const account = await signUp(capped, { plan: "team" });
-      const created = await callAs(capped, account, "POST", "/api/v1/sources", {
-        name: "capped",
-        type: "webhook",
-        deduplication_config: { body_path: "body.id" },
-      });
-      const id = created.body.data.id as string;
-      const post = async (body: unknown) =>
-        (await (
-          await capped.request(`/api/v1/sources/${id}/ingest`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(body),
-          })
-        ).json()) as Record<string, unknown>;
-      const messages: unknown[] = [];
-      for (const n of [1, 2, 3, 3, 4, 1]) {
-        const answer = await post({ id: n });
-        messages.push(answer.duplicate === true ? "duplicate" : answer.message);
-      }
-      // 1 and 2 are remembered; 3 and 4 are not, so the repeat of 3 is a second event.
-      expect(messages).toEqual([
-        "accepted",
-        "accepted",
-        "accepted",
-        "accepted",
-        "accepted",
-        "duplicate",
-      ]);
-      const events = await callAs(capped, account, "GET", `/api/v1/events?source_id=${id}`);
-      expect(events.body.total).toBe(5);
-      const metrics = await (await capped.request("/metrics")).text();
-      expect(metrics).toContain("weir_dedup_keys 2\n");
-      expect(metrics).toContain("weir_dedup_keys_max 2\n");
-      expect(metrics).toContain("weir_dedup_keys_unremembered_total 3\n");
-      expect(capped.logs.filter((line) => line.includes("WEIR_DEDUP_MAX_KEYS"))).toHaveLength(1);
-    } finally {
-      await capped.stop();
-    }
-  });
-});
-
-describe("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION", () => {
-  test("one organization filling its share of the cap does not let another's duplicates through", async () => {
-    const shared = await startTestServer({
-      clock,
-      config: { dedup_max_keys: 6, dedup_max_keys_per_organization: 3 },
-    });
-    try {
-      let sources = 0;
-      const sourceOf = async (account: TestAccount) => {
-        sources += 1;
-        const created = await callAs(shared, account, "POST", "/api/v1/sources", {
-          name: `keyed ${sources}`,
+  // The cap bounds SQLite's in-memory key index; on PostgreSQL the keys live in the database and
+  // no cap applies (docs/configuration.md, dedup_max_keys).
+  test.skipIf(onPostgres)(
+    "beyond the cap a fresh key is accepted and not remembered, counted in /metrics, logged once",
+    async () => {
+      const capped = await startTestServer({ clock, config: { dedup_max_keys: 2 } });
+      try {
+        const account = await signUp(capped, { plan: "team" });
+        const created = await callAs(capped, account, "POST", "/api/v1/sources", {
+          name: "capped",
           type: "webhook",
           deduplication_config: { body_path: "body.id" },
         });
-        return created.body.data.id as string;
-      };
-      const post = async (id: string, body: unknown) => {
-        const response = await shared.request(`/api/v1/sources/${id}/ingest`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        const answer = (await response.json()) as Record<string, unknown>;
-        return answer.duplicate === true ? "duplicate" : answer.message;
-      };
-      const noisy = await signUp(shared, { plan: "team" });
-      const quiet = await signUp(shared, { plan: "team" });
-      // The noisy organization sends more fresh keys than the whole cap, over two sources.
-      const [first, second] = [await sourceOf(noisy), await sourceOf(noisy)];
-      for (let n = 1; n <= 4; n++) expect(await post(first as string, { id: n })).toBe("accepted");
-      for (let n = 5; n <= 8; n++) expect(await post(second as string, { id: n })).toBe("accepted");
-      // Only its share is remembered: 1, 2 and 3.
-      expect(await post(first as string, { id: 3 })).toBe("duplicate");
-      expect(await post(first as string, { id: 4 })).toBe("accepted");
-      // The quiet organization's keys still find room, and its duplicates are caught.
-      const mine = await sourceOf(quiet);
-      expect(await post(mine, { id: "x" })).toBe("accepted");
-      expect(await post(mine, { id: "x" })).toBe("duplicate");
-      const warned = shared.logs.filter((l) => l.includes("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION"));
-      expect(warned).toHaveLength(1);
-      expect(warned[0]).toContain(noisy.organizationId);
-    } finally {
-      await shared.stop();
-    }
-  });
+        const id = created.body.data.id as string;
+        const post = async (body: unknown) =>
+          (await (
+            await capped.request(`/api/v1/sources/${id}/ingest`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(body),
+            })
+          ).json()) as Record<string, unknown>;
+        const messages: unknown[] = [];
+        for (const n of [1, 2, 3, 3, 4, 1]) {
+          const answer = await post({ id: n });
+          messages.push(answer.duplicate === true ? "duplicate" : answer.message);
+        }
+        // 1 and 2 are remembered; 3 and 4 are not, so the repeat of 3 is a second event.
+        expect(messages).toEqual([
+          "accepted",
+          "accepted",
+          "accepted",
+          "accepted",
+          "accepted",
+          "duplicate",
+        ]);
+        const events = await callAs(capped, account, "GET", `/api/v1/events?source_id=${id}`);
+        expect(events.body.total).toBe(5);
+        const metrics = await (await capped.request("/metrics")).text();
+        expect(metrics).toContain("weir_dedup_keys 2\n");
+        expect(metrics).toContain("weir_dedup_keys_max 2\n");
+        expect(metrics).toContain("weir_dedup_keys_unremembered_total 3\n");
+        expect(capped.logs.filter((line) => line.includes("WEIR_DEDUP_MAX_KEYS"))).toHaveLength(1);
+      } finally {
+        await capped.stop();
+      }
+    },
+  );
+});
+
+describe("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION", () => {
+  // The cap bounds SQLite's in-memory key index; on PostgreSQL keys live in the database and
+  // no share of a cap applies (docs/configuration.md, dedup_max_keys).
+  test.skipIf(onPostgres)(
+    "one organization filling its share of the cap does not let another's duplicates through",
+    async () => {
+      const shared = await startTestServer({
+        clock,
+        config: { dedup_max_keys: 6, dedup_max_keys_per_organization: 3 },
+      });
+      try {
+        let sources = 0;
+        const sourceOf = async (account: TestAccount) => {
+          sources += 1;
+          const created = await callAs(shared, account, "POST", "/api/v1/sources", {
+            name: `keyed ${sources}`,
+            type: "webhook",
+            deduplication_config: { body_path: "body.id" },
+          });
+          return created.body.data.id as string;
+        };
+        const post = async (id: string, body: unknown) => {
+          const response = await shared.request(`/api/v1/sources/${id}/ingest`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          const answer = (await response.json()) as Record<string, unknown>;
+          return answer.duplicate === true ? "duplicate" : answer.message;
+        };
+        const noisy = await signUp(shared, { plan: "team" });
+        const quiet = await signUp(shared, { plan: "team" });
+        // The noisy organization sends more fresh keys than the whole cap, over two sources.
+        const [first, second] = [await sourceOf(noisy), await sourceOf(noisy)];
+        for (let n = 1; n <= 4; n++)
+          expect(await post(first as string, { id: n })).toBe("accepted");
+        for (let n = 5; n <= 8; n++)
+          expect(await post(second as string, { id: n })).toBe("accepted");
+        // Only its share is remembered: 1, 2 and 3.
+        expect(await post(first as string, { id: 3 })).toBe("duplicate");
+        expect(await post(first as string, { id: 4 })).toBe("accepted");
+        // The quiet organization's keys still find room, and its duplicates are caught.
+        const mine = await sourceOf(quiet);
+        expect(await post(mine, { id: "x" })).toBe("accepted");
+        expect(await post(mine, { id: "x" })).toBe("duplicate");
+        const warned = shared.logs.filter((l) =>
+          l.includes("WEIR_DEDUP_MAX_KEYS_PER_ORGANIZATION"),
+        );
+        expect(warned).toHaveLength(1);
+        expect(warned[0]).toContain(noisy.organizationId);
+      } finally {
+        await shared.stop();
+      }
+    },
+  );
 });

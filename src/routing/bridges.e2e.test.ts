@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { storedRow } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 let server: TestServer;
@@ -105,11 +106,8 @@ describe("bridges", () => {
     const read = await callAs(server, owner, "GET", `/api/v1/bridges/${bridge.id}`);
     expect(read.body.data.destinations[0].signing_secret).toBeUndefined();
     expect(read.body.data.destinations[0].headers).toEqual({ authorization: "Bearer {{TOKEN}}" });
-    const stored = server.deps.db.sqlite
-      .query<{ signing_secret: string }, [string]>(
-        "SELECT signing_secret FROM destinations WHERE id = ?",
-      )
-      .get(http.id);
+    const stored = await storedRow(server, "destinations", http.id);
+    expect(stored?.signing_secret).toBeString();
     expect(stored?.signing_secret).not.toContain(http.signing_secret.slice(6));
   });
 

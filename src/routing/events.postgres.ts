@@ -152,6 +152,14 @@ export function createEventsPostgresStore(pg: PostgresDb): EventsStore {
         UPDATE event_states SET status = 'pending', open_deliveries = open_deliveries + ${count}
          WHERE event_id = ${id}`;
     },
+    async reopenMany(tx, counts) {
+      if (counts.size === 0) return;
+      await on(tx).unsafe(
+        `UPDATE event_states s SET status = 'pending', open_deliveries = s.open_deliveries + r.n
+           FROM unnest($1::text[], $2::int[]) AS r(id, n) WHERE s.event_id = r.id`,
+        [[...counts.keys()], [...counts.values()]],
+      );
+    },
     async replaceBridges(tx, eventId, bridgeIds) {
       const sql = on(tx);
       await sql`DELETE FROM event_bridges WHERE event_id = ${eventId}`;

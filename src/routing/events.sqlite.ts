@@ -21,6 +21,10 @@ export function createEventsSqliteStore(db: Db): EventsStore {
       db.tx(() => repo.deleteBefore(organizationId, beforeIso, limit)),
     setStatus: async (_tx, id, status) => db.tx(() => repo.setStatus(id, status)),
     reopen: async (_tx, id, count) => db.tx(() => repo.reopen(id, count)),
+    reopenMany: async (_tx, counts) =>
+      db.tx(() => {
+        for (const [id, count] of counts) repo.reopen(id, count);
+      }),
     replaceBridges: async (_tx, eventId, bridgeIds) =>
       db.tx(() => repo.replaceBridges(eventId, bridgeIds)),
     deliveryEnded: async (_tx, id, outcome) => db.tx(() => repo.deliveryEnded(id, outcome)),

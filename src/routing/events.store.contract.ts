@@ -142,6 +142,36 @@ export function describeEventsStore(name: string, makeWorld: () => Promise<Event
       expect((await world.store.bridgesOf(["e1"])).get("e1")).toEqual(["b2", "b3"]);
     });
 
+    test("a bulk retry's batch reopens each event by its own count, and only those", async () => {
+      const world = await makeWorld();
+      await seed(world);
+      for (const id of ["e1", "e2", "e3"]) {
+        await world.store.insert(null, eventOf(id), ["b1"], 1);
+        await world.store.deliveryEnded(null, id, "failed");
+      }
+      await world.store.reopenMany(
+        null,
+        new Map([
+          ["e1", 1],
+          ["e2", 2],
+        ]),
+      );
+      await world.store.reopenMany(null, new Map());
+      const statusOf = async (id: string) => (await world.store.find("org-a", id))?.status;
+      expect([await statusOf("e1"), await statusOf("e2"), await statusOf("e3")]).toEqual([
+        "pending",
+        "pending",
+        "failed",
+      ]);
+      // e2 waits for both of its requeued deliveries: one ending delivered leaves it pending.
+      await world.store.deliveryEnded(null, "e2", "delivered");
+      expect(await statusOf("e2")).toBe("pending");
+      await world.store.deliveryEnded(null, "e2", "delivered");
+      expect(await statusOf("e2")).toBe("delivered");
+      await world.store.deliveryEnded(null, "e1", "delivered");
+      expect(await statusOf("e1")).toBe("delivered");
+    });
+
     test("a bulk retry walks failed and pending events oldest first, after its cursor", async () => {
       const world = await makeWorld();
       await seed(world);

@@ -50,6 +50,8 @@ export interface EventsStore {
   setStatus(tx: PostgresTx | null, id: string, status: EventStatus): Promise<void>;
   /** `count` deliveries are due again: the event is pending until they end. */
   reopen(tx: PostgresTx | null, id: string, count: number): Promise<void>;
+  /** `reopen` of many events at once (a bulk retry's batch): one statement on PostgreSQL. */
+  reopenMany(tx: PostgresTx | null, counts: ReadonlyMap<string, number>): Promise<void>;
   replaceBridges(
     tx: PostgresTx | null,
     eventId: string,

@@ -4,7 +4,8 @@ import { callAs } from "../test-utils/endpoints.ts";
 import { startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { createEventsRepo } from "./events.repo.ts";
+import { createEventsPostgresStore } from "./events.postgres.ts";
+import { createEventsSqliteStore } from "./events.sqlite.ts";
 
 // Retries wait a minute and breakers stay open as long: whatever is delivered again within a
 // test was made due by the retry under test, not by the schedule.
@@ -292,8 +293,11 @@ describe("event lists are bounded", () => {
       expect(e.request.body_encoding).toBe("utf8");
       expect(e.request.body).toBe("é".repeat(32_768));
     }
-    // The rows were read cut: SQLite handed over 64 KiB of each body, not the megabyte.
-    const rows = createEventsRepo(server.deps.db).page(owner.organizationId, { sourceId }, 10, 0);
+    // The rows were read cut: the database handed over 64 KiB of each body, not the megabyte.
+    const store = server.postgres
+      ? createEventsPostgresStore(server.postgres)
+      : createEventsSqliteStore(server.deps.db);
+    const rows = await store.page(owner.organizationId, { sourceId }, 10, 0);
     expect(rows.events.map((e) => [e.body.byteLength, e.bodySize])).toEqual([
       [14, 14],
       [65_536, 1_000_000],

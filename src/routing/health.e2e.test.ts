@@ -6,9 +6,12 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
+import { createBridgesPostgresStore } from "./bridges.postgres.ts";
 import { createBridgesSqliteStore } from "./bridges.sqlite.ts";
 import type { HealthComponent } from "./health.model.ts";
+import { createHealthPostgresStore } from "./health.postgres.ts";
 import { createHealthSqliteStore } from "./health.repo.ts";
 import { deliveryHealth, HEALTH_RETENTION_JOB } from "./health.service.ts";
 import { EVENTS_RETENTION_JOB } from "./routing.room.ts";
@@ -52,33 +55,35 @@ afterAll(async () => {
   await steady.stop();
 });
 
-const attempts = () =>
-  (
-    server.deps.db.sqlite.query("SELECT count(*) AS n FROM delivery_attempts").get() as {
-      n: number;
-    }
-  ).n;
+/** How many rows `table` holds, on whichever store the server runs. */
+const countOf = async (table: string) =>
+  Number(
+    (await serverRows<{ n: number | string }>(server, `SELECT count(*) AS n FROM ${table}`))[0]?.n,
+  );
+const attempts = () => countOf("delivery_attempts");
 
 /** Ingests one event and waits until `total` attempts are recorded in all. */
 async function ingest(total: number): Promise<void> {
   const answer = await fetch(ingestUrl, { method: "POST", body: "{}" });
   expect(answer.status).toBe(200);
-  await pollUntil(() => attempts() >= total, { what: `${total} attempts recorded` });
+  await pollUntil(async () => (await attempts()) >= total, { what: `${total} attempts recorded` });
 }
 
 /** Moves the clock and waits until `total` attempts are recorded (the retries fall due). */
 async function advanceUntil(ms: number, total: number): Promise<void> {
   clock.advance(ms);
   await scheduler.run("delivery.poll");
-  await pollUntil(() => attempts() >= total, { what: `${total} attempts recorded` });
+  await pollUntil(async () => (await attempts()) >= total, { what: `${total} attempts recorded` });
 }
 
-const steadyId = () =>
-  (
-    server.deps.db.sqlite
-      .query("SELECT id FROM destinations WHERE bridge_id = ? AND name = 'archive'")
-      .get(bridgeId) as { id: string }
-  ).id;
+const steadyId = async () => {
+  const [row] = await serverRows<{ id: string }>(
+    server,
+    "SELECT id FROM destinations WHERE bridge_id = $1 AND name = 'archive'",
+    [bridgeId],
+  );
+  return row?.id;
+};
 
 const bridgeHealth = (days: number, as = owner) =>
   callAs(server, as, "GET", `/api/v1/bridges/${bridgeId}/health?days=${days}`);
@@ -180,8 +185,12 @@ test("days defaults to 90 and is 1–400; a member reads; another organization's
 /** The routing room's `deliveryHealth` port as the status pages call it. */
 const port = (organizationId: string, component: HealthComponent, days: number) =>
   deliveryHealth(organizationId, component, days, {
-    health: createHealthSqliteStore(server.deps.db),
-    bridges: createBridgesSqliteStore(server.deps.db),
+    health: server.postgres
+      ? createHealthPostgresStore(server.postgres)
+      : createHealthSqliteStore(server.deps.db),
+    bridges: server.postgres
+      ? createBridgesPostgresStore(server.postgres)
+      : createBridgesSqliteStore(server.deps.db),
     clock,
     breakerOpen: () => false,
   });
@@ -196,7 +205,7 @@ test("the port answers null for another organization's bridge or destination", a
 test("an open breaker makes its destination down and the bridge degraded; a paused bridge is down", async () => {
   flaky.answer(() => ({ status: 500 }));
   // Five failures in a row open the breaker (decisions.md §8): each event's two tries.
-  let total = attempts();
+  let total = await attempts();
   for (let i = 0; i < 3; i++) {
     total += 2;
     await ingest(total);
@@ -216,7 +225,7 @@ test("an open breaker makes its destination down and the bridge degraded; a paus
         server,
         owner,
         "GET",
-        `/api/v1/bridges/${bridgeId}/destinations/${steadyId()}/health`,
+        `/api/v1/bridges/${bridgeId}/destinations/${await steadyId()}/health`,
       )
     ).body.data.state,
   ).toBe("down");
@@ -237,15 +246,9 @@ test("the counts outlive the deliveries' retention and go after 400 days", async
   expect(before?.at(-1)).toEqual({ date: "2026-01-02", attempted: 8, delivered: 5 });
   clock.advance(8 * DAY);
   await scheduler.run(EVENTS_RETENTION_JOB);
-  const left = server.deps.db.sqlite.query("SELECT count(*) AS n FROM deliveries").get() as {
-    n: number;
-  };
-  expect(left.n).toBe(0);
+  expect(await countOf("deliveries")).toBe(0);
   expect((await daysOf(38))?.slice(0, 30)).toEqual(before);
   clock.advance(400 * DAY);
   await scheduler.run(HEALTH_RETENTION_JOB);
-  const rows = server.deps.db.sqlite
-    .query("SELECT count(*) AS n FROM delivery_health_days")
-    .get() as { n: number };
-  expect(rows.n).toBe(0);
+  expect(await countOf("delivery_health_days")).toBe(0);
 });

@@ -23,6 +23,8 @@ export interface IngestParts {
   tally: IngestTally;
   /** The signature verdict of a request to a source with a verification setting. */
   verify(source: Source, request: SignedRequest): VerificationResult;
+  /** PostgreSQL only: `verify` after awaiting the organization's secrets (ingest.verify.ts). */
+  verifyAsync?(source: Source, request: SignedRequest): Promise<VerificationResult>;
   /** Counts a refusal for its signature in the source's stats. */
   rejectedUnverified(source: Source): Promise<void> | undefined;
 }
@@ -85,9 +87,15 @@ async function ingest(
   const body = await readBoundedBody(request, headers["content-length"], room.maxBodyBytes);
   if (body === null) return refuse(REFUSALS.tooLarge);
   // Before dedup, so an unsigned request cannot use up a dedup key (decisions.md §15).
-  if (source.verification && room.verify(source, { headers, body }).status !== "valid") {
-    await room.rejectedUnverified(source);
-    return refuse(SIGNATURE_INVALID);
+  if (source.verification) {
+    const signed = { headers, body };
+    const verdict = room.verifyAsync
+      ? await room.verifyAsync(source, signed)
+      : room.verify(source, signed);
+    if (verdict.status !== "valid") {
+      await room.rejectedUnverified(source);
+      return refuse(SIGNATURE_INVALID);
+    }
   }
   const full = room.limits.admitBody(source, body.byteLength);
   if (full) return refuse(full);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createIds } from "../shared/ids.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
+import { runSqlNow } from "../test-utils/sql-now.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
 
 /** Runs once, at the next id minted: an ingest mints its event's id after reading its plan. */
@@ -64,7 +65,7 @@ test("an ingest whose bridge is deleted after its plan was read fails neither it
   // Both plans are read and cached now; the deletion below happens behind the stale one's back.
   expect((await post(`/in/${stale.slug}`)).status).toBe(200);
   expect((await post(`/in/${busy.slug}`)).status).toBe(200);
-  atNextId = () => server.deps.db.sqlite.run("DELETE FROM bridges WHERE id = ?", [stale.bridgeId]);
+  atNextId = () => runSqlNow(server, "DELETE FROM bridges WHERE id = $1", [stale.bridgeId]);
   const answers = await Promise.all([
     post(`/in/${stale.slug}`),
     ...Array.from({ length: 60 }, () => post(`/in/${busy.slug}`)),
@@ -81,7 +82,7 @@ test("an ingest whose source is deleted after its plan was read answers 404", as
   const gone = await bridgeOf(tenant, "Gone");
   const busy = await bridgeOf(victim, "Busy too");
   expect((await post(`/api/v1/sources/${gone.sourceId}/ingest`)).status).toBe(200);
-  atNextId = () => server.deps.db.sqlite.run("DELETE FROM sources WHERE id = ?", [gone.sourceId]);
+  atNextId = () => runSqlNow(server, "DELETE FROM sources WHERE id = $1", [gone.sourceId]);
   const [goneAnswer, ...others] = await Promise.all([
     post(`/api/v1/sources/${gone.sourceId}/ingest`),
     ...Array.from({ length: 20 }, () => post(`/in/${busy.slug}`)),

@@ -276,7 +276,7 @@ function retryInTxOn(
       postgres.sql.begin(async (tx) => {
         const done =
           (await delivery.retryNowPostgres?.(tx, "event", ids, { destinationKey })) ?? [];
-        for (const [eventId, count] of reopen(done)) await store.reopen(tx, eventId, count);
+        await store.reopenMany(tx, reopen(done));
         return done;
       });
   }

@@ -1,8 +1,6 @@
 import { Elysia } from "elysia";
 import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import { type Room, subscription } from "../room.ts";
-import { createVerificationChecker } from "../verification/verification.checker.ts";
-import { verificationOwner } from "../verification/verification.settings.ts";
 import { describeDestinationPostgres } from "./bridges.postgres.ts";
 import type { DestinationDescription } from "./bridges.repo.ts";
 import { bridgesRoutes } from "./bridges.routes.ts";
@@ -18,6 +16,7 @@ import { createIngestLimits } from "./ingest.limits.ts";
 import { renderIngestMetrics } from "./ingest.metrics.ts";
 import { type IngestParts, ingestDirectRoutes, ingestRoutes } from "./ingest.routes.ts";
 import { createIngestTally } from "./ingest.tally.ts";
+import { createSourceVerifier } from "./ingest.verify.ts";
 import { buildRoutingParts, type RoutingRoomDeps, type RoutingRoomPorts } from "./routing.parts.ts";
 import type { Source } from "./sources.model.ts";
 import { sourcesRoutes } from "./sources.routes.ts";
@@ -115,9 +114,11 @@ export function createRoutingRoom(
       },
     }),
   });
-  const checkSignature = createVerificationChecker({
+  const verifier = createSourceVerifier({
     sealer: parts.sources.sealer,
-    resolveSecrets: ports.resolveSecretsNow,
+    resolveSecretsNow: ports.resolveSecretsNow,
+    resolveSecrets: ports.resolveSecrets,
+    awaitSecrets: Boolean(postgres),
     now: () => deps.clock.now(),
   });
   const ingestParts: IngestParts = {
@@ -126,12 +127,8 @@ export function createRoutingRoom(
     maxBodyBytes: deps.config.max_body_bytes,
     disk: deps.disk,
     tally,
-    verify: (source, request) =>
-      checkSignature(
-        source.verification,
-        { organizationId: source.organizationId, owner: verificationOwner("source", source.id) },
-        request,
-      ),
+    verify: verifier.verify,
+    ...(verifier.verifyAsync && { verifyAsync: verifier.verifyAsync }),
     rejectedUnverified: (source) => ports.dedup.countUnverified?.(source.id),
   };
   return {

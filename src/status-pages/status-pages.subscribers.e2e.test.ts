@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LEADERSHIP_JOB } from "../cluster/cluster.leadership.ts";
 import { parsePlanTable } from "../shared/plans.ts";
 import { signUp, type TestAccount } from "../test-utils/accounts.ts";
 import { callAs } from "../test-utils/endpoints.ts";
@@ -10,7 +9,6 @@ import { pollUntil } from "../test-utils/poll.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { everyStoredRow, storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
-import { onPostgres } from "../test-utils/test-store.ts";
 import { MAINTENANCE_STARTS_JOB, STATUS_MAILS_RETENTION_JOB } from "./status-pages.room.ts";
 
 // Email subscribers of a status page, end to end through a local SMTP server: double opt-in,
@@ -31,9 +29,6 @@ beforeAll(async () => {
     scheduler,
     config: { smtp_url: smtp.url, smtp_from: "Weir <status@example.com>" },
   });
-  // The manual scheduler runs nothing by itself: on PostgreSQL this node takes the cluster's
-  // lead here, so the cluster-wide jobs the tests run are its own to run.
-  if (onPostgres) await scheduler.run(LEADERSHIP_JOB);
   account = await signUp(server, { plan: "team" });
   // A key, not a login token: the clock moves by days here and keys do not expire.
   owner = { headers: { "x-api-key": await account.createApiKey() } };

@@ -30,6 +30,8 @@ export interface TestServer {
   store: TestStore;
   /** The PostgreSQL database the app runs on, or null on SQLite. */
   postgres: PostgresDb | null;
+  /** The URL of that PostgreSQL database, or null on SQLite. */
+  databaseUrl: string | null;
   weir: WeirApp;
   dataDir: string;
   /** Log lines written so far (the logger is captured, not printed). */
@@ -98,6 +100,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     deps: deps as AppDeps,
     store: deps.postgres ? "postgres" : "sqlite",
     postgres: deps.postgres ?? null,
+    databaseUrl: databaseUrl || null,
     weir,
     dataDir: dir.path,
     logs,
