@@ -21,6 +21,11 @@ export interface DomainEvents {
   "endpoint.updated": { endpointId: string; organizationId: string | null; slug: string };
   /** A user's membership of an organization was removed or its role changed (live sessions re-check). */
   "membership.changed": { userId: string; organizationId: string };
+  /**
+   * Deliveries that may go now were committed on `node` (PostgreSQL): the other nodes' outboxes
+   * claim at once rather than at their next poll.
+   */
+  "delivery.due": { node: string };
   /** A delivery attempt (or a circuit_open wait) was committed with the delivery's new state. */
   "delivery.attempted": { delivery: DeliveryRecord; attempt: DeliveryAttempt };
   /** An endpoint's action chain ran on a captured request and its run was recorded. */

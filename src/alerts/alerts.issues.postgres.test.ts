@@ -51,7 +51,7 @@ test("two nodes recording the first failures of one pattern at once raise one al
       createDeliveryPostgresStore(own),
       new Map(),
       [],
-      () => ({ queue: { notify() {} }, breakerOpen: () => false, probeNow: async () => {} }),
+      () => ({ queue: { notifyAll() {} }, breakerOpen: () => false, probeNow: async () => {} }),
     );
     createAlertsRoom(
       {

@@ -27,6 +27,8 @@ export const BRIDGED_EVENTS = [
   "routes.changed",
   // Each node answers "in maintenance?" from memory: a window written on one node holds on all.
   "maintenance.changed",
+  // Deliveries enqueued on one node are claimed by any node's outbox at once, not at its poll.
+  "delivery.due",
 ] as const satisfies readonly (keyof DomainEvents)[];
 
 export interface PostgresClusterDeps {

@@ -1,3 +1,4 @@
+import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { Scheduler } from "../shared/scheduler.ts";
 import { createGroupShares } from "./db.due-groups.ts";
@@ -70,6 +71,12 @@ export interface PostgresDueQueueOptions<Row extends DueRow = DueRow> {
   perKey?: number;
   /** The poll that finds rows other nodes wrote; default 1 s. */
   pollSeconds?: number;
+  /**
+   * Tells the other nodes that rows were committed here (their queues then claim at once rather
+   * than at their poll). Sent at most once per `windowMs` (default 50): a burst of commits costs
+   * one message at its start and one at the end of the window.
+   */
+  announce?: { send(): void; clock: Clock; windowMs?: number };
 }
 
 /** The queue of one node over a due table shared by several nodes on PostgreSQL. */
@@ -77,6 +84,8 @@ export interface PostgresDueQueue {
   start(): void;
   /** Something was committed on this node: claim now rather than at the next poll. */
   notify(): void;
+  /** Rows any node may run were committed here: claim now and tell the other nodes. */
+  notifyAll(): void;
   /** Stops claiming, waits for the running rows, and gives back the leases still held. */
   stop(): Promise<void>;
   running(): number;
@@ -99,7 +108,11 @@ export function createPostgresDueQueue<Row extends DueRow = DueRow>(
   const perKey = options.perKey ?? 4;
   const shares = groupName === null ? null : createGroupShares();
   const log = options.logger.child({ scope: options.name });
-  const jobs = { poll: `${options.name}.poll`, leases: `${options.name}.leases` };
+  const jobs = {
+    poll: `${options.name}.poll`,
+    leases: `${options.name}.leases`,
+    announce: `${options.name}.announce`,
+  };
   const running = new Map<RowId, { lease: PostgresLease; done: Promise<void> }>();
   const perKeyRunning = new Map<unknown, number>();
   let started = false;
@@ -190,6 +203,22 @@ export function createPostgresDueQueue<Row extends DueRow = DueRow>(
     if (started) void pump();
   }
 
+  const announce = options.announce;
+  const windowMs = announce?.windowMs ?? 50;
+  let announcedAt = Number.NEGATIVE_INFINITY;
+  const sendAnnouncement = () => {
+    if (!announce || !started) return;
+    announcedAt = announce.clock.now();
+    announce.send();
+  };
+  /** The first commit of a quiet spell goes out at once, the rest of its window in one more. */
+  const announceSoon = () => {
+    if (!announce || !started || scheduler.has(jobs.announce)) return;
+    const at = announcedAt + windowMs;
+    if (at <= announce.clock.now()) sendAnnouncement();
+    else scheduler.once(jobs.announce, at, sendAnnouncement);
+  };
+
   const extendLeases = async () => {
     const leases = [...running.values()].map((r) => r.lease);
     const kept = await Promise.all(leases.map((lease) => lease.extend().catch(() => true)));
@@ -207,6 +236,10 @@ export function createPostgresDueQueue<Row extends DueRow = DueRow>(
       void pump();
     },
     notify,
+    notifyAll() {
+      notify();
+      announceSoon();
+    },
     async stop() {
       started = false;
       for (const name of Object.values(jobs)) scheduler.remove(name);

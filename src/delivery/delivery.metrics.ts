@@ -30,3 +30,20 @@ export function renderDeliveryMetrics(
   }
   return lines;
 }
+
+/**
+ * A worker's attempts since start by kind and outcome (`success` or the attempt's error_type),
+ * for `weir_delivery_attempts_total`: the same counts on either store.
+ */
+export function createAttemptCounts() {
+  const counts = new Map<string, number>();
+  return {
+    count(kind: string, attempt: { errorType: string | null }): void {
+      const key = `${kind}\u0000${attempt.errorType ?? "success"}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+    /** [kind, outcome, count] rows, as renderDeliveryMetrics takes them. */
+    list: (): [string, string, number][] =>
+      [...counts].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),
+  };
+}

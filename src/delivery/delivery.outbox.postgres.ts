@@ -13,7 +13,7 @@ import type { PostgresOutboxDeps } from "./delivery.worker.postgres.ts";
 
 /** What the ports need of the node's worker. */
 export interface PostgresOutboxWorker {
-  queue: { notify(): void };
+  queue: { notifyAll(): void };
   breakerOpen(key: string): boolean;
   /** An open breaker of `key` lets its probe go now (an operator's retry), in `tx`. */
   probeNow(tx: PostgresTx, key: string, now: number): Promise<void>;
@@ -69,7 +69,8 @@ export function createPostgresOutboxPorts(
       await store.insert(tx, rows);
       return rows.map((row) => toDeliveryRecord(row, now));
     },
-    wake: () => worker().queue.notify(),
+    // Every node may claim what was committed: the others hear of it through the cluster.
+    wake: () => worker().queue.notifyAll(),
     ingestCommitted() {},
     breakerOpen: (key) => worker().breakerOpen(key),
     listBySubject: async (kind, subjectIds) => {

@@ -121,6 +121,10 @@ function createPostgresDeliveryRoom(
       subscription("endpoint.deleted", ({ endpointId }) =>
         worker.forgetBreaker(forwardKey(endpointId)),
       ),
+      // Another node enqueued: its announcement reaches this node through the cluster's bridge.
+      subscription("delivery.due", ({ node }) => {
+        if (node !== worker.node) worker.queue.notify();
+      }),
     ],
     stop: () => worker.stop(),
     ports: {

@@ -15,6 +15,7 @@ import {
 } from "./delivery.breaker.model.ts";
 import { createPostgresBreakers } from "./delivery.breaker.postgres.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
+import { createAttemptCounts } from "./delivery.metrics.ts";
 import type {
   AttemptObserverPostgres,
   DeliveryAttempt,
@@ -145,8 +146,7 @@ export function createPostgresDeliveryWorker(
     );
   };
 
-  /** Attempts since start by kind and outcome, for /metrics. */
-  const outcomes = new Map<string, number>();
+  const attempts = createAttemptCounts();
 
   /**
    * Whether recording this outcome would leave the breaker as it is (a success on a closed,
@@ -288,8 +288,7 @@ export function createPostgresDeliveryWorker(
         if (item.next.next_attempt_at !== null) queue.notify();
         const attempt = item.attempt;
         if (!delivery || !attempt) return;
-        const key = `${delivery.kind}\u0000${attempt.errorType ?? "success"}`;
-        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        attempts.count(delivery.kind, attempt);
         if (attempt.errorType !== null) logFailure(failedTry(delivery, attempt));
         deps.bus.publish("delivery.attempted", { delivery, attempt });
       })
@@ -308,12 +307,13 @@ export function createPostgresDeliveryWorker(
     admit: admitted,
     record: recordLater,
   });
+  const node = options.node ?? crypto.randomUUID();
   const queue = createPostgresDueQueue({
     name: "delivery",
     store: createPostgresDueRows({
       sql,
       table: DELIVERY_DUE_TABLE,
-      node: options.node ?? crypto.randomUUID(),
+      node,
       leaseMs,
       // Due times are the app's (retries, breaker waits): judged by the clock that set them.
       dueNow: () => deps.clock.now(),
@@ -325,10 +325,13 @@ export function createPostgresDeliveryWorker(
     leaseMs,
     concurrency: () => deps.config.delivery_concurrency,
     perKey: deps.config.delivery_per_destination,
+    // Bridged by the cluster: the other nodes' queues claim what this node enqueued at once.
+    announce: { send: () => deps.bus.publish("delivery.due", { node }), clock: deps.clock },
   });
 
   return {
     queue,
+    node,
     breakerOpen: (key: string) => openKeys.has(key),
     /** As on SQLite (delivery.outbox.ts): an operator's retry lets an open breaker's probe go now. */
     async probeNow(tx: PostgresTx, key: string, now: number) {
@@ -352,8 +355,7 @@ export function createPostgresDeliveryWorker(
       openKeys.clear();
       for (const row of rows) openKeys.add(row.destination_key);
     },
-    outcomes: () =>
-      [...outcomes].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),
+    outcomes: attempts.list,
     async stop(): Promise<void> {
       await queue.stop();
       await Promise.all([...uncommitted]);

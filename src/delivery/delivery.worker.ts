@@ -13,6 +13,7 @@ import {
   NO_PRESSURE,
   observeBatch,
 } from "./delivery.give-way.model.ts";
+import { createAttemptCounts } from "./delivery.metrics.ts";
 import type {
   AttemptObserver,
   DeliveryAttempt,
@@ -123,12 +124,7 @@ export function createDeliveryWorker(
     }
   };
 
-  /** Attempts since start by kind and outcome (`success` or the §8 error_type), for /metrics. */
-  const outcomes = new Map<string, number>();
-  const count = (attempt: DeliveryAttempt, kind: string) => {
-    const key = `${kind}\u0000${attempt.errorType ?? "success"}`;
-    outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-  };
+  const attempts = createAttemptCounts();
 
   const recorder = createGroupCommit<Recording<Lease>, DeliveryRecord | null>({
     tx: deps.db.tx,
@@ -150,7 +146,7 @@ export function createDeliveryWorker(
         const delivery = results[i];
         const attempt = batch[i]?.attempt;
         if (!delivery || !attempt) continue;
-        count(attempt, delivery.kind);
+        attempts.count(delivery.kind, attempt);
         if (attempt.errorType !== null) logFailure(failedTry(delivery, attempt));
         deps.bus.publish("delivery.attempted", { delivery, attempt });
       }
@@ -215,8 +211,7 @@ export function createDeliveryWorker(
       pressure = observeBatch(pressure, size, deps.clock.now(), giveWay);
     },
     /** Attempts by kind and outcome since start: [kind, outcome, count]. */
-    outcomes: () =>
-      [...outcomes].map(([key, n]) => [...key.split("\u0000"), n] as [string, string, number]),
+    outcomes: attempts.list,
     async stop(): Promise<void> {
       await queue.stop();
       recorder.close();

@@ -1,9 +1,10 @@
+import { createCluster } from "../cluster/cluster.node.ts";
 import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { DeliveryRecord, Prepared } from "../delivery/delivery.ports.ts";
 import { createDeliveryRoom, type DeliveryRoomPorts } from "../delivery/delivery.room.ts";
 import { createConfiguredSender } from "../deps.ts";
-import type { DomainEvents } from "../events.ts";
+import type { AppBus, DomainEvents } from "../events.ts";
 import { startRooms } from "../room.ts";
 import { createBus } from "../shared/bus.ts";
 import { createSystemClock } from "../shared/clock.ts";
@@ -11,13 +12,31 @@ import type { Config } from "../shared/config.table.ts";
 import { loadConfig } from "../shared/config.ts";
 import { createIds } from "../shared/ids.ts";
 import { createLogger } from "../shared/logger.ts";
-import { createScheduler } from "../shared/scheduler.ts";
+import { createScheduler, type Scheduler } from "../shared/scheduler.ts";
 
 /** One Weir node's outbox on a shared PostgreSQL database, with nothing else of the app. */
 export interface DeliveryNode {
   postgres: PostgresDb;
   ports: DeliveryRoomPorts;
+  bus: AppBus;
   stop(): Promise<void>;
+}
+
+export interface DeliveryNodeOptions {
+  /** Joins the other clustered nodes (bridged events) as `weir serve` on PostgreSQL does. */
+  cluster?: boolean;
+  /** Never polls for rows: it claims only when woken, here or by another node. */
+  withoutPoll?: boolean;
+}
+
+/** The scheduler without the outbox's poll: other nodes' rows reach it only by their wake. */
+function withoutPoll(scheduler: Scheduler): Scheduler {
+  return {
+    ...scheduler,
+    interval: (name, seconds, task, options) => {
+      if (name !== "delivery.poll") scheduler.interval(name, seconds, task, options);
+    },
+  };
 }
 
 /**
@@ -29,12 +48,14 @@ export async function startDeliveryNode(
   sinkUrl: string,
   secret: string,
   config: Partial<Config> = {},
+  options: DeliveryNodeOptions = {},
 ): Promise<DeliveryNode> {
   const base = loadConfig({ env: {}, flags: {} }).config;
   const merged: Config = { ...base, ...config };
   const logger = createLogger({ level: "error", write: () => {} });
   const clock = createSystemClock();
-  const scheduler = createScheduler(logger, clock);
+  const clockScheduler = createScheduler(logger, clock);
+  const scheduler = options.withoutPoll ? withoutPoll(clockScheduler) : clockScheduler;
   const bus = createBus<DomainEvents>(logger);
   const postgres = await openPostgres(url, { poolSize: 4 });
   const room = createDeliveryRoom({
@@ -58,15 +79,21 @@ export async function startDeliveryNode(
       },
     }),
   });
+  const cluster = options.cluster
+    ? createCluster({ sql: postgres.sql, bus, scheduler, logger })
+    : null;
+  await cluster?.start();
   const stopRooms = startRooms([room], { scheduler, bus, logger });
   scheduler.start();
   bus.publish("server.started", { baseUrl: "", port: 0 });
   return {
     postgres,
     ports: room.ports,
+    bus,
     async stop() {
       scheduler.stop();
       await stopRooms();
+      await cluster?.stop();
       await postgres.close();
     },
   };
