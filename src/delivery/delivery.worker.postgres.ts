@@ -281,7 +281,7 @@ export function createPostgresDeliveryWorker(
   };
 
   const uncommitted = new Set<Promise<unknown>>();
-  /** As on SQLite: the slot frees at once, the row keeps its lease until the commit. */
+  /** The queue's slot frees at once; the row keeps its lease, and the attempt its share of concurrency, until the commit. */
   const recordLater = (item: Recording<PostgresLease>): void => {
     const committing = commit(item)
       .then((delivery) => {
@@ -299,7 +299,10 @@ export function createPostgresDeliveryWorker(
         }),
       );
     uncommitted.add(committing);
-    committing.finally(() => uncommitted.delete(committing));
+    committing.finally(() => {
+      uncommitted.delete(committing);
+      queue.notify(); // its slot counts again (concurrency below)
+    });
   };
 
   const run = createAttemptRunner<PostgresLease>(deps, {
@@ -323,7 +326,9 @@ export function createPostgresDeliveryWorker(
     logger: deps.logger,
     run: (row, lease) => run(deliveryOfPgRow(row), lease),
     leaseMs,
-    concurrency: () => deps.config.delivery_concurrency,
+    // An attempt holds its slot until its outcome is written: what a crash can have sent and
+    // not recorded (and so be sent again) stays within delivery_concurrency, however slow commits are.
+    concurrency: () => deps.config.delivery_concurrency - uncommitted.size,
     perKey: deps.config.delivery_per_destination,
     // Bridged by the cluster: the other nodes' queues claim what this node enqueued at once.
     announce: { send: () => deps.bus.publish("delivery.due", { node }), clock: deps.clock },
