@@ -28,6 +28,11 @@ import { toDeliveryRecord } from "./delivery.repo.ts";
 import type { DeliveryStore } from "./delivery.store.ts";
 import { leaseFor } from "./delivery.worker.ts";
 
+/** PostgreSQL's codes for a deadlock and a serialization failure: try again, and it goes. */
+const LOCK_CONFLICTS = new Set(["40P01", "40001"]);
+const isLockConflict = (error: unknown) =>
+  LOCK_CONFLICTS.has(String((error as { errno?: unknown } | null)?.errno));
+
 /** Most attempt outcomes in one transaction. */
 const MAX_OUTCOMES_PER_COMMIT = 64;
 
@@ -127,6 +132,9 @@ export function createPostgresDeliveryWorker(
       try {
         await tx.savepoint((inner) => listener(inner));
       } catch (error) {
+        // Waiting in a circle with another transaction (a batch here or on another node) is
+        // no fault of the listener: the whole outcome is recorded again, alone.
+        if (isLockConflict(error)) throw error;
         log.error("a delivery attempt's listener failed; its writes were undone", {
           id: delivery.id,
           error,
@@ -236,9 +244,10 @@ export function createPostgresDeliveryWorker(
   /**
    * The outcomes finished in one turn (or while the previous batch commits) commit together,
    * each in a savepoint of its own, in destination order (a destination's shared rows, such as
-   * its health day, are taken in the same order by every node's batches): one WAL flush for the
-   * batch, and one batch in flight per node, so this node's attempts never queue on each other's
-   * row locks. An outcome undone in the batch is recorded again in a transaction of its own.
+   * its health day, are taken in the same order by every node's batches): one WAL flush per
+   * batch, and one connection per node for them, so a burst to one destination no longer holds
+   * the pool queued on its rows. An outcome undone in the batch (a deadlock with another node's)
+   * is recorded again in a transaction of its own.
    */
   const outcomesCommit = createPostgresGroupCommit<Outcome, DeliveryRecord | null>({
     sql,
