@@ -1,8 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { SQL, type Subprocess } from "bun";
+import { dedupSource, ingestOrder, ingestOrdersUntilKilled } from "../test-utils/crash-routes.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
+import { startWeirProcess } from "../test-utils/weir-process.ts";
 
 const SENDERS = 16;
 /** Acknowledged ingests to wait for before the kill. */
@@ -14,29 +15,6 @@ const running: Subprocess[] = [];
 afterEach(() => {
   for (const proc of running.splice(0)) proc.kill("SIGKILL");
 });
-
-/** A deduplicating source, made through the API as an operator would; its id. */
-async function createSource(url: string): Promise<string> {
-  const token = await registerOperator(url);
-  const source = await fetch(`${url}/api/v1/sources`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      name: "crash",
-      type: "webhook",
-      deduplication_config: { body_path: "body.id", ttl_seconds: 3600 },
-    }),
-  });
-  expect(source.status).toBe(201);
-  return ((await source.json()) as { data: { id: string } }).data.id;
-}
-
-const ingest = (url: string, sourceId: string, id: string) =>
-  fetch(`${url}/api/v1/sources/${sourceId}/ingest`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ id, amount: 5 }),
-  });
 
 /** How many stored events carry each dedup id, and what else the source's ingests wrote. */
 async function storedState(sql: SQL, sourceId: string) {
@@ -66,25 +44,10 @@ test("on PostgreSQL, kill -9 under ingest load: each stored event's key is claim
   const dataDir = tempDir();
   const env = { WEIR_DATABASE_URL: db.url, WEIR_SECRET_KEY: "cd".repeat(32) };
   const first = await startWeirProcess(dataDir, env, running);
-  const sourceId = await createSource(first.url);
-  const acknowledged = new Set<string>();
-  const sent: string[] = [];
-  await killMidStream({
-    proc: first.proc,
+  const sourceId = await dedupSource(first.url);
+  const { sent, acknowledged } = await ingestOrdersUntilKilled(first.proc, first.url, sourceId, {
     senders: SENDERS,
-    async send(index, n) {
-      const id = `evt_${index}_${n}`;
-      sent.push(id);
-      const response = await ingest(first.url, sourceId, id);
-      const answer = (await response.json()) as { message: string };
-      if (response.status !== 200 || answer.message !== "accepted") {
-        throw new Error(`status ${response.status} ${answer.message}`);
-      }
-      acknowledged.add(id);
-    },
-    ready: () => acknowledged.size >= BEFORE_KILL,
-    timeoutMs: 20_000,
-    what: `${BEFORE_KILL} ingests`,
+    beforeKill: BEFORE_KILL,
   });
   expect(first.proc.signalCode).toBe("SIGKILL");
 
@@ -110,7 +73,7 @@ test("on PostgreSQL, kill -9 under ingest load: each stored event's key is claim
     const second = await startWeirProcess(dataDir, env, running);
     const wrong: string[] = [];
     for (const id of sent) {
-      const answer = (await (await ingest(second.url, sourceId, id)).json()) as {
+      const answer = (await (await ingestOrder(second.url, sourceId, id)).json()) as {
         duplicate?: boolean;
       };
       if ((answer.duplicate === true) !== atKill.copies.has(id)) wrong.push(id);

@@ -3,10 +3,10 @@ import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { DB_FILE } from "../db/db.open.ts";
-import { apiCall } from "../test-utils/api-call.ts";
+import { bridgeToSink } from "../test-utils/crash-routes.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { useTempDirs } from "../test-utils/temp-dir.ts";
-import { killMidStream, registerOperator, startWeirProcess } from "../test-utils/weir-process.ts";
+import { killMidStream, startWeirProcess } from "../test-utils/weir-process.ts";
 
 const SENDERS = 8;
 /** Accepted events to wait for before the kill. */
@@ -26,24 +26,6 @@ const env = {
   WEIR_DELIVERY_PER_DESTINATION: "4",
 };
 
-/** A bridge with one destination on `sinkUrl`, made through the API; its ingest slug. */
-async function routeTo(url: string, sinkUrl: string): Promise<string> {
-  const headers = { authorization: `Bearer ${await registerOperator(url)}` };
-  const bridge = await apiCall({ url }, "POST", "/api/v1/bridges", {
-    headers,
-    body: {
-      name: "crash",
-      source: { name: "crash", type: "webhook" },
-      destinations: [{ name: "crash", type: "http", url: `${sinkUrl}/event` }],
-    },
-  });
-  expect(bridge.status).toBe(201);
-  const source = await apiCall({ url }, "GET", `/api/v1/sources/${bridge.body.data.source_id}`, {
-    headers,
-  });
-  return source.body.data.slug as string;
-}
-
 test("kill -9 mid-delivery: each ended delivery is counted exactly once in its day, after a restart too", async () => {
   let arrivals = 0;
   const sink = Bun.serve({
@@ -60,7 +42,7 @@ test("kill -9 mid-delivery: each ended delivery is counted exactly once in its d
   try {
     const dataDir = tempDir();
     const first = await startWeirProcess(dataDir, env, running);
-    const slug = await routeTo(first.url, `http://127.0.0.1:${sink.port}`);
+    const slug = await bridgeToSink(first.url, `http://127.0.0.1:${sink.port}`);
     let accepted = 0;
     await killMidStream({
       proc: first.proc,
