@@ -1,34 +1,17 @@
 import { expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
 import { createSealer } from "../shared/sealed.ts";
+import { GITHUB_RULE, githubSigned } from "../test-utils/github-signed.ts";
 import { sealVerification, verificationOwner } from "../verification/verification.settings.ts";
 import { createSourceVerifier } from "./ingest.verify.ts";
 import type { Source } from "./sources.model.ts";
 
 const sealer = createSealer(new Uint8Array(32).fill(9), "ingest-verify-test");
-const body = new TextEncoder().encode('{"a":1}');
-const signed = (secret: string) => ({
-  headers: {
-    "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
-  },
-  body,
-});
-const rule = {
-  type: "github" as const,
-  toleranceSeconds: null,
-  header: null,
-  algorithm: null,
-  encoding: null,
-  prefix: null,
-  signed: null,
-  timestampHeader: null,
-};
 const sourceOf = (id: string, organizationId: string) =>
   ({
     id,
     organizationId,
     verification: sealVerification(
-      { ...rule, secret: "{{HOOK}}" },
+      { ...GITHUB_RULE, secret: "{{HOOK}}" },
       sealer,
       verificationOwner("source", id),
     ),
@@ -48,13 +31,13 @@ test("on PostgreSQL a {{NAME}} secret is fetched before the check, each organiza
   });
   expect(verifier.verifyAsync).toBeFunction();
   const [a, b, wrong] = await Promise.all([
-    verifier.verifyAsync?.(sourceOf("s-a", "org-a"), signed("alpha")),
-    verifier.verifyAsync?.(sourceOf("s-b", "org-b"), signed("beta")),
-    verifier.verifyAsync?.(sourceOf("s-c", "org-b"), signed("alpha")),
+    verifier.verifyAsync?.(sourceOf("s-a", "org-a"), githubSigned("alpha")),
+    verifier.verifyAsync?.(sourceOf("s-b", "org-b"), githubSigned("beta")),
+    verifier.verifyAsync?.(sourceOf("s-c", "org-b"), githubSigned("alpha")),
   ]);
   expect([a?.status, b?.status, wrong?.status]).toEqual(["valid", "valid", "invalid"]);
   // The synchronous check has no lookup lent to it outside an awaited one.
-  expect(verifier.verify(sourceOf("s-a", "org-a"), signed("alpha"))).toEqual({
+  expect(verifier.verify(sourceOf("s-a", "org-a"), githubSigned("alpha"))).toEqual({
     status: "invalid",
     reason: "secret {{HOOK}} is not set",
   });
@@ -70,6 +53,6 @@ test("on SQLite the check reads the secrets without waiting and has no async twi
     now: () => 0,
   });
   expect(verifier.verifyAsync).toBeUndefined();
-  expect(verifier.verify(sourceOf("s-a", "org-a"), signed("alpha")).status).toBe("valid");
-  expect(verifier.verify(sourceOf("s-b", "org-b"), signed("alpha")).status).toBe("invalid");
+  expect(verifier.verify(sourceOf("s-a", "org-a"), githubSigned("alpha")).status).toBe("valid");
+  expect(verifier.verify(sourceOf("s-b", "org-b"), githubSigned("alpha")).status).toBe("invalid");
 });
