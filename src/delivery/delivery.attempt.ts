@@ -19,7 +19,7 @@ import type {
   Prepared,
   PreparedFailure,
 } from "./delivery.ports.ts";
-import { type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
+import { type DeliveryOutcome, type DeliveryRow, toDeliveryRecord } from "./delivery.repo.ts";
 import { parseRetryAfter } from "./delivery.retry.model.ts";
 import { concealedFields, sentRequest } from "./delivery.sent.ts";
 import { signDelivery } from "./delivery.signing.ts";
@@ -37,6 +37,28 @@ export interface Recording<L> {
   next: Pick<DeliveryRow, "status" | "attempts" | "next_attempt_at"> & LastFields;
   /** The outcome the breaker hears; null: the breaker was not asked (it refused, or a prepare failure). */
   breakerSuccess: boolean | null;
+}
+
+/** The write that ends a recorded attempt on its row, under the lease token `lockedUntil`. */
+export function finishingWrite(
+  { row, next }: Recording<unknown>,
+  lockedUntil: number,
+  now: number,
+): DeliveryOutcome {
+  return {
+    id: row.id,
+    lockedUntil,
+    wasDueAt: row.next_attempt_at,
+    status: next.status as DeliveryRecord["status"],
+    attempts: next.attempts,
+    nextAttemptAt: next.next_attempt_at,
+    statusCode: next.last_status_code,
+    errorType: next.last_error_type,
+    errorCode: next.last_error_code,
+    errorMessage: next.last_error_message,
+    latencyMs: next.last_latency_ms,
+    updatedAt: isoAt(now),
+  };
 }
 
 type LastFields = Pick<

@@ -3,7 +3,7 @@ import { type BatchOutcome, createPostgresGroupCommit } from "../db/db.group-com
 import type { PostgresTx } from "../db/db.postgres-handle.ts";
 import { isoAt } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { Recording } from "./delivery.attempt.ts";
+import { finishingWrite, type Recording } from "./delivery.attempt.ts";
 import { type BreakerState, record } from "./delivery.breaker.model.ts";
 import type { SharedBreakers } from "./delivery.breaker.store.ts";
 import type {
@@ -127,20 +127,7 @@ export function createPostgresOutcomes(ctx: PostgresOutcomesDeps) {
     const { row, next, until } = item;
     const now = deps.clock.now();
     const breaker = item.breakerWrite;
-    const stored = await store.finish(tx, {
-      id: row.id,
-      lockedUntil: until,
-      wasDueAt: row.next_attempt_at,
-      status: next.status as DeliveryRecord["status"],
-      attempts: next.attempts,
-      nextAttemptAt: next.next_attempt_at,
-      statusCode: next.last_status_code,
-      errorType: next.last_error_type,
-      errorCode: next.last_error_code,
-      errorMessage: next.last_error_message,
-      latencyMs: next.last_latency_ms,
-      updatedAt: isoAt(now),
-    });
+    const stored = await store.finish(tx, finishingWrite(item, until, now));
     if (!stored && !(await tx`SELECT 1 FROM deliveries WHERE id = ${row.id}`).length) {
       return { delivery: null, breaker: false }; // deleted meanwhile (retention): nothing to record
     }

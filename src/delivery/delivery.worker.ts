@@ -3,7 +3,7 @@ import { createGroupCommit } from "../db/db.group-commit.ts";
 import type { TxHandle } from "../db/db.tx.ts";
 import type { AppDeps } from "../deps.ts";
 import { isoAt } from "../shared/clock.ts";
-import { createAttemptRunner, type Recording } from "./delivery.attempt.ts";
+import { createAttemptRunner, finishingWrite, type Recording } from "./delivery.attempt.ts";
 import { admit, type BreakerState, record, releaseStaleProbe } from "./delivery.breaker.model.ts";
 import { createFailureLog, failedTry } from "./delivery.failure-log.ts";
 import {
@@ -60,20 +60,7 @@ export function createDeliveryWorker(
   ): DeliveryRecord | null => {
     const now = deps.clock.now();
     const { row, next } = item;
-    const stored = repo.finish({
-      id: row.id,
-      lockedUntil: item.lease.until,
-      wasDueAt: row.next_attempt_at,
-      status: next.status as DeliveryRecord["status"],
-      attempts: next.attempts,
-      nextAttemptAt: next.next_attempt_at,
-      statusCode: next.last_status_code,
-      errorType: next.last_error_type,
-      errorCode: next.last_error_code,
-      errorMessage: next.last_error_message,
-      latencyMs: next.last_latency_ms,
-      updatedAt: isoAt(now),
-    });
+    const stored = repo.finish(finishingWrite(item, item.lease.until, now));
     if (!stored && !repo.find(row.id)) return null; // deleted meanwhile (retention): nothing to record
     if (item.attempt) repo.insertAttempt(item.attempt);
     if (item.breakerSuccess !== null) {
