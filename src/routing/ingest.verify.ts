@@ -41,26 +41,11 @@ export function createSourceVerifier(deps: SourceVerifierDeps): SourceVerifier {
     check(source.verification, ownerOf(source), request);
   const { resolveSecrets } = deps;
   if (!deps.awaitSecrets || !resolveSecrets) return { verify };
-
-  // The checker reads its lookup synchronously: the one fetched just before is lent to it for
-  // that one call, which no other request can interleave with.
-  const none: SecretLookup = () => undefined;
-  let lent = none;
-  const checkWithFetched = createVerificationChecker({
-    sealer: deps.sealer,
-    resolveSecrets: () => lent,
-    now: deps.now,
-  });
   return {
     verify,
     async verifyAsync(source, request) {
-      const lookup = await resolveSecrets(source.organizationId);
-      lent = lookup;
-      try {
-        return checkWithFetched(source.verification, ownerOf(source), request);
-      } finally {
-        lent = none;
-      }
+      const secrets = await resolveSecrets(source.organizationId);
+      return check(source.verification, ownerOf(source), request, secrets);
     },
   };
 }

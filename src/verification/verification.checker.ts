@@ -52,6 +52,8 @@ export function createVerificationChecker(deps: VerificationCheckerDeps) {
     stored: StoredVerification | null,
     who: VerificationOwner,
     request: SignedRequest,
+    /** The organization's secrets fetched by the caller (PostgreSQL), in place of `resolveSecrets`. */
+    secrets?: (name: string) => string | undefined,
   ): VerificationResult => {
     if (!stored) return NOT_CONFIGURED;
     const written = open(stored, who.owner);
@@ -60,9 +62,10 @@ export function createVerificationChecker(deps: VerificationCheckerDeps) {
     let secret = written;
     if (secretReferences(written).length > 0) {
       const lookup =
-        who.organizationId !== null && deps.resolveSecrets
+        secrets ??
+        (who.organizationId !== null && deps.resolveSecrets
           ? deps.resolveSecrets(who.organizationId)
-          : () => undefined;
+          : () => undefined);
       const filled = substituteSecrets(written, lookup);
       if (!filled.ok)
         return { status: "invalid", reason: `secret {{${filled.missing}}} is not set` };
