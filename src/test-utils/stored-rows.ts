@@ -1,3 +1,4 @@
+import { serverRows } from "./server-rows.ts";
 import type { TestServer } from "./test-server.ts";
 
 type Row = Record<string, unknown>;
@@ -57,8 +58,7 @@ export async function onStore(
   statement: string,
   ...args: (string | number | null)[]
 ): Promise<Row[]> {
-  if (server.postgres) return [...(await server.postgres.sql.unsafe(numbered(statement), args))];
-  return server.deps.db.sqlite.query<Row, (string | number | null)[]>(statement).all(...args);
+  return serverRows<Row>(server, numbered(statement), args);
 }
 
 /** `SELECT count(*) AS n …` on either store, as a number (PostgreSQL answers a bigint). */
