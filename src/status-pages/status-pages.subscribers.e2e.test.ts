@@ -6,6 +6,7 @@ import { createFakeClock } from "../test-utils/fake-clock.ts";
 import { createManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { createMonitorAs } from "../test-utils/monitors.ts";
 import { pollUntil } from "../test-utils/poll.ts";
+import { serverRows } from "../test-utils/server-rows.ts";
 import { type SmtpSink, startSmtpSink } from "../test-utils/smtp-sink.ts";
 import { everyStoredRow, storedRows } from "../test-utils/stored-rows.ts";
 import { startTestServer, type TestServer } from "../test-utils/test-server.ts";
@@ -90,6 +91,22 @@ const linkIn = (raw: string, path: string) => {
   return new URL(match[0]);
 };
 const local = (url: URL) => `${url.pathname}${url.search}`;
+
+/**
+ * Waits until every mail sent so far has its outcome recorded. The sink holds a mail before the
+ * sender has recorded it; a clock leap past the lease in between would hand the row out again.
+ */
+const mailsRecorded = () =>
+  pollUntil(
+    async () => {
+      const [row] = await serverRows<{ n: number | string }>(
+        server,
+        "SELECT count(*) AS n FROM deliveries WHERE locked_until IS NOT NULL",
+      );
+      return Number(row?.n) === 0 ? true : undefined;
+    },
+    { what: "every mail's outcome recorded" },
+  );
 
 async function confirmedSubscriber(slug: string, email: string) {
   expect((await subscribeForm(slug, email)).status).toBe(202);
@@ -221,6 +238,7 @@ describe("status page email subscribers", () => {
     await mailTo(email, 2);
     // Not started yet: nothing to announce.
     await scheduler.run(MAINTENANCE_STARTS_JOB);
+    await mailsRecorded();
     clock.advance(HOUR_MS + 60_000);
     await scheduler.run(MAINTENANCE_STARTS_JOB);
     const started = await mailTo(email, 3);
@@ -241,6 +259,7 @@ describe("status page email subscribers", () => {
     await mailTo("new@example.com");
     // A pending address asking again within the hour gets no second mail; after it, one more.
     await subscribeForm(page.slug, "new@example.com");
+    await mailsRecorded();
     clock.advance(HOUR_MS + 1000);
     await subscribeForm(page.slug, "new@example.com");
     await mailTo("new@example.com", 2);
