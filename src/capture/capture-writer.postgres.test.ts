@@ -18,7 +18,7 @@ const databases = usePgDatabases();
 
 const T0 = "2026-01-01T00:00:00.000Z";
 
-let shared: Promise<{ pg: PostgresDb; observer: PostgresDb }> | null = null;
+let shared: Promise<{ url: string; pg: PostgresDb; observer: PostgresDb }> | null = null;
 /** The file's database, migrated once, with the writer's pool and a second pool to look from. */
 function database() {
   shared ??= (async () => {
@@ -27,14 +27,14 @@ function database() {
     const observer = await openPostgres(made.url, { poolSize: 2 });
     pools.push(pg, observer);
     await runPgMigrations(pg.sql, PG_MIGRATIONS);
-    return { pg, observer };
+    return { url: made.url, pg, observer };
   })();
   return shared;
 }
 
 /** Endpoints e1…e3 of one organization, nothing captured yet, and a writer over them. */
 async function world() {
-  const { pg, observer } = await database();
+  const { url, pg, observer } = await database();
   await pg.sql`TRUNCATE organizations, debug_endpoints, captured_requests CASCADE`;
   await pg.sql`INSERT INTO organizations (id, name, plan, created_at, updated_at)
     VALUES ('o1', 'org', 'team', ${T0}, ${T0})`;
@@ -56,7 +56,7 @@ async function world() {
       rows.map((r: { id: string; n: number; d: number }) => [r.id, [r.n, r.d]]),
     );
   };
-  return { pg, observer, writer, batches, stored, counters };
+  return { url, pg, observer, writer, batches, stored, counters };
 }
 
 const target = (id: string): CaptureTarget => ({
@@ -128,6 +128,32 @@ describe("PostgreSQL capture writer", () => {
     expect(w.batches).toEqual([["a1", "z1"]]);
     expect(await w.stored("k1")).toBe(false);
     expect(await w.counters()).toEqual({ e1: [0, 0], e2: [1, 1], e3: [0, 0] });
+  });
+
+  test("an anonymous endpoint's last places go to whichever node commits first; the rest are full", async () => {
+    const w = await world();
+    await w.pg
+      .sql`INSERT INTO debug_endpoints (id, organization_id, name, slug, status, request_count, created_at, updated_at)
+      VALUES ('anon', NULL, 'anon', 'slug-anon', 'active', 997, ${T0}, ${T0})`;
+    // A second node's writer, with its own pool: its captures take places from the same count.
+    const other = await openPostgres(w.url, { poolSize: 2 });
+    pools.push(other);
+    const nodes = [w.writer, createCapturePostgresWriter({ pg: other, onCommitted: () => {} })];
+    const anonymous: CaptureTarget = { ...target("anon"), organizationId: null };
+    const answers = await Promise.all(
+      idsOf(10, "n").map((id, i) =>
+        (nodes[i % 2] ?? w.writer).write(capture(id, "anon"), anonymous),
+      ),
+    );
+    expect(answers.filter((a) => a === true)).toHaveLength(3);
+    expect(answers.filter((a) => a === "full")).toHaveLength(7);
+    const [row] = await w.observer.sql`SELECT request_count::integer AS n,
+      (SELECT count(*)::integer FROM captured_requests WHERE endpoint_id = 'anon') AS rows
+      FROM debug_endpoints WHERE id = 'anon'`;
+    expect(row).toEqual({ n: 1000, rows: 3 });
+    // An organization's endpoint has no cap.
+    await w.pg.sql`UPDATE debug_endpoints SET request_count = 5000 WHERE id = 'e1'`;
+    expect(await w.writer.write(capture("org", "e1"), target("e1"))).toBe(true);
   });
 
   test("the ports write in the batch's transaction, with the stored captures only", async () => {

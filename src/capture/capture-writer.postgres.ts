@@ -1,7 +1,7 @@
 import type { TransactionSQL } from "bun";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
-import type { CapturedRequest } from "./capture.model.ts";
-import type { CaptureWriter, CommittedCapture } from "./capture.writer.ts";
+import { ANONYMOUS_REQUEST_LIMIT, type CapturedRequest } from "./capture.model.ts";
+import type { CaptureWriter, CaptureWritten, CommittedCapture } from "./capture.writer.ts";
 import { insertRow } from "./requests.postgres.ts";
 
 export interface CapturePostgresWriterOptions {
@@ -28,7 +28,7 @@ export interface CapturePostgresWriter extends CaptureWriter {
 
 interface Pending {
   capture: CommittedCapture;
-  resolve(stored: boolean): void;
+  resolve(written: CaptureWritten): void;
   reject(error: unknown): void;
 }
 
@@ -49,8 +49,8 @@ export function createCapturePostgresWriter(
   let inFlight: Promise<void> | null = null;
   let closed = false;
 
-  const publish = (batch: readonly CommittedCapture[], stored: readonly boolean[]) => {
-    const committed = batch.filter((_, i) => stored[i]);
+  const publish = (batch: readonly CommittedCapture[], written: readonly CaptureWritten[]) => {
+    const committed = batch.filter((_, i) => written[i] === true);
     if (committed.length === 0) return;
     try {
       options.onCommitted(committed);
@@ -63,9 +63,9 @@ export function createCapturePostgresWriter(
     queue = queue.slice(batch.length);
     const captures = batch.map((p) => p.capture);
     try {
-      const stored = await options.pg.sql.begin((tx) => storeBatch(tx, captures, options));
-      publish(captures, stored);
-      for (const [i, p] of batch.entries()) p.resolve(stored[i] === true);
+      const written = await options.pg.sql.begin((tx) => storeBatch(tx, captures, options));
+      publish(captures, written);
+      for (const [i, p] of batch.entries()) p.resolve(written[i] ?? false);
     } catch (error) {
       for (const p of batch) p.reject(error);
     }
@@ -88,7 +88,7 @@ export function createCapturePostgresWriter(
   return {
     write(request, endpoint) {
       if (closed) return Promise.reject(new Error("capture writer is closed"));
-      return new Promise<boolean>((resolve, reject) => {
+      return new Promise<CaptureWritten>((resolve, reject) => {
         queue.push({ capture: { request, endpoint }, resolve, reject });
         schedule();
       });
@@ -108,28 +108,37 @@ export function createCapturePostgresWriter(
  * One batch inside its transaction: the live endpoints' rows are locked in id order (an empty or
  * a delete on another node waits for this commit, and two batches never deadlock), then the
  * requests of live endpoints go in one INSERT and each endpoint's counter moves once. A request
- * at or below its endpoint's empty mark is stored hidden, uncounted, and left to the drain.
+ * at or below its endpoint's empty mark is stored hidden, uncounted, and left to the drain. An
+ * anonymous endpoint's places are counted under that lock, so every node's captures together
+ * stop at its cap.
  */
 async function storeBatch(
   tx: TransactionSQL,
   captures: readonly CommittedCapture[],
   options: CapturePostgresWriterOptions,
-): Promise<boolean[]> {
+): Promise<CaptureWritten[]> {
   const endpointIds = [...new Set(captures.map((c) => c.request.endpointId))].sort();
-  const live: { id: string; mark: string }[] = await tx`
-    SELECT id, coalesce(cleared_through_id, '') AS mark FROM debug_endpoints
+  const live: { id: string; mark: string; places: number | null }[] = await tx`
+    SELECT id, coalesce(cleared_through_id, '') AS mark,
+           CASE WHEN organization_id IS NULL
+                THEN ${ANONYMOUS_REQUEST_LIMIT}::integer - request_count::integer END AS places
+      FROM debug_endpoints
      WHERE id = ANY(${endpointIds}::text[]) AND deleted_at IS NULL
      ORDER BY id FOR UPDATE`;
-  const tallies = new Map(live.map((row) => [row.id, { mark: row.mark, visible: 0, hidden: 0 }]));
-  const stored = captures.map(({ request }) => {
+  const tallies = new Map(
+    live.map((row) => [row.id, { mark: row.mark, places: row.places, visible: 0, hidden: 0 }]),
+  );
+  const written = captures.map(({ request }): CaptureWritten => {
     const tally = tallies.get(request.endpointId);
     if (!tally) return false;
-    if (request.id > tally.mark) tally.visible += 1;
-    else tally.hidden += 1;
+    if (request.id <= tally.mark) tally.hidden += 1;
+    else if (tally.places !== null && tally.visible >= tally.places) return "full";
+    else tally.visible += 1;
     return true;
   });
+  const stored = written.map((w) => w === true);
   const kept = captures.filter((_, i) => stored[i]);
-  if (kept.length === 0) return stored;
+  if (kept.length === 0) return written;
   const rows = kept.map((c) => insertRow(c.request as CapturedRequest));
   await tx`INSERT INTO captured_requests ${tx(rows)}`;
   for (const [endpointId, tally] of tallies) {
@@ -139,5 +148,5 @@ async function storeBatch(
   }
   await options.enqueueForwards?.(tx, kept);
   await options.oweActionRuns?.(tx, kept);
-  return stored;
+  return written;
 }

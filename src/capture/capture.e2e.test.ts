@@ -194,7 +194,8 @@ describe("429", () => {
     }
   });
 
-  test("an anonymous endpoint holding 1,000 requests answers webhook_limit_reached, even to a burst", async () => {
+  /** A server with an anonymous endpoint holding 997 requests: three places left. */
+  async function anonymousEndpointAt997() {
     const server = await startServer({ config: { capture_rate_limit: "off" } });
     const endpoint = await server.endpoint({
       organizationId: null,
@@ -211,6 +212,11 @@ describe("429", () => {
     }
     // Rows written around capture are counted by hand, as capture counts its own.
     await server.run("UPDATE debug_endpoints SET request_count = 997 WHERE id = ?", [endpoint.id]);
+    return { server, endpoint };
+  }
+
+  test("an anonymous endpoint holding 1,000 requests answers webhook_limit_reached, even to a burst", async () => {
+    const { server, endpoint } = await anonymousEndpointAt997();
     // Ten at once for the last three places: the cap counts requests not yet committed too.
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => server.request(`/w/${endpoint.slug}`, { method: "POST" })),
@@ -219,6 +225,34 @@ describe("429", () => {
     expect(codes).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429);
     expect(await refused?.json()).toEqual({ error: "webhook_limit_reached" });
+    expect(await server.stored(endpoint.id)).toHaveLength(1000);
+  });
+
+  test("requests admitted while their bodies are still on the way do not pass the cap either", async () => {
+    const { server, endpoint } = await anonymousEndpointAt997();
+    let sendBodies = () => {};
+    const bodiesSent = new Promise<void>((resolve) => {
+      sendBodies = resolve;
+    });
+    const slowBody = () =>
+      new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await bodiesSent;
+          controller.enqueue(new TextEncoder().encode("late"));
+          controller.close();
+        },
+      });
+    // Their heads arrive (and are admitted: three places left) before any of their bodies.
+    const held = Array.from({ length: 10 }, () =>
+      server.request(`/w/${endpoint.slug}`, { method: "POST", body: slowBody(), duplex: "half" }),
+    );
+    // A whole request after them takes one of the three places.
+    expect(
+      (await server.request(`/w/${endpoint.slug}`, { method: "POST", body: "x" })).status,
+    ).toBe(200);
+    sendBodies();
+    const codes = (await Promise.all(held)).map((a) => a.status).sort();
+    expect(codes).toEqual([200, 200, 429, 429, 429, 429, 429, 429, 429, 429]);
     expect(await server.stored(endpoint.id)).toHaveLength(1000);
   });
 

@@ -64,7 +64,10 @@ async function capture(room: CaptureParts, request: Request, server: PeerSource 
     body,
     remoteIp: room.resolveClientIp(peer, headers["x-forwarded-for"] ?? null),
   });
-  if ("refusal" in stored) return refusalResponse(stored.refusal);
+  if ("refusal" in stored) {
+    if (stored.refusal.status === 429) room.tally.refused(admission.endpoint, 429);
+    return refusalResponse(stored.refusal);
+  }
   if (stored.delayMs > 0) await Bun.sleep(stored.delayMs);
   return answerResponse(stored.answer);
 }

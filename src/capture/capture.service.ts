@@ -19,7 +19,7 @@ import {
   type ResponseOverride,
 } from "./capture.model.ts";
 import type { CaptureRepo } from "./capture.repo.ts";
-import type { CaptureWriter } from "./capture.writer.ts";
+import type { CaptureWriter, CaptureWritten } from "./capture.writer.ts";
 
 /** The longest custom response delay (decisions.md §12). */
 export const MAX_DELAY_MS = 30_000;
@@ -192,8 +192,14 @@ export function createCaptureService(deps: CaptureServiceDeps) {
         ? customAnswer(endpoint.response)
         : defaultAnswer(request.id);
     request.status = answer.status;
+    // Requests admitted together all saw room before any body was read: the place is taken
+    // here, in one step with its check, so a burst cannot pass an anonymous endpoint's cap.
+    const place = endpoint.organizationId === null ? takeAnonymousPlace(endpoint.id) : null;
+    if (place === false) return { refusal: REFUSALS.webhookLimit };
     deps.limits.noteWritten(request.size);
-    if (!(await write(request, endpoint))) return { refusal: REFUSALS.notFound };
+    const written = await write(request, endpoint, place);
+    if (written === "full") return { refusal: REFUSALS.webhookLimit };
+    if (!written) return { refusal: REFUSALS.notFound };
     // After the commit: whatever the override does, the capture is already stored.
     if (override && !preflight) {
       answer = await overridden(override, answer, request, endpoint);
@@ -206,23 +212,35 @@ export function createCaptureService(deps: CaptureServiceDeps) {
     return { request, answer, delayMs: Math.min(MAX_DELAY_MS, Math.max(0, delayMs)) };
   };
 
-  /** Queues the request for the next group commit; false when its endpoint was deleted meanwhile. */
-  const write = (request: CapturedRequest, endpoint: CaptureEndpoint): Promise<boolean> =>
-    endpoint.organizationId !== null
-      ? deps.writer.write(request, endpoint)
-      : writeCounted(request, endpoint);
+  /**
+   * Takes one of an anonymous endpoint's places until its request is committed or refused, or
+   * answers false when none is left; the returned function gives the place back.
+   */
+  const takeAnonymousPlace = (endpointId: string): (() => void) | false => {
+    if (anonymousLimitReached(endpointId)) return false;
+    inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+    return () => {
+      const left = (inFlight.get(endpointId) ?? 1) - 1;
+      if (left > 0) inFlight.set(endpointId, left);
+      else inFlight.delete(endpointId);
+    };
+  };
 
-  /** An anonymous endpoint's write, counted in flight for the request cap. */
-  const writeCounted = async (request: CapturedRequest, endpoint: CaptureEndpoint) => {
-    inFlight.set(endpoint.id, (inFlight.get(endpoint.id) ?? 0) + 1);
+  /**
+   * Queues the request for the next group commit; false when its endpoint was deleted meanwhile.
+   * An anonymous endpoint's place is given back once the commit has counted the request.
+   */
+  const write = async (
+    request: CapturedRequest,
+    endpoint: CaptureEndpoint,
+    place: (() => void) | null,
+  ): Promise<CaptureWritten> => {
     try {
-      const stored = await deps.writer.write(request, endpoint);
-      if (stored) deps.limits.anonymousStored(request.size);
-      return stored;
+      const written = await deps.writer.write(request, endpoint);
+      if (written === true && place) deps.limits.anonymousStored(request.size);
+      return written;
     } finally {
-      const left = (inFlight.get(endpoint.id) ?? 1) - 1;
-      if (left > 0) inFlight.set(endpoint.id, left);
-      else inFlight.delete(endpoint.id);
+      place?.();
     }
   };
 

@@ -26,12 +26,17 @@ export interface CaptureWriterOptions {
 }
 
 /** Queues captured requests and commits them in groups; see `createCaptureWriter`. */
+/** What became of one request in its batch. */
+export type CaptureWritten = boolean | "full";
+
 export interface CaptureWriter {
   /**
    * Resolves once the request's batch is committed: true when stored, false when its endpoint
-   * was deleted meanwhile. Rejects when the batch failed (nothing of it is stored).
+   * was deleted meanwhile, "full" when an anonymous endpoint had no place left at the commit (on
+   * PostgreSQL, where other nodes' captures take places too). Rejects when the batch failed
+   * (nothing of it is stored).
    */
-  write(request: CapturedRequest, endpoint: CaptureTarget): Promise<boolean>;
+  write(request: CapturedRequest, endpoint: CaptureTarget): Promise<CaptureWritten>;
   /** Requests queued and not yet committed. */
   pending(): number;
   /** Refuses new writes and commits what is queued now. */
