@@ -27,6 +27,8 @@ export interface DeliveryNodeOptions {
   cluster?: boolean;
   /** Never polls for rows: it claims only when woken, here or by another node. */
   withoutPoll?: boolean;
+  /** Registers more on the room's ports (observers) before it starts, as the app's rooms do. */
+  beforeStart?: (ports: DeliveryRoomPorts) => void;
 }
 
 /** The scheduler without the outbox's poll: other nodes' rows reach it only by their wake. */
@@ -79,6 +81,7 @@ export async function startDeliveryNode(
       },
     }),
   });
+  options.beforeStart?.(room.ports);
   const cluster = options.cluster
     ? createCluster({ sql: postgres.sql, bus, scheduler, logger })
     : null;

@@ -1,0 +1,138 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { runPgMigrations } from "../db/db.migrate.pg.ts";
+import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
+import { openPostgres } from "../db/db.postgres.ts";
+import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import { type DeliveryNode, startDeliveryNode } from "../test-utils/delivery-node.ts";
+import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
+import { pollUntil } from "../test-utils/poll.ts";
+import { usePgDatabases } from "../test-utils/postgres.ts";
+import type { DeliveryRoomPorts } from "./delivery.room.ts";
+import { generateSigningSecret } from "./delivery.signing.ts";
+
+/**
+ * An attempt's listener (the kind's owner or an observer) that meets a lock conflict (deadlock,
+ * serialization failure) is no faulty listener: the whole outcome is recorded again, alone, so
+ * the listener's writes are not lost. Any other error undoes only that listener's writes. The
+ * conflicts here are real server errors, raised with their SQLSTATE.
+ */
+
+const databases = usePgDatabases();
+const secret = generateSigningSecret();
+let sink: HttpSink;
+const nodes: DeliveryNode[] = [];
+const admins: PostgresDb[] = [];
+
+beforeAll(() => {
+  sink = startHttpSink();
+});
+afterAll(async () => {
+  await sink.stop();
+});
+afterEach(async () => {
+  for (const node of nodes.splice(0)) await node.stop().catch(() => {});
+  for (const admin of admins.splice(0)) await admin.close();
+  sink.requests.length = 0;
+});
+
+/** What the observer raises on its first hearing of a subject: a SQLSTATE, or nothing. */
+type Raise = Record<string, string>;
+
+/**
+ * A node whose observer writes one `heard` row per hearing of a delivery, after raising once
+ * the SQLSTATE `raise` names for its subject, as a deadlocked or failing statement would.
+ */
+async function nodeWithObserver(raise: Raise) {
+  const made = await databases.create();
+  const admin = await openPostgres(made.url, { poolSize: 2 });
+  admins.push(admin);
+  await runPgMigrations(admin.sql, PG_MIGRATIONS);
+  await admin.sql`CREATE TABLE heard (subject TEXT NOT NULL)`;
+  const raised = new Set<string>();
+  const node = await startDeliveryNode(
+    made.url,
+    sink.url,
+    secret,
+    {},
+    {
+      beforeStart: (ports: DeliveryRoomPorts) =>
+        ports.observeAttemptsPostgres?.(async (tx, delivery) => {
+          const code = raise[delivery.subjectId];
+          if (code && !raised.has(delivery.subjectId)) {
+            raised.add(delivery.subjectId);
+            await tx.unsafe(`DO $$ BEGIN RAISE EXCEPTION 'as a listener met it' USING ERRCODE = '${code}'; END $$`);
+          }
+          await tx`INSERT INTO heard (subject) VALUES (${delivery.subjectId})`;
+        }),
+    },
+  );
+  nodes.push(node);
+  return { node, admin, raised };
+}
+
+/** Enqueues one delivery per subject in one transaction and wakes the node. */
+async function enqueue(node: DeliveryNode, subjects: string[]) {
+  const enqueuePostgres = node.ports.enqueuePostgres;
+  if (!enqueuePostgres) throw new Error("the PostgreSQL outbox lends enqueuePostgres");
+  await node.postgres.sql.begin((tx) =>
+    enqueuePostgres(
+      tx,
+      subjects.map((subjectId) => ({
+        kind: "event" as const,
+        organizationId: "org",
+        subjectId,
+        destinationKey: "dest",
+        maxRetries: 5,
+      })),
+    ),
+  );
+  node.ports.wake();
+}
+
+/** Per subject: its status, its recorded attempts and its `heard` rows, once all are delivered. */
+async function settled(admin: PostgresDb, subjects: string[]) {
+  await pollUntil(
+    async () => {
+      const [row] = await admin.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'`;
+      return row?.n === subjects.length;
+    },
+    { what: "every delivery recorded as delivered" },
+  );
+  const attempts = await admin.sql<{ subject: string; n: number }[]>`
+    SELECT d.subject_id AS subject, count(a.id)::int AS n
+      FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id
+     GROUP BY d.subject_id ORDER BY d.subject_id`;
+  const heard = await admin.sql<{ subject: string; n: number }[]>`
+    SELECT subject, count(*)::int AS n FROM heard GROUP BY subject ORDER BY subject`;
+  const asMap = (rows: { subject: string; n: number }[]) =>
+    Object.fromEntries(rows.map((row) => [row.subject, row.n]));
+  return { attempts: asMap([...attempts]), heard: asMap([...heard]) };
+}
+
+const everyOnce = (subjects: string[]) => Object.fromEntries(subjects.map((s) => [s, 1]));
+
+describe("a lock conflict in an attempt's listener", () => {
+  test("a deadlock records the whole outcome again: the listener's write is kept, once", async () => {
+    const subjects = ["a", "b", "c", "d", "e", "f"];
+    const { node, admin, raised } = await nodeWithObserver({ c: "40P01", e: "40001" });
+    await enqueue(node, subjects);
+    const { attempts, heard } = await settled(admin, subjects);
+    expect([...raised].sort()).toEqual(["c", "e"]);
+    expect(attempts).toEqual(everyOnce(subjects));
+    expect(heard).toEqual(everyOnce(subjects));
+    // Recorded again from the outcome, not sent again.
+    expect(sink.requests.map((r) => r.path.slice(1)).sort()).toEqual(subjects);
+  }, 30_000);
+
+  test("any other error undoes only that listener's writes; the attempt stays recorded", async () => {
+    const subjects = ["a", "b", "c"];
+    const { node, admin, raised } = await nodeWithObserver({ b: "P0001" });
+    await enqueue(node, subjects);
+    const { attempts, heard } = await settled(admin, subjects);
+    expect([...raised]).toEqual(["b"]);
+    expect(attempts).toEqual(everyOnce(subjects));
+    expect(heard).toEqual({ a: 1, c: 1 });
+    expect(sink.requests).toHaveLength(subjects.length);
+  }, 30_000);
+});
