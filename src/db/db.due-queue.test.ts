@@ -195,6 +195,54 @@ describe("due-queue", () => {
     first.open("row");
   });
 
+  test("a row its own process still holds is never run twice when the clock passes its lease", async () => {
+    const db = jobsDb();
+    const clock = createFakeClock(T0);
+    addJob(db, "running");
+    addJob(db, "settling");
+    const runs: string[] = [];
+    const still = gated(db, "w");
+    const laterWrites: Array<() => void> = [];
+    // No scheduler: nothing extends the leases, as when the clock leaps past them at once.
+    const queue = queueOn(
+      db,
+      clock,
+      {
+        run: (row, lease) => {
+          runs.push(row.id as string);
+          if (row.id === "running") return still.run(row, lease);
+          // The run returns at once; its finishing write commits later (a group commit).
+          lease.holdUntilSettled();
+          laterWrites.push(() => {
+            finish(db, "w", row, lease);
+            lease.settled();
+          });
+        },
+      },
+      false,
+    );
+    await pollUntil(() => runs.length === 2, { what: "both rows running" });
+    clock.advance(15_000); // both leases ended by the clock
+    queue.notify();
+    const newEnd = T0 + 15_000 + 10_000;
+    const leases = () =>
+      db.sqlite.query("SELECT locked_until AS until FROM jobs ORDER BY id").all() as {
+        until: number;
+      }[];
+    await pollUntil(() => leases().every((row) => row.until === newEnd), {
+      what: "the claim that took both rows again",
+    });
+    expect(runs.sort()).toEqual(["running", "settling"]);
+    // Each finishes under the new claim's end, which its lease now holds.
+    for (const write of laterWrites) write();
+    still.open("running");
+    expect(doneBy(db)).toEqual({ running: "w", settling: "w" });
+    // Once settled, the row is the table's again: due anew, it runs.
+    db.sqlite.run("UPDATE jobs SET next_attempt_at = ? WHERE id = 'settling'", [clock.now()]);
+    queue.notify();
+    await pollUntil(() => runs.length === 3, { what: "the settled row run again when due" });
+  });
+
   test("at most `concurrency` rows run at once; the rest run as slots free up", async () => {
     const db = jobsDb();
     const clock = createFakeClock(T0);

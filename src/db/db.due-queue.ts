@@ -108,6 +108,11 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     { lease: LeaseState; key: unknown; group: unknown; done: Promise<void> }
   >();
   const perKeyRunning = new Map<unknown, number>();
+  /** Rows whose run returned while their finishing write waits for its commit (holdUntilSettled). */
+  const settling = new Map<RowId, LeaseState>();
+  const forgetSettled = (lease: LeaseState) => {
+    if (settling.get(lease.id) === lease) settling.delete(lease.id);
+  };
   let started = false;
   let pumpQueued = false;
   /**
@@ -129,7 +134,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     const id = row[idName] as RowId;
     const key = keyOf(row);
     const group = groupOf(row);
-    const lease = new LeaseState(id, until, rows, clock, leaseMs);
+    const lease = new LeaseState(id, until, rows, clock, leaseMs, forgetSettled);
     if (key !== null) perKeyRunning.set(key, (perKeyRunning.get(key) ?? 0) + 1);
     shares?.hold(group);
     // Started in this turn (a fake-clock test sees it run as the clock moves); settled later.
@@ -139,6 +144,7 @@ export function createDueQueue<Row extends DueRow = DueRow>(
       )
       .finally(() => {
         running.delete(id);
+        if (lease.awaitingSettle) settling.set(id, lease);
         if (key !== null) {
           const left = (perKeyRunning.get(key) ?? 1) - 1;
           if (left > 0) perKeyRunning.set(key, left);
@@ -163,6 +169,14 @@ export function createDueQueue<Row extends DueRow = DueRow>(
     const concurrency = concurrencyNow();
     const accepted: DueRow[] = [];
     for (const row of claimed) {
+      // Still this process's (running, or its outcome not yet committed) although its lease
+      // ran out by the clock: the holder keeps it under the new claim's end, never run twice.
+      const id = row[idName] as RowId;
+      const held = running.get(id)?.lease ?? settling.get(id);
+      if (held) {
+        held.takeOver(until);
+        continue;
+      }
       const key = keyOf(row);
       const group = groupOf(row);
       const load = key === null ? 0 : (perKeyRunning.get(key) ?? 0) + (taken.get(key) ?? 0);

@@ -125,6 +125,7 @@ export function createDeliveryWorker(
       return results;
     },
     onCommitted(batch, results) {
+      for (const item of batch) item.lease.settled();
       for (const item of batch) {
         if (item.next.next_attempt_at !== null)
           queue.rearm(item.row.destination_key, item.row.organization_id);
@@ -138,6 +139,10 @@ export function createDeliveryWorker(
         deps.bus.publish("delivery.attempted", { delivery, attempt });
       }
     },
+    // The leases stay as they were: the rows run again when they end.
+    onRolledBack: (batch) => {
+      for (const item of batch) item.lease.settled();
+    },
     onCommittedError: (error) => log.error("publishing delivery attempts failed", { error }),
   });
 
@@ -145,17 +150,20 @@ export function createDeliveryWorker(
   const uncommitted = new Set<Promise<unknown>>();
   /**
    * Hands an outcome to the group commit without waiting for it: the row keeps its lease until
-   * the commit, so nobody else claims it meanwhile, and its slot is free for the next row at
-   * once (the fsync is not part of an attempt's time). A failed commit leaves the lease, so the
-   * row runs again when it ends: at-least-once, as after a crash.
+   * the commit, so nobody else claims it meanwhile (nor this process, should the clock leap past
+   * the lease: holdUntilSettled), and its slot is free for the next row at once (the fsync is
+   * not part of an attempt's time). A failed commit leaves the lease, so the row runs again when
+   * it ends: at-least-once, as after a crash.
    */
   const recordLater = (item: Recording<Lease>): void => {
-    const committing = recorder.submit(item).catch((error) =>
+    item.lease.holdUntilSettled();
+    const committing = recorder.submit(item).catch((error) => {
+      item.lease.settled();
       log.error("recording a delivery attempt failed; the row runs again when its lease ends", {
         id: item.row.id,
         error,
-      }),
-    );
+      });
+    });
     uncommitted.add(committing);
     committing.finally(() => uncommitted.delete(committing));
   };
