@@ -60,7 +60,9 @@ async function nodeWithObserver(raise: Raise) {
           const code = raise[delivery.subjectId];
           if (code && !raised.has(delivery.subjectId)) {
             raised.add(delivery.subjectId);
-            await tx.unsafe(`DO $$ BEGIN RAISE EXCEPTION 'as a listener met it' USING ERRCODE = '${code}'; END $$`);
+            await tx.unsafe(
+              `DO $$ BEGIN RAISE EXCEPTION 'as a listener met it' USING ERRCODE = '${code}'; END $$`,
+            );
           }
           await tx`INSERT INTO heard (subject) VALUES (${delivery.subjectId})`;
         }),
