@@ -230,17 +230,24 @@ export function createCaptureService(deps: CaptureServiceDeps) {
    * Queues the request for the next group commit; false when its endpoint was deleted meanwhile.
    * An anonymous endpoint's place is given back once the commit has counted the request.
    */
-  const write = async (
+  const write = (
     request: CapturedRequest,
     endpoint: CaptureEndpoint,
     place: (() => void) | null,
+  ): Promise<CaptureWritten> =>
+    place ? writeInPlace(request, endpoint, place) : deps.writer.write(request, endpoint);
+
+  const writeInPlace = async (
+    request: CapturedRequest,
+    endpoint: CaptureEndpoint,
+    place: () => void,
   ): Promise<CaptureWritten> => {
     try {
       const written = await deps.writer.write(request, endpoint);
-      if (written === true && place) deps.limits.anonymousStored(request.size);
+      if (written === true) deps.limits.anonymousStored(request.size);
       return written;
     } finally {
-      place?.();
+      place();
     }
   };
 
