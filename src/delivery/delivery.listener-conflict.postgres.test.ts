@@ -3,6 +3,7 @@ import { runPgMigrations } from "../db/db.migrate.pg.ts";
 import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
+import type { Config } from "../shared/config.table.ts";
 import { type DeliveryNode, startDeliveryNode } from "../test-utils/delivery-node.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
@@ -42,32 +43,26 @@ type Raise = Record<string, string>;
  * A node whose observer writes one `heard` row per hearing of a delivery, after raising once
  * the SQLSTATE `raise` names for its subject, as a deadlocked or failing statement would.
  */
-async function nodeWithObserver(raise: Raise) {
+async function nodeWithObserver(raise: Raise, sinkUrl = sink.url, config: Partial<Config> = {}) {
   const made = await databases.create();
   const admin = await openPostgres(made.url, { poolSize: 2 });
   admins.push(admin);
   await runPgMigrations(admin.sql, PG_MIGRATIONS);
   await admin.sql`CREATE TABLE heard (subject TEXT NOT NULL)`;
   const raised = new Set<string>();
-  const node = await startDeliveryNode(
-    made.url,
-    sink.url,
-    secret,
-    {},
-    {
-      beforeStart: (ports: DeliveryRoomPorts) =>
-        ports.observeAttemptsPostgres?.(async (tx, delivery) => {
-          const code = raise[delivery.subjectId];
-          if (code && !raised.has(delivery.subjectId)) {
-            raised.add(delivery.subjectId);
-            await tx.unsafe(
-              `DO $$ BEGIN RAISE EXCEPTION 'as a listener met it' USING ERRCODE = '${code}'; END $$`,
-            );
-          }
-          await tx`INSERT INTO heard (subject) VALUES (${delivery.subjectId})`;
-        }),
-    },
-  );
+  const node = await startDeliveryNode(made.url, sinkUrl, secret, config, {
+    beforeStart: (ports: DeliveryRoomPorts) =>
+      ports.observeAttemptsPostgres?.(async (tx, delivery) => {
+        const code = raise[delivery.subjectId];
+        if (code && !raised.has(delivery.subjectId)) {
+          raised.add(delivery.subjectId);
+          await tx.unsafe(
+            `DO $$ BEGIN RAISE EXCEPTION 'as a listener met it' USING ERRCODE = '${code}'; END $$`,
+          );
+        }
+        await tx`INSERT INTO heard (subject) VALUES (${delivery.subjectId})`;
+      }),
+  });
   nodes.push(node);
   return { node, admin, raised };
 }
@@ -92,14 +87,14 @@ async function enqueue(node: DeliveryNode, subjects: string[]) {
 }
 
 /** Per subject: its status, its recorded attempts and its `heard` rows, once all are delivered. */
-async function settled(admin: PostgresDb, subjects: string[]) {
+async function settled(admin: PostgresDb, subjects: string[], timeoutMs = 5_000) {
   await pollUntil(
     async () => {
       const [row] = await admin.sql<{ n: number }[]>`
         SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'`;
       return row?.n === subjects.length;
     },
-    { what: "every delivery recorded as delivered" },
+    { timeoutMs, what: "every delivery recorded as delivered" },
   );
   const attempts = await admin.sql<{ subject: string; n: number }[]>`
     SELECT d.subject_id AS subject, count(a.id)::int AS n
@@ -136,5 +131,39 @@ describe("a lock conflict in an attempt's listener", () => {
     expect(attempts).toEqual(everyOnce(subjects));
     expect(heard).toEqual({ a: 1, c: 1 });
     expect(sink.requests).toHaveLength(subjects.length);
+  }, 30_000);
+});
+
+describe("an attempt whose lease was lost before its outcome was recorded", () => {
+  test("is recorded and its observers hear it; the row is the new owner's", async () => {
+    // The destination answers the first attempt only after another claim took the row (its
+    // lease moved), as when a node stalled past its lease; the row runs again when that ends.
+    let admin: PostgresDb | null = null;
+    let taken = false;
+    const stealing = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        if (taken || !admin) return new Response("ok");
+        taken = true;
+        await admin.sql`UPDATE deliveries SET locked_until = locked_until + 1 WHERE subject_id = 'lost'`;
+        return new Response("down", { status: 500 });
+      },
+    });
+    try {
+      // Leases of 5 s (twice the timeouts, at least 5 s), so the row comes back soon.
+      const world = await nodeWithObserver({}, `http://127.0.0.1:${stealing.port}`, {
+        destination_timeout_ms: 2_000,
+        forward_timeout_ms: 2_000,
+      });
+      admin = world.admin;
+      await enqueue(world.node, ["lost"]);
+      const { attempts, heard } = await settled(world.admin, ["lost"], 15_000);
+      expect(taken).toBe(true);
+      expect(attempts).toEqual({ lost: 2 });
+      expect(heard).toEqual({ lost: 2 });
+    } finally {
+      stealing.stop(true);
+    }
   }, 30_000);
 });

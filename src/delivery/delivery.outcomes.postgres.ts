@@ -90,6 +90,8 @@ export function createPostgresOutcomes(ctx: PostgresOutcomesDeps) {
       }
     }
   };
+  const observersOf = (delivery: DeliveryRecord, attempt: DeliveryAttempt) =>
+    observers.map((observer) => (tx: PostgresTx) => observer(tx, delivery, attempt));
   const listenersOf = (delivery: DeliveryRecord, attempt: DeliveryAttempt | null) => {
     const handlers = kinds.get(delivery.kind);
     if (!attempt) {
@@ -97,9 +99,8 @@ export function createPostgresOutcomes(ctx: PostgresOutcomesDeps) {
       return onSkipped ? [(tx: PostgresTx) => onSkipped(tx, delivery)] : [];
     }
     const onAttempt = handlers?.onAttemptPostgres;
-    return [...(onAttempt ? [onAttempt] : []), ...observers].map(
-      (listener) => (tx: PostgresTx) => listener(tx, delivery, attempt),
-    );
+    const owner = onAttempt ? [(tx: PostgresTx) => onAttempt(tx, delivery, attempt)] : [];
+    return [...owner, ...observersOf(delivery, attempt)];
   };
 
   /**
@@ -132,16 +133,19 @@ export function createPostgresOutcomes(ctx: PostgresOutcomesDeps) {
       return { delivery: null, breaker: false }; // deleted meanwhile (retention): nothing to record
     }
     if (item.attempt) await store.insertAttempt(tx, item.attempt);
-    if (!stored) {
-      log.warn("lease lost before the attempt was recorded; the new owner decides", {
-        id: row.id,
-      });
-      return { delivery: null, breaker };
-    }
     const updated = toDeliveryRecord(
       { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
       now,
     );
+    if (!stored) {
+      log.warn("lease lost before the attempt was recorded; the new owner decides", {
+        id: row.id,
+      });
+      // The attempt happened and is on disk: its observers count it. The row's state is the new
+      // owner's to decide, so the kind's owner hears nothing.
+      if (item.attempt) await hear(tx, updated, observersOf(updated, item.attempt));
+      return { delivery: null, breaker };
+    }
     if (item.attempt || updated.status === "delivered") {
       await hear(tx, updated, listenersOf(updated, item.attempt));
     }
@@ -185,16 +189,30 @@ export function createPostgresOutcomes(ctx: PostgresOutcomesDeps) {
   const outcomesCommit = createPostgresGroupCommit<Outcome, DeliveryRecord | null>({
     sql,
     maxBatch: MAX_OUTCOMES_PER_COMMIT,
-    orderBy: (item) => item.row.destination_key,
+    // Within a destination, by failure: the listeners' locks per failure (an issue's pattern)
+    // are then taken in one order by every node's batches too.
+    orderBy: (item) =>
+      [item.row.destination_key, item.attempt?.errorType ?? "", item.attempt?.errorCode ?? ""].join(
+        "\u0000",
+      ),
     async commit(tx, batch) {
       const results: BatchOutcome<DeliveryRecord | null>[] = [];
       const changing: Outcome[] = [];
+      let conflict: unknown = null;
       for (const item of batch) {
+        // After a lock conflict the batch commits what it holds at once: the locks its earlier
+        // outcomes took would make each later one wait in another cycle (a second each, until
+        // PostgreSQL finds it). The rest are recorded alone after the commit.
+        if (conflict !== null) {
+          results.push({ failed: conflict });
+          continue;
+        }
         try {
           const { delivery, breaker } = await tx.savepoint((inner) => recordOne(inner, item));
           if (breaker) changing.push(item);
           results.push({ result: delivery });
         } catch (error) {
+          if (isLockConflict(error)) conflict = error;
           results.push({ failed: error });
         }
       }

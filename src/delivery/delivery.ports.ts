@@ -219,9 +219,10 @@ export interface DeliveryPorts {
   /** Registers the handlers of a kind (each kind once, while the app is built). */
   registerKind(kind: DeliveryKind, handlers: DeliveryKindHandlers): void;
   /**
-   * Registers an observer of every attempt of every kind (while the app is built). An observer
-   * runs in its own savepoint: one that throws undoes only its own writes and is logged; the
-   * attempt stays recorded.
+   * Registers an observer of every attempt of every kind (while the app is built), also of one
+   * whose lease was lost before it was recorded (its kind's owner does not hear that one: the
+   * row is the new owner's). An observer runs in its own savepoint: one that throws undoes only
+   * its own writes and is logged; the attempt stays recorded.
    */
   observeAttempts(observer: AttemptObserver): void;
   /** `observeAttempts` on PostgreSQL (a room running on either store registers both). */

@@ -10,7 +10,13 @@ import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { createManualScheduler, type ManualScheduler } from "../test-utils/manual-scheduler.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { makeTempDir } from "../test-utils/temp-dir.ts";
-import type { DeliveryAttempt, DeliveryRecord, NewDelivery, Prepared } from "./delivery.ports.ts";
+import type {
+  AttemptObserver,
+  DeliveryAttempt,
+  DeliveryRecord,
+  NewDelivery,
+  Prepared,
+} from "./delivery.ports.ts";
 import { createDeliveryRoom, type DeliveryRoomPorts } from "./delivery.room.ts";
 import { generateSigningSecret } from "./delivery.signing.ts";
 
@@ -67,6 +73,7 @@ async function startOutbox(
   dataDir = newDir(),
   clock = createFakeClock(),
   config: Partial<Config> = {},
+  observer?: AttemptObserver,
 ): Promise<Outbox> {
   const base = loadConfig({ env: {}, flags: { data_dir: dataDir } }).config;
   const scheduler = createManualScheduler();
@@ -83,6 +90,7 @@ async function startOutbox(
   );
   const room = createDeliveryRoom(deps);
   room.ports.registerKind("event", eventKind);
+  if (observer) room.ports.observeAttempts(observer);
   const attempted: DeliveryAttempt[] = [];
   deps.bus.on("delivery.attempted", ({ attempt }) => {
     attempted.push(attempt);
@@ -188,6 +196,35 @@ describe("delivering", () => {
       }),
     ).toThrow("the cause failed");
     expect(await outbox.ports.listBySubject("event", ["gone"])).toEqual([]);
+  });
+});
+
+describe("an attempt whose lease was lost before its outcome was recorded", () => {
+  test("is recorded and its observers hear it; the row is the new owner's", async () => {
+    const heard: string[] = [];
+    const outbox = await startOutbox(undefined, undefined, {}, (_tx, delivery) => {
+      heard.push(delivery.subjectId);
+    });
+    // Another claim takes the row while the destination answers (its lease moves).
+    sink.answer(() => {
+      outbox.deps.db.sqlite.run(
+        "UPDATE deliveries SET locked_until = locked_until + 1 WHERE subject_id = 'lost'",
+      );
+      return { status: 500, body: "down" };
+    });
+    enqueue(outbox, event("lost"));
+    const attemptsOnDisk = () =>
+      outbox.deps.db.sqlite
+        .query<{ n: number }, []>(
+          `SELECT count(*) AS n FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+            WHERE d.subject_id = 'lost'`,
+        )
+        .get()?.n ?? 0;
+    await pollUntil(() => attemptsOnDisk() === 1, { what: "the attempt recorded" });
+    expect(heard).toEqual(["lost"]);
+    // The row is as the other claim left it: this outcome did not write it.
+    const row = await deliveryOf(outbox, "lost");
+    expect([row.status, row.attempts]).toEqual(["delivering", 0]);
   });
 });
 

@@ -68,23 +68,34 @@ export function createDeliveryWorker(
       const state = moved.get(key) ?? repo.breaker(key);
       moved.set(key, record(state, item.breakerSuccess, now, openMs));
     }
-    if (!stored) {
-      log.warn("lease lost before the attempt was recorded; the new owner decides", { id: row.id });
-      return null;
-    }
     const updated = toDeliveryRecord(
       { ...row, ...next, locked_until: null, updated_at: isoAt(now) },
       now,
     );
+    if (!stored) {
+      log.warn("lease lost before the attempt was recorded; the new owner decides", { id: row.id });
+      // The attempt happened and is on disk: its observers count it. The row's state is the new
+      // owner's to decide, so the kind's owner hears nothing.
+      if (item.attempt) hearAttempt(tx, updated, item.attempt, observers);
+      return null;
+    }
     if (item.attempt) hearAttempt(tx, updated, item.attempt);
     else if (updated.status === "delivered") hearSkip(tx, updated);
     return updated;
   };
 
-  /** The kind's owner, then every observer, each in its own savepoint: one failing undoes only itself. */
-  const hearAttempt = (tx: TxHandle, delivery: DeliveryRecord, attempt: DeliveryAttempt) => {
+  const listenersOf = (delivery: DeliveryRecord) => {
     const onAttempt = kinds.get(delivery.kind)?.onAttempt;
-    const listeners = onAttempt ? [onAttempt, ...observers] : observers;
+    return onAttempt ? [onAttempt, ...observers] : observers;
+  };
+
+  /** The kind's owner, then every observer, each in its own savepoint: one failing undoes only itself. */
+  const hearAttempt = (
+    tx: TxHandle,
+    delivery: DeliveryRecord,
+    attempt: DeliveryAttempt,
+    listeners = listenersOf(delivery),
+  ) => {
     for (const listener of listeners) {
       try {
         tx.savepoint((inner) => listener(inner, delivery, attempt));
