@@ -69,7 +69,7 @@ export function createPostgresGroupCommit<P, R>(
         ),
       );
     } catch {
-      await Promise.all(ordered.map(alone));
+      for (const queued of ordered) await alone(queued);
       return;
     }
     const again: Queued<P, R>[] = [];
@@ -78,7 +78,9 @@ export function createPostgresGroupCommit<P, R>(
       if (outcome && "result" in outcome) queued.resolve(outcome.result);
       else again.push(queued);
     }
-    await Promise.all(again.map(alone));
+    // One after another, in the batch's order: side by side they would take the same shared
+    // rows in any order and could wait on each other as the batch did.
+    for (const queued of again) await alone(queued);
   };
   const run = () => {
     scheduled = false;
