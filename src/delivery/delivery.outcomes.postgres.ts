@@ -22,6 +22,9 @@ const LOCK_CONFLICTS = new Set(["40P01", "40001"]);
 const isLockConflict = (error: unknown) =>
   LOCK_CONFLICTS.has(String((error as { errno?: unknown } | null)?.errno));
 
+/** How often an outcome recorded alone is tried when it meets a lock conflict. */
+const LONE_TRIES = 3;
+
 /** Most attempt outcomes in one transaction. */
 const MAX_OUTCOMES_PER_COMMIT = 64;
 
@@ -219,12 +222,21 @@ export function createPostgresOutcomes(ctx: PostgresOutcomesDeps) {
       await writeBreakers(tx, changing);
       return results;
     },
-    alone: (item) =>
-      sql.begin(async (tx) => {
-        const { delivery, breaker } = await recordOne(tx, item);
-        if (breaker) await writeBreakers(tx, [item]);
-        return delivery;
-      }),
+    alone: async (item) => {
+      // A lock conflict here too is tried again: given up, the outcome would wait for its
+      // lease to end and the attempt be sent again.
+      for (let tries = 1; ; tries++) {
+        try {
+          return await sql.begin(async (tx) => {
+            const { delivery, breaker } = await recordOne(tx, item);
+            if (breaker) await writeBreakers(tx, [item]);
+            return delivery;
+          });
+        } catch (error) {
+          if (!isLockConflict(error) || tries >= LONE_TRIES) throw error;
+        }
+      }
+    },
   });
 
   const commit = async (item: Recording<PostgresLease>): Promise<DeliveryRecord | null> => {
