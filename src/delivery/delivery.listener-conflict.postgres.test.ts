@@ -1,13 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
-import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { Config } from "../shared/config.table.ts";
 import { type DeliveryNode, startDeliveryNode } from "../test-utils/delivery-node.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import type { DeliveryRoomPorts } from "./delivery.room.ts";
 import { generateSigningSecret } from "./delivery.signing.ts";
 
@@ -45,13 +43,11 @@ type Raise = Record<string, string[]>;
  * statement would.
  */
 async function nodeWithObserver(raise: Raise, sinkUrl = sink.url, config: Partial<Config> = {}) {
-  const made = await databases.create();
-  const admin = await openPostgres(made.url, { poolSize: 2 });
+  const admin = await openMigratedPgDatabase(databases, { poolSize: 2 });
   admins.push(admin);
-  await runPgMigrations(admin.sql, PG_MIGRATIONS);
   await admin.sql`CREATE TABLE heard (subject TEXT NOT NULL)`;
   const raised: string[] = [];
-  const node = await startDeliveryNode(made.url, sinkUrl, secret, config, {
+  const node = await startDeliveryNode(admin.url, sinkUrl, secret, config, {
     beforeStart: (ports: DeliveryRoomPorts) =>
       ports.observeAttemptsPostgres?.(async (tx, delivery) => {
         const code = raise[delivery.subjectId]?.shift();

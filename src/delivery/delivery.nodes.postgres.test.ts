@@ -2,14 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { Webhook } from "standardwebhooks";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
 import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import { type DeliveryNode, startDeliveryNode } from "../test-utils/delivery-node.ts";
 import { type HttpSink, type SinkRequest, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import type { NewDelivery } from "./delivery.ports.ts";
 import { generateSigningSecret } from "./delivery.signing.ts";
 
@@ -43,11 +42,9 @@ afterEach(async () => {
 
 /** A migrated database of the test's own and a client the test reads it with. */
 async function outboxDatabase(): Promise<{ url: string; admin: PostgresDb }> {
-  const made = await databases.create();
-  const admin = await openPostgres(made.url, { poolSize: 2 });
+  const admin = await openMigratedPgDatabase(databases, { poolSize: 2 });
   admins.push(admin);
-  await runPgMigrations(admin.sql, PG_MIGRATIONS);
-  return { url: made.url, admin };
+  return { url: admin.url, admin };
 }
 
 async function node(url: string): Promise<DeliveryNode> {

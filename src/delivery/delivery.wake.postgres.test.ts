@@ -1,14 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { CLUSTER_CHANNEL } from "../cluster/cluster.postgres.ts";
-import { runPgMigrations } from "../db/db.migrate.pg.ts";
-import { PG_MIGRATIONS } from "../db/db.migrations.pg.ts";
-import { openPostgres } from "../db/db.postgres.ts";
 import type { PostgresDb } from "../db/db.postgres-handle.ts";
 import type { Config } from "../shared/config.table.ts";
 import { type DeliveryNode, startDeliveryNode } from "../test-utils/delivery-node.ts";
 import { type HttpSink, startHttpSink } from "../test-utils/http-sink.ts";
 import { pollUntil } from "../test-utils/poll.ts";
 import { usePgDatabases } from "../test-utils/postgres.ts";
+import { openMigratedPgDatabase } from "../test-utils/postgres-migrated.ts";
 import { generateSigningSecret } from "./delivery.signing.ts";
 
 /**
@@ -36,11 +34,9 @@ afterEach(async () => {
 });
 
 async function outboxDatabase(): Promise<{ url: string; admin: PostgresDb }> {
-  const made = await databases.create();
-  const admin = await openPostgres(made.url, { poolSize: 2 });
+  const admin = await openMigratedPgDatabase(databases, { poolSize: 2 });
   admins.push(admin);
-  await runPgMigrations(admin.sql, PG_MIGRATIONS);
-  return { url: made.url, admin };
+  return { url: admin.url, admin };
 }
 
 /** A clustered node that never polls; `delivery_concurrency: 0` makes one that never claims. */
