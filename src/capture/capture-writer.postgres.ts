@@ -136,8 +136,7 @@ async function storeBatch(
     else tally.visible += 1;
     return true;
   });
-  const stored = written.map((w) => w === true);
-  const kept = captures.filter((_, i) => stored[i]);
+  const kept = captures.filter((_, i) => written[i] === true);
   if (kept.length === 0) return written;
   const rows = kept.map((c) => insertRow(c.request as CapturedRequest));
   await tx`INSERT INTO captured_requests ${tx(rows)}`;
